@@ -1,0 +1,25 @@
+// The `millrace` executable: wires the subcommands together and turns errors into one line on
+// stderr and a non-zero exit.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "data/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
+  app.require_subcommand(1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const millrace::data::Error& e) {
+    std::cerr << "millrace: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "millrace: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

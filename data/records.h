@@ -1,0 +1,84 @@
+// The domain's records: what a run is made of. A Run plans WorkItems (usually each a Range of
+// units such as ledgers or blocks) and records one Attempt per try of an item.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/time.h"
+
+namespace millrace::data {
+
+// A contiguous span of units [first, first + count). Units are e.g. ledgers or blocks.
+struct Range {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+
+  std::int64_t last() const { return first + count - 1; }  // inclusive
+  std::int64_t end() const { return first + count; }       // exclusive
+  // The "END/COUNT" form used by parallel catch-up deployments (END = last unit, inclusive).
+  std::string end_count() const { return std::to_string(last()) + "/" + std::to_string(count); }
+
+  friend bool operator==(const Range&, const Range&) = default;
+};
+
+// One unit of schedulable work: a range of the sequence, or an opaque payload (a recorded job).
+struct WorkItem {
+  std::string id;                      // unique within its run
+  std::optional<Range> range;          // set for range work
+  std::string payload;                 // opaque parameters for non-range work
+  std::string type = "range";          // job type; concurrency limits may be per type
+  std::vector<std::string> depends_on; // ids of items that must succeed first
+  int priority = 0;                    // larger runs earlier under priority order
+  Micros submit_at = 0;                // earliest start (recorded traces with submit times)
+  Micros predicted = 0;                // predicted duration, 0 when unknown
+
+  friend bool operator==(const WorkItem&, const WorkItem&) = default;
+};
+
+enum class Outcome { kSucceeded, kFailed, kCancelled, kRunning };
+
+const char* to_string(Outcome outcome);
+// Throws Error naming `input` when `text` is not one of the names to_string produces.
+Outcome outcome_from_string(const std::string& text, const std::string& input);
+
+// One try of one item on one worker (a pod, a process, a simulated slot).
+struct Attempt {
+  std::string item_id;
+  int number = 1;                      // 1 for the first try, 2 for the first retry, ...
+  std::string worker;
+  Micros start = 0;
+  Micros end = 0;
+  Outcome outcome = Outcome::kSucceeded;
+  int exit_code = 0;
+  std::string failure_reason;          // empty unless failed or cancelled
+  std::optional<Micros> work_time;     // part of the duration spent on per-unit work (e.g. tx apply)
+
+  Micros duration() const { return end - start; }
+  friend bool operator==(const Attempt&, const Attempt&) = default;
+};
+
+// Where a run's records came from.
+enum class RunSource { kRecorded, kImported, kSimulated, kReal };
+
+const char* to_string(RunSource source);
+RunSource run_source_from_string(const std::string& text, const std::string& input);
+
+// A run: its plan (items) and what happened (attempts).
+struct Run {
+  std::int64_t id = 0;                 // assigned by the trace store
+  std::string name;
+  RunSource source = RunSource::kImported;
+  std::string units = "units";         // what a range counts: ledgers, blocks, jobs, ...
+  std::string partitioner;
+  std::string policy;
+  std::string parameters = "{}";       // JSON object text
+  Micros started = 0;
+  Micros ended = 0;
+
+  friend bool operator==(const Run&, const Run&) = default;
+};
+
+}  // namespace millrace::data

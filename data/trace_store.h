@@ -1,0 +1,64 @@
+// The trace store: runs, their planned items and every recorded attempt, plus cost profiles,
+// in one SQLite file (schema in data/schema.sql, versioned with PRAGMA user_version and
+// migrated forward at open). WAL mode; every multi-row write is one transaction, so a failed
+// import or an interrupted run never leaves half its rows behind.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/cost_profile.h"
+#include "data/records.h"
+
+struct sqlite3;
+
+namespace millrace::data {
+
+class TraceStore {
+ public:
+  // Opens the store at `path`, creating it (with the current schema) when missing. Throws Error
+  // naming the path when the file is not a millrace store, is corrupt, or has a newer schema;
+  // such a file is left untouched.
+  static TraceStore open(const std::string& path);
+
+  TraceStore(TraceStore&&) noexcept;
+  TraceStore& operator=(TraceStore&&) noexcept;
+  ~TraceStore();
+
+  static int current_schema_version();
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+
+  // Adds a run with its items and attempts in one transaction; returns the new run id.
+  std::int64_t add_run(const Run& run, const std::vector<WorkItem>& items,
+                       const std::vector<Attempt>& attempts);
+  // Appends attempts to an existing run (real runs record as they go), in one transaction.
+  void add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts);
+  void set_run_ended(std::int64_t run_id, Micros ended);
+
+  std::vector<Run> runs() const;
+  Run run(std::int64_t run_id) const;                        // throws Error when missing
+  std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
+  std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
+  std::int64_t count_rows(const std::string& table) const;   // for checks and tests
+
+  // Cost profiles, keyed by name (adding an existing name replaces it, in one transaction).
+  void put_profile(const CostProfile& profile);
+  CostProfile profile(const std::string& name) const;        // throws Error when missing
+  std::vector<std::string> profile_names() const;
+
+  void export_csv(std::int64_t run_id, std::ostream& out) const;
+  void export_json(std::int64_t run_id, std::ostream& out) const;
+
+  sqlite3* handle() const { return db_; }  // for modules that add their own tables
+
+ private:
+  TraceStore(std::string path, sqlite3* db);
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace millrace::data

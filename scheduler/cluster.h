@@ -1,0 +1,59 @@
+// The Cluster seam: where the scheduler core sends attempts and from where it hears what
+// happened to them. Capacity (slots, nodes) and start-up latency live behind it. Implemented
+// by sim::SimCluster (virtual time), cluster_adapter::LocalProcessCluster and
+// cluster_adapter::KubernetesCluster (real time); the scheduler knows only this interface.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "data/records.h"
+
+namespace millrace::scheduler {
+
+using AttemptHandle = std::uint64_t;
+
+// What the scheduler asks a cluster to run.
+struct Submission {
+  AttemptHandle handle = 0;            // chosen by the scheduler, unique within a run
+  const data::WorkItem* item = nullptr;
+  int attempt = 1;                     // 1-based attempt number of this item
+  // Set for long-lived workers (fixed pool): the worker slot that pulls this item, which pays
+  // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod.
+  std::optional<std::string> worker;
+};
+
+// What a cluster reports about one attempt.
+struct AttemptEvent {
+  AttemptHandle handle = 0;
+  data::Micros at = 0;                 // clock time of the event
+  std::string worker;                  // pod / process / slot that ran it (started events)
+  int exit_code = 0;
+  std::string reason;                  // failure reason: "exit", "timeout", "node-lost", ...
+  std::optional<data::Micros> work_time;  // per-unit work part of the duration, when reported
+};
+
+class ClusterListener {
+ public:
+  virtual ~ClusterListener() = default;
+  virtual void on_started(const AttemptEvent& event) = 0;
+  virtual void on_succeeded(const AttemptEvent& event) = 0;
+  virtual void on_failed(const AttemptEvent& event) = 0;
+  // The number of attempts the cluster can run at once changed (nodes lost/added, quota).
+  virtual void on_capacity_changed(int slots, data::Micros at) = 0;
+};
+
+class Cluster {
+ public:
+  virtual ~Cluster() = default;
+  virtual void set_listener(ClusterListener* listener) = 0;
+  // Starts an attempt; the cluster reports started and then succeeded or failed.
+  virtual void submit(const Submission& submission) = 0;
+  // Stops an attempt; the cluster reports it failed with reason "cancelled".
+  virtual void cancel(AttemptHandle handle) = 0;
+  // Attempts the cluster can place at once right now.
+  virtual int capacity() const = 0;
+};
+
+}  // namespace millrace::scheduler

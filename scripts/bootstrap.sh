@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One entry point for the README's two set-up commands:
+#   bootstrap.sh main   install what is missing, build, run the main job on the bundled data
+#   bootstrap.sh test   install what is missing, build, run every test (ctest)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${MILLRACE_BUILD_DIR:-$root/build}
+mode=${1:-}
+case "$mode" in
+  main|test) ;;
+  *) echo "usage: $0 main|test" >&2; exit 2 ;;
+esac
+
+bash "$root/scripts/install-deps.sh"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+if [ "$mode" = test ]; then
+  cd "$build"
+  ctest --output-on-failure -j"$(nproc)"
+else
+  bash "$root/scripts/main-job.sh" "$build/cli/millrace"
+fi
