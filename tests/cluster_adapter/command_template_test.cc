@@ -8,7 +8,11 @@ namespace millrace::cluster_adapter {
 namespace {
 
 data::WorkItem range_item() {
-  return data::WorkItem{.id = "r7", .range = data::Range{100, 50}, .payload = "x"};
+  data::WorkItem item;
+  item.id = "r7";
+  item.range = data::Range{100, 50};
+  item.payload = std::string(1, 'x');
+  return item;
 }
 
 TEST(CommandTemplateTest, SubstitutesEveryRangePlaceholderFollowingDataRange) {
