@@ -50,6 +50,7 @@ struct RunOptions {
   int max_attempts = 3;
   double backoff_s = 0;
   LocalProcessOptions local;
+  std::string log_dir;                 // empty: STORE.logs/run-ID
   int status_port = -1;
 };
 
@@ -58,7 +59,7 @@ nlohmann::json run_parameters(const RunOptions& o) {
   return {{"cluster", "local"},         {"command", o.local.command},
           {"workers", o.workers},       {"timeout_us", o.local.timeout},
           {"kill_grace_us", o.local.kill_grace}, {"max_attempts", o.max_attempts},
-          {"backoff_us", data::micros_from_seconds(o.backoff_s)}, {"log_dir", o.local.log_dir}};
+          {"backoff_us", data::micros_from_seconds(o.backoff_s)}, {"log_dir", o.log_dir}};
 }
 
 void load_parameters(const data::Run& run, RunOptions& o) {
@@ -72,7 +73,7 @@ void load_parameters(const data::Run& run, RunOptions& o) {
     o.local.kill_grace = p.at("kill_grace_us").get<data::Micros>();
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
-    o.local.log_dir = p.at("log_dir").get<std::string>();
+    o.log_dir = p.at("log_dir").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
     throw data::Error(input, std::string("parameters cannot be read to resume: ") + e.what());
   }
@@ -139,7 +140,7 @@ void run(RunOptions& o) {
     run_id = store.add_run(record, items, {});
   }
   // An empty log directory in the parameters means the default, named after the run.
-  if (o.local.log_dir.empty()) o.local.log_dir = o.store_path + ".logs/run-" + std::to_string(run_id);
+  o.local.log_dir = o.log_dir.empty() ? o.store_path + ".logs/run-" + std::to_string(run_id) : o.log_dir;
   std::cerr << "millrace: run " << run_id << ": " << items.size() << " items, logs in " << o.local.log_dir << "\n";
 
   o.local.concurrency = o.workers;
@@ -180,8 +181,8 @@ void run(RunOptions& o) {
   const scheduler::StatusReport status = scheduler->status();
   const std::string input = "run " + std::to_string(run_id);
   if (!scheduler->finished() || cluster.interrupted()) {
-    throw data::Error(input, "interrupted with " + std::to_string(status.num_remain) +
-                                 " items left; continue with `millrace run --store " + o.store_path + " --resume " +
+    throw data::Error(input, "interrupted with " + std::to_string(status.num_items - status.num_succeeded) +
+                                 " items not succeeded; continue with `millrace run --store " + o.store_path + " --resume " +
                                  std::to_string(run_id) + "`");
   }
   store.set_run_ended(run_id, clock.now());
@@ -223,7 +224,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--kill-grace", o->kill_grace_s, "seconds between SIGTERM and SIGKILL")->default_val(5);
   cmd->add_option("--max-attempts", o->max_attempts, "attempts per item, first included")->default_val(3);
   cmd->add_option("--backoff", o->backoff_s, "seconds before the first retry (doubling)");
-  cmd->add_option("--log-dir", o->local.log_dir, "per-attempt stdout/stderr (default STORE.logs/run-ID)");
+  cmd->add_option("--log-dir", o->log_dir, "per-attempt stdout/stderr (default STORE.logs/run-ID)");
   cmd->add_option("--status-port", o->status_port,
                   "serve /status, /metrics and /healthz on 127.0.0.1:PORT (0: any free port)");
   cmd->callback([o] { run(*o); });

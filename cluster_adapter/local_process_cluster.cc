@@ -112,7 +112,14 @@ pid_t LocalProcessCluster::spawn(const std::string& command, const std::string& 
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   const data::WorkItem& item = *submission.item;
-  if (interrupted_) throw data::Error(kInput, "submission of item '" + item.id + "' after shutdown");
+  if (interrupted_) {
+    scheduler::AttemptEvent refused;
+    refused.handle = submission.handle;
+    refused.at = clock_.now();
+    refused.reason = "cancelled";
+    pending_.push_back(Pending{EventKind::kFailed, refused});
+    return;
+  }
   if (running() >= options_.concurrency) {
     throw data::Error(kInput, "submission of item '" + item.id + "' beyond capacity " +
                                   std::to_string(options_.concurrency));

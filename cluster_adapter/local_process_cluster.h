@@ -59,7 +59,8 @@ class LocalProcessCluster : public PolledCluster {
   void poll(data::Micros max_wait) override;
 
   // Stops the run: every running attempt is killed and reported cancelled, capacity drops to 0
-  // (reported through on_capacity_changed) and further submissions are refused.
+  // (reported through on_capacity_changed), and a later submission (a policy that does not
+  // follow capacity) starts nothing and is reported failed with reason "cancelled" at once.
   void interrupt();
   bool interrupted() const { return interrupted_; }
   // Attempts whose process has not been reaped yet.

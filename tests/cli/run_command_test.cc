@@ -165,14 +165,18 @@ TEST_F(RunCommandTest, SigintCancelsInFlightAttemptsAndRecordsThemAsCancelled) {
   kill(pid, SIGINT);
   Result result = finish(pid);
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.err.find("interrupted with 4 items left"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("interrupted with 4 items not succeeded"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("--resume 1"), std::string::npos) << result.err;
+  // The two running attempts were killed; the two items submitted after the stop never started.
   std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
-  ASSERT_EQ(attempts.size(), 2u);
+  ASSERT_EQ(attempts.size(), 4u);
+  int ran = 0;
   for (const data::Attempt& a : attempts) {
     EXPECT_EQ(a.outcome, data::Outcome::kCancelled);
     EXPECT_EQ(a.failure_reason, "cancelled");
+    ran += a.duration() > 0;
   }
+  EXPECT_EQ(ran, 2);
 }
 
 TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItems) {

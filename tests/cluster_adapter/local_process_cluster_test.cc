@@ -230,7 +230,7 @@ TEST_F(LocalProcessClusterTest, SubstitutesPlaceholdersAsSafelyQuotedWords) {
             "100\n50\n149\n150\ntwo words'; echo pwned $(id)\nlocal-0\n");
 }
 
-TEST_F(LocalProcessClusterTest, ShutdownSignalCancelsEveryRunningAttemptAndRefusesNewWork) {
+TEST_F(LocalProcessClusterTest, ShutdownSignalCancelsEveryRunningAttemptAndCancelsLaterSubmissions) {
   ShutdownSignal shutdown;
   LocalProcessCluster cluster(options("sleep 30", 2), clock, &shutdown);
   cluster.set_listener(&listener);
@@ -244,7 +244,11 @@ TEST_F(LocalProcessClusterTest, ShutdownSignalCancelsEveryRunningAttemptAndRefus
   EXPECT_EQ(listener.find("failed", 2)->event.reason, "cancelled");
   EXPECT_EQ(listener.capacities, std::vector<int>{0});
   EXPECT_EQ(cluster.capacity(), 0);
-  EXPECT_THROW(cluster.submit(submission(3, item("c"))), data::Error);
+  cluster.submit(submission(3, item("c")));
+  cluster.poll(0);
+  EXPECT_EQ(listener.find("started", 3), nullptr);
+  ASSERT_NE(listener.find("failed", 3), nullptr);
+  EXPECT_EQ(listener.find("failed", 3)->event.reason, "cancelled");
 }
 
 TEST_F(LocalProcessClusterTest, RejectsBadConcurrencyAndUnusableLogDirectory) {
