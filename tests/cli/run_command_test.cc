@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "data/trace_store.h"
+#include "sim/duration_model.h"
+#include "sim/simulation.h"
 
 namespace millrace {
 namespace {
@@ -198,6 +200,32 @@ TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItem
   for (const std::string& line : lines_of(read_text(done))) ++runs_of[line];
   for (const auto& [item, count] : before) EXPECT_EQ(runs_of[item], 1) << item << " ran again after resume";
   EXPECT_EQ(runs_of.size(), 12u);
+}
+
+TEST_F(RunCommandTest, RecordedTimingsReplayedInTheSimulatorGiveTheRealMakespanWithinFivePercent) {
+  // Ranges sleep 0.2 s to 0.9 s by position, so the schedule on 3 workers is uneven.
+  Result result = run(run_args("sleep 0.$(( {first} / 10 + 2 ))", 8, 3));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  data::TraceStore trace = data::TraceStore::open(store);
+  std::vector<data::WorkItem> items = trace.items(1);
+  std::vector<data::Attempt> attempts = trace.attempts(1);
+  data::Micros first_start = attempts.front().start;
+  data::Micros last_end = 0;
+  for (const data::Attempt& a : attempts) {
+    first_start = std::min(first_start, a.start);
+    last_end = std::max(last_end, a.end);
+  }
+  data::Micros real = last_end - first_start;
+
+  sim::SimulationConfig config;
+  config.cluster.slots_per_node = 3;
+  config.scheduler.policy = "fixed-pool";
+  config.scheduler.params.workers = 3;
+  sim::SimulationResult replay =
+      sim::simulate(items, sim::table_model(sim::recorded_durations(items, attempts, "run 1"), "run 1"), config);
+  EXPECT_EQ(replay.succeeded, 8u);
+  EXPECT_NEAR(static_cast<double>(replay.makespan), static_cast<double>(real), 0.05 * static_cast<double>(real))
+      << "replayed " << replay.makespan << " us, real " << real << " us";
 }
 
 }  // namespace

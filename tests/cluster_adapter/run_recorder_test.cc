@@ -26,8 +26,9 @@ data::Attempt attempt(const std::string& item, int number, data::Outcome outcome
 
 std::vector<data::WorkItem> plan() {
   std::vector<data::WorkItem> items(3);
+  const char* ids[] = {"r0", "r1", "r2"};
   for (int i = 0; i < 3; ++i) {
-    items[i].id = "r" + std::to_string(i);
+    items[i].id = ids[i];
     items[i].range = data::Range{i * 10, 10};
     items[i].predicted = (i + 1) * data::kMicrosPerSecond;
   }
