@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 #include "data/error.h"
 
@@ -37,10 +36,11 @@ std::int64_t parse_int(std::string_view text, const std::string& where, std::str
 }
 
 double parse_real(std::string_view text, const std::string& where, std::string_view what) {
-  std::string t(trimmed(text));
-  char* end = nullptr;
-  double value = t.empty() ? 0 : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(value)) {
+  std::string_view t = trimmed(text);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value)) {
     throw Error(where, "non-numeric " + std::string(what) + " " + quoted(text) + " (expected a number)");
   }
   return value;

@@ -1,8 +1,8 @@
 #include "data/importers/swf_importer.h"
 
+#include <algorithm>
 #include <array>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -24,12 +24,17 @@ enum Field { kJob, kSubmit, kWait, kRunTime, kStatus = 10, kPartition = 15, kPre
 using Job = std::array<double, kFields>;
 
 Job parse_job(const TextInput& input, std::size_t n) {
-  std::istringstream words{std::string(input.line(n))};
-  std::vector<std::string> tokens;
-  for (std::string w; words >> w;) tokens.push_back(w);
+  std::string_view line = input.line(n);
+  std::vector<std::string_view> tokens;
+  for (std::size_t at = line.find_first_not_of(" \t"); at != std::string_view::npos;) {
+    std::size_t end = std::min(line.find_first_of(" \t", at), line.size());
+    tokens.push_back(line.substr(at, end - at));
+    at = line.find_first_not_of(" \t", end);
+  }
   if (tokens.size() != kFields) throw Error(input.where(n), input.field_count_problem(n, tokens.size(), kFields));
   Job job{};
-  for (std::size_t i = 0; i < kFields; ++i) job[i] = parse_real(tokens[i], input.where(n), kNames[i]);
+  std::string where = input.where(n);
+  for (std::size_t i = 0; i < kFields; ++i) job[i] = parse_real(tokens[i], where, kNames[i]);
   return job;
 }
 
