@@ -5,4 +5,9 @@
 
 namespace millrace::cli {
 
+void add_import_command(CLI::App& app);
+void add_runs_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+
 }  // namespace millrace::cli
