@@ -9,5 +9,7 @@ void add_import_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_partition_command(CLI::App& app);
+void add_fit_command(CLI::App& app);
 
 }  // namespace millrace::cli
