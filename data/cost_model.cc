@@ -91,7 +91,8 @@ std::int64_t CostModel::furthest_end(std::int64_t from, double budget, std::int6
   std::size_t i = it == prefix_.begin() ? 0 : static_cast<std::size_t>(it - prefix_.begin() - 1);
   i = std::min(i, bins_.size() - 1);
   const double density = bins_[i].micros_per_unit;
-  const double steps = std::floor((target - prefix_[i]) / density * (1 + 1e-12));
+  const double exact = (target - prefix_[i]) / density;
+  const double steps = std::floor(exact + 1e-12 * std::max(1.0, std::abs(exact)));
   const std::int64_t end = edges_[i] + static_cast<std::int64_t>(steps);
   return std::clamp(end, from, limit);
 }

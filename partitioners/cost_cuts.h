@@ -25,13 +25,15 @@
 
 namespace millrace::partitioners {
 
+// Costs are of ranges as run: each also replays `overlap` units before its first unit.
 std::vector<data::Range> min_max_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
-                                        std::int64_t align);
+                                        std::int64_t align, std::int64_t overlap);
 
 std::vector<data::Range> equal_cost_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
-                                           std::int64_t align);
+                                           std::int64_t align, std::int64_t overlap);
 
-// Predicted costs (micros) of the ranges.
-std::vector<double> predicted_costs(const data::CostModel& model, const std::vector<data::Range>& ranges);
+// Predicted costs (micros) of the ranges as run, overlap included.
+std::vector<double> predicted_costs(const data::CostModel& model, const std::vector<data::Range>& ranges,
+                                    std::int64_t overlap);
 
 }  // namespace millrace::partitioners
