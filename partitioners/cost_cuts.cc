@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 
 #include "partitioners/cuts.h"
@@ -12,7 +11,6 @@ namespace millrace::partitioners {
 namespace {
 
 constexpr int kMaxBisections = 200;
-constexpr int kMaxTargetIterations = 50;
 constexpr double kRelativeGap = 1e-12;
 
 // Cost of the range [x, end) as run, i.e. also replaying `overlap` units before x.
@@ -93,18 +91,25 @@ std::vector<data::Range> min_max_ranges(const data::CostModel& model, const data
 
 std::vector<data::Range> equal_cost_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
                                            std::int64_t align, std::int64_t overlap) {
-  // The target is the mean cost per range, which depends (through the start-up costs) on where
-  // the cuts fall: iterate target = total / n until the last range costs the target too.
-  double target = run_cost(model, span.first, span.end(), overlap) / static_cast<double>(n);
-  std::vector<data::Range> ranges;
-  for (int i = 0; i < kMaxTargetIterations; ++i) {
-    ranges = cumulative_cost_ranges(model, span, n, align, overlap, target);
+  // The target is the mean cost per range, which depends (through start-up and overlap costs)
+  // on where the cuts fall. Bisect it on the sign of (last range's cost - target) and keep the
+  // candidate with the smallest spread between its cheapest and dearest range.
+  double lo = 0;
+  double hi = 2 * run_cost(model, span.first, span.end(), overlap);
+  std::vector<data::Range> best;
+  double best_spread = 0;
+  for (int i = 0; i < kMaxBisections && hi - lo > kRelativeGap * hi; ++i) {
+    const double target = lo + (hi - lo) / 2;
+    std::vector<data::Range> ranges = cumulative_cost_ranges(model, span, n, align, overlap, target);
     const std::vector<double> costs = predicted_costs(model, ranges, overlap);
-    const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-    if (std::abs(costs.back() - target) <= kRelativeGap * total) break;
-    target = total / static_cast<double>(n);
+    (costs.back() > target ? lo : hi) = target;
+    const auto [cheapest, dearest] = std::minmax_element(costs.begin(), costs.end());
+    if (best.empty() || *dearest - *cheapest < best_spread) {
+      best_spread = *dearest - *cheapest;
+      best = std::move(ranges);
+    }
   }
-  return ranges;
+  return best;
 }
 
 }  // namespace millrace::partitioners
