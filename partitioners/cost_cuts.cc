@@ -11,7 +11,7 @@ namespace millrace::partitioners {
 namespace {
 
 constexpr int kMaxBisections = 200;
-constexpr double kRelativeGap = 1e-12;
+constexpr double kRelativeGap = 1e-10;
 
 // Cost of the range [x, end) as run, i.e. also replaying `overlap` units before x.
 double run_cost(const data::CostModel& model, std::int64_t x, std::int64_t end, std::int64_t overlap) {
@@ -74,13 +74,16 @@ std::vector<double> predicted_costs(const data::CostModel& model, const std::vec
 
 std::vector<data::Range> min_max_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
                                         std::int64_t align, std::int64_t overlap) {
-  double lo = 0;
+  // Every partition into n ranges has one costing at least the mean of the work.
+  double lo = model.work(span.first, span.end()) / static_cast<double>(n);
   double hi = run_cost(model, span.first, span.end(), overlap);
   std::vector<data::Range> best{span};
   for (int i = 0; i < kMaxBisections && hi - lo > kRelativeGap * hi; ++i) {
     const double mid = lo + (hi - lo) / 2;
     if (auto ranges = greedy_ranges(model, span, n, align, overlap, mid)) {
-      hi = mid;
+      // The bottleneck actually reached may sit well below the probe: jump there.
+      const std::vector<double> costs = predicted_costs(model, *ranges, overlap);
+      hi = std::min(mid, *std::max_element(costs.begin(), costs.end()));
       best = std::move(*ranges);
     } else {
       lo = mid;
