@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
   app.require_subcommand(1);
   millrace::cli::add_partition_command(app);
+  millrace::cli::add_fit_command(app);
   millrace::cli::add_import_command(app);
   millrace::cli::add_runs_command(app);
   millrace::cli::add_show_command(app);
