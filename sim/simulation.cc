@@ -46,8 +46,8 @@ Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, 
     busy += step.second;
     if (before >= threshold && busy < threshold) below_since = step.first;
     if (busy >= threshold) below_since = makespan;
+    if (busy >= 2) alone_since = makespan;
     if (busy == 1 && before != 1) alone_since = step.first;
-    if (busy != 1) alone_since = makespan;
   }
   tail.below_tenth = makespan - below_since;
   tail.last_alone = makespan - alone_since;
