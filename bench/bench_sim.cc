@@ -114,7 +114,8 @@ const WholeRun& whole_run() {
     std::mt19937_64 rng(3);
     for (int i = 0; i < 4000; ++i) {
       data::WorkItem item;
-      item.id = "r" + std::to_string(i);
+      item.id = "r";
+      item.id += std::to_string(i);
       item.range = data::Range{static_cast<std::int64_t>(i) * 16000, 16320};
       double era = 1.0 + 8.0 * std::exp(-std::pow((i - 3000) / 400.0, 2));
       table[item.id] = static_cast<data::Micros>((600 + rng() % 1800) * era) * data::kMicrosPerSecond;

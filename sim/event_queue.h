@@ -24,7 +24,6 @@ class EventQueue {
   void reserve(std::size_t n) {
     generation_.reserve(n);
     free_.reserve(n);
-    for (auto& bucket : buckets_) bucket.reserve(n / 8 + 16);
   }
 
   // Live (scheduled, not cancelled, not taken out) events.
