@@ -41,6 +41,9 @@ class TraceStore {
 
   std::vector<Run> runs() const;
   Run run(std::int64_t run_id) const;                        // throws Error when missing
+  // A run named by its id ("12") or its name; throws Error when missing or when the name is
+  // shared by several runs.
+  std::int64_t find_run(const std::string& id_or_name) const;
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
   std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
   std::int64_t count_rows(const std::string& table) const;   // for checks and tests
@@ -50,6 +53,7 @@ class TraceStore {
   CostProfile profile(const std::string& name) const;        // throws Error when missing
   std::vector<std::string> profile_names() const;
 
+  // The run's timing table (data/timing_table.h): CSV rows, or JSON {"run": {...}, "rows": [...]}.
   void export_csv(std::int64_t run_id, std::ostream& out) const;
   void export_json(std::int64_t run_id, std::ostream& out) const;
 
