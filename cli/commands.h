@@ -7,5 +7,6 @@ namespace millrace::cli {
 
 void add_partition_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace millrace::cli

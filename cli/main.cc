@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
   app.require_subcommand(1);
   millrace::cli::add_partition_command(app);
+  millrace::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
