@@ -121,6 +121,8 @@ void Scheduler::dispatch() {
   if (finished() && !finish_announced_) {
     finish_announced_ = true;
     policy_->on_run_finished();
+  } else if (queue_.empty() && settled_ + flights_.size() == items_.size()) {
+    policy_->on_queue_drained();
   }
 }
 
