@@ -11,5 +11,6 @@ void add_import_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace millrace::cli
