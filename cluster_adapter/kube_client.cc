@@ -213,7 +213,7 @@ nlohmann::json KubeClient::call(const std::string& method, const std::string& pa
 }
 
 int KubeClient::stream(const std::string& path, const std::function<void(std::string_view)>& on_line,
-                       std::stop_token stop, std::string* error_body) const {
+                       std::stop_token stop, std::string* error_body, const std::function<void()>& on_open) const {
   Request request(config_, "GET", path, "");
   StreamSink sink{&request, &on_line, {}, {}, {}};
   curl_easy_setopt(request.handle(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request_timeout_ / data::kMicrosPerMilli));
@@ -223,8 +223,13 @@ int KubeClient::stream(const std::string& path, const std::function<void(std::st
   curl_multi_add_handle(multi.get(), request.handle());
   int running = 1;
   CURLcode result = CURLE_OK;
+  bool opened = false;
   while (running) {
     curl_multi_perform(multi.get(), &running);
+    if (!opened && request.status() == 200) {
+      opened = true;
+      if (on_open) on_open();
+    }
     if (!running) break;
     if (stop.stop_requested()) {
       curl_multi_remove_handle(multi.get(), request.handle());

@@ -49,9 +49,11 @@ class KubeClient {
   // A streaming GET (a watch): `on_line` gets each complete line of a 200 response as it
   // arrives. Returns when the server ends the stream or the connection drops (the status is
   // returned; a non-200 response's body goes to `error_body`), or soon after `stop` is requested
-  // (returns -1). Throws KubeApiError with status 0 when no connection could be made.
+  // (returns -1). `on_open` is called once a 200 response has begun. Throws KubeApiError with
+  // status 0 when no connection could be made.
   int stream(const std::string& path, const std::function<void(std::string_view line)>& on_line,
-             std::stop_token stop, std::string* error_body = nullptr) const;
+             std::stop_token stop, std::string* error_body = nullptr,
+             const std::function<void()>& on_open = {}) const;
 
   // Turns a non-2xx response into the KubeApiError the server's Status object describes.
   KubeApiError error_from(const std::string& path, const HttpResponse& response) const;

@@ -202,6 +202,7 @@ void KubernetesCluster::dispatch_waiting() {
       continue;
     }
     attempt.state = State::kCreating;
+    attempt.waiting_since = clock_.now();
     {
       std::lock_guard lock(mutex_);
       requests_.push_back({true, attempt.submission.handle, attempt.name, std::move(body)});
@@ -230,6 +231,7 @@ void KubernetesCluster::poll(data::Micros max_wait) {
     }
   }
   for (auto& note : notes) handle_note(note);
+  report_overdue_failures();
   dispatch_waiting();
   trim_history();
   publish_status();
@@ -241,10 +243,7 @@ void KubernetesCluster::handle_note(Note& note) {
   switch (note.kind) {
     case Note::Kind::kCreated: {
       auto it = attempts_.find(note.handle);
-      if (it != attempts_.end() && it->second.state == State::kCreating) {
-        it->second.state = State::kCreated;
-        it->second.waiting_since = clock_.now();
-      }
+      if (it != attempts_.end() && it->second.state == State::kCreating) it->second.state = State::kCreated;
       break;
     }
     case Note::Kind::kCreateFailed: {
@@ -306,7 +305,23 @@ void KubernetesCluster::observe_job(const json& job) {
   attempt.seen = true;
   if (attempt.state == State::kCreating) attempt.state = State::kCreated;
   if (view.phase == JobPhase::kRunning) report_started(attempt);
-  if (view.terminal()) report_end(attempt, view.phase == JobPhase::kSucceeded, view.failure_reason);
+  if (view.phase == JobPhase::kSucceeded) report_end(attempt, true, "");
+  if (view.phase != JobPhase::kFailed) return;
+  if (attempt.exit_code || view.failure_reason != "exit") {
+    report_end(attempt, false, view.failure_reason);
+  } else if (!attempt.failure) {
+    attempt.failure = view.failure_reason;
+    attempt.failure_seen = clock_.now();
+  }
+}
+
+void KubernetesCluster::report_overdue_failures() {
+  data::Micros now = clock_.now();
+  for (auto& [handle, attempt] : attempts_) {
+    if (attempt.failure && attempt.state != State::kDone && now - attempt.failure_seen >= options_.exit_code_grace) {
+      report_end(attempt, false, *attempt.failure);
+    }
+  }
 }
 
 void KubernetesCluster::observe_pod(const json& pod) {
@@ -321,6 +336,7 @@ void KubernetesCluster::observe_pod(const json& pod) {
     if (state.contains("terminated")) attempt.exit_code = state["terminated"].value("exitCode", 0);
   }
   if (phase == "Running" || phase == "Succeeded" || phase == "Failed") report_started(attempt);
+  if (attempt.failure && attempt.exit_code) report_end(attempt, false, *attempt.failure);
 }
 
 void KubernetesCluster::job_gone(const std::string& name, const std::string& reason) {
@@ -384,7 +400,7 @@ void KubernetesCluster::publish_status() {
   status.in_flight = in_flight();
   status.waiting = static_cast<int>(waiting_.size());
   for (const auto& [handle, attempt] : attempts_) {
-    if (attempt.state == State::kCreated && !attempt.started && attempt.waiting_since != 0 &&
+    if ((attempt.state == State::kCreating || attempt.state == State::kCreated) && !attempt.started &&
         now - attempt.waiting_since > options_.unschedulable_after) {
       status.unschedulable.push_back(attempt.name);
     }

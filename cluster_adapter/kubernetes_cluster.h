@@ -48,6 +48,7 @@ struct KubernetesClusterOptions {
   data::Micros unschedulable_after = 5 * 60 * data::kMicrosPerSecond;
   BackoffPolicy backoff;                         // for every API call (never gives up)
   int watch_timeout_seconds = 300;
+  data::Micros exit_code_grace = 2 * data::kMicrosPerSecond;
 };
 
 struct KubernetesClusterStatus {
@@ -103,9 +104,13 @@ class KubernetesCluster : public PolledCluster {
     bool seen = false;      // its Job has been observed in the cluster
     bool adopted = false;   // re-attached by adopt(): its Job should already exist
     bool started = false;   // on_started was reported
-    data::Micros waiting_since = 0;
+    data::Micros waiting_since = 0;  // sent for creation (or adopted), not yet running
     std::string pod;
     std::optional<int> exit_code;
+    // A Job failed by its pod's exit, seen before the pod's exit code (another stream): the
+    // report waits up to exit_code_grace for the code.
+    std::optional<std::string> failure;
+    data::Micros failure_seen = 0;
   };
   struct Finished {
     bool succeeded = true;
@@ -141,6 +146,7 @@ class KubernetesCluster : public PolledCluster {
   void job_gone(const std::string& name, const std::string& reason);
   void report_started(Attempt& attempt);
   void report_end(Attempt& attempt, bool succeeded, const std::string& reason);
+  void report_overdue_failures();
   void dispatch_waiting();
   void trim_history();
   void publish_status();

@@ -74,12 +74,11 @@ bool Reflector::watch(std::string& resource_version, std::stop_token stop, Backo
     if (type == "BOOKMARK") return;
     ++delivered;
     handlers_.on_event(type, object);
-  }, stop, &error_body);
+  }, stop, &error_body, [this] { handlers_.on_trouble(""); });
   if (status == -1) return false;
   if (status == 410 || gone) return true;
   if (status != 200) throw client_.error_from(path, HttpResponse{status, error_body, std::nullopt});
   if (!stream_error.empty()) throw KubeApiError(client_.config().server + path, 200, "", stream_error);
-  handlers_.on_trouble("");
   if (delivered > 0 || std::chrono::steady_clock::now() - opened >= std::chrono::seconds(1)) {
     backoff.reset();
   } else {

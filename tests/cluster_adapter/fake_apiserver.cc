@@ -192,8 +192,9 @@ void FakeApiServer::pause() {
 
 void FakeApiServer::resume() { start_http(); }
 
-void FakeApiServer::inject_errors(int count, int status, int retry_after_seconds) {
+void FakeApiServer::inject_errors(int count, int status, int retry_after_seconds, const std::string& method) {
   std::lock_guard lock(mutex_);
+  injected_method_ = method;
   injected_left_ = count;
   injected_status_ = status;
   injected_retry_after_ = retry_after_seconds;
@@ -315,14 +316,22 @@ void FakeApiServer::route() {
   });
 }
 
-bool FakeApiServer::take_injected_error(httplib::Response& res) {
+bool FakeApiServer::take_injected_error(const httplib::Request& req, httplib::Response& res) {
   std::lock_guard lock(mutex_);
-  if (injected_left_ <= 0) return false;
+  if (injected_left_ <= 0 || (!injected_method_.empty() && injected_method_ != req.method)) return false;
   --injected_left_;
   ++record_.injected_errors_served;
-  if (injected_status_ == 429) {
-    if (injected_retry_after_ > 0) res.set_header("Retry-After", std::to_string(injected_retry_after_));
-    fail(res, 429, "TooManyRequests", "injected: too many requests, please try again later");
+  if (injected_status_ == 429 && injected_retry_after_ > 0) {
+    res.set_header("Retry-After", std::to_string(injected_retry_after_));
+  }
+  static const std::map<int, std::pair<const char*, const char*>> kReasons = {
+      {403, {"Forbidden", "injected: forbidden"}},
+      {422, {"Invalid", "injected: invalid"}},
+      {429, {"TooManyRequests", "injected: too many requests, please try again later"}},
+      {503, {"ServiceUnavailable", "injected: the server is currently unable to handle the request"}}};
+  auto it = kReasons.find(injected_status_);
+  if (it != kReasons.end()) {
+    fail(res, injected_status_, it->second.first, it->second.second);
   } else {
     fail(res, injected_status_, "InternalError", "injected: an error on the server has prevented the request from succeeding");
   }
@@ -330,7 +339,7 @@ bool FakeApiServer::take_injected_error(httplib::Response& res) {
 }
 
 void FakeApiServer::handle(const std::string& resource, const httplib::Request& req, httplib::Response& res) {
-  if (take_injected_error(res)) return;
+  if (take_injected_error(req, res)) return;
   std::string ns = req.matches.size() > 1 ? std::string(req.matches[1]) : "";
   std::string name = req.matches.size() > 2 ? std::string(req.matches[2]) : "";
   if (req.method == "POST") {

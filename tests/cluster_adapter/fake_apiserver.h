@@ -65,8 +65,9 @@ class FakeApiServer {
   int port() const { return port_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
-  // The next `count` resource requests (not discovery) get `status` (with Retry-After when > 0).
-  void inject_errors(int count, int status, int retry_after_seconds = 0);
+  // The next `count` resource requests (not discovery; only those with `method` when given)
+  // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
+  void inject_errors(int count, int status, int retry_after_seconds = 0, const std::string& method = "");
   // Ends every open watch stream abruptly (no final chunk), as a dropped connection does.
   void drop_watches();
   // Makes the next watch (and every open one) answer an ERROR event with 410 Gone inside its
@@ -106,7 +107,7 @@ class FakeApiServer {
               httplib::Response& res);
   void remove(const std::string& resource, const std::string& ns, const std::string& name,
               const httplib::Request& req, httplib::Response& res);
-  bool take_injected_error(httplib::Response& res);
+  bool take_injected_error(const httplib::Request& req, httplib::Response& res);
 
   // Store mutations (mutex held): bump the resourceVersion, record the event, wake watchers.
   void put(const std::string& resource, nlohmann::json object, const std::string& type);
@@ -134,6 +135,7 @@ class FakeApiServer {
   int injected_left_ = 0;
   int injected_status_ = 0;
   int injected_retry_after_ = 0;
+  std::string injected_method_;
   FakeApiRecord record_;
   bool stopping_ = false;
 
