@@ -231,7 +231,7 @@ void KubernetesCluster::poll(data::Micros max_wait) {
     }
   }
   for (auto& note : notes) handle_note(note);
-  report_overdue_failures();
+  report_held_ends();
   dispatch_waiting();
   trim_history();
   publish_status();
@@ -304,22 +304,24 @@ void KubernetesCluster::observe_job(const json& job) {
   if (attempt.state == State::kDone) return;
   attempt.seen = true;
   if (attempt.state == State::kCreating) attempt.state = State::kCreated;
-  if (view.phase == JobPhase::kRunning) report_started(attempt);
-  if (view.phase == JobPhase::kSucceeded) report_end(attempt, true, "");
-  if (view.phase != JobPhase::kFailed) return;
-  if (attempt.exit_code || view.failure_reason != "exit") {
-    report_end(attempt, false, view.failure_reason);
-  } else if (!attempt.failure) {
-    attempt.failure = view.failure_reason;
-    attempt.failure_seen = clock_.now();
+  if (!view.terminal() || attempt.held_end) return;
+  Attempt::End end{view.phase == JobPhase::kSucceeded, view.failure_reason, clock_.now()};
+  if (!end.succeeded && end.reason != "exit") {
+    report_end(attempt, false, end.reason);  // the pod was killed: no exit code to wait for
+  } else if (attempt.pod_told(end)) {
+    report_end(attempt, end.succeeded, end.reason);
+  } else {
+    attempt.held_end = end;
   }
 }
 
-void KubernetesCluster::report_overdue_failures() {
+void KubernetesCluster::report_held_ends() {
   data::Micros now = clock_.now();
   for (auto& [handle, attempt] : attempts_) {
-    if (attempt.failure && attempt.state != State::kDone && now - attempt.failure_seen >= options_.exit_code_grace) {
-      report_end(attempt, false, *attempt.failure);
+    if (!attempt.held_end || attempt.state == State::kDone) continue;
+    const Attempt::End& end = *attempt.held_end;
+    if (attempt.pod_told(end) || (now - end.seen >= options_.pod_grace)) {
+      report_end(attempt, end.succeeded, end.reason);
     }
   }
 }
@@ -336,7 +338,9 @@ void KubernetesCluster::observe_pod(const json& pod) {
     if (state.contains("terminated")) attempt.exit_code = state["terminated"].value("exitCode", 0);
   }
   if (phase == "Running" || phase == "Succeeded" || phase == "Failed") report_started(attempt);
-  if (attempt.failure && attempt.exit_code) report_end(attempt, false, *attempt.failure);
+  if (attempt.held_end && attempt.pod_told(*attempt.held_end)) {
+    report_end(attempt, attempt.held_end->succeeded, attempt.held_end->reason);
+  }
 }
 
 void KubernetesCluster::job_gone(const std::string& name, const std::string& reason) {

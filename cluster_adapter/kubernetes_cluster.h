@@ -48,7 +48,7 @@ struct KubernetesClusterOptions {
   data::Micros unschedulable_after = 5 * 60 * data::kMicrosPerSecond;
   BackoffPolicy backoff;                         // for every API call (never gives up)
   int watch_timeout_seconds = 300;
-  data::Micros exit_code_grace = 2 * data::kMicrosPerSecond;
+  data::Micros pod_grace = 2 * data::kMicrosPerSecond;  // wait for the pod's name / exit code
 };
 
 struct KubernetesClusterStatus {
@@ -107,10 +107,15 @@ class KubernetesCluster : public PolledCluster {
     data::Micros waiting_since = 0;  // sent for creation (or adopted), not yet running
     std::string pod;
     std::optional<int> exit_code;
-    // A Job failed by its pod's exit, seen before the pod's exit code (another stream): the
-    // report waits up to exit_code_grace for the code.
-    std::optional<std::string> failure;
-    data::Micros failure_seen = 0;
+    // A Job seen finished before its pod (another stream) told its name or, for a failure by
+    // the pod's exit, its exit code: the report waits up to pod_grace for them.
+    struct End {
+      bool succeeded = true;
+      std::string reason;
+      data::Micros seen = 0;
+    };
+    std::optional<End> held_end;
+    bool pod_told(const End& end) const { return end.succeeded ? !pod.empty() : exit_code.has_value(); }
   };
   struct Finished {
     bool succeeded = true;
@@ -146,7 +151,7 @@ class KubernetesCluster : public PolledCluster {
   void job_gone(const std::string& name, const std::string& reason);
   void report_started(Attempt& attempt);
   void report_end(Attempt& attempt, bool succeeded, const std::string& reason);
-  void report_overdue_failures();
+  void report_held_ends();  // those whose pod told, or waited past pod_grace
   void dispatch_waiting();
   void trim_history();
   void publish_status();
