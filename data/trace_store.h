@@ -23,6 +23,8 @@ class TraceStore {
   // naming the path when the file is not a millrace store, is corrupt, or has a newer schema;
   // such a file is left untouched.
   static TraceStore open(const std::string& path);
+  // Like open, but a missing file is an Error instead of a new store (for commands that read).
+  static TraceStore open_existing(const std::string& path);
 
   TraceStore(TraceStore&&) noexcept;
   TraceStore& operator=(TraceStore&&) noexcept;
@@ -41,15 +43,21 @@ class TraceStore {
 
   std::vector<Run> runs() const;
   Run run(std::int64_t run_id) const;                        // throws Error when missing
+  // A run named by its id ("12") or its name; throws Error when missing or when the name is
+  // shared by several runs.
+  std::int64_t find_run(const std::string& id_or_name) const;
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
   std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
   std::int64_t count_rows(const std::string& table) const;   // for checks and tests
+  // Rows of `table` (items, item_deps or attempts) that belong to one run.
+  std::int64_t count_rows(const std::string& table, std::int64_t run_id) const;
 
   // Cost profiles, keyed by name (adding an existing name replaces it, in one transaction).
   void put_profile(const CostProfile& profile);
   CostProfile profile(const std::string& name) const;        // throws Error when missing
   std::vector<std::string> profile_names() const;
 
+  // The run's timing table (data/timing_table.h): CSV rows, or JSON {"run": {...}, "rows": [...]}.
   void export_csv(std::int64_t run_id, std::ostream& out) const;
   void export_json(std::int64_t run_id, std::ostream& out) const;
 

@@ -54,6 +54,10 @@ class Cluster {
   virtual void cancel(AttemptHandle handle) = 0;
   // Attempts the cluster can place at once right now.
   virtual int capacity() const = 0;
+  // The long-lived worker named in earlier submissions (Submission::worker) will get no more
+  // work: the cluster may free what it holds (its pod, its slot). Clusters without long-lived
+  // workers ignore it.
+  virtual void retire_worker(const std::string& /*worker*/) {}
 };
 
 }  // namespace millrace::scheduler

@@ -1,0 +1,80 @@
+// `millrace fit`: fit the cost model from the recorded ranges of one or more runs in the trace
+// store, print the fit report, and write the model JSON the partitioners and simulator read.
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "data/cost_model_fit.h"
+#include "data/error.h"
+#include "data/trace_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct FitCommandOptions {
+  std::string store;
+  std::string runs;
+  std::string output;
+  data::FitOptions fit;
+};
+
+// A run given by id or by name.
+data::Run find_run(const data::TraceStore& store, const std::string& key) {
+  for (const data::Run& run : store.runs()) {
+    if (run.name == key || std::to_string(run.id) == key) return run;
+  }
+  throw data::Error(store.path(), "no run '" + key + "' (give a run id or name)");
+}
+
+// Every succeeded attempt of a range item is one observation of that range's duration.
+std::vector<data::Observation> observations_of(const data::TraceStore& store, const data::Run& run) {
+  std::map<std::string, data::Range> ranges;
+  for (const data::WorkItem& item : store.items(run.id)) {
+    if (item.range) ranges.emplace(item.id, *item.range);
+  }
+  std::vector<data::Observation> out;
+  for (const data::Attempt& attempt : store.attempts(run.id)) {
+    const auto it = ranges.find(attempt.item_id);
+    if (attempt.outcome == data::Outcome::kSucceeded && it != ranges.end()) {
+      out.push_back({it->second, attempt.duration(), attempt.work_time});
+    }
+  }
+  return out;
+}
+
+void run_fit(FitCommandOptions& options) {
+  const data::TraceStore store = data::TraceStore::open(options.store);
+  std::vector<data::Observation> observations;
+  std::istringstream keys(options.runs);
+  std::string sources;
+  for (std::string key; std::getline(keys, key, ',');) {
+    const data::Run run = find_run(store, key);
+    const std::vector<data::Observation> more = observations_of(store, run);
+    observations.insert(observations.end(), more.begin(), more.end());
+    options.fit.units = run.units;
+    sources += (sources.empty() ? "" : ",") + run.name;
+  }
+  options.fit.source = options.store + " runs " + sources;
+  const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
+  std::cout << data::format_fit_report(report);
+  report.model.save(options.output);
+  std::cout << "model written to " << options.output << "\n";
+}
+
+}  // namespace
+
+void add_fit_command(CLI::App& app) {
+  auto options = std::make_shared<FitCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("fit", "fit the cost model from recorded runs and print the fit report");
+  cmd->add_option("--store", options->store, "trace store (SQLite file)")->required();
+  cmd->add_option("--runs", options->runs, "comma-separated run ids or names")->required();
+  cmd->add_option("--bins", options->fit.bins, "bins along the sequence (start-up and work share them)");
+  cmd->add_option("--folds", options->fit.folds, "k of the k-fold cross-validation");
+  cmd->add_option("--seed", options->fit.seed, "seed of the cross-validation folds");
+  cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
+  cmd->callback([options] { run_fit(*options); });
+}
+
+}  // namespace millrace::cli

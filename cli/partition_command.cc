@@ -1,0 +1,122 @@
+// `millrace partition`: cut a span of units into ranges with a named partitioner and write
+// them as CSV, JSON, or the END/COUNT lines parallel catch-up deployments consume.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "data/error.h"
+#include "partitioners/cost_cuts.h"
+#include "partitioners/list_schedule.h"
+#include "partitioners/registry.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct PartitionOptions {
+  std::string span;
+  std::string partitioner;
+  std::string model_path;
+  std::string format = "csv";
+  std::string output;
+  partitioners::PartitionParams params;
+};
+
+data::Range parse_span(const std::string& text) {
+  const auto colon = text.find(':', 1);
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument(text);
+    std::size_t used_first = 0, used_last = 0;
+    const std::int64_t first = std::stoll(text.substr(0, colon), &used_first);
+    const std::int64_t last = std::stoll(text.substr(colon + 1), &used_last);
+    if (used_first != colon || used_last != text.size() - colon - 1) throw std::invalid_argument(text);
+    if (last < first) throw data::Error("--span " + text, "LAST is before FIRST");
+    return {first, last - first + 1};
+  } catch (const std::logic_error&) {
+    throw data::Error("--span " + text, "expected FIRST:LAST (inclusive unit numbers)");
+  }
+}
+
+void write_partition(const partitioners::Partition& partition, const PartitionOptions& options,
+                     const data::CostModel* model, std::ostream& out) {
+  const std::vector<data::Range> work = partition.work_ranges();
+  if (options.format == "end-count") {
+    for (auto it = work.rbegin(); it != work.rend(); ++it) out << it->end_count() << "\n";
+  } else if (options.format == "csv") {
+    out << "first,last,count" << (model ? ",predicted_s" : "") << "\n";
+    for (const data::Range& r : work) {
+      out << r.first << "," << r.last() << "," << r.count;
+      if (model) out << "," << data::seconds_from_micros(model->predict(r));
+      out << "\n";
+    }
+  } else {
+    nlohmann::json ranges = nlohmann::json::array();
+    for (const data::Range& r : work) {
+      nlohmann::json item{{"first", r.first}, {"last", r.last()}, {"count", r.count}};
+      if (model) item["predicted_s"] = data::seconds_from_micros(model->predict(r));
+      ranges.push_back(item);
+    }
+    out << nlohmann::json{{"partitioner", options.partitioner},
+                          {"span", {{"first", options.params.span.first}, {"last", options.params.span.last()}}},
+                          {"overlap", partition.overlap},
+                          {"align", options.params.align},
+                          {"ranges", ranges}}
+               .dump(2)
+        << "\n";
+  }
+}
+
+void run_partition(PartitionOptions& options) {
+  options.params.span = parse_span(options.span);
+  std::optional<data::CostModel> model;
+  if (!options.model_path.empty()) model = data::CostModel::load(options.model_path);
+  options.params.model = model ? &*model : nullptr;
+  const partitioners::Partition partition = partitioners::make_partition(options.partitioner, options.params);
+  std::ostringstream text;
+  write_partition(partition, options, options.params.model, text);
+  if (options.output.empty()) {
+    std::cout << text.str();
+  } else {
+    std::ofstream file(options.output);
+    if (!file || !(file << text.str())) throw data::Error(options.output, "cannot write the partition");
+  }
+  std::cerr << partition.ranges.size() << " ranges";
+  if (model) {
+    const std::vector<double> costs = partitioners::predicted_costs(*model, partition.work_ranges());
+    std::cerr << ", predicted longest " << *std::max_element(costs.begin(), costs.end()) / data::kMicrosPerSecond << " s";
+    if (options.params.workers > 0) {
+      std::cerr << ", LPT makespan on " << options.params.workers << " workers "
+                << partitioners::lpt_makespan(costs, options.params.workers) / data::kMicrosPerSecond << " s";
+    }
+  }
+  std::cerr << "\n";
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app) {
+  auto options = std::make_shared<PartitionOptions>();
+  CLI::App* cmd = app.add_subcommand("partition", "cut a span of units into ranges with a named partitioner");
+  std::string names;
+  for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ", ") + n;
+  cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)")->required();
+  cmd->add_option("--partitioner", options->partitioner, "one of: " + names)->required();
+  cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
+  cmd->add_option("--ranges", options->params.ranges, "number of ranges");
+  cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top");
+  cmd->add_option("--workers", options->params.workers, "workers (logarithmic's parallelism; optimal's pool)");
+  cmd->add_option("--overlap", options->params.overlap, "units each range also replays before its first");
+  cmd->add_option("--align", options->params.align, "cuts fall on multiples of this (checkpoint stride)");
+  cmd->add_option("--floor", options->params.floor, "logarithmic: smallest range length");
+  cmd->add_option("--format", options->format, "csv, json or end-count")
+      ->check(CLI::IsMember({"csv", "json", "end-count"}));
+  cmd->add_option("-o,--output", options->output, "write here instead of stdout");
+  cmd->callback([options] { run_partition(*options); });
+}
+
+}  // namespace millrace::cli

@@ -1,0 +1,158 @@
+#include "data/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+
+namespace millrace::data {
+
+namespace {
+
+constexpr const char* kFormat = "millrace-cost-model";
+constexpr int kVersion = 1;
+
+const nlohmann::json& require(const nlohmann::json& object, const char* key, nlohmann::json::value_t type,
+                              const std::string& where, const std::string& input) {
+  if (!object.is_object() || !object.contains(key)) throw Error(input, where + ": missing key '" + key + "'");
+  const nlohmann::json& value = object.at(key);
+  const bool number_ok = type == nlohmann::json::value_t::number_float && value.is_number();
+  const bool integer_ok = type == nlohmann::json::value_t::number_integer && value.is_number_integer();
+  if (!number_ok && !integer_ok && value.type() != type) {
+    throw Error(input, where + ": key '" + key + "' has type " + value.type_name());
+  }
+  return value;
+}
+
+}  // namespace
+
+CostModel::CostModel(std::vector<CostBin> bins, std::string units, std::string source, const std::string& input)
+    : bins_(std::move(bins)), units_(std::move(units)), source_(std::move(source)) {
+  if (bins_.empty()) throw Error(input, "a cost model needs at least one bin");
+  edges_.push_back(bins_.front().range.first);
+  prefix_.push_back(0);
+  for (std::size_t i = 0; i < bins_.size(); ++i) {
+    const CostBin& bin = bins_[i];
+    const std::string where = "bin " + std::to_string(i);
+    if (bin.range.count <= 0) throw Error(input, where + ": empty bin (count " + std::to_string(bin.range.count) + ")");
+    if (bin.range.first != edges_.back()) {
+      throw Error(input, where + ": bins must be sorted and contiguous (starts at " + std::to_string(bin.range.first) +
+                             ", previous bin ends at " + std::to_string(edges_.back()) + ")");
+    }
+    if (!std::isfinite(bin.startup_micros) || bin.startup_micros < 0) {
+      throw Error(input, where + ": negative or non-finite start-up cost " + std::to_string(bin.startup_micros));
+    }
+    if (!std::isfinite(bin.micros_per_unit) || bin.micros_per_unit < 0) {
+      throw Error(input, where + ": negative or non-finite work density " + std::to_string(bin.micros_per_unit));
+    }
+    edges_.push_back(bin.range.end());
+    prefix_.push_back(prefix_.back() + bin.micros_per_unit * static_cast<double>(bin.range.count));
+  }
+}
+
+CostModel CostModel::from_profile(const CostProfile& profile, Micros startup) {
+  std::vector<CostBin> bins;
+  bins.reserve(profile.bins.size());
+  for (const ProfileBin& bin : profile.bins) {
+    bins.push_back({bin.range, static_cast<double>(startup), bin.micros_per_unit});
+  }
+  return CostModel(std::move(bins), profile.units, profile.source.empty() ? profile.name : profile.source,
+                   "cost profile '" + profile.name + "'");
+}
+
+Range CostModel::span() const { return {edges_.front(), edges_.back() - edges_.front()}; }
+
+std::size_t CostModel::bin_index(std::int64_t x) const {
+  const auto it = std::upper_bound(edges_.begin() + 1, edges_.end() - 1, x);
+  return static_cast<std::size_t>(it - edges_.begin() - 1);
+}
+
+double CostModel::cumulative(std::int64_t x) const {
+  const std::size_t i = bin_index(x);
+  return prefix_[i] + static_cast<double>(x - edges_[i]) * bins_[i].micros_per_unit;
+}
+
+double CostModel::startup(std::int64_t first) const { return bins_[bin_index(first)].startup_micros; }
+
+double CostModel::work(std::int64_t from, std::int64_t to) const { return cumulative(to) - cumulative(from); }
+
+double CostModel::cost(const Range& range) const { return startup(range.first) + work(range.first, range.end()); }
+
+std::int64_t CostModel::furthest_end(std::int64_t from, double budget, std::int64_t limit) const {
+  if (limit <= from || budget < 0) return from;
+  const double target = cumulative(from) + budget;
+  if (cumulative(limit) <= target) return limit;
+  // Largest bin edge index whose cumulative work stays within the target; the answer lies in
+  // that bin (or in the extrapolated regions before the first / after the last edge).
+  const auto it = std::upper_bound(prefix_.begin(), prefix_.end(), target);
+  std::size_t i = it == prefix_.begin() ? 0 : static_cast<std::size_t>(it - prefix_.begin() - 1);
+  i = std::min(i, bins_.size() - 1);
+  const double density = bins_[i].micros_per_unit;
+  const double steps = std::floor((target - prefix_[i]) / density * (1 + 1e-12));
+  const std::int64_t end = edges_[i] + static_cast<std::int64_t>(steps);
+  return std::clamp(end, from, limit);
+}
+
+CostProfile CostModel::profile(const std::string& name) const {
+  CostProfile out{name, units_, source_, {}};
+  for (const CostBin& bin : bins_) out.bins.push_back({bin.range, bin.micros_per_unit});
+  return out;
+}
+
+nlohmann::json CostModel::to_json() const {
+  nlohmann::json bins = nlohmann::json::array();
+  for (const CostBin& bin : bins_) {
+    bins.push_back({{"first", bin.range.first},
+                    {"count", bin.range.count},
+                    {"startup_micros", bin.startup_micros},
+                    {"micros_per_unit", bin.micros_per_unit}});
+  }
+  return {{"format", kFormat}, {"version", kVersion}, {"units", units_}, {"source", source_}, {"bins", bins}};
+}
+
+CostModel CostModel::from_json(const nlohmann::json& json, const std::string& input) {
+  using Type = nlohmann::json::value_t;
+  if (!json.is_object()) throw Error(input, "a cost model must be a JSON object");
+  if (require(json, "format", Type::string, "model", input).get<std::string>() != kFormat) {
+    throw Error(input, "not a millrace cost model (format is not '" + std::string(kFormat) + "')");
+  }
+  const int version = require(json, "version", Type::number_integer, "model", input).get<int>();
+  if (version != kVersion) throw Error(input, "unsupported cost model version " + std::to_string(version));
+  std::vector<CostBin> bins;
+  const nlohmann::json& items = require(json, "bins", Type::array, "model", input);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string where = "bin " + std::to_string(i);
+    const nlohmann::json& item = items[i];
+    if (!item.is_object()) throw Error(input, where + ": must be a JSON object");
+    bins.push_back({{require(item, "first", Type::number_integer, where, input).get<std::int64_t>(),
+                     require(item, "count", Type::number_integer, where, input).get<std::int64_t>()},
+                    require(item, "startup_micros", Type::number_float, where, input).get<double>(),
+                    require(item, "micros_per_unit", Type::number_float, where, input).get<double>()});
+  }
+  return CostModel(std::move(bins), require(json, "units", Type::string, "model", input).get<std::string>(),
+                   require(json, "source", Type::string, "model", input).get<std::string>(), input);
+}
+
+void CostModel::save(const std::string& path) const {
+  std::ofstream out(path);
+  if (!out) throw Error(path, "cannot open for writing");
+  out << to_json().dump(2) << "\n";
+  if (!out) throw Error(path, "write failed");
+}
+
+CostModel CostModel::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path, "cannot open cost model");
+  nlohmann::json json;
+  try {
+    in >> json;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path, std::string("malformed JSON: ") + e.what());
+  }
+  return from_json(json, path);
+}
+
+}  // namespace millrace::data

@@ -1,0 +1,73 @@
+-- The trace store's schema, as the list of migrations applied in order at open.
+-- Each "-- migration N" section takes a store from user_version N-1 to N; the store's
+-- PRAGMA user_version is the number of the last applied section. Never edit a released
+-- section: append a new one.
+
+-- migration 1: runs, planned items with dependencies, attempts, cost profiles
+CREATE TABLE runs (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT    NOT NULL,
+  source      TEXT    NOT NULL,
+  units       TEXT    NOT NULL,
+  partitioner TEXT    NOT NULL,
+  policy      TEXT    NOT NULL,
+  parameters  TEXT    NOT NULL,
+  started_us  INTEGER NOT NULL,
+  ended_us    INTEGER NOT NULL
+);
+
+CREATE TABLE items (
+  run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  position     INTEGER NOT NULL,  -- plan order
+  id           TEXT    NOT NULL,
+  range_first  INTEGER,           -- NULL for payload-only items
+  range_count  INTEGER,
+  type         TEXT    NOT NULL,
+  payload      TEXT    NOT NULL,
+  priority     INTEGER NOT NULL,
+  submit_at_us INTEGER NOT NULL,
+  predicted_us INTEGER NOT NULL,
+  PRIMARY KEY (run_id, id),
+  UNIQUE (run_id, position),
+  CHECK ((range_first IS NULL) = (range_count IS NULL))
+) WITHOUT ROWID;
+
+CREATE TABLE item_deps (
+  run_id     INTEGER NOT NULL,
+  item_id    TEXT    NOT NULL,
+  position   INTEGER NOT NULL,
+  depends_on TEXT    NOT NULL,
+  PRIMARY KEY (run_id, item_id, position),
+  FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE attempts (
+  run_id         INTEGER NOT NULL,
+  item_id        TEXT    NOT NULL,
+  number         INTEGER NOT NULL,
+  worker         TEXT    NOT NULL,
+  start_us       INTEGER NOT NULL,
+  end_us         INTEGER NOT NULL,
+  outcome        TEXT    NOT NULL,
+  exit_code      INTEGER NOT NULL,
+  failure_reason TEXT    NOT NULL,
+  work_time_us   INTEGER,           -- NULL when not recorded
+  PRIMARY KEY (run_id, item_id, number),
+  FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX attempts_by_start ON attempts (run_id, start_us, item_id, number);
+
+CREATE TABLE profiles (
+  name   TEXT PRIMARY KEY,
+  units  TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+
+CREATE TABLE profile_bins (
+  profile         TEXT    NOT NULL REFERENCES profiles (name) ON DELETE CASCADE,
+  position        INTEGER NOT NULL,
+  first           INTEGER NOT NULL,
+  count           INTEGER NOT NULL,
+  micros_per_unit REAL    NOT NULL,
+  PRIMARY KEY (profile, position)
+) WITHOUT ROWID;

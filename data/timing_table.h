@@ -1,0 +1,27 @@
+// The per-range timing table: one row per attempt (or per item never attempted), items in
+// plan order. It is what `export` writes (CSV or JSON) and what the CSV/JSON importers read
+// back, so an exported run imports again unchanged. Columns (times in seconds with
+// microsecond precision, work in milliseconds):
+//   item, type, first, count, payload, priority, submit_s, depends_on (space-separated ids),
+//   attempt, worker, start_s, end_s, duration_s, outcome, exit_code, failure_reason, work_ms
+// Attempt columns are null (empty in CSV) on the row of an item never attempted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/records.h"
+
+namespace millrace::data {
+
+const std::vector<std::string>& timing_columns();
+
+// A JSON array of row objects keyed by timing_columns(), values typed (numbers, strings, null).
+nlohmann::json timing_rows(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts);
+
+// A cell as CSV text: strings as they are, numbers in their JSON form, null as empty.
+std::string timing_cell_text(const nlohmann::json& cell);
+
+}  // namespace millrace::data

@@ -1,0 +1,421 @@
+#include "data/trace_store.h"
+
+#include <sqlite3.h>
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "data/csv.h"
+#include "data/error.h"
+#include "data/schema_sql.h"
+#include "data/sqlite_db.h"
+#include "data/timing_table.h"
+
+namespace millrace::data {
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 30'000;
+constexpr std::string_view kMigrationMarker = "-- migration ";
+
+// schema.sql split at its "-- migration N" markers: element N-1 takes a store to version N.
+const std::vector<std::string>& migrations() {
+  static const std::vector<std::string> steps = [] {
+    std::vector<std::string> out;
+    std::string_view sql = kSchemaSql;
+    std::size_t at = sql.find(kMigrationMarker);
+    while (at != std::string_view::npos) {
+      std::size_t next = sql.find(kMigrationMarker, at + 1);
+      out.emplace_back(sql.substr(at, next == std::string_view::npos ? sql.size() - at : next - at));
+      at = next;
+    }
+    return out;
+  }();
+  return steps;
+}
+
+// Rejects an existing non-empty file that is not SQLite before SQLite touches it.
+void check_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // missing: it will be created
+  std::array<char, 16> header{};
+  in.read(header.data(), header.size());
+  if (in.gcount() == 0) return;  // empty file: SQLite treats it as an empty database
+  if (in.gcount() < static_cast<std::streamsize>(header.size()) ||
+      std::memcmp(header.data(), "SQLite format 3", header.size()) != 0) {
+    throw Error(path, "not a millrace trace store (not an SQLite database); file left untouched");
+  }
+}
+
+std::int64_t single_int(sqlite3* db, const std::string& input, std::string_view sql) {
+  Statement s(db, input, sql);
+  if (!s.step()) throw Error(input, "no result for " + std::string(sql));
+  return s.int64(0);
+}
+
+// Read-only checks on an opened file: schema version, that it is a millrace store, integrity.
+int check_existing(sqlite3* db, const std::string& path) {
+  int version = 0;
+  int tables = 0;
+  try {
+    version = static_cast<int>(single_int(db, path, "PRAGMA user_version"));
+    tables = static_cast<int>(single_int(db, path, "SELECT count(*) FROM sqlite_master"));
+  } catch (const Error& e) {
+    throw Error(path, "unreadable or corrupt store (" + e.problem() + "); file left untouched");
+  }
+  int current = TraceStore::current_schema_version();
+  if (version > current) {
+    throw Error(path, "schema version " + std::to_string(version) + " is newer than this millrace supports (" +
+                          std::to_string(current) + "); file left untouched");
+  }
+  if (version == 0 && tables > 0) {
+    throw Error(path, "not a millrace trace store (SQLite file without the millrace schema); file left untouched");
+  }
+  if (tables > 0) {
+    std::string verdict;
+    try {
+      Statement check(db, path, "PRAGMA quick_check(1)");
+      verdict = check.step() ? check.text(0) : "no verdict";
+    } catch (const Error& e) {
+      verdict = e.problem();
+    }
+    if (verdict != "ok") throw Error(path, "corrupt store (" + verdict + "); file left untouched");
+  }
+  return version;
+}
+
+void migrate(sqlite3* db, const std::string& path) {
+  Transaction tx(db, path);
+  int version = static_cast<int>(single_int(db, path, "PRAGMA user_version"));  // re-read under the lock
+  const auto& steps = migrations();
+  for (int v = version; v < static_cast<int>(steps.size()); ++v) exec_sql(db, path, steps[v].c_str());
+  if (version < static_cast<int>(steps.size())) {
+    exec_sql(db, path, ("PRAGMA user_version = " + std::to_string(steps.size())).c_str());
+  }
+  tx.commit();
+}
+
+std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_id); }
+
+constexpr const char* kRunColumns =
+    "SELECT id, name, source, units, partitioner, policy, parameters, started_us, ended_us FROM runs ";
+
+Run read_run(const Statement& s, const std::string& input) {
+  Run r;
+  r.id = s.int64(0);
+  r.name = s.text(1);
+  r.source = run_source_from_string(s.text(2), input);
+  r.units = s.text(3);
+  r.partitioner = s.text(4);
+  r.policy = s.text(5);
+  r.parameters = s.text(6);
+  r.started = s.int64(7);
+  r.ended = s.int64(8);
+  return r;
+}
+
+void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, const std::vector<Attempt>& attempts) {
+  Statement insert(db, path,
+                   "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, "
+                   "failure_reason, work_time_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const auto& a : attempts) {
+    try {
+      insert.bind(1, run_id).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
+      insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
+      insert.run();
+    } catch (const Error& e) {
+      throw Error(path, run_label(run_id) + ": cannot add attempt " + std::to_string(a.number) + " of item '" +
+                            a.item_id + "': " + e.problem());
+    }
+  }
+}
+
+void check_bins(const CostProfile& profile) {
+  for (std::size_t i = 0; i < profile.bins.size(); ++i) {
+    const auto& bin = profile.bins[i];
+    if (bin.range.count <= 0) throw Error("profile " + profile.name, "bin " + std::to_string(i) + " is empty");
+    if (i > 0 && bin.range.first != profile.bins[i - 1].range.end()) {
+      throw Error("profile " + profile.name, "bin " + std::to_string(i) + " does not start where bin " +
+                                                 std::to_string(i - 1) + " ends");
+    }
+  }
+}
+
+}  // namespace
+
+TraceStore TraceStore::open(const std::string& path) {
+  check_header(path);
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  TraceStore store(path, raw);  // owns the handle from here, even on failure
+  check_sqlite(rc, raw, path, "cannot open");
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  check_existing(raw, path);
+  // From here on the file is known to be a healthy store of this or an older version.
+  {
+    Statement wal(raw, path, "PRAGMA journal_mode = WAL");
+    if (!wal.step() || wal.text(0) != "wal") throw Error(path, "cannot switch to WAL mode");
+  }
+  // NORMAL is WAL's recommended level: a crash can lose the last commits but never corrupts.
+  exec_sql(raw, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+  migrate(raw, path);
+  return store;
+}
+
+TraceStore TraceStore::open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
+  return open(path);
+}
+
+TraceStore::TraceStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+
+TraceStore::TraceStore(TraceStore&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
+  other.db_ = nullptr;
+}
+
+TraceStore& TraceStore::operator=(TraceStore&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close_v2(db_);
+    path_ = std::move(other.path_);
+    db_ = other.db_;
+    other.db_ = nullptr;
+  }
+  return *this;
+}
+
+TraceStore::~TraceStore() { sqlite3_close_v2(db_); }
+
+int TraceStore::current_schema_version() { return static_cast<int>(migrations().size()); }
+
+int TraceStore::schema_version() const { return static_cast<int>(single_int(db_, path_, "PRAGMA user_version")); }
+
+std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& items,
+                                 const std::vector<Attempt>& attempts) {
+  Transaction tx(db_, path_);
+  Statement insert_run(db_, path_,
+                       "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert_run.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
+  insert_run.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended);
+  insert_run.run();
+  std::int64_t run_id = sqlite3_last_insert_rowid(db_);
+
+  Statement insert_item(db_, path_,
+                        "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
+                        "submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement insert_dep(db_, path_, "INSERT INTO item_deps (run_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)");
+  std::int64_t position = 0;
+  for (const auto& item : items) {
+    try {
+      std::optional<std::int64_t> first, count;
+      if (item.range) {
+        first = item.range->first;
+        count = item.range->count;
+      }
+      insert_item.bind(1, run_id).bind(2, position++).bind(3, item.id).bind(4, first).bind(5, count);
+      insert_item.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
+      insert_item.bind(10, item.predicted);
+      insert_item.run();
+      for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
+        insert_dep.bind(1, run_id).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
+        insert_dep.run();
+      }
+    } catch (const Error& e) {
+      throw Error(path_, "run '" + run.name + "': cannot add item '" + item.id + "': " + e.problem());
+    }
+  }
+  insert_attempts(db_, path_, run_id, attempts);
+  tx.commit();
+  return run_id;
+}
+
+void TraceStore::add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts) {
+  Transaction tx(db_, path_);
+  run(run_id);
+  insert_attempts(db_, path_, run_id, attempts);
+  tx.commit();
+}
+
+void TraceStore::set_run_ended(std::int64_t run_id, Micros ended) {
+  Statement update(db_, path_, "UPDATE runs SET ended_us = ? WHERE id = ?");
+  update.bind(1, ended).bind(2, run_id);
+  update.run();
+  if (sqlite3_changes(db_) == 0) throw Error(path_, "no " + run_label(run_id));
+}
+
+std::vector<Run> TraceStore::runs() const {
+  Statement s(db_, path_, std::string(kRunColumns) + "ORDER BY id");
+  std::vector<Run> out;
+  while (s.step()) out.push_back(read_run(s, path_));
+  return out;
+}
+
+Run TraceStore::run(std::int64_t run_id) const {
+  Statement s(db_, path_, std::string(kRunColumns) + "WHERE id = ?");
+  s.bind(1, run_id);
+  if (!s.step()) throw Error(path_, "no " + run_label(run_id));
+  return read_run(s, path_);
+}
+
+std::int64_t TraceStore::find_run(const std::string& id_or_name) const {
+  std::int64_t id = 0;
+  const char* end = id_or_name.data() + id_or_name.size();
+  auto [ptr, ec] = std::from_chars(id_or_name.data(), end, id);
+  if (ec == std::errc() && ptr == end) return run(id).id;
+  Statement s(db_, path_, "SELECT id FROM runs WHERE name = ? ORDER BY id");
+  s.bind(1, id_or_name);
+  std::vector<std::int64_t> ids;
+  while (s.step()) ids.push_back(s.int64(0));
+  if (ids.empty()) throw Error(path_, "no run with id or name '" + id_or_name + "'");
+  if (ids.size() > 1) {
+    std::string list;
+    for (auto i : ids) list += (list.empty() ? "" : ", ") + std::to_string(i);
+    throw Error(path_, "several runs are named '" + id_or_name + "' (ids " + list + "): name one by id");
+  }
+  return ids.front();
+}
+
+std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
+  std::map<std::string, std::vector<std::string>> deps;
+  Statement d(db_, path_, "SELECT item_id, depends_on FROM item_deps WHERE run_id = ? ORDER BY item_id, position");
+  d.bind(1, run_id);
+  while (d.step()) deps[d.text(0)].push_back(d.text(1));
+
+  Statement s(db_, path_,
+              "SELECT id, range_first, range_count, type, payload, priority, submit_at_us, predicted_us "
+              "FROM items WHERE run_id = ? ORDER BY position");
+  s.bind(1, run_id);
+  std::vector<WorkItem> out;
+  while (s.step()) {
+    WorkItem item;
+    item.id = s.text(0);
+    if (!s.is_null(1)) item.range = Range{s.int64(1), s.int64(2)};
+    item.type = s.text(3);
+    item.payload = s.text(4);
+    item.priority = static_cast<int>(s.int64(5));
+    item.submit_at = s.int64(6);
+    item.predicted = s.int64(7);
+    if (auto found = deps.find(item.id); found != deps.end()) item.depends_on = std::move(found->second);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
+  Statement s(db_, path_,
+              "SELECT item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, work_time_us "
+              "FROM attempts WHERE run_id = ? ORDER BY start_us, item_id, number");
+  s.bind(1, run_id);
+  std::vector<Attempt> out;
+  while (s.step()) {
+    Attempt a;
+    a.item_id = s.text(0);
+    a.number = static_cast<int>(s.int64(1));
+    a.worker = s.text(2);
+    a.start = s.int64(3);
+    a.end = s.int64(4);
+    a.outcome = outcome_from_string(s.text(5), path_);
+    a.exit_code = static_cast<int>(s.int64(6));
+    a.failure_reason = s.text(7);
+    a.work_time = s.optional_int64(8);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::int64_t TraceStore::count_rows(const std::string& table) const {
+  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins"}) {
+    if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
+  }
+  throw Error(path_, "no table '" + table + "'");
+}
+
+std::int64_t TraceStore::count_rows(const std::string& table, std::int64_t run_id) const {
+  for (const char* known : {"items", "item_deps", "attempts"}) {
+    if (table != known) continue;
+    Statement s(db_, path_, "SELECT count(*) FROM " + table + " WHERE run_id = ?");
+    s.bind(1, run_id);
+    s.step();
+    return s.int64(0);
+  }
+  throw Error(path_, "no per-run table '" + table + "'");
+}
+
+void TraceStore::put_profile(const CostProfile& profile) {
+  check_bins(profile);
+  Transaction tx(db_, path_);
+  Statement remove(db_, path_, "DELETE FROM profiles WHERE name = ?");
+  remove.bind(1, profile.name);
+  remove.run();
+  Statement insert(db_, path_, "INSERT INTO profiles (name, units, source) VALUES (?, ?, ?)");
+  insert.bind(1, profile.name).bind(2, profile.units).bind(3, profile.source);
+  insert.run();
+  Statement insert_bin(db_, path_,
+                       "INSERT INTO profile_bins (profile, position, first, count, micros_per_unit) "
+                       "VALUES (?, ?, ?, ?, ?)");
+  std::int64_t position = 0;
+  for (const auto& bin : profile.bins) {
+    insert_bin.bind(1, profile.name).bind(2, position++).bind(3, bin.range.first).bind(4, bin.range.count);
+    insert_bin.bind(5, bin.micros_per_unit);
+    insert_bin.run();
+  }
+  tx.commit();
+}
+
+CostProfile TraceStore::profile(const std::string& name) const {
+  Statement s(db_, path_, "SELECT units, source FROM profiles WHERE name = ?");
+  s.bind(1, name);
+  if (!s.step()) throw Error(path_, "no cost profile '" + name + "'");
+  CostProfile p{name, s.text(0), s.text(1), {}};
+  Statement bins(db_, path_,
+                 "SELECT first, count, micros_per_unit FROM profile_bins WHERE profile = ? ORDER BY position");
+  bins.bind(1, name);
+  while (bins.step()) p.bins.push_back(ProfileBin{Range{bins.int64(0), bins.int64(1)}, bins.real(2)});
+  return p;
+}
+
+std::vector<std::string> TraceStore::profile_names() const {
+  Statement s(db_, path_, "SELECT name FROM profiles ORDER BY name");
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
+  return out;
+}
+
+void TraceStore::export_csv(std::int64_t run_id, std::ostream& out) const {
+  run(run_id);
+  const auto& columns = timing_columns();
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
+  out << "\n";
+  for (const auto& row : timing_rows(items(run_id), attempts(run_id))) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out << (c ? "," : "") << csv_quote(timing_cell_text(row.at(columns[c])));
+    }
+    out << "\n";
+  }
+}
+
+void TraceStore::export_json(std::int64_t run_id, std::ostream& out) const {
+  Run r = run(run_id);
+  nlohmann::json parameters = nlohmann::json::parse(r.parameters, nullptr, false);
+  nlohmann::json doc;
+  doc["run"] = {{"id", r.id},
+                {"name", r.name},
+                {"source", to_string(r.source)},
+                {"units", r.units},
+                {"partitioner", r.partitioner},
+                {"policy", r.policy},
+                {"parameters", parameters.is_discarded() ? nlohmann::json(r.parameters) : parameters},
+                {"started_s", seconds_from_micros(r.started)},
+                {"ended_s", seconds_from_micros(r.ended)}};
+  doc["rows"] = timing_rows(items(run_id), attempts(run_id));
+  out << doc.dump(1) << "\n";
+}
+
+}  // namespace millrace::data

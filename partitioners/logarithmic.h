@@ -1,0 +1,21 @@
+// `logarithmic`: range length shrinks along the sequence, as deployed catch-ups do (the
+// experiment that did worse than uniform). The first half of the span is split into P ranges
+// (P = workers, the parallelism); each later segment holds P ranges of half the previous
+// length, until the length would fall to the floor; the rest is cut into floor-length ranges
+// from the top down. Segment ends and cuts are aligned.
+#pragma once
+
+#include "partitioners/partitioner.h"
+
+namespace millrace::partitioners {
+
+class LogarithmicPartitioner : public Partitioner {
+ public:
+  std::string name() const override { return "logarithmic"; }
+  std::string description() const override {
+    return "first half in P=--workers ranges, then halving lengths down to --floor";
+  }
+  Partition partition(const PartitionParams& params) const override;
+};
+
+}  // namespace millrace::partitioners

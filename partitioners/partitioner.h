@@ -1,0 +1,47 @@
+// Partitioners: generators that cut a span of units into ordered, contiguous ranges for
+// parallel work. Each generator lives in its own file and is registered by name
+// (partitioners/registry.h) so a config or the CLI can pick one; every output is checked by
+// the one shared validator (partitioners/validator.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/cost_model.h"
+#include "data/records.h"
+
+namespace millrace::partitioners {
+
+// What a generator is asked for. Generators read the fields they need and reject missing ones.
+struct PartitionParams {
+  data::Range span;                          // the units to cover
+  const data::CostModel* model = nullptr;    // cost-balanced and optimal need one
+  std::int64_t ranges = 0;                   // requested range count (0: the generator chooses)
+  std::int64_t range_length = 0;             // uniform: units per range, cut from the top down
+  int workers = 0;                           // logarithmic's parallelism; optimal's worker count
+  std::int64_t overlap = 0;                  // units each range also replays before its first
+  std::int64_t align = 1;                    // cuts between ranges fall on multiples of this
+  std::int64_t floor = 0;                    // logarithmic: smallest range length
+};
+
+// Ranges in ascending order that tile the span exactly; `overlap` extends each one backwards
+// when the work is handed out (verification replay), without changing the tiling.
+struct Partition {
+  std::vector<data::Range> ranges;
+  std::int64_t overlap = 0;
+
+  // The ranges as workers run them: each starts `overlap` units earlier.
+  std::vector<data::Range> work_ranges() const;
+};
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // Throws data::Error naming the partitioner for bad parameters.
+  virtual Partition partition(const PartitionParams& params) const = 0;
+};
+
+}  // namespace millrace::partitioners

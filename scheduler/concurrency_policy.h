@@ -1,0 +1,78 @@
+// Concurrency policies decide how many attempts may be in flight now and on which worker: a
+// fixed pool of long-lived workers, one Job per item under caps, a deadline-driven autoscaled
+// pool, or a pool that makes do with what the cluster can place. They are registered by name
+// so a config or the CLI picks one; the scheduler core only talks to this interface.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/records.h"
+#include "data/time.h"
+#include "scheduler/clock.h"
+
+namespace millrace::scheduler {
+
+// Parameters of every built-in policy; each reads the fields it needs.
+struct PolicyParams {
+  int workers = 1;                          // fixed-pool, partial: pool size; autoscale: maximum
+  int min_workers = 1;                      // autoscale: minimum
+  int max_in_flight = 1;                    // job-per-item: at most K attempts at once
+  std::map<std::string, int> type_limits;   // job-per-item: at most this many of one item type
+  data::Micros deadline = 0;                // autoscale: wanted end, measured from the run's start
+  data::Micros scale_up_delay = 0;          // autoscale: time for new workers to become available
+};
+
+// What a policy may ask of the scheduler that hosts it.
+class PolicyHost {
+ public:
+  virtual ~PolicyHost() = default;
+  virtual Clock& clock() = 0;
+  virtual int cluster_capacity() const = 0;
+  // Sum of the predicted durations of items not yet succeeded.
+  virtual data::Micros remaining_predicted() const = 0;
+  // The worker is no longer needed: the cluster may free what it holds.
+  virtual void retire_worker(const std::string& worker) = 0;
+  // More attempts may start now than before: the scheduler should dispatch again.
+  virtual void wake() = 0;
+};
+
+inline constexpr int kNoWorker = -1;
+
+class ConcurrencyPolicy {
+ public:
+  virtual ~ConcurrencyPolicy() = default;
+  virtual void attach(PolicyHost& host) = 0;
+  // Whether one more attempt of `item` may start now.
+  virtual bool admits(const data::WorkItem& item) const = 0;
+  // True when no attempt of any item may start now (the scheduler stops looking).
+  virtual bool saturated() const = 0;
+  // Takes a place for `item`: a pool worker's index, or kNoWorker when each attempt is its own Job.
+  virtual int acquire(const data::WorkItem& item) = 0;
+  virtual void release(const data::WorkItem& item, int worker) = 0;
+  // The name a pool worker's index is submitted under; empty for kNoWorker.
+  virtual std::optional<std::string> worker_name(int worker) const = 0;
+  virtual void on_capacity_changed(int slots) = 0;
+  // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).
+  virtual void on_progress() = 0;
+  // Every item is settled: long-lived workers are retired.
+  virtual void on_run_finished() = 0;
+  // How many attempts the policy would run at once now (workers in the pool, or K).
+  virtual int target() const = 0;
+};
+
+using PolicyFactory = std::function<std::unique_ptr<ConcurrencyPolicy>(const PolicyParams&)>;
+
+// Registers (or replaces) a policy under `name`. The built-in ones are fixed-pool, job-per-item,
+// autoscale and partial.
+void register_policy(const std::string& name, PolicyFactory factory);
+// Throws data::Error naming the policy when it is unknown (listing the known names) or when its
+// parameters are out of range.
+std::unique_ptr<ConcurrencyPolicy> make_policy(const std::string& name, const PolicyParams& params);
+std::vector<std::string> policy_names();
+
+}  // namespace millrace::scheduler

@@ -1,0 +1,26 @@
+#include "scheduler/job_per_item_policy.h"
+
+namespace millrace::scheduler {
+
+JobPerItemPolicy::JobPerItemPolicy(const PolicyParams& params) : params_(params) {}
+
+bool JobPerItemPolicy::admits(const data::WorkItem& item) const {
+  if (in_flight_ >= params_.max_in_flight) return false;
+  auto limit = params_.type_limits.find(item.type);
+  if (limit == params_.type_limits.end()) return true;
+  auto count = per_type_.find(item.type);
+  return count == per_type_.end() || count->second < limit->second;
+}
+
+int JobPerItemPolicy::acquire(const data::WorkItem& item) {
+  ++in_flight_;
+  ++per_type_[item.type];
+  return kNoWorker;
+}
+
+void JobPerItemPolicy::release(const data::WorkItem& item, int) {
+  --in_flight_;
+  --per_type_[item.type];
+}
+
+}  // namespace millrace::scheduler

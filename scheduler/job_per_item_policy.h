@@ -1,0 +1,33 @@
+// `job-per-item`: every attempt is its own Job (its own pod start-up), at most K in flight in
+// total and at most a per-type limit of each item type: the "max concurrency per job type"
+// design of Kubernetes batch deployments.
+#pragma once
+
+#include <unordered_map>
+
+#include "scheduler/concurrency_policy.h"
+
+namespace millrace::scheduler {
+
+class JobPerItemPolicy : public ConcurrencyPolicy {
+ public:
+  explicit JobPerItemPolicy(const PolicyParams& params);
+
+  void attach(PolicyHost&) override {}
+  bool admits(const data::WorkItem& item) const override;
+  bool saturated() const override { return in_flight_ >= params_.max_in_flight; }
+  int acquire(const data::WorkItem& item) override;
+  void release(const data::WorkItem& item, int worker) override;
+  std::optional<std::string> worker_name(int) const override { return std::nullopt; }
+  void on_capacity_changed(int) override {}
+  void on_progress() override {}
+  void on_run_finished() override {}
+  int target() const override { return params_.max_in_flight; }
+
+ private:
+  PolicyParams params_;
+  int in_flight_ = 0;
+  std::unordered_map<std::string, int> per_type_;
+};
+
+}  // namespace millrace::scheduler

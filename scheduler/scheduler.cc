@@ -1,0 +1,299 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "data/error.h"
+
+namespace millrace::scheduler {
+
+namespace {
+constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
+}  // namespace
+
+const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
+
+Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
+    : items_(std::move(plan)),
+      options_(std::move(options)),
+      cluster_(cluster),
+      clock_(clock),
+      graph_(items_, options_.plan_name),
+      queue_(items_, options_.order),
+      policy_(make_policy(options_.policy, options_.params)),
+      records_(items_.size()) {
+  if (options_.retry.max_attempts < 1) {
+    throw data::Error(options_.plan_name, "retry policy needs max attempts >= 1");
+  }
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    records_[i].waiting_on = graph_.predecessor_count(i);
+    remaining_predicted_ += items_[i].predicted;
+  }
+  cluster_.set_listener(this);
+}
+
+Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
+                     const SchedulerSnapshot& resume)
+    : Scheduler(std::move(plan), std::move(options), cluster, clock) {
+  if (resume.items.size() != items_.size()) {
+    throw data::Error(options_.plan_name, "snapshot has " + std::to_string(resume.items.size()) +
+                                              " items, the plan " + std::to_string(items_.size()));
+  }
+  std::unordered_map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    if (resume.items[i].id != items_[i].id) {
+      throw data::Error(options_.plan_name, "snapshot item " + std::to_string(i) + " is '" + resume.items[i].id +
+                                                "', the plan's is '" + items_[i].id + "'");
+    }
+    index_of[items_[i].id] = i;
+    records_[i].attempts = resume.items[i].attempts;
+  }
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    ItemState state = resume.items[i].state;
+    if (state == ItemState::kSucceeded) {
+      remaining_predicted_ -= items_[i].predicted;
+      ++succeeded_;
+      for (std::size_t next : graph_.dependents(i)) --records_[next].waiting_on;
+    }
+    if (state == ItemState::kSucceeded || state == ItemState::kFailed || state == ItemState::kBlocked) {
+      records_[i].state = state;
+      ++settled_;
+    }
+  }
+  policy_->attach(*this);
+  for (const InFlight& f : resume.in_flight) {
+    std::size_t index = index_of.at(f.item_id);
+    records_[index].state = ItemState::kInFlight;
+    flights_[f.handle] = Flight{index, policy_->acquire(items_[index]), f};
+  }
+  next_handle_ = resume.next_handle;
+  run_failed_ = resume.run_failed;
+  started_ = true;
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    if (records_[i].state == ItemState::kWaiting && records_[i].waiting_on == 0) make_available(i);
+  }
+  dispatch();
+}
+
+void Scheduler::start() {
+  if (started_) return;
+  started_ = true;
+  policy_->attach(*this);
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    if (records_[i].waiting_on == 0) make_available(i);
+  }
+  dispatch();
+}
+
+void Scheduler::wake() {
+  if (started_) dispatch();
+}
+
+void Scheduler::make_available(std::size_t index) {
+  data::Micros at = items_[index].submit_at;
+  if (at > clock_.now()) {
+    records_[index].state = ItemState::kWaiting;
+    clock_.call_at(at, [this, index] {
+      records_[index].state = ItemState::kReady;
+      queue_.push(index);
+      dispatch();
+    });
+    return;
+  }
+  records_[index].state = ItemState::kReady;
+  queue_.push(index);
+}
+
+void Scheduler::dispatch() {
+  if (dispatching_) {
+    dispatch_again_ = true;
+    return;
+  }
+  dispatching_ = true;
+  do {
+    dispatch_again_ = false;
+    while (!policy_->saturated() && !queue_.empty()) {
+      std::size_t index = queue_.pop_first([this](std::size_t i) { return policy_->admits(items_[i]); });
+      if (index == WorkQueue::npos) break;
+      launch(index);
+    }
+  } while (dispatch_again_);
+  dispatching_ = false;
+  if (finished() && !finish_announced_) {
+    finish_announced_ = true;
+    policy_->on_run_finished();
+  }
+}
+
+void Scheduler::launch(std::size_t index) {
+  ItemRecord& record = records_[index];
+  int lane = policy_->acquire(items_[index]);
+  std::optional<std::string> worker = policy_->worker_name(lane);
+  AttemptHandle handle = next_handle_++;
+  record.state = ItemState::kInFlight;
+  ++record.attempts;
+  Flight& flight = flights_[handle];
+  flight = Flight{index, lane, InFlight{handle, items_[index].id, record.attempts, worker.value_or(""), clock_.now(), {}}};
+  notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
+  cluster_.submit(Submission{handle, &items_[index], record.attempts, std::move(worker)});
+}
+
+void Scheduler::on_started(const AttemptEvent& event) {
+  auto found = flights_.find(event.handle);
+  if (found == flights_.end()) return;
+  Flight& flight = found->second;
+  flight.record.started = event.at;
+  if (!event.worker.empty()) flight.record.worker = event.worker;
+  WorkerStatus& w = worker(flight.record.worker);
+  w.busy = true;
+  w.range = label(flight.item);
+  notify(event.handle, flight, data::Outcome::kRunning, event.at, &event);
+}
+
+void Scheduler::on_succeeded(const AttemptEvent& event) { finish(event, data::Outcome::kSucceeded); }
+
+void Scheduler::on_failed(const AttemptEvent& event) {
+  finish(event, event.reason == "cancelled" ? data::Outcome::kCancelled : data::Outcome::kFailed);
+}
+
+void Scheduler::on_capacity_changed(int slots, data::Micros) {
+  policy_->on_capacity_changed(slots);
+  dispatch();
+}
+
+void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
+  auto found = flights_.find(event.handle);
+  if (found == flights_.end()) return;
+  Flight flight = std::move(found->second);
+  flights_.erase(found);
+  std::size_t index = flight.item;
+  ItemRecord& record = records_[index];
+  notify(event.handle, flight, outcome, event.at, &event);
+  if (flight.record.started) {
+    WorkerStatus& w = worker(flight.record.worker);
+    w.busy = false;
+    w.range.clear();
+    w.busy_time += event.at - *flight.record.started;
+    ++(outcome == data::Outcome::kSucceeded ? w.succeeded : w.failed);
+  }
+  record.last_worker = flight.record.worker;
+  record.last_reason = event.reason;
+  policy_->release(items_[index], flight.lane);
+
+  if (outcome == data::Outcome::kSucceeded) {
+    settle(index, ItemState::kSucceeded);
+    ++succeeded_;
+    remaining_predicted_ -= items_[index].predicted;
+    for (std::size_t next : graph_.dependents(index)) {
+      if (--records_[next].waiting_on == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
+    }
+    policy_->on_progress();
+  } else if (record.attempts < options_.retry.max_attempts && options_.retry.retries(event.reason)) {
+    data::Micros delay = options_.retry.delay_before(record.attempts + 1);
+    record.state = ItemState::kWaiting;
+    if (delay == 0) {
+      record.state = ItemState::kReady;
+      queue_.push(index);
+    } else {
+      clock_.call_at(event.at + delay, [this, index] {
+        records_[index].state = ItemState::kReady;
+        queue_.push(index);
+        dispatch();
+      });
+    }
+  } else {
+    give_up(index);
+    policy_->on_progress();
+  }
+  dispatch();
+}
+
+// The item exhausted its attempts: it fails (and the run with it, per option) and everything
+// that depends on it, directly or not, is blocked; the other items carry on.
+void Scheduler::give_up(std::size_t index) {
+  settle(index, ItemState::kFailed);
+  if (options_.on_exhausted == OnExhausted::kFailRun) run_failed_ = true;
+  std::vector<std::size_t> stack(graph_.dependents(index).begin(), graph_.dependents(index).end());
+  while (!stack.empty()) {
+    std::size_t next = stack.back();
+    stack.pop_back();
+    if (records_[next].state != ItemState::kWaiting) continue;
+    records_[next].last_reason = "dependency failed";
+    settle(next, ItemState::kBlocked);
+    stack.insert(stack.end(), graph_.dependents(next).begin(), graph_.dependents(next).end());
+  }
+}
+
+void Scheduler::settle(std::size_t index, ItemState state) {
+  records_[index].state = state;
+  ++settled_;
+}
+
+void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+                       const AttemptEvent* event) {
+  bool done = outcome != data::Outcome::kRunning;
+  if (!done && !observer_) return;
+  data::Attempt attempt;
+  attempt.item_id = flight.record.item_id;
+  attempt.number = flight.record.attempt;
+  attempt.worker = flight.record.worker;
+  attempt.start = flight.record.started.value_or(done ? end : flight.record.submitted);
+  attempt.end = end;
+  attempt.outcome = outcome;
+  if (done && event != nullptr) {
+    attempt.exit_code = event->exit_code;
+    attempt.failure_reason = outcome == data::Outcome::kSucceeded ? "" : event->reason;
+    attempt.work_time = event->work_time;
+  }
+  if (observer_) observer_(handle, attempt);
+  if (done) attempts_.push_back(std::move(attempt));
+}
+
+WorkerStatus& Scheduler::worker(const std::string& name) {
+  auto [it, inserted] = workers_.try_emplace(name);
+  if (inserted) it->second.name = name;
+  return it->second;
+}
+
+std::string Scheduler::label(std::size_t index) const {
+  const data::WorkItem& item = items_[index];
+  return item.range ? item.range->end_count() : item.id;
+}
+
+StatusReport Scheduler::status() const {
+  StatusReport report;
+  report.at = clock_.now();
+  report.policy = options_.policy;
+  report.target = policy_->target();
+  report.num_items = items_.size();
+  report.num_remain = items_.size() - settled_;
+  report.num_succeeded = succeeded_;
+  report.run_failed = run_failed_;
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    const ItemRecord& r = records_[i];
+    if (r.state == ItemState::kFailed || r.state == ItemState::kBlocked) {
+      report.jobs_failed.push_back(FailedJob{items_[i].id, label(i), r.last_worker, r.attempts, r.last_reason});
+    }
+    if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(label(i));
+  }
+  for (const auto& entry : workers_) report.workers.push_back(entry.second);
+  return report;
+}
+
+SchedulerSnapshot Scheduler::snapshot() const {
+  SchedulerSnapshot snap;
+  snap.items.reserve(items_.size());
+  for (std::size_t i = 0; i < items_.size(); ++i) {
+    ItemState state = records_[i].state;
+    // Queued and backing-off items are simply waiting again after a restart.
+    if (state == ItemState::kReady || state == ItemState::kInFlight) state = ItemState::kWaiting;
+    snap.items.push_back(ItemSnapshot{items_[i].id, state, records_[i].attempts});
+  }
+  for (const auto& entry : flights_) snap.in_flight.push_back(entry.second.record);
+  std::sort(snap.in_flight.begin(), snap.in_flight.end(),
+            [](const InFlight& a, const InFlight& b) { return a.handle < b.handle; });
+  snap.next_handle = next_handle_;
+  snap.run_failed = run_failed_;
+  return snap;
+}
+
+}  // namespace millrace::scheduler

@@ -1,0 +1,162 @@
+// The scheduler core: a deterministic, single-threaded state machine that takes a work plan
+// (items in plan order), drives a Cluster through a Clock and reacts to the cluster's events.
+// It holds no threads: the simulator's event loop or a real run's event loop calls into it. Its
+// state (item states, attempts, attempts in flight) is observable transition by transition and
+// can be snapshotted and restored, so a real run can persist it and resume after a crash.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "data/records.h"
+#include "scheduler/clock.h"
+#include "scheduler/cluster.h"
+#include "scheduler/concurrency_policy.h"
+#include "scheduler/retry_policy.h"
+#include "scheduler/status_report.h"
+#include "scheduler/work_graph.h"
+#include "scheduler/work_queue.h"
+
+namespace millrace::scheduler {
+
+struct SchedulerOptions {
+  std::string plan_name = "plan";       // names the plan (a run id, a file) in errors
+  std::string policy = "fixed-pool";
+  PolicyParams params;
+  QueueOrder order = QueueOrder::kPlan;
+  RetryPolicy retry;
+  OnExhausted on_exhausted = OnExhausted::kFailRun;
+};
+
+enum class ItemState {
+  kWaiting,    // on predecessors, its submit time, or a retry backoff
+  kReady,      // in the queue
+  kInFlight,
+  kSucceeded,
+  kFailed,     // exhausted its attempts
+  kBlocked,    // a predecessor failed: it will never run
+};
+
+const char* to_string(ItemState state);
+
+// One attempt the cluster holds, as the scheduler knows it.
+struct InFlight {
+  AttemptHandle handle = 0;
+  std::string item_id;
+  int attempt = 1;
+  std::string worker;                  // submitted-to worker, then the one that started it
+  data::Micros submitted = 0;
+  std::optional<data::Micros> started;
+};
+
+struct ItemSnapshot {
+  std::string id;
+  ItemState state = ItemState::kWaiting;
+  int attempts = 0;
+};
+
+// Everything needed to resume a run: item states, attempts in flight and the next handle.
+struct SchedulerSnapshot {
+  std::vector<ItemSnapshot> items;     // in plan order
+  std::vector<InFlight> in_flight;
+  AttemptHandle next_handle = 1;
+  bool run_failed = false;
+};
+
+// Called at every attempt transition: submitted and started (outcome kRunning), then finished.
+using AttemptObserver = std::function<void(AttemptHandle, const data::Attempt&)>;
+
+class Scheduler : public ClusterListener, private PolicyHost {
+ public:
+  // Validates the plan (work graph) and the policy; throws data::Error naming the plan or the
+  // policy. Installs itself as the cluster's listener.
+  Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock);
+  // Resumes from a snapshot of the same plan: settled items stay settled, attempts in flight are
+  // re-attached (their events are expected under the same handles), the rest is queued again.
+  Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
+            const SchedulerSnapshot& resume);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  void set_observer(AttemptObserver observer) { observer_ = std::move(observer); }
+  // Submits the first attempts; the rest follows from cluster events and timers.
+  void start();
+
+  // Every item succeeded, failed or was blocked by a failed predecessor.
+  bool finished() const { return settled_ == items_.size(); }
+  bool run_failed() const { return run_failed_; }
+  const std::vector<data::WorkItem>& items() const { return items_; }
+  ItemState state(std::size_t index) const { return records_[index].state; }
+  const WorkGraph& graph() const { return graph_; }
+  // Every finished attempt, in the order they finished.
+  const std::vector<data::Attempt>& attempts() const { return attempts_; }
+  std::size_t in_flight() const { return flights_.size(); }
+  StatusReport status() const;
+  SchedulerSnapshot snapshot() const;
+
+  void on_started(const AttemptEvent& event) override;
+  void on_succeeded(const AttemptEvent& event) override;
+  void on_failed(const AttemptEvent& event) override;
+  void on_capacity_changed(int slots, data::Micros at) override;
+
+ private:
+  struct ItemRecord {
+    ItemState state = ItemState::kWaiting;
+    int attempts = 0;
+    int waiting_on = 0;                // predecessors not yet succeeded
+    std::string last_worker;
+    std::string last_reason;
+  };
+  struct Flight {
+    std::size_t item = 0;
+    int lane = kNoWorker;
+    InFlight record;
+  };
+
+  Clock& clock() override { return clock_; }
+  int cluster_capacity() const override { return cluster_.capacity(); }
+  data::Micros remaining_predicted() const override { return remaining_predicted_; }
+  void retire_worker(const std::string& worker) override { cluster_.retire_worker(worker); }
+  void wake() override;
+
+  void make_available(std::size_t index);
+  void dispatch();
+  void launch(std::size_t index);
+  void finish(const AttemptEvent& event, data::Outcome outcome);
+  void give_up(std::size_t index);
+  void settle(std::size_t index, ItemState state);
+  void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+              const AttemptEvent* event);
+  WorkerStatus& worker(const std::string& name);
+  std::string label(std::size_t index) const;
+
+  std::vector<data::WorkItem> items_;
+  SchedulerOptions options_;
+  Cluster& cluster_;
+  Clock& clock_;
+  WorkGraph graph_;
+  WorkQueue queue_;
+  std::unique_ptr<ConcurrencyPolicy> policy_;
+  std::vector<ItemRecord> records_;
+  std::unordered_map<AttemptHandle, Flight> flights_;
+  std::map<std::string, WorkerStatus> workers_;
+  std::vector<data::Attempt> attempts_;
+  AttemptObserver observer_;
+  AttemptHandle next_handle_ = 1;
+  std::size_t settled_ = 0;
+  std::size_t succeeded_ = 0;
+  data::Micros remaining_predicted_ = 0;
+  bool run_failed_ = false;
+  bool started_ = false;
+  bool dispatching_ = false;
+  bool dispatch_again_ = false;
+  bool finish_announced_ = false;
+};
+
+}  // namespace millrace::scheduler

@@ -1,0 +1,36 @@
+#include "scheduler/work_queue.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "data/error.h"
+
+namespace millrace::scheduler {
+
+namespace {
+constexpr const char* kOrderNames[] = {"plan", "lpt", "priority"};
+}  // namespace
+
+const char* to_string(QueueOrder order) { return kOrderNames[static_cast<int>(order)]; }
+
+QueueOrder queue_order_from_string(const std::string& text) {
+  for (int i = 0; i < 3; ++i) {
+    if (text == kOrderNames[i]) return static_cast<QueueOrder>(i);
+  }
+  throw data::Error("queue order '" + text + "'", "unknown (known: plan, lpt, priority)");
+}
+
+WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
+    : rank_(items.size()), item_at_(items.size()) {
+  std::iota(item_at_.begin(), item_at_.end(), std::size_t{0});
+  if (order == QueueOrder::kLongestFirst) {
+    std::stable_sort(item_at_.begin(), item_at_.end(),
+                     [&](std::size_t a, std::size_t b) { return items[a].predicted > items[b].predicted; });
+  } else if (order == QueueOrder::kPriority) {
+    std::stable_sort(item_at_.begin(), item_at_.end(),
+                     [&](std::size_t a, std::size_t b) { return items[a].priority > items[b].priority; });
+  }
+  for (std::size_t r = 0; r < item_at_.size(); ++r) rank_[item_at_[r]] = r;
+}
+
+}  // namespace millrace::scheduler

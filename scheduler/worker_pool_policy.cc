@@ -1,0 +1,110 @@
+#include "scheduler/worker_pool_policy.h"
+
+#include <algorithm>
+
+namespace millrace::scheduler {
+
+WorkerPoolPolicy::WorkerPoolPolicy(Sizing sizing, const PolicyParams& params)
+    : sizing_(sizing), params_(params), busy_(params.workers, false), alive_(params.workers, false) {
+  name_width_ = std::max<int>(3, static_cast<int>(std::to_string(params.workers - 1).size()));
+}
+
+void WorkerPoolPolicy::attach(PolicyHost& host) {
+  host_ = &host;
+  started_at_ = host.clock().now();
+  switch (sizing_) {
+    case Sizing::kFixed: resize(params_.workers); break;
+    case Sizing::kPartial: resize(std::min(params_.workers, host.cluster_capacity())); break;
+    case Sizing::kAutoscale:
+      resize(std::max(params_.min_workers, 1));
+      on_progress();
+      break;
+  }
+}
+
+int WorkerPoolPolicy::acquire(const data::WorkItem&) {
+  int worker = *idle_.begin();
+  idle_.erase(idle_.begin());
+  busy_[worker] = true;
+  alive_[worker] = true;
+  return worker;
+}
+
+void WorkerPoolPolicy::release(const data::WorkItem&, int worker) {
+  busy_[worker] = false;
+  if (worker < target_) {
+    idle_.insert(worker);
+  } else {
+    retire(worker);
+  }
+}
+
+std::optional<std::string> WorkerPoolPolicy::worker_name(int worker) const {
+  std::string digits = std::to_string(worker);
+  std::string name = "w";
+  name.append(name_width_ - std::min<int>(name_width_, digits.size()), '0');
+  name += digits;
+  return name;
+}
+
+void WorkerPoolPolicy::on_capacity_changed(int slots) {
+  if (sizing_ == Sizing::kPartial) resize(std::min(params_.workers, slots));
+}
+
+void WorkerPoolPolicy::on_progress() {
+  if (sizing_ != Sizing::kAutoscale) return;
+  int wanted = wanted_by_deadline();
+  if (wanted < target_) {
+    resize(wanted);
+  } else if (wanted > target_) {
+    plan_scale_up();
+  }
+}
+
+void WorkerPoolPolicy::on_run_finished() {
+  if (scale_up_timer_) host_->clock().cancel_timer(*scale_up_timer_);
+  scale_up_timer_.reset();
+  for (int w = 0; w < params_.workers; ++w) {
+    if (alive_[w] && !busy_[w]) retire(w);
+  }
+  idle_.clear();
+  target_ = 0;
+}
+
+void WorkerPoolPolicy::resize(int target) {
+  target = std::clamp(target, 0, params_.workers);
+  for (int w = target_; w < target; ++w) {
+    if (!busy_[w]) idle_.insert(w);
+  }
+  for (int w = target; w < target_; ++w) {
+    if (idle_.erase(w) > 0 && alive_[w]) retire(w);
+  }
+  bool grew = target > target_;
+  target_ = target;
+  if (grew && host_ != nullptr) host_->wake();
+}
+
+void WorkerPoolPolicy::retire(int worker) {
+  alive_[worker] = false;
+  host_->retire_worker(*worker_name(worker));
+}
+
+// Workers needed so the remaining predicted work ends by the deadline, within min..max.
+int WorkerPoolPolicy::wanted_by_deadline() const {
+  data::Micros left = started_at_ + params_.deadline - host_->clock().now();
+  data::Micros work = host_->remaining_predicted();
+  if (left <= 0) return work > 0 ? params_.workers : params_.min_workers;
+  data::Micros wanted = (work + left - 1) / left;
+  return static_cast<int>(std::clamp<data::Micros>(wanted, params_.min_workers, params_.workers));
+}
+
+void WorkerPoolPolicy::plan_scale_up() {
+  if (scale_up_timer_) return;
+  scale_up_timer_ = host_->clock().call_at(host_->clock().now() + params_.scale_up_delay, [this] {
+    scale_up_timer_.reset();
+    int wanted = wanted_by_deadline();
+    if (wanted > target_) resize(wanted);
+  });
+}
+
+}  // namespace millrace::scheduler

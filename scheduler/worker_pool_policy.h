@@ -1,0 +1,48 @@
+// Pool policies: long-lived workers (w000, w001, ...) that each pull the next ready item, paying
+// their start-up once. The pool's size is what varies between them: fixed (`fixed-pool`), as
+// large as the cluster can place up to the asked size (`partial`), or grown and shrunk between a
+// minimum and a maximum to meet a deadline, growth arriving after a scale-up delay (`autoscale`).
+#pragma once
+
+#include <set>
+#include <vector>
+
+#include "scheduler/concurrency_policy.h"
+
+namespace millrace::scheduler {
+
+class WorkerPoolPolicy : public ConcurrencyPolicy {
+ public:
+  enum class Sizing { kFixed, kPartial, kAutoscale };
+  WorkerPoolPolicy(Sizing sizing, const PolicyParams& params);
+
+  void attach(PolicyHost& host) override;
+  bool admits(const data::WorkItem&) const override { return !idle_.empty(); }
+  bool saturated() const override { return idle_.empty(); }
+  int acquire(const data::WorkItem& item) override;
+  void release(const data::WorkItem& item, int worker) override;
+  std::optional<std::string> worker_name(int worker) const override;
+  void on_capacity_changed(int slots) override;
+  void on_progress() override;
+  void on_run_finished() override;
+  int target() const override { return target_; }
+
+ private:
+  void resize(int target);
+  void retire(int worker);
+  int wanted_by_deadline() const;
+  void plan_scale_up();
+
+  Sizing sizing_;
+  PolicyParams params_;
+  PolicyHost* host_ = nullptr;
+  int target_ = 0;
+  int name_width_ = 3;
+  data::Micros started_at_ = 0;
+  std::optional<TimerId> scale_up_timer_;
+  std::set<int> idle_;            // idle workers below target_, lowest served first
+  std::vector<bool> busy_;
+  std::vector<bool> alive_;       // acquired at least once since last retired
+};
+
+}  // namespace millrace::scheduler

@@ -1,0 +1,137 @@
+// A simulated cluster behind the scheduler's Cluster seam: nodes with slots, pod creation and
+// deletion overhead through an API that can be unavailable for windows, pod start-up latency
+// (constant or drawn from recorded samples), per-attempt failures and node losses, every draw
+// from the one seeded generator. Long-lived workers (Submission::worker) hold a slot and pay
+// start-up once; otherwise every attempt is a Job with its own pod.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/cluster.h"
+#include "sim/duration_model.h"
+#include "sim/sim_event.h"
+
+namespace millrace::sim {
+
+// Pod start-up latency: a constant, or one of the recorded samples drawn uniformly.
+struct StartupLatency {
+  data::Micros constant = 0;
+  std::vector<data::Micros> samples;
+};
+
+struct NodeLoss {
+  int node = 0;
+  data::Micros at = 0;
+};
+
+struct Window {
+  data::Micros from = 0;
+  data::Micros to = 0;  // exclusive
+};
+
+struct SimClusterConfig {
+  int nodes = 1;
+  int slots_per_node = 1;
+  StartupLatency startup;
+  data::Micros create_overhead = 0;   // API time to create a pod (Job)
+  data::Micros delete_overhead = 0;   // time a finished Job's pod keeps its slot
+  double fail_prob = 0;               // each attempt fails with this probability, part-way through
+  std::vector<NodeLoss> node_losses;
+  std::vector<Window> api_down;       // pod creation and deletion wait for the window's end
+};
+
+struct TimelineEntry {
+  enum class Kind : std::uint8_t { kSubmitted, kPlaced, kStarted, kSucceeded, kFailed, kSlotFreed, kNodeLost };
+  data::Micros at = 0;
+  Kind kind = Kind::kSubmitted;
+  scheduler::AttemptHandle handle = 0;  // 0 for slot and node entries
+  int slot = -1;                        // slot, or node for kNodeLost
+};
+
+const char* to_string(TimelineEntry::Kind kind);
+
+class SimCluster : public scheduler::Cluster {
+ public:
+  // Throws data::Error naming the bad setting (no slots, a probability outside [0, 1], a node
+  // loss of an unknown node, a window ending before it starts).
+  SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel durations, std::mt19937_64& rng,
+             bool record_timeline);
+
+  void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
+  void submit(const scheduler::Submission& submission) override;
+  void cancel(scheduler::AttemptHandle handle) override;
+  int capacity() const override { return alive_slots_; }
+  void retire_worker(const std::string& worker) override;
+
+  // Handles a cluster event (any kind but kTimer).
+  void handle(const SimEvent& event);
+
+  const std::vector<std::string>& slot_names() const { return slot_names_; }
+  // Slot-time held by pods so far (creation to deletion), in microseconds.
+  data::Micros slot_time() const;
+  const std::vector<TimelineEntry>& timeline() const { return timeline_; }
+
+ private:
+  enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
+  enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2 };
+  struct Attempt {
+    const data::WorkItem* item = nullptr;
+    std::optional<std::string> worker;
+    Phase phase = Phase::kCreating;
+    int slot = -1;                     // jobs: the slot of its pod
+    EventId next = 0;                  // its pending event
+  };
+  struct Pod {
+    int slot = -1;
+    bool up = false;
+    scheduler::AttemptHandle current = 0;
+  };
+  struct Slot {
+    int node = 0;
+    bool alive = true;
+    bool held = false;
+    data::Micros held_since = 0;
+    scheduler::AttemptHandle job = 0;  // the Job attempt holding it, 0 if a worker pod holds it
+    std::string pod;                   // the worker pod holding it
+  };
+
+  data::Micros api_ready(data::Micros at) const;
+  data::Micros draw_startup();
+  void place(scheduler::AttemptHandle handle);
+  void occupy(int slot, scheduler::AttemptHandle handle, Attempt& attempt);
+  void start(scheduler::AttemptHandle handle);
+  void end(scheduler::AttemptHandle handle, std::uint32_t ending);
+  void free_slot_later(int slot);
+  void free_slot(int slot);
+  void lose_node(int node);
+  void fail_now(scheduler::AttemptHandle handle, const char* reason);
+  void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
+  scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle, int slot) const;
+  int take_free_slot();
+
+  SimEngine& engine_;
+  SimClusterConfig config_;
+  DurationModel durations_;
+  std::mt19937_64& rng_;
+  bool record_timeline_;
+  scheduler::ClusterListener* listener_ = nullptr;
+  std::vector<Slot> slots_;
+  std::vector<std::string> slot_names_;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> free_slots_;
+  std::deque<scheduler::AttemptHandle> waiting_;  // created pods waiting for a slot
+  std::unordered_map<scheduler::AttemptHandle, Attempt> attempts_;
+  std::unordered_map<std::string, Pod> pods_;
+  int alive_slots_ = 0;
+  data::Micros released_slot_time_ = 0;
+  std::vector<TimelineEntry> timeline_;
+};
+
+}  // namespace millrace::sim

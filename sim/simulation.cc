@@ -1,0 +1,207 @@
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+#include "sim/virtual_clock.h"
+
+namespace millrace::sim {
+
+namespace {
+
+struct Dispatch {
+  VirtualClock& clock;
+  SimCluster& cluster;
+  void operator()(const SimEvent& event) {
+    if (event.kind == SimEvent::Kind::kTimer) {
+      clock.fire(event);
+    } else {
+      cluster.handle(event);
+    }
+  }
+};
+
+Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, std::size_t workers) {
+  Tail tail;
+  std::vector<std::pair<data::Micros, int>> steps;
+  steps.reserve(attempts.size() * 2);
+  for (const data::Attempt& a : attempts) {
+    if (a.worker.empty() || a.end <= a.start) continue;
+    steps.emplace_back(a.start, +1);
+    steps.emplace_back(a.end, -1);
+  }
+  if (steps.empty() || makespan <= 0) return tail;
+  std::sort(steps.begin(), steps.end());  // ends before starts at equal times
+  int busy = 0;
+  int peak = 0;
+  for (const auto& step : steps) peak = std::max(peak, busy += step.second);
+  int threshold = std::max(1, (peak + 9) / 10);
+  busy = 0;
+  data::Micros below_since = 0;
+  data::Micros alone_since = 0;
+  for (const auto& step : steps) {
+    int before = busy;
+    busy += step.second;
+    if (before >= threshold && busy < threshold) below_since = step.first;
+    if (busy >= threshold) below_since = makespan;
+    if (busy == 1 && before != 1) alone_since = step.first;
+    if (busy != 1) alone_since = makespan;
+  }
+  tail.below_tenth = makespan - below_since;
+  tail.last_alone = makespan - alone_since;
+  data::Micros from = makespan - makespan / 10;
+  data::Micros busy_late = 0;
+  for (const data::Attempt& a : attempts) {
+    if (!a.worker.empty() && a.end > from) busy_late += a.end - std::max(a.start, from);
+  }
+  data::Micros window = makespan - from;
+  if (window > 0 && workers > 0) {
+    tail.utilisation_last_tenth = static_cast<double>(busy_late) / (static_cast<double>(window) * workers);
+  }
+  return tail;
+}
+
+std::string duration_text(data::Micros us) {
+  char buf[64];
+  double s = data::seconds_from_micros(us);
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%.3f s (%.2f h)", s, s / 3600);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  }
+  return buf;
+}
+
+}  // namespace
+
+SimulationResult simulate(const std::vector<data::WorkItem>& plan, const DurationModel& durations,
+                          const SimulationConfig& config) {
+  SimEngine engine;
+  engine.reserve(plan.size() + 64);
+  VirtualClock clock(engine);
+  std::mt19937_64 rng(config.seed);
+  SimCluster cluster(engine, config.cluster, durations, rng, config.record_timeline);
+  std::vector<data::WorkItem> items = plan;
+  if (config.predict_from_durations) {
+    for (data::WorkItem& item : items) {
+      if (item.predicted == 0) item.predicted = durations(item);
+    }
+  }
+  scheduler::Scheduler core(std::move(items), config.scheduler, cluster, clock);
+  Dispatch dispatch{clock, cluster};
+  core.start();
+
+  SimulationResult result;
+  result.events = engine.run(dispatch);
+  result.policy = config.scheduler.policy;
+  result.order = scheduler::to_string(config.scheduler.order);
+  result.seed = config.seed;
+  result.items = core.items().size();
+  result.status = core.status();
+  result.succeeded = result.status.num_succeeded;
+  result.failed_items = result.status.jobs_failed.size();
+  result.run_failed = core.run_failed();
+  result.stalled = !core.finished();
+  result.critical_path = core.graph().critical_path();
+  result.attempt_log = core.attempts();
+  result.attempts = result.attempt_log.size();
+  std::map<std::string, WorkerUsage> workers;
+  for (const data::Attempt& a : result.attempt_log) {
+    result.makespan = std::max(result.makespan, a.end);
+    if (a.outcome != data::Outcome::kSucceeded) ++result.failed_attempts;
+    if (a.worker.empty()) continue;
+    WorkerUsage& w = workers[a.worker];
+    w.name = a.worker;
+    w.busy += a.duration();
+    ++w.attempts;
+    result.busy += a.duration();
+  }
+  for (auto& entry : workers) {
+    entry.second.idle = result.makespan - entry.second.busy;
+    result.workers.push_back(entry.second);
+  }
+  if (result.makespan > 0 && !workers.empty()) {
+    result.utilisation = static_cast<double>(result.busy) /
+                         (static_cast<double>(result.makespan) * static_cast<double>(workers.size()));
+  }
+  result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
+  result.tail = tail_of(result.attempt_log, result.makespan, workers.size());
+  if (config.record_timeline) result.timeline = cluster.timeline();
+  return result;
+}
+
+nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const WorkerUsage& w : r.workers) {
+    workers.push_back({{"name", w.name}, {"busy_us", w.busy}, {"idle_us", w.idle}, {"attempts", w.attempts}});
+  }
+  nlohmann::json out = {
+      {"policy", r.policy},
+      {"order", r.order},
+      {"seed", r.seed},
+      {"items", r.items},
+      {"succeeded", r.succeeded},
+      {"failed_items", r.failed_items},
+      {"run_failed", r.run_failed},
+      {"stalled", r.stalled},
+      {"makespan_us", r.makespan},
+      {"critical_path_us", r.critical_path},
+      {"busy_us", r.busy},
+      {"utilisation", r.utilisation},
+      {"node_hours", r.node_hours},
+      {"attempts", r.attempts},
+      {"failed_attempts", r.failed_attempts},
+      {"events", r.events},
+      {"tail", {{"below_tenth_us", r.tail.below_tenth},
+                {"last_alone_us", r.tail.last_alone},
+                {"utilisation_last_tenth", r.tail.utilisation_last_tenth}}},
+      {"workers", workers},
+      {"status", scheduler::to_json(r.status)},
+  };
+  if (with_timeline) {
+    nlohmann::json timeline = nlohmann::json::array();
+    for (const TimelineEntry& e : r.timeline) {
+      timeline.push_back({{"at_us", e.at}, {"event", to_string(e.kind)}, {"attempt", e.handle}, {"slot", e.slot}});
+    }
+    out["timeline"] = timeline;
+  }
+  return out;
+}
+
+void print_table(const SimulationResult& r, std::ostream& out) {
+  std::vector<data::Micros> busy;
+  for (const WorkerUsage& w : r.workers) busy.push_back(w.busy);
+  std::sort(busy.begin(), busy.end());
+  char line[160];
+  auto row = [&](const char* key, const std::string& value) {
+    std::snprintf(line, sizeof line, "%-28s %s\n", key, value.c_str());
+    out << line;
+  };
+  auto number = [](double v, const char* format) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  row("policy", r.policy + " (order " + r.order + ", seed " + std::to_string(r.seed) + ")");
+  row("items", std::to_string(r.items) + " (" + std::to_string(r.succeeded) + " succeeded, " +
+                   std::to_string(r.failed_items) + " failed" + (r.stalled ? ", STALLED" : "") + ")");
+  row("attempts", std::to_string(r.attempts) + " (" + std::to_string(r.failed_attempts) + " failed)");
+  row("makespan", duration_text(r.makespan));
+  row("critical path (lower bound)", duration_text(r.critical_path));
+  row("workers", std::to_string(r.workers.size()));
+  if (!busy.empty()) {
+    row("worker busy min/median/max", duration_text(busy.front()) + " / " + duration_text(busy[busy.size() / 2]) +
+                                          " / " + duration_text(busy.back()));
+  }
+  row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
+  row("utilisation", number(100 * r.utilisation, "%.1f %%"));
+  row("node-hours (pod slot time)", number(r.node_hours, "%.2f"));
+  row("tail: < 10% of peak busy", duration_text(r.tail.below_tenth));
+  row("tail: last attempt alone", duration_text(r.tail.last_alone));
+  row("tail: utilisation last 10%", number(100 * r.tail.utilisation_last_tenth, "%.1f %%"));
+  row("events", std::to_string(r.events));
+}
+
+}  // namespace millrace::sim

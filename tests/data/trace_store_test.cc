@@ -1,0 +1,302 @@
+#include "data/trace_store.h"
+
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "tests/data/store_fixture.h"
+
+namespace millrace::data {
+namespace {
+
+using testing::read_bytes;
+using testing::row_counts;
+using testing::TempDir;
+using testing::write_file;
+
+Run sample_run() {
+  Run r;
+  r.name = "catch-up";
+  r.source = RunSource::kRecorded;
+  r.units = "ledgers";
+  r.partitioner = "uniform";
+  r.policy = "fixed-pool";
+  r.parameters = R"({"workers":2})";
+  r.started = 0;
+  r.ended = 9 * kMicrosPerSecond;
+  return r;
+}
+
+std::vector<WorkItem> sample_items() {
+  WorkItem a{"a", Range{0, 100}, "", "range", {}, 2, 0, 5 * kMicrosPerSecond};
+  WorkItem b{"b", Range{100, 50}, "", "range", {"a"}, 1, kMicrosPerSecond, 0};
+  WorkItem job{"job,1", std::nullopt, R"({"processors":"4"})", "job", {"a", "b"}, 0, 3, 0};
+  return {a, b, job};
+}
+
+std::vector<Attempt> sample_attempts() {
+  Attempt a1{"a", 1, "w1", 0, 4 * kMicrosPerSecond, Outcome::kFailed, 137, "OOMKilled", std::nullopt};
+  Attempt a2{"a", 2, "w2", 4 * kMicrosPerSecond, 9 * kMicrosPerSecond, Outcome::kSucceeded, 0, "", 2'500'123};
+  Attempt b1{"b", 1, "w1", 4 * kMicrosPerSecond, 6 * kMicrosPerSecond + 1, Outcome::kSucceeded, 0, "", 17};
+  return {a1, a2, b1};
+}
+
+std::vector<Attempt> by_start(std::vector<Attempt> attempts) {
+  std::sort(attempts.begin(), attempts.end(), [](const Attempt& x, const Attempt& y) {
+    return std::tie(x.start, x.item_id, x.number) < std::tie(y.start, y.item_id, y.number);
+  });
+  return attempts;
+}
+
+TEST(TraceStore, RoundTripsRunsItemsAndAttempts) {
+  TempDir dir;
+  std::int64_t id = 0;
+  {
+    auto store = TraceStore::open(dir.file("s.db"));
+    id = store.add_run(sample_run(), sample_items(), sample_attempts());
+  }
+  auto store = TraceStore::open(dir.file("s.db"));
+  data::Run expected = sample_run();
+  expected.id = id;
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0], expected);
+  EXPECT_EQ(store.run(id), expected);
+  EXPECT_EQ(store.items(id), sample_items());
+  EXPECT_EQ(store.attempts(id), by_start(sample_attempts()));
+  EXPECT_EQ(store.find_run("catch-up"), id);
+  EXPECT_EQ(store.find_run(std::to_string(id)), id);
+}
+
+TEST(TraceStore, AddAttemptsAppendsToAnExistingRunAndSetRunEndedUpdatesIt) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  auto id = store.add_run(sample_run(), sample_items(), {});
+  store.add_attempts(id, sample_attempts());
+  store.set_run_ended(id, 42);
+  EXPECT_EQ(store.attempts(id), by_start(sample_attempts()));
+  EXPECT_EQ(store.run(id).ended, 42);
+}
+
+TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  store.add_run(sample_run(), sample_items(), sample_attempts());
+  auto before = row_counts(store);
+  auto attempts = sample_attempts();
+  attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt});
+  try {
+    store.add_run(sample_run(), sample_items(), attempts);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(row_counts(store), before);
+}
+
+TEST(TraceStore, UnknownRunsAndProfilesAreErrorsNamingThem) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  EXPECT_THROW(store.run(7), Error);
+  EXPECT_THROW(store.find_run("missing"), Error);
+  EXPECT_THROW(store.add_attempts(7, sample_attempts()), Error);
+  EXPECT_THROW(store.set_run_ended(7, 1), Error);
+  EXPECT_THROW(store.profile("missing"), Error);
+  EXPECT_THROW(store.count_rows("sqlite_master; DROP TABLE runs"), Error);
+}
+
+TEST(TraceStore, ARunNameSharedBySeveralRunsMustBeGivenById) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  store.add_run(sample_run(), {}, {});
+  store.add_run(sample_run(), {}, {});
+  try {
+    store.find_run("catch-up");
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ids 1, 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TraceStore, RoundTripsCostProfilesAndReplacesByName) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  CostProfile p{"eth", "blocks", "export-BlockSize.csv", {{Range{0, 10}, 1.5}, {Range{10, 5}, 0.25}}};
+  store.put_profile(p);
+  EXPECT_EQ(store.profile("eth"), p);
+  p.bins.pop_back();
+  p.source = "again";
+  store.put_profile(p);
+  EXPECT_EQ(store.profile("eth"), p);
+  EXPECT_EQ(store.profile_names(), std::vector<std::string>{"eth"});
+  EXPECT_EQ(store.count_rows("profile_bins"), 1);
+}
+
+TEST(TraceStore, RejectsAProfileWhoseBinsAreNotContiguous) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  CostProfile p{"gap", "blocks", "test", {{Range{0, 10}, 1}, {Range{11, 5}, 1}}};
+  EXPECT_THROW(store.put_profile(p), Error);
+  EXPECT_EQ(store.count_rows("profiles"), 0);
+}
+
+TEST(TraceStore, NewStoreHasTheCurrentSchemaVersionInWalMode) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  EXPECT_GE(TraceStore::current_schema_version(), 1);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(store.handle(), "PRAGMA journal_mode", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+}
+
+void expect_open_fails_untouched(const std::string& path, const std::string& needle) {
+  std::string before = read_bytes(path);
+  try {
+    TraceStore::open(path);
+    FAIL() << "expected an Error opening " << path;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), path);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(TraceStore, RejectsANewerSchemaAndLeavesTheFileUntouched) {
+  TempDir dir;
+  std::string path = dir.file("s.db");
+  {
+    auto store = TraceStore::open(path);
+    store.add_run(sample_run(), sample_items(), sample_attempts());
+    std::string bump = "PRAGMA user_version = " + std::to_string(TraceStore::current_schema_version() + 1);
+    ASSERT_EQ(sqlite3_exec(store.handle(), bump.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  expect_open_fails_untouched(path, "newer");
+}
+
+TEST(TraceStore, RejectsANonSqliteFileAndLeavesItUntouched) {
+  TempDir dir;
+  std::string path = dir.file("notes.txt");
+  write_file(path, "end_ledger,ledger_count\n6463,16320\n");
+  expect_open_fails_untouched(path, "not an SQLite database");
+}
+
+TEST(TraceStore, RejectsAnSqliteFileWithoutTheMillraceSchema) {
+  TempDir dir;
+  std::string path = dir.file("other.db");
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  expect_open_fails_untouched(path, "not a millrace trace store");
+}
+
+TEST(TraceStore, RejectsACorruptStoreAndLeavesItUntouched) {
+  TempDir dir;
+  std::string path = dir.file("s.db");
+  {
+    auto store = TraceStore::open(path);
+    std::vector<WorkItem> items;
+    for (int i = 0; i < 2000; ++i) {
+      WorkItem item;
+      item.id = "item-" + std::to_string(i);
+      item.range = Range{i, 1};
+      items.push_back(item);
+    }
+    store.add_run(sample_run(), items, {});
+  }
+  std::string bytes = read_bytes(path);
+  ASSERT_GT(bytes.size(), 8192u);
+  for (std::size_t i = 4096; i < bytes.size(); i += 4096) {
+    for (std::size_t j = 0; j < 64; ++j) bytes[i + j] = static_cast<char>(0xA5);
+  }
+  write_file(path, bytes);
+  expect_open_fails_untouched(path, "corrupt");
+}
+
+TEST(TraceStore, TwoProcessesWritingTheSameStoreLoseNothing) {
+  TempDir dir;
+  std::string path = dir.file("s.db");
+  TraceStore::open(path);
+  constexpr int kRunsPerProcess = 40;
+  std::vector<pid_t> children;
+  for (int child = 0; child < 2; ++child) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        auto store = TraceStore::open(path);
+        for (int r = 0; r < kRunsPerProcess; ++r) {
+          data::Run run = sample_run();
+          run.name = "child" + std::to_string(child) + "-" + std::to_string(r);
+          store.add_run(run, sample_items(), sample_attempts());
+        }
+      } catch (const std::exception&) {
+        status = 1;
+      }
+      _exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto store = TraceStore::open(path);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(store.handle(), "PRAGMA integrity_check", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "ok");
+  sqlite3_finalize(s);
+  EXPECT_EQ(store.count_rows("runs"), 2 * kRunsPerProcess);
+  EXPECT_EQ(store.count_rows("items"), 2 * kRunsPerProcess * 3);
+  EXPECT_EQ(store.count_rows("attempts"), 2 * kRunsPerProcess * 3);
+  for (const auto& run : store.runs()) EXPECT_EQ(store.attempts(run.id), by_start(sample_attempts()));
+}
+
+TEST(TraceStore, ExportsARunAsCsvWithOneRowPerAttemptInPlanOrder) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
+  std::ostringstream out;
+  store.export_csv(id, out);
+  EXPECT_EQ(out.str(),
+            "item,type,first,count,payload,priority,submit_s,depends_on,attempt,worker,start_s,end_s,duration_s,"
+            "outcome,exit_code,failure_reason,work_ms\n"
+            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,\n"
+            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123\n"
+            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017\n"
+            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,\n");
+}
+
+TEST(TraceStore, ExportsARunAsJsonWithItsRunAndRows) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
+  std::ostringstream out;
+  store.export_json(id, out);
+  auto doc = nlohmann::json::parse(out.str());
+  EXPECT_EQ(doc["run"]["name"], "catch-up");
+  EXPECT_EQ(doc["run"]["units"], "ledgers");
+  EXPECT_EQ(doc["run"]["parameters"]["workers"], 2);
+  EXPECT_EQ(doc["run"]["ended_s"], 9.0);
+  ASSERT_EQ(doc["rows"].size(), 4u);
+  EXPECT_EQ(doc["rows"][1]["worker"], "w2");
+  EXPECT_EQ(doc["rows"][1]["work_ms"], 2500.123);
+  EXPECT_EQ(doc["rows"][2]["duration_s"], 2.000001);
+  EXPECT_TRUE(doc["rows"][3]["attempt"].is_null());
+  EXPECT_TRUE(doc["rows"][3]["first"].is_null());
+  EXPECT_EQ(doc["rows"][3]["payload"], R"({"processors":"4"})");
+}
+
+}  // namespace
+}  // namespace millrace::data
