@@ -73,7 +73,7 @@ void run_partition(PartitionOptions& options) {
   }
   std::cerr << partition.ranges.size() << " ranges";
   if (model) {
-    const std::vector<double> costs = partitioners::predicted_costs(*model, partition.work_ranges());
+    const std::vector<double> costs = partitioners::predicted_costs(*model, partition.ranges, partition.overlap);
     std::cerr << ", predicted longest " << *std::max_element(costs.begin(), costs.end()) / data::kMicrosPerSecond << " s";
     if (options.params.workers > 0) {
       std::cerr << ", LPT makespan on " << options.params.workers << " workers "
