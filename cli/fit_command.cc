@@ -1,5 +1,7 @@
 // `millrace fit`: fit the cost model from the recorded ranges of one or more runs in the trace
 // store, print the fit report, and write the model JSON the partitioners and simulator read.
+// With --profile instead of --runs, the model comes directly from a stored per-unit cost
+// profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -16,6 +18,8 @@ namespace {
 struct FitCommandOptions {
   std::string store;
   std::string runs;
+  std::string profile;
+  double startup_s = 0;
   std::string output;
   data::FitOptions fit;
 };
@@ -46,6 +50,15 @@ std::vector<data::Observation> observations_of(const data::TraceStore& store, co
 
 void run_fit(FitCommandOptions& options) {
   const data::TraceStore store = data::TraceStore::open(options.store);
+  if (!options.profile.empty()) {
+    const data::CostModel model =
+        data::CostModel::from_profile(store.profile(options.profile), data::micros_from_seconds(options.startup_s));
+    model.save(options.output);
+    std::cout << "model from profile '" << options.profile << "' (" << model.bins().size() << " bins over "
+              << model.span().count << " " << model.units() << ", start-up " << options.startup_s
+              << " s per range) written to " << options.output << "\n";
+    return;
+  }
   std::vector<data::Observation> observations;
   std::istringstream keys(options.runs);
   std::string sources;
@@ -69,12 +82,20 @@ void add_fit_command(CLI::App& app) {
   auto options = std::make_shared<FitCommandOptions>();
   CLI::App* cmd = app.add_subcommand("fit", "fit the cost model from recorded runs and print the fit report");
   cmd->add_option("--store", options->store, "trace store (SQLite file)")->required();
-  cmd->add_option("--runs", options->runs, "comma-separated run ids or names")->required();
+  auto* runs = cmd->add_option("--runs", options->runs, "comma-separated run ids or names");
+  auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
+  runs->excludes(profile);
+  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")->needs(profile);
   cmd->add_option("--bins", options->fit.bins, "bins along the sequence (start-up and work share them)");
   cmd->add_option("--folds", options->fit.folds, "k of the k-fold cross-validation");
   cmd->add_option("--seed", options->fit.seed, "seed of the cross-validation folds");
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
-  cmd->callback([options] { run_fit(*options); });
+  cmd->callback([options] {
+    if (options->runs.empty() && options->profile.empty()) {
+      throw data::Error("millrace fit", "give --runs (fit from recordings) or --profile (model from a series)");
+    }
+    run_fit(*options);
+  });
 }
 
 }  // namespace millrace::cli

@@ -115,5 +115,31 @@ TEST_F(Cli, AMissingStoreOrOptionIsOneErrorLine) {
   expect_one_line_error(millrace("import --format csv x.csv"), "--store is required");
 }
 
+TEST_F(Cli, FitsTheBundledRecordingAndPartitionsWithTheModel) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2").exit_code, 0);
+  const std::string model = dir_.file("model.json");
+  auto fit = millrace("fit --store " + store() + " --runs pcv2 --bins 16 -o " + model);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("chosen: separate"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("NOT identifiable"), std::string::npos) << fit.out;
+  auto uniform = millrace("partition --span 0:54326463 --partitioner uniform --range-length 16000 --overlap 320 "
+                          "--align 64 --format end-count");
+  ASSERT_EQ(uniform.exit_code, 0) << uniform.err;
+  EXPECT_EQ(uniform.out.substr(0, 30), "54326463/16320\n54310463/16320\n");
+  auto optimal = millrace("partition --span 0:54326463 --partitioner optimal --workers 192 --align 64 --model " + model +
+                          " --format json");
+  ASSERT_EQ(optimal.exit_code, 0) << optimal.err;
+  EXPECT_NE(optimal.out.find("\"partitioner\": \"optimal\""), std::string::npos);
+}
+
+TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
+  expect_one_line_error(millrace("partition --span 0:100 --partitioner fastest --ranges 2"),
+                        "partitioner 'fastest': unknown (known: uniform, logarithmic, cost-balanced, optimal)");
+  const std::string bad = dir_.file("bad.json");
+  write_file(bad, "{\"format\":\"millrace-cost-model\",\"version\":1}");
+  expect_one_line_error(millrace("partition --span 0:100 --partitioner optimal --ranges 2 --model " + bad),
+                        bad + ": model: missing key 'bins'");
+}
+
 }  // namespace
 }  // namespace millrace::cli

@@ -40,15 +40,15 @@ TEST(CostModel, ExtrapolatesTheNearestBinOutsideItsSpan) {
 TEST(CostModel, FurthestEndIsTheLargestEndWithinTheBudget) {
   // Equal-width bins (direct lookup) and unequal ones (binary search).
   for (const CostModel& m : {three_bins(), CostModel({{{0, 10}, 5, 1}, {{10, 3}, 7, 3}, {{13, 12}, 11, 0}})}) {
-  for (std::int64_t from = -3; from < 26; ++from) {
-    for (double budget : {0.0, 0.5, 1.0, 4.0, 12.0, 29.0, 40.0, 100.0}) {
-      std::int64_t expected = from;
-      for (std::int64_t end = from; end <= 30; ++end) {
-        if (m.work(from, end) <= budget) expected = end;
+    for (std::int64_t from = -3; from < 26; ++from) {
+      for (double budget : {0.0, 0.5, 1.0, 4.0, 12.0, 29.0, 40.0, 100.0}) {
+        std::int64_t expected = from;
+        for (std::int64_t end = from; end <= 30; ++end) {
+          if (m.work(from, end) <= budget) expected = end;
+        }
+        EXPECT_EQ(m.furthest_end(from, budget, 30), expected) << "from " << from << " budget " << budget;
       }
-      EXPECT_EQ(m.furthest_end(from, budget, 30), expected) << "from " << from << " budget " << budget;
     }
-  }
   }
 }
 
