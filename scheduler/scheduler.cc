@@ -63,7 +63,7 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
   for (const InFlight& f : resume.in_flight) {
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
-    flights_[f.handle] = Flight{index, policy_->acquire(items_[index]), f};
+    flights_[f.handle] = Flight{index, policy_->acquire(items_[index]), f, nullptr};
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
@@ -93,12 +93,15 @@ void Scheduler::make_available(std::size_t index) {
   if (at > clock_.now()) {
     records_[index].state = ItemState::kWaiting;
     clock_.call_at(at, [this, index] {
-      records_[index].state = ItemState::kReady;
-      queue_.push(index);
+      enqueue(index);
       dispatch();
     });
     return;
   }
+  enqueue(index);
+}
+
+void Scheduler::enqueue(std::size_t index) {
   records_[index].state = ItemState::kReady;
   queue_.push(index);
 }
@@ -134,7 +137,8 @@ void Scheduler::launch(std::size_t index) {
   record.state = ItemState::kInFlight;
   ++record.attempts;
   Flight& flight = flights_[handle];
-  flight = Flight{index, lane, InFlight{handle, items_[index].id, record.attempts, worker.value_or(""), clock_.now(), {}}};
+  flight = Flight{index, lane, InFlight{handle, items_[index].id, record.attempts, worker.value_or(""), clock_.now(), {}},
+                  nullptr};
   notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
   cluster_.submit(Submission{handle, &items_[index], record.attempts, std::move(worker)});
 }
@@ -145,9 +149,9 @@ void Scheduler::on_started(const AttemptEvent& event) {
   Flight& flight = found->second;
   flight.record.started = event.at;
   if (!event.worker.empty()) flight.record.worker = event.worker;
-  WorkerRecord& w = worker(flight.record.worker);
-  w.busy = true;
-  w.item = flight.item;
+  flight.worker = &worker(flight.record.worker);
+  flight.worker->busy = true;
+  flight.worker->item = flight.item;
   notify(event.handle, flight, data::Outcome::kRunning, event.at, &event);
 }
 
@@ -170,8 +174,8 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
   std::size_t index = flight.item;
   ItemRecord& record = records_[index];
   notify(event.handle, flight, outcome, event.at, &event);
-  if (flight.record.started) {
-    WorkerRecord& w = worker(flight.record.worker);
+  if (flight.worker != nullptr) {
+    WorkerRecord& w = *flight.worker;
     w.busy = false;
     w.busy_time += event.at - *flight.record.started;
     ++(outcome == data::Outcome::kSucceeded ? w.succeeded : w.failed);
@@ -192,12 +196,10 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
     data::Micros delay = options_.retry.delay_before(record.attempts + 1);
     record.state = ItemState::kWaiting;
     if (delay == 0) {
-      record.state = ItemState::kReady;
-      queue_.push(index);
+      enqueue(index);
     } else {
       clock_.call_at(event.at + delay, [this, index] {
-        records_[index].state = ItemState::kReady;
-        queue_.push(index);
+        enqueue(index);
         dispatch();
       });
     }

@@ -124,6 +124,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
     std::size_t item = 0;
     int lane = kNoWorker;
     InFlight record;
+    WorkerRecord* worker = nullptr;    // set once started (map nodes are stable)
   };
 
   Clock& clock() override { return clock_; }
@@ -133,6 +134,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void wake() override;
 
   void make_available(std::size_t index);
+  void enqueue(std::size_t index);
   void dispatch();
   void launch(std::size_t index);
   void finish(const AttemptEvent& event, data::Outcome outcome);

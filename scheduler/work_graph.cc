@@ -57,6 +57,18 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
       throw data::Error(plan_name, "item id '" + items[i].id + "' appears twice");
     }
   }
+  bool any_dependency = std::any_of(items.begin(), items.end(),
+                                    [](const data::WorkItem& item) { return !item.depends_on.empty(); });
+  if (!any_dependency) {
+    // Independent items: the critical path is the longest single item.
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (critical_items_.empty() || items[i].predicted > critical_path_) {
+        critical_path_ = items[i].predicted;
+        critical_items_ = {i};
+      }
+    }
+    return;
+  }
   Graph graph(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (const std::string& dep : items[i].depends_on) {

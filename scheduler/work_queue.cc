@@ -21,7 +21,7 @@ QueueOrder queue_order_from_string(const std::string& text) {
 }
 
 WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
-    : rank_(items.size()), item_at_(items.size()) {
+    : rank_(items.size()), item_at_(items.size()), ready_((items.size() + 63) / 64, 0) {
   std::iota(item_at_.begin(), item_at_.end(), std::size_t{0});
   if (order == QueueOrder::kLongestFirst) {
     std::stable_sort(item_at_.begin(), item_at_.end(),

@@ -4,8 +4,10 @@
 // A tip-first schedule is the plan order of a tip-first plan.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
-#include <set>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,20 +25,29 @@ class WorkQueue {
  public:
   WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order);
 
-  void push(std::size_t index) { ready_.insert(rank_[index]); }
-  void erase(std::size_t index) { ready_.erase(rank_[index]); }
-  bool empty() const { return ready_.empty(); }
-  std::size_t size() const { return ready_.size(); }
+  void push(std::size_t index) {
+    std::size_t rank = rank_[index];
+    ready_[rank / 64] |= std::uint64_t{1} << (rank % 64);
+    first_word_ = std::min(first_word_, rank / 64);
+    ++size_;
+  }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
 
   // Removes and returns the first ready item (in queue order) that `admits` accepts, or
   // `npos` when none does.
   template <typename Admits>
   std::size_t pop_first(Admits&& admits) {
-    for (auto it = ready_.begin(); it != ready_.end(); ++it) {
-      std::size_t index = item_at_[*it];
-      if (admits(index)) {
-        ready_.erase(it);
-        return index;
+    while (first_word_ < ready_.size() && ready_[first_word_] == 0) ++first_word_;
+    for (std::size_t w = first_word_; w < ready_.size(); ++w) {
+      for (std::uint64_t bits = ready_[w]; bits != 0; bits &= bits - 1) {
+        std::size_t rank = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        std::size_t index = item_at_[rank];
+        if (admits(index)) {
+          ready_[w] &= ~(std::uint64_t{1} << (rank % 64));
+          --size_;
+          return index;
+        }
       }
     }
     return npos;
@@ -47,7 +58,9 @@ class WorkQueue {
  private:
   std::vector<std::size_t> rank_;     // item index -> rank
   std::vector<std::size_t> item_at_;  // rank -> item index
-  std::set<std::size_t> ready_;       // ranks of ready items
+  std::vector<std::uint64_t> ready_;  // bit per rank: ready
+  std::size_t first_word_ = 0;        // no ready bit below this word
+  std::size_t size_ = 0;
 };
 
 }  // namespace millrace::scheduler

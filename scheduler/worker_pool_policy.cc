@@ -25,6 +25,7 @@ void WorkerPoolPolicy::attach(PolicyHost& host) {
 int WorkerPoolPolicy::acquire(const data::WorkItem&) {
   int worker = *idle_.begin();
   idle_.erase(idle_.begin());
+  warm_.erase(worker);
   busy_[worker] = true;
   alive_[worker] = true;
   return worker;
@@ -34,6 +35,7 @@ void WorkerPoolPolicy::release(const data::WorkItem&, int worker) {
   busy_[worker] = false;
   if (worker < target_) {
     idle_.insert(worker);
+    warm_.insert(worker);
   } else {
     retire(worker);
   }
@@ -62,9 +64,7 @@ void WorkerPoolPolicy::on_progress() {
 }
 
 void WorkerPoolPolicy::on_queue_drained() {
-  for (int w : idle_) {
-    if (alive_[w]) retire(w);
-  }
+  while (!warm_.empty()) retire(*warm_.begin());
 }
 
 void WorkerPoolPolicy::on_run_finished() {
@@ -90,6 +90,7 @@ void WorkerPoolPolicy::resize(int target) {
 
 void WorkerPoolPolicy::retire(int worker) {
   alive_[worker] = false;
+  warm_.erase(worker);
   host_->retire_worker(*worker_name(worker));
 }
 

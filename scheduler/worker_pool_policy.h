@@ -44,6 +44,7 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   std::set<int> idle_;            // idle workers below target_, lowest served first
   std::vector<bool> busy_;
   std::vector<bool> alive_;       // acquired at least once since last retired
+  std::set<int> warm_;            // idle and alive: retired when the queue drains
 };
 
 }  // namespace millrace::scheduler

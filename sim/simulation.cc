@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
+#include <unordered_map>
 #include <ostream>
 
 #include "sim/virtual_clock.h"
@@ -25,30 +25,44 @@ struct Dispatch {
 
 Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, std::size_t workers) {
   Tail tail;
-  std::vector<std::pair<data::Micros, int>> steps;
-  steps.reserve(attempts.size() * 2);
+  std::vector<data::Micros> starts;
+  std::vector<data::Micros> ends;
+  starts.reserve(attempts.size());
+  ends.reserve(attempts.size());
   for (const data::Attempt& a : attempts) {
     if (a.worker.empty() || a.end <= a.start) continue;
-    steps.emplace_back(a.start, +1);
-    steps.emplace_back(a.end, -1);
+    starts.push_back(a.start);
+    ends.push_back(a.end);
   }
-  if (steps.empty() || makespan <= 0) return tail;
-  std::sort(steps.begin(), steps.end());  // ends before starts at equal times
+  if (starts.empty() || makespan <= 0) return tail;
+  std::sort(starts.begin(), starts.end());
+  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
+  // Visits the changes of the number of busy workers in time order, ends before starts.
+  auto for_each_step = [&](auto&& step) {
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (j < ends.size()) {
+      if (i < starts.size() && starts[i] < ends[j]) {
+        step(starts[i++], +1);
+      } else {
+        step(ends[j++], -1);
+      }
+    }
+  };
   int busy = 0;
   int peak = 0;
-  for (const auto& step : steps) peak = std::max(peak, busy += step.second);
+  for_each_step([&](data::Micros, int change) { peak = std::max(peak, busy += change); });
   int threshold = std::max(1, (peak + 9) / 10);
-  busy = 0;
   data::Micros below_since = 0;
   data::Micros alone_since = 0;
-  for (const auto& step : steps) {
+  for_each_step([&](data::Micros at, int change) {
     int before = busy;
-    busy += step.second;
-    if (before >= threshold && busy < threshold) below_since = step.first;
+    busy += change;
+    if (before >= threshold && busy < threshold) below_since = at;
     if (busy >= threshold) below_since = makespan;
     if (busy >= 2) alone_since = makespan;
-    if (busy == 1 && before != 1) alone_since = step.first;
-  }
+    if (busy == 1 && before != 1) alone_since = at;
+  });
   tail.below_tenth = makespan - below_since;
   tail.last_alone = makespan - alone_since;
   data::Micros from = makespan - makespan / 10;
@@ -113,7 +127,7 @@ SimulationResult simulate(const std::vector<data::WorkItem>& plan, const Duratio
   result.critical_path = core.graph().critical_path();
   result.attempt_log = core.attempts();
   result.attempts = result.attempt_log.size();
-  std::map<std::string, WorkerUsage> workers;
+  std::unordered_map<std::string, WorkerUsage> workers;
   for (const data::Attempt& a : result.attempt_log) {
     result.makespan = std::max(result.makespan, a.end);
     if (a.outcome != data::Outcome::kSucceeded) ++result.failed_attempts;
@@ -128,6 +142,8 @@ SimulationResult simulate(const std::vector<data::WorkItem>& plan, const Duratio
     entry.second.idle = result.makespan - entry.second.busy;
     result.workers.push_back(entry.second);
   }
+  std::sort(result.workers.begin(), result.workers.end(),
+            [](const WorkerUsage& a, const WorkerUsage& b) { return a.name < b.name; });
   if (result.makespan > 0 && !workers.empty()) {
     result.utilisation = static_cast<double>(result.busy) /
                          (static_cast<double>(result.makespan) * static_cast<double>(workers.size()));
