@@ -176,8 +176,6 @@ int KubernetesCluster::in_flight_of_type(const std::string& type) const {
   }));
 }
 
-int KubernetesCluster::capacity() const { return std::max(0, options_.max_concurrency - in_flight()); }
-
 void KubernetesCluster::dispatch_waiting() {
   int created = static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(), [](const auto& a) {
     return a.second.state == State::kCreating || a.second.state == State::kCreated;

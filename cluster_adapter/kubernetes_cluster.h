@@ -82,8 +82,9 @@ class KubernetesCluster : public PolledCluster {
   void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
   void submit(const scheduler::Submission& submission) override;
   void cancel(scheduler::AttemptHandle handle) override;
-  // Free slots: the cap minus the attempts in flight by the adapter's own records.
-  int capacity() const override;
+  // The run's concurrency cap (slots), like the other clusters; how many of them are taken is
+  // status().in_flight, counted from the adapter's own records.
+  int capacity() const override { return options_.max_concurrency; }
   void poll(data::Micros max_wait) override;
 
   // The run's Jobs now in the cluster (one list call, retried with backoff; throws

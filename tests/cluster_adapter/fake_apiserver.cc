@@ -172,6 +172,8 @@ void FakeApiServer::start_http() {
     http_->bind_to_port("127.0.0.1", port_);
   }
   http_thread_ = std::thread([this] { http_->listen_after_bind(); });
+  // stop() does nothing until the accept loop runs, so do not hand out a server before that.
+  while (!http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void FakeApiServer::stop_http() {

@@ -59,7 +59,7 @@ TEST_F(KubernetesClusterTest, SucceededJobReportsStartedThenSucceededOnce) {
   EXPECT_EQ(listener_.events[0].event.worker, "run-1-r0-a1-pod");
   EXPECT_EQ(listener_.events[1].kind, "succeeded");
   EXPECT_EQ(listener_.events[1].event.handle, 1u);
-  EXPECT_EQ(cluster->capacity(), 8);
+  EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
 TEST_F(KubernetesClusterTest, CreatedJobCarriesTheItemsParameters) {
@@ -101,13 +101,14 @@ TEST_F(KubernetesClusterTest, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) 
   KubernetesClusterOptions options;
   options.max_concurrency = 3;
   auto cluster = make_cluster(options);
+  EXPECT_EQ(cluster->capacity(), 3);
   for (int i = 0; i < 3; ++i) cluster->submit(submission(i));
-  EXPECT_EQ(cluster->capacity(), 0);  // nothing created yet, but three are in flight
+  EXPECT_EQ(cluster->status().in_flight, 3);  // nothing created yet, but three are in flight
   for (int i = 3; i < 10; ++i) cluster->submit(submission(i));  // beyond the cap: held back
   EXPECT_EQ(cluster->status().waiting, 7);
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 10; }));
   EXPECT_LE(server_.record().max_unfinished_jobs, 3);
-  EXPECT_EQ(cluster->capacity(), 3);
+  EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
 TEST_F(KubernetesClusterTest, MaxPerTypeLimitsThatTypeOnly) {
@@ -166,7 +167,7 @@ TEST_F(FailingPodsTest, CancelDeletesTheJobAndReportsCancelledOnce) {
   EXPECT_EQ(listener_.count("failed"), 1);
   EXPECT_EQ(listener_.events.back().event.reason, "cancelled");
   EXPECT_EQ(server_.record().deletes_without_policy, 0);
-  EXPECT_EQ(cluster->capacity(), 8);
+  EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
 TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
@@ -177,7 +178,8 @@ TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().unschedulable.empty(); }));
   EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});
-  EXPECT_EQ(cluster->capacity(), 7);  // the pending one still holds its slot
+  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().in_flight == 1; }));
+  EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});  // still holds its slot
 }
 
 TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
@@ -264,7 +266,7 @@ TEST_F(KubernetesClusterTest, RejectedCreateFailsTheAttemptWithTheServersMessage
   EXPECT_NE(listener_.events.back().event.reason.find("create-rejected"), std::string::npos);
   EXPECT_NE(listener_.events.back().event.reason.find("Forbidden"), std::string::npos);
   EXPECT_EQ(listener_.count("started"), 0);
-  EXPECT_EQ(cluster->capacity(), 8);
+  EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
 }  // namespace

@@ -1,14 +1,20 @@
-// End to end, job-per-item, against the loopback API test server: 200 ranges at most 8 at a
-// time, with injected 500s and 429s, a dropped watch, a 410 Gone inside a watch stream and 5%
-// of the Jobs failing on their first attempt. A small driver plays the scheduler: it submits
-// while the cluster has capacity and retries a failed item as a new attempt.
+// End to end, job-per-item, against the loopback API test server, with the real scheduler
+// core (job-per-item policy, K = 8), the wall clock and real-run event loop, and the run
+// recorded in a trace store: 200 ranges with injected 500s, 503s and 429s, a dropped watch, a
+// 410 Gone inside a watch stream and 5% of the Jobs failing on their first attempt.
 #include <gtest/gtest.h>
 
-#include <deque>
+#include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 
 #include "cluster_adapter/kubernetes_cluster.h"
+#include "cluster_adapter/real_run_loop.h"
+#include "cluster_adapter/run_recorder.h"
+#include "cluster_adapter/wall_clock.h"
+#include "data/trace_store.h"
+#include "scheduler/scheduler.h"
 #include "tests/cluster_adapter/k8s_test_support.h"
 
 namespace millrace::cluster_adapter {
@@ -32,51 +38,10 @@ PodPlan plan(const json& job) {
   return p;
 }
 
-// Plays the scheduler: a queue of items, retries as new attempts, one handle per attempt.
-class Driver : public scheduler::ClusterListener {
- public:
-  explicit Driver(const std::vector<data::WorkItem>& items) : items_(items) {
-    for (int i = 0; i < static_cast<int>(items.size()); ++i) queue_.push_back({i, 1});
-  }
-
-  void submit_while_free(KubernetesCluster& cluster) {
-    while (!queue_.empty() && cluster.capacity() > 0) {
-      auto [index, attempt] = queue_.front();
-      queue_.pop_front();
-      scheduler::AttemptHandle handle = next_handle_++;
-      running_[handle] = {index, attempt};
-      cluster.submit({handle, &items_[index], attempt, std::nullopt});
-    }
-  }
-
-  void on_started(const scheduler::AttemptEvent&) override {}
-  void on_succeeded(const scheduler::AttemptEvent& e) override {
-    ++succeeded_[running_.at(e.handle).first];
-    running_.erase(e.handle);
-  }
-  void on_failed(const scheduler::AttemptEvent& e) override {
-    auto [index, attempt] = running_.at(e.handle);
-    running_.erase(e.handle);
-    failed_.push_back({index, e.reason});
-    queue_.push_back({index, attempt + 1});
-  }
-  void on_capacity_changed(int, data::Micros) override {}
-
-  int succeeded_items() const { return static_cast<int>(succeeded_.size()); }
-  const std::map<int, int>& succeeded() const { return succeeded_; }
-  const std::vector<std::pair<int, std::string>>& failed() const { return failed_; }
-  bool done() const { return queue_.empty() && running_.empty(); }
-
- private:
-  const std::vector<data::WorkItem>& items_;
-  std::deque<std::pair<int, int>> queue_;
-  std::map<scheduler::AttemptHandle, std::pair<int, int>> running_;
-  scheduler::AttemptHandle next_handle_ = 1;
-  std::map<int, int> succeeded_;
-  std::vector<std::pair<int, std::string>> failed_;
-};
-
-TEST(KubernetesEndToEndOnTestServer, TwoHundredRangesSucceedOnceUnderFaultsWithinCapAndHistory) {
+TEST(KubernetesEndToEndOnTestServer, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
+  namespace fs = std::filesystem;
+  fs::path db = fs::temp_directory_path() / ("millrace-k8s-e2e-" + std::to_string(::getpid()) + ".db");
+  fs::remove(db);
   FakeApiServer server({plan, 1 * data::kMicrosPerMilli});
   std::vector<data::WorkItem> items;
   for (int i = 0; i < kItems; ++i) {
@@ -86,7 +51,15 @@ TEST(KubernetesEndToEndOnTestServer, TwoHundredRangesSucceedOnceUnderFaultsWithi
     item.range = data::Range{1000 + i * 64, 64};
     items.push_back(item);
   }
-  SteadyTestClock clock;
+  data::TraceStore store = data::TraceStore::open(db.string());
+  data::Run run;
+  run.name = "e2e";
+  run.source = data::RunSource::kReal;
+  run.policy = "job-per-item";
+  std::int64_t run_id = store.add_run(run, items, {});
+  RunRecorder recorder(store, run_id, items, {});
+
+  WallClock clock;
   KubernetesClusterOptions options;
   options.run = "e2e";
   options.max_concurrency = kCap;
@@ -96,8 +69,17 @@ TEST(KubernetesEndToEndOnTestServer, TwoHundredRangesSucceedOnceUnderFaultsWithi
   options.backoff = fast_backoff();
   KubernetesCluster cluster(KubeClient(test_server_config(server), fast_backoff()), test_job_template(), options,
                             clock);
-  Driver driver(items);
-  cluster.set_listener(&driver);
+  scheduler::SchedulerOptions scheduler_options;
+  scheduler_options.plan_name = "e2e";
+  scheduler_options.policy = "job-per-item";
+  scheduler_options.params.max_in_flight = kCap;
+  scheduler_options.retry.max_attempts = 3;
+  scheduler::Scheduler scheduler(items, scheduler_options, cluster, clock);
+  int succeeded = 0;
+  scheduler.set_observer([&](scheduler::AttemptHandle, const data::Attempt& attempt) {
+    recorder.observe(attempt);
+    succeeded += attempt.outcome == data::Outcome::kSucceeded;
+  });
 
   // Faults, each once, at points along the run.
   std::vector<std::pair<int, std::function<void()>>> faults = {
@@ -108,35 +90,44 @@ TEST(KubernetesEndToEndOnTestServer, TwoHundredRangesSucceedOnceUnderFaultsWithi
       {170, [&] { server.inject_errors(2, 503); }},
   };
   size_t next_fault = 0;
-  for (int step = 0; step < 20000 && !driver.done(); ++step) {
-    driver.submit_while_free(cluster);
-    cluster.poll(5 * data::kMicrosPerMilli);
-    if (next_fault < faults.size() && driver.succeeded_items() >= faults[next_fault].first) {
-      faults[next_fault++].second();
-    }
-  }
-  ASSERT_TRUE(driver.done()) << driver.succeeded_items() << " items succeeded";
-  // Let the history clean-up finish.
+  auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // hang guard
+  scheduler.start();
+  RealRunLoop loop(clock, cluster, 20 * data::kMicrosPerMilli);
+  loop.run_until([&] { return scheduler.finished() || std::chrono::steady_clock::now() > give_up_at; },
+                 [&] {
+                   if (next_fault < faults.size() && succeeded >= faults[next_fault].first) {
+                     faults[next_fault++].second();
+                   }
+                 });
+  ASSERT_TRUE(scheduler.finished()) << succeeded << " items succeeded";
+  EXPECT_FALSE(scheduler.run_failed());
   auto settled = [&] {
-    int succeeded = 0, failed = 0;
+    int complete = 0, failed = 0;
     for (const auto& job : server.objects("jobs")) {
       for (const auto& c : job["status"].value("conditions", json::array())) {
-        succeeded += c["type"] == "Complete";
+        complete += c["type"] == "Complete";
         failed += c["type"] == "Failed";
       }
     }
-    return succeeded <= kKeepSucceeded && failed <= kKeepFailed;
+    return complete <= kKeepSucceeded && failed <= kKeepFailed;
   };
   ASSERT_TRUE(poll_until(cluster, settled));
 
   EXPECT_EQ(next_fault, faults.size());
-  ASSERT_EQ(driver.succeeded_items(), kItems);
-  for (const auto& [index, count] : driver.succeeded()) EXPECT_EQ(count, 1) << "item " << index;
-  ASSERT_EQ(driver.failed().size(), static_cast<size_t>(kItems / 20));
-  for (const auto& [index, reason] : driver.failed()) {
-    EXPECT_EQ(index % 20, 7);
-    EXPECT_EQ(reason, "exit");
+  std::map<std::string, int> succeeded_per_item;
+  int failed_attempts = 0;
+  for (const auto& attempt : store.attempts(run_id)) {
+    if (attempt.outcome == data::Outcome::kSucceeded) {
+      ++succeeded_per_item[attempt.item_id];
+    } else {
+      ++failed_attempts;
+      EXPECT_EQ(attempt.failure_reason, "exit") << attempt.item_id;
+      EXPECT_EQ(std::stoi(attempt.item_id.substr(1)) % 20, 7) << attempt.item_id;
+    }
   }
+  ASSERT_EQ(succeeded_per_item.size(), static_cast<size_t>(kItems));
+  for (const auto& [item, count] : succeeded_per_item) EXPECT_EQ(count, 1) << item;
+  EXPECT_EQ(failed_attempts, kItems / 20);
   FakeApiRecord record = server.record();
   EXPECT_LE(record.max_unfinished_jobs, kCap);
   EXPECT_EQ(record.jobs_created, kItems + kItems / 20);
@@ -145,6 +136,7 @@ TEST(KubernetesEndToEndOnTestServer, TwoHundredRangesSucceedOnceUnderFaultsWithi
   EXPECT_GE(record.injected_errors_served, 9);
   EXPECT_GE(cluster.status().lists, 2);  // the 410 forced a re-list
   EXPECT_TRUE(cluster.status().api_reachable);
+  fs::remove(db);
 }
 
 }  // namespace
