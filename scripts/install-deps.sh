@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages millrace needs to build, test and run, and only those missing.
-# Run as root on Debian 12 (bookworm).
+# Run as root on Debian 12 (bookworm). Extra packages given as arguments (a test suite's own,
+# such as the RealApiServer suite's etcd and Go) are installed the same way.
 set -euo pipefail
 
 packages=(
@@ -8,6 +9,7 @@ packages=(
   libsqlite3-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
+  "$@"
 )
 
 missing=()
