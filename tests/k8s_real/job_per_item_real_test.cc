@@ -187,16 +187,18 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   auto settled = [&](std::string& why) {
     int kept_succeeded = 0, kept_failed = 0;
     std::set<std::string> job_names;
-    for (const json& job : list(jobs)["items"]) {
+    const json job_list = list(jobs);
+    for (const json& job : job_list["items"]) {
       auto view = cluster_adapter::view_job(job);
       job_names.insert(view.name);
       kept_succeeded += view.phase == cluster_adapter::JobPhase::kSucceeded;
       kept_failed += view.phase == cluster_adapter::JobPhase::kFailed;
     }
     std::vector<std::string> orphans;
-    for (const json& pod : list(pods)["items"]) {
+    const json pod_list = list(pods);
+    for (const json& pod : pod_list["items"]) {
       const json& owners = pod["metadata"].value("ownerReferences", json::array());
-      if (owners.empty() || !job_names.count(owners[0].value("name", ""))) orphans.push_back(pod["metadata"]["name"]);
+      if (owners.empty() || !job_names.count(owners[0].value("name", ""))) orphans.push_back(pod["metadata"]["name"].get<std::string>());
     }
     why = std::to_string(kept_succeeded) + " succeeded and " + std::to_string(kept_failed) +
           " failed Jobs kept, " + std::to_string(orphans.size()) + " orphaned pods" +
