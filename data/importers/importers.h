@@ -1,0 +1,52 @@
+// The importers by format name, for the CLI and the main job: each parses its whole input
+// first and writes it to the store in one transaction (a run with its items and attempts, or
+// a cost profile), so a malformed input leaves the store as it was.
+//   csv, json      per-range timings (timing_records.h)
+//   swf            Parallel Workloads Archive job logs (swf_importer.h)
+//   ethereum       Etherscan daily series -> per-block cost profile (ethereum_importer.h)
+//   stellar-log    raw stellar-supercluster catch-up log (stellar_log_importer.h)
+//   stellar-csv    the same recording parsed to CSV (stellar_csv_importer.h)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/cost_profile.h"
+#include "data/importers/trace.h"
+#include "data/trace_store.h"
+
+namespace millrace::data::importers {
+
+struct ImportOptions {
+  std::string name;             // run or profile name; default: the file's stem (profile: per series)
+  std::string series = "size";  // ethereum only: size | gas
+};
+
+struct ImportResult {
+  std::int64_t run_id = 0;  // 0 when a profile was imported
+  std::string name;
+  std::size_t items = 0;
+  std::size_t attempts = 0;
+  std::size_t profile_bins = 0;
+};
+
+// A parsed input, not yet stored: a run, or a cost profile (ethereum).
+struct ParsedInput {
+  std::optional<Trace> trace;
+  std::optional<CostProfile> profile;
+};
+
+const std::vector<std::string>& import_formats();
+
+// Parses the whole input (nothing is written); throws Error naming the input on an unknown
+// format or a malformed file.
+ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options = {});
+// Writes a parsed input in one transaction.
+ImportResult store_input(TraceStore& store, const ParsedInput& input);
+// parse_input then store_input.
+ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
+                         const ImportOptions& options = {});
+
+}  // namespace millrace::data::importers
