@@ -100,7 +100,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   run.name = "e2e";
   run.source = data::RunSource::kReal;
   run.policy = "job-per-item";
-  const std::int64_t run_id = store.add_run(run, items);
+  const std::int64_t run_id = store.add_run(run, items, {});
 
   JobCensus census(server_.admin(), ns, std::string(cluster_adapter::kRunLabel) + "=e2e");
 
