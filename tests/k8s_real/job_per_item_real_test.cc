@@ -198,7 +198,9 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
     const json pod_list = list(pods);
     for (const json& pod : pod_list["items"]) {
       const json& owners = pod["metadata"].value("ownerReferences", json::array());
-      if (owners.empty() || !job_names.count(owners[0].value("name", ""))) orphans.push_back(pod["metadata"]["name"].get<std::string>());
+      if (owners.empty() || !job_names.count(owners[0].value("name", ""))) {
+        orphans.push_back(pod["metadata"]["name"].get<std::string>());
+      }
     }
     why = std::to_string(kept_succeeded) + " succeeded and " + std::to_string(kept_failed) +
           " failed Jobs kept, " + std::to_string(orphans.size()) + " orphaned pods" +
