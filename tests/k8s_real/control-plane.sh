@@ -81,7 +81,7 @@ EOF
 }
 
 start() {
-  local bin=$2
+  local bin=$3
   for b in kube-apiserver kube-controller-manager; do
     [ -x "$bin/$b" ] || { echo "control-plane: no $bin/$b (run build-control-plane.sh)" >&2; exit 1; }
   done
@@ -151,7 +151,7 @@ start() {
   local deadline=$((SECONDS + 180))
   until curl -fsS --cacert "$state/ca.crt" -H "Authorization: Bearer $admin_token" \
       "$server/api/v1/namespaces/default/secrets?fieldSelector=type%3Dkubernetes.io%2Fservice-account-token" \
-      | grep -q '"name":"default-token-'; do
+      | grep -q 'default-token-'; do
     ((SECONDS < deadline)) || { echo "control-plane: no default service account token" >&2; exit 1; }
     sleep 0.5
   done
