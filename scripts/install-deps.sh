@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages millrace needs to build, test and run, and only those missing.
-# Run as root on Debian 12 (bookworm).
+# Run as root on Debian 12 (bookworm). Extra packages given as arguments (a test suite's own,
+# such as the RealApiServer suite's etcd and Go) are installed the same way.
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
   zlib1g-dev libyaml-cpp-dev
+  "$@"
 )
 
 missing=()

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Proves the RealApiServer fixture with the real kubectl: a Job created with kubectl is run by the
+# fake kubelet and marked Complete by the real Job controller; a Job whose pod the namespace's
+# rule fails is marked Failed; DELETE with propagationPolicy Background removes the pods while
+# orphan keeps them; and a watch from a resourceVersion older than an etcd compaction ends with
+# an ERROR event carrying 410 inside an HTTP 200 stream (what the adapter's re-list relies on).
+# Usage: kubectl_job_check.sh STATE_DIR (of a started control-plane.sh)
+set -euo pipefail
+state=${1:?usage: kubectl_job_check.sh STATE_DIR}
+export KUBECONFIG=$state/admin.kubeconfig
+ns=kubectl-check
+k() { kubectl --namespace "$ns" "$@"; }
+fail() { echo "kubectl_job_check: $*" >&2; k get jobs,pods -o wide >&2 || true; exit 1; }
+until_true() {  # until_true WHAT COMMAND...: retries for up to 120 s
+  local what=$1 deadline=$((SECONDS + 120))
+  shift
+  until "$@" >/dev/null 2>&1; do ((SECONDS < deadline)) || fail "timed out waiting for $what"; sleep 0.5; done
+}
+
+kubectl delete namespace "$ns" --ignore-not-found --wait=true >/dev/null 2>&1
+k create namespace "$ns"
+k annotate namespace "$ns" \
+  'kubelet.millrace.io/rule={"run_ms": 300, "fail": [{"outcome": "fail"}]}'
+until_true "the default service account's token in $ns" \
+  sh -c "kubectl -n $ns get secrets -o name 2>/dev/null | grep -q default-token-"
+
+job() {  # job NAME OUTCOME
+  cat <<JSON
+{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "$1"},
+ "spec": {"backoffLimit": 0, "template": {"metadata": {"labels": {"outcome": "$2"}},
+   "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false,
+     "containers": [{"name": "worker", "image": "busybox", "command": ["true"]}]}}}}
+JSON
+}
+job ok ok | k create -f -
+job bad fail | k create -f -
+
+k wait --for=condition=complete job/ok --timeout=120s
+k wait --for=condition=failed job/bad --timeout=120s
+[ "$(k get job ok -o jsonpath='{.status.succeeded}')" = 1 ] || fail "job ok: status.succeeded is not 1"
+[ "$(k get job bad -o jsonpath='{.status.failed}')" = 1 ] || fail "job bad: status.failed is not 1"
+[ "$(k get pods -l job-name=ok -o jsonpath='{.items[0].spec.nodeName}/{.items[0].status.phase}')" \
+  = fake-node-0/Succeeded ] || fail "job ok's pod did not run on fake-node-0 to Succeeded"
+[ "$(k get pods -l job-name=bad -o jsonpath='{.items[0].status.phase}')" = Failed ] \
+  || fail "job bad's pod is not Failed"
+echo "kubectl_job_check: job ok Complete, job bad Failed, pods run by the fake kubelet"
+
+k delete job ok --cascade=background
+until_true "job ok's pod to be collected" \
+  sh -c "[ -z \"\$(kubectl -n $ns get pods -l job-name=ok -o name 2>/dev/null)\" ]"
+k delete job bad --cascade=orphan
+until_true "job bad's pod to lose its owner" \
+  sh -c "[ -z \"\$(kubectl -n $ns get pods -l job-name=bad -o jsonpath='{.items[0].metadata.ownerReferences}')\" ]"
+[ -n "$(k get pods -l job-name=bad -o name)" ] || fail "orphan delete removed job bad's pod"
+echo "kubectl_job_check: Background delete collected the pod, orphan delete left it ownerless"
+
+# 410 inside the stream: watch Jobs from a resourceVersion older than an etcd compaction.
+old=$(k get jobs -o jsonpath='{.metadata.resourceVersion}')
+rev=$(job bump ok | k create -f - -o jsonpath='{.metadata.resourceVersion}')
+ETCDCTL_API=3 etcdctl --endpoints "$(cat "$state/etcd.endpoint")" compact "$rev" >/dev/null
+server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+token=$(kubectl config view --minify --raw -o jsonpath='{.users[0].user.token}')
+out=$(curl -sS -w '\nHTTP %{http_code}\n' --cacert "$state/ca.crt" -H "Authorization: Bearer $token" \
+  "$server/apis/batch/v1/namespaces/$ns/jobs?watch=1&resourceVersion=$old&timeoutSeconds=5")
+echo "$out" | grep -q '^HTTP 200$' || fail "watch from an old resourceVersion: not HTTP 200: $out"
+echo "$out" | grep -q '"type":"ERROR".*"code":410' || fail "no ERROR event with 410 in the stream: $out"
+echo "kubectl_job_check: watch from compacted resourceVersion $old: HTTP 200 with a 410 ERROR event"
+
+kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
