@@ -30,7 +30,7 @@ CREATE TABLE items (
   PRIMARY KEY (run_id, id),
   UNIQUE (run_id, position),
   CHECK ((range_first IS NULL) = (range_count IS NULL))
-);
+) WITHOUT ROWID;
 
 CREATE TABLE item_deps (
   run_id     INTEGER NOT NULL,
@@ -39,7 +39,7 @@ CREATE TABLE item_deps (
   depends_on TEXT    NOT NULL,
   PRIMARY KEY (run_id, item_id, position),
   FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
-);
+) WITHOUT ROWID;
 
 CREATE TABLE attempts (
   run_id         INTEGER NOT NULL,
@@ -54,7 +54,7 @@ CREATE TABLE attempts (
   work_time_us   INTEGER,           -- NULL when not recorded
   PRIMARY KEY (run_id, item_id, number),
   FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
-);
+) WITHOUT ROWID;
 CREATE INDEX attempts_by_start ON attempts (run_id, start_us, item_id, number);
 
 CREATE TABLE profiles (
@@ -70,4 +70,4 @@ CREATE TABLE profile_bins (
   count           INTEGER NOT NULL,
   micros_per_unit REAL    NOT NULL,
   PRIMARY KEY (profile, position)
-);
+) WITHOUT ROWID;

@@ -162,7 +162,8 @@ TraceStore TraceStore::open(const std::string& path) {
     Statement wal(raw, path, "PRAGMA journal_mode = WAL");
     if (!wal.step() || wal.text(0) != "wal") throw Error(path, "cannot switch to WAL mode");
   }
-  exec_sql(raw, path, "PRAGMA foreign_keys = ON");
+  // NORMAL is WAL's recommended level: a crash can lose the last commits but never corrupts.
+  exec_sql(raw, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
   migrate(raw, path);
   return store;
 }

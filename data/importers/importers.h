@@ -1,0 +1,38 @@
+// The importers by format name, for the CLI and the main job: each parses its whole input
+// first and writes it to the store in one transaction (a run with its items and attempts, or
+// a cost profile), so a malformed input leaves the store as it was.
+//   csv, json      per-range timings (timing_records.h)
+//   swf            Parallel Workloads Archive job logs (swf_importer.h)
+//   ethereum       Etherscan daily series -> per-block cost profile (ethereum_importer.h)
+//   stellar-log    raw stellar-supercluster catch-up log (stellar_log_importer.h)
+//   stellar-csv    the same recording parsed to CSV (stellar_csv_importer.h)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/trace_store.h"
+
+namespace millrace::data::importers {
+
+struct ImportOptions {
+  std::string name;             // run or profile name; default: the file's stem (profile: per series)
+  std::string series = "size";  // ethereum only: size | gas
+};
+
+struct ImportResult {
+  std::int64_t run_id = 0;  // 0 when a profile was imported
+  std::string name;
+  std::size_t items = 0;
+  std::size_t attempts = 0;
+  std::size_t profile_bins = 0;
+};
+
+const std::vector<std::string>& import_formats();
+
+// Throws Error naming the input on an unknown format or a malformed file.
+ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
+                         const ImportOptions& options = {});
+
+}  // namespace millrace::data::importers

@@ -1,0 +1,15 @@
+// Imports JSON per-range timings: either an array of row objects keyed by the columns of
+// timing_records.h, or an object {"run": {...}, "rows": [...]} as `millrace export --format
+// json` writes it (the run's units, partitioner, policy and parameters are kept). Values are
+// numbers, strings or null. Malformed rows are reported as "file: row N" (1-based).
+#pragma once
+
+#include <string>
+
+#include "data/importers/trace.h"
+
+namespace millrace::data::importers {
+
+Trace read_timing_json(const std::string& path);
+
+}  // namespace millrace::data::importers

@@ -1,0 +1,34 @@
+// A recorded stellar parallel catch-up (stellar/supercluster's HistoryPubnetParallelCatchupV2):
+// per range END/COUNT (END = last ledger, inclusive), the worker that ran it, its transaction
+// apply time and its total wall time. Both the raw log's /metrics line and the parsed CSV give
+// these entries; this turns them into one Trace the same way:
+// - items: one per range, id "END/COUNT", units = ledgers, range first = END - COUNT + 1 and
+//   count = COUNT exactly as recorded. For the lowest range (6463/16320) first is -9856: the
+//   recorded 320-ledger overlap reaches before the chain's first ledger, and the store keeps
+//   the recorded numbers rather than clamping them. Plan order is tip first (END descending),
+//   the order the deployment handed ranges out.
+// - attempts: one succeeded attempt per range, worker as recorded, duration = total_s, work
+//   time = tx_apply_ms. The recording has no start times: each worker's ranges are laid back
+//   to back from t = 0 in tip-first order (lay_back_to_back), so a worker's busy time and the
+//   run's makespan are exact but individual start times are a reconstruction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/importers/trace.h"
+
+namespace millrace::data::importers {
+
+struct StellarEntry {
+  std::string where;  // "file:line" or "file:line: entry N"
+  Range range;
+  std::string worker;
+  Micros tx_apply = 0;
+  Micros total = 0;
+};
+
+Trace stellar_trace(std::vector<StellarEntry> entries);
+
+}  // namespace millrace::data::importers

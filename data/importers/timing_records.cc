@@ -1,0 +1,125 @@
+#include "data/importers/timing_records.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "data/error.h"
+#include "data/importers/fields.h"
+#include "data/timing_table.h"
+
+namespace millrace::data::importers {
+
+namespace {
+
+const std::string* field(const TimingRecord& r, const std::string& name) {
+  auto found = r.fields.find(name);
+  return found == r.fields.end() ? nullptr : &found->second;
+}
+
+std::optional<Range> record_range(const TimingRecord& r) {
+  const std::string* first = field(r, "first");
+  const std::string* count = field(r, "count");
+  const std::string* end_count = field(r, "end_count");
+  if (end_count != nullptr) return parse_end_count(*end_count, r.where);
+  if (first == nullptr && count == nullptr) return std::nullopt;
+  if (first == nullptr || count == nullptr) throw Error(r.where, "a range needs both first and count");
+  Range range{parse_int(*first, r.where, "first"), parse_int(*count, r.where, "count")};
+  check_count(range.count, r.where, "count");
+  return range;
+}
+
+WorkItem record_item(const TimingRecord& r) {
+  WorkItem item;
+  item.range = record_range(r);
+  if (const auto* id = field(r, "item")) {
+    item.id = *id;
+  } else if (item.range) {
+    item.id = item.range->end_count();
+  } else {
+    throw Error(r.where, "no item id and no range");
+  }
+  if (const auto* v = field(r, "type")) item.type = *v;
+  if (const auto* v = field(r, "payload")) item.payload = *v;
+  if (const auto* v = field(r, "priority")) item.priority = static_cast<int>(parse_int(*v, r.where, "priority"));
+  if (const auto* v = field(r, "submit_s")) item.submit_at = parse_seconds(*v, r.where, "submit_s");
+  if (const auto* v = field(r, "depends_on")) {
+    std::istringstream ids(*v);
+    for (std::string id; ids >> id;) item.depends_on.push_back(id);
+  }
+  return item;
+}
+
+bool has_attempt(const TimingRecord& r) {
+  for (const char* name : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code", "work_ms"}) {
+    if (field(r, name) != nullptr) return true;
+  }
+  return false;
+}
+
+const std::string& required(const TimingRecord& r, const std::string& name, const char* why) {
+  const std::string* v = field(r, name);
+  if (v == nullptr) throw Error(r.where, "missing " + name + " (" + why + ")");
+  return *v;
+}
+
+Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int previous, bool timed) {
+  Attempt a;
+  a.item_id = item_id;
+  a.number = previous + 1;
+  if (const auto* v = field(r, "attempt")) a.number = static_cast<int>(parse_int(*v, r.where, "attempt"));
+  if (const auto* v = field(r, "worker")) a.worker = *v;
+  if (timed) {
+    a.start = parse_seconds(required(r, "start_s", "other records have start times"), r.where, "start_s");
+    a.end = parse_seconds(required(r, "end_s", "start_s is given"), r.where, "end_s");
+    if (a.end < a.start) throw Error(r.where, "negative duration: end_s is before start_s");
+  } else {
+    a.end = parse_seconds(required(r, "duration_s", "no start_s/end_s"), r.where, "duration_s");
+  }
+  if (const auto* v = field(r, "outcome")) a.outcome = outcome_from_string(*v, r.where);
+  if (const auto* v = field(r, "exit_code")) a.exit_code = static_cast<int>(parse_int(*v, r.where, "exit_code"));
+  if (const auto* v = field(r, "failure_reason")) a.failure_reason = *v;
+  if (const auto* v = field(r, "work_ms")) a.work_time = parse_millis(*v, r.where, "work_ms");
+  return a;
+}
+
+}  // namespace
+
+const std::vector<std::string>& timing_record_columns() {
+  static const std::vector<std::string> columns = [] {
+    auto c = timing_columns();
+    c.push_back("end_count");
+    return c;
+  }();
+  return columns;
+}
+
+Trace trace_from_timing_records(const std::vector<TimingRecord>& records) {
+  const auto& known = timing_record_columns();
+  bool timed = false;
+  for (const auto& r : records) {
+    for (const auto& [name, value] : r.fields) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        throw Error(r.where, "unknown column '" + name + "' (see data/importers/timing_records.h)");
+      }
+    }
+    timed = timed || field(r, "start_s") != nullptr;
+  }
+  Trace trace;
+  std::map<std::string, int> attempts_of;
+  for (const auto& r : records) {
+    WorkItem item = record_item(r);
+    auto [seen, added] = attempts_of.emplace(item.id, 0);
+    if (added) trace.items.push_back(item);
+    if (!has_attempt(r)) continue;
+    trace.attempts.push_back(record_attempt(r, item.id, seen->second, timed));
+    seen->second = trace.attempts.back().number;
+  }
+  if (!timed) lay_back_to_back(trace.attempts);
+  set_run_span(trace);
+  return trace;
+}
+
+}  // namespace millrace::data::importers

@@ -1,0 +1,38 @@
+// Per-range timing records, the common content of the CSV and JSON importers: each record is
+// one row of the timing table (data/timing_table.h) as text fields, turned into a Trace here
+// so both formats accept the same columns with the same meaning:
+//   item            item id (default: the range as END/COUNT)
+//   first, count    the range [first, first + count), or
+//   end_count       the range as END/COUNT (END inclusive), as parallel catch-up logs write it
+//   type, payload, priority, submit_s, depends_on (space-separated ids)   item fields
+//   attempt         attempt number (default: the item's previous attempts + 1)
+//   worker          who ran the attempt
+//   start_s, end_s  attempt start/end in seconds; when no record has start_s, each record's
+//   duration_s      duration is laid back to back per worker from 0 (lay_back_to_back)
+//   outcome         succeeded (default) | failed | cancelled | running
+//   exit_code       default 0
+//   failure_reason
+//   work_ms         the part of the duration spent on per-unit work (e.g. transaction apply)
+// A record with no worker and no times plans an item that was never attempted. Several records
+// with the same item are its successive attempts. An empty field counts as absent.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "data/importers/trace.h"
+
+namespace millrace::data::importers {
+
+struct TimingRecord {
+  std::string where;                          // "file:line" or "file: row N"
+  std::map<std::string, std::string> fields;  // column -> text; only non-empty fields
+};
+
+const std::vector<std::string>& timing_record_columns();
+
+// Throws Error naming the record's `where` on a malformed record.
+Trace trace_from_timing_records(const std::vector<TimingRecord>& records);
+
+}  // namespace millrace::data::importers

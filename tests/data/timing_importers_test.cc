@@ -1,0 +1,112 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "data/importers/csv_importer.h"
+#include "data/importers/importers.h"
+#include "data/importers/json_importer.h"
+#include "tests/data/store_fixture.h"
+
+namespace millrace::data {
+namespace {
+
+using importers::read_timing_csv;
+using importers::read_timing_json;
+using testing::TempDir;
+using testing::write_file;
+
+TEST(TimingCsvImport, ReadsRangesAttemptsAndTheirTimes) {
+  TempDir dir;
+  write_file(dir.file("t.csv"),
+             "first,count,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms\n"
+             "0,100,w1,0,4.5,failed,137,OOMKilled,\n"
+             "0,100,w2,4.5,10,succeeded,0,,2500.5\n"
+             "100,50,w1,5,6.000001,,,,\n");
+  auto trace = read_timing_csv(dir.file("t.csv"));
+  ASSERT_EQ(trace.items.size(), 2u);
+  EXPECT_EQ(trace.items[0].id, "99/100");
+  EXPECT_EQ(trace.items[1].range, (Range{100, 50}));
+  ASSERT_EQ(trace.attempts.size(), 3u);
+  EXPECT_EQ(trace.attempts[0].outcome, Outcome::kFailed);
+  EXPECT_EQ(trace.attempts[0].exit_code, 137);
+  EXPECT_EQ(trace.attempts[0].failure_reason, "OOMKilled");
+  EXPECT_EQ(trace.attempts[1].number, 2);
+  EXPECT_EQ(trace.attempts[1].start, 4'500'000);
+  EXPECT_EQ(trace.attempts[1].work_time, 2'500'500);
+  EXPECT_EQ(trace.attempts[2].end, 6'000'001);
+  EXPECT_EQ(trace.run.started, 0);
+  EXPECT_EQ(trace.run.ended, 10'000'000);
+}
+
+TEST(TimingCsvImport, DurationsWithoutStartTimesAreLaidBackToBackPerWorker) {
+  TempDir dir;
+  write_file(dir.file("t.csv"), "end_count,worker,duration_s\n99/100,a,3\n199/100,b,2\n299/100,a,1.5\n");
+  auto trace = read_timing_csv(dir.file("t.csv"));
+  ASSERT_EQ(trace.attempts.size(), 3u);
+  EXPECT_EQ(trace.items[2].range, (Range{200, 100}));
+  EXPECT_EQ(trace.attempts[0].start, 0);
+  EXPECT_EQ(trace.attempts[1].start, 0);
+  EXPECT_EQ(trace.attempts[2].start, 3'000'000);
+  EXPECT_EQ(trace.attempts[2].end, 4'500'000);
+}
+
+class ExportedRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::make_unique<TraceStore>(TraceStore::open(dir_.file("s.db")));
+    write_file(dir_.file("t.csv"),
+               "item,first,count,type,payload,depends_on,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms\n"
+               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,\n"
+               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5\n"
+               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001\n"
+               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,\n");
+    run_id_ = importers::import_file(*store_, "csv", dir_.file("t.csv")).run_id;
+  }
+  void expect_same_run(std::int64_t other) {
+    EXPECT_EQ(store_->items(other), store_->items(run_id_));
+    EXPECT_EQ(store_->attempts(other), store_->attempts(run_id_));
+  }
+  TempDir dir_;
+  std::unique_ptr<TraceStore> store_;
+  std::int64_t run_id_ = 0;
+};
+
+TEST_F(ExportedRun, CsvExportImportsBackUnchanged) {
+  std::ostringstream out;
+  store_->export_csv(run_id_, out);
+  write_file(dir_.file("export.csv"), out.str());
+  expect_same_run(importers::import_file(*store_, "csv", dir_.file("export.csv")).run_id);
+  EXPECT_EQ(store_->items(run_id_).size(), 3u);
+  EXPECT_EQ(store_->items(run_id_)[2].depends_on, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST_F(ExportedRun, JsonExportImportsBackUnchangedWithItsRunFields) {
+  data::Run meta;
+  meta.name = "meta";
+  meta.units = "ledgers";
+  meta.policy = "fixed-pool";
+  meta.parameters = R"({"workers":2})";
+  auto with_meta = store_->add_run(meta, store_->items(run_id_), store_->attempts(run_id_));
+  std::ostringstream out;
+  store_->export_json(with_meta, out);
+  write_file(dir_.file("export.json"), out.str());
+  auto again = importers::import_file(*store_, "json", dir_.file("export.json")).run_id;
+  expect_same_run(again);
+  EXPECT_EQ(store_->run(again).units, "ledgers");
+  EXPECT_EQ(store_->run(again).policy, "fixed-pool");
+  EXPECT_EQ(store_->run(again).parameters, R"({"workers":2})");
+  EXPECT_EQ(store_->run(again).name, "export");
+}
+
+TEST(TimingJsonImport, ReadsABareArrayOfRows) {
+  TempDir dir;
+  write_file(dir.file("t.json"), R"([{"end_count":"99/100","worker":"w","duration_s":2,"work_ms":1500}])");
+  auto trace = read_timing_json(dir.file("t.json"));
+  ASSERT_EQ(trace.attempts.size(), 1u);
+  EXPECT_EQ(trace.items[0].range, (Range{0, 100}));
+  EXPECT_EQ(trace.attempts[0].end, 2'000'000);
+  EXPECT_EQ(trace.attempts[0].work_time, 1'500'000);
+}
+
+}  // namespace
+}  // namespace millrace::data
