@@ -7,5 +7,7 @@ namespace millrace::cli {
 
 void add_partition_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_push_command(CLI::App& app);
+void add_watch_command(CLI::App& app);
 
 }  // namespace millrace::cli

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
   app.require_subcommand(1);
   millrace::cli::add_partition_command(app);
+  millrace::cli::add_push_command(app);
+  millrace::cli::add_watch_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
