@@ -14,6 +14,7 @@
 #include "data/cost_model.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/importers/stellar_trace.h"
 #include "data/trace_store.h"
 #include "scheduler/work_queue.h"
 
@@ -46,7 +47,7 @@ std::vector<data::WorkItem> read_plan(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const data::Range range = data::importers::parse_end_count(line, name + ":" + std::to_string(n));
-    items.push_back({.id = range.end_count(), .range = range});
+    items.push_back(data::importers::end_count_item(range));
   }
   if (items.empty()) throw data::Error(name, "the plan has no END/COUNT lines");
   return items;
@@ -75,11 +76,12 @@ void run_push(const PushOptions& options) {
   cluster_adapter::RedisQueue(redis, options.names).push(end_counts, options.append);
   if (!options.store_path.empty()) {
     data::TraceStore store = data::TraceStore::open(options.store_path);
-    data::Run run{.name = options.run_name,
-                  .source = data::RunSource::kReal,
-                  .units = "ledgers",
-                  .policy = "fixed-pool",
-                  .parameters = nlohmann::json{{"order", options.order}, {"redis", options.redis}}.dump()};
+    data::Run run;
+    run.name = options.run_name;
+    run.source = data::RunSource::kReal;
+    run.units = "ledgers";
+    run.policy = "fixed-pool";
+    run.parameters = nlohmann::json{{"order", options.order}, {"redis", options.redis}}.dump();
     const std::int64_t id = store.add_run(run, items, {});
     std::cerr << "run " << id << " '" << options.run_name << "' recorded in " << options.store_path << "\n";
   }

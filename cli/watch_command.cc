@@ -2,6 +2,7 @@
 // finished try into the trace store as it is seen and re-queueing ranges whose worker stopped
 // heartbeating (cluster_adapter/redis_watch.h), until every range succeeded or failed.
 #include <iostream>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -12,6 +13,7 @@
 #include "cluster_adapter/redis_watch.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/importers/stellar_trace.h"
 
 namespace millrace::cli {
 
@@ -36,7 +38,7 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
   std::map<std::int64_t, data::WorkItem, std::greater<>> items;
   auto add = [&](const std::string& entry) {
     const data::Range range = data::importers::parse_end_count(entry.substr(0, entry.find('|')), options.redis);
-    items.emplace(range.last(), data::WorkItem{.id = range.end_count(), .range = range});
+    items.emplace(range.last(), data::importers::end_count_item(range));
   };
   for (const auto* list : {&s.ranges, &s.in_progress, &s.succeeded, &s.failed}) {
     for (const std::string& entry : *list) add(entry);
@@ -44,11 +46,12 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
   if (items.empty()) throw data::Error(options.redis, "the queue holds no ranges to watch");
   std::vector<data::WorkItem> plan;
   for (auto& [last, item] : items) plan.push_back(item);
-  data::Run run{.name = options.run_name,
-                .source = data::RunSource::kReal,
-                .units = "ledgers",
-                .policy = "fixed-pool",
-                .parameters = nlohmann::json{{"redis", options.redis}, {"planned_from", "queue contents"}}.dump()};
+  data::Run run;
+  run.name = options.run_name;
+  run.source = data::RunSource::kReal;
+  run.units = "ledgers";
+  run.policy = "fixed-pool";
+  run.parameters = nlohmann::json{{"redis", options.redis}, {"planned_from", "queue contents"}}.dump();
   return store.add_run(run, plan, {});
 }
 

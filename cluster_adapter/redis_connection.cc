@@ -2,6 +2,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include <stdexcept>
+
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {

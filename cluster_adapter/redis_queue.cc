@@ -1,5 +1,7 @@
 #include "cluster_adapter/redis_queue.h"
 
+#include <algorithm>
+
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {

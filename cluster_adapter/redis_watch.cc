@@ -58,10 +58,16 @@ bool RedisWatch::step(data::Micros now) {
     const auto listed = static_cast<int>(std::count(s.succeeded.begin(), s.succeeded.end(), item));
     const bool ok = listed > succeeded_[item];
     if (ok) ++succeeded_[item];
-    found.push_back({.item_id = item, .number = next_number(item), .worker = e.worker, .start = now - e.total,
-                     .end = now, .outcome = ok ? data::Outcome::kSucceeded : data::Outcome::kFailed,
-                     .exit_code = ok ? 0 : 1, .failure_reason = ok ? "" : "listed in " + queue_.names().failed,
-                     .work_time = e.tx_apply});
+    data::Attempt& a = found.emplace_back();
+    a.item_id = item;
+    a.number = next_number(item);
+    a.worker = e.worker;
+    a.start = now - e.total;
+    a.end = now;
+    a.outcome = ok ? data::Outcome::kSucceeded : data::Outcome::kFailed;
+    a.exit_code = ok ? 0 : 1;
+    if (!ok) a.failure_reason = "listed in " + queue_.names().failed;
+    a.work_time = e.tx_apply;
     seen_.insert(key);
   }
   if (!found.empty()) store_.add_attempts(run_id_, found);  // before any further Redis call can fail
@@ -77,9 +83,16 @@ bool RedisWatch::step(data::Micros now) {
     ++requeued_;
     log_ << "millrace: watch: " << owner->second << " stopped heartbeating; re-queued " << range << "\n";
     if (planned_.count(range)) {
-      store_.add_attempts(run_id_, {{.item_id = range, .number = next_number(range), .worker = owner->second,
-                                     .start = held_since_[range], .end = now, .outcome = data::Outcome::kFailed,
-                                     .exit_code = -1, .failure_reason = kHeartbeatLost}});
+      data::Attempt a;
+      a.item_id = range;
+      a.number = next_number(range);
+      a.worker = owner->second;
+      a.start = held_since_[range];
+      a.end = now;
+      a.outcome = data::Outcome::kFailed;
+      a.exit_code = -1;
+      a.failure_reason = kHeartbeatLost;
+      store_.add_attempts(run_id_, {a});
       ++recorded_;
     }
     held_since_.erase(range);

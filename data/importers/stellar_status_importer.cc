@@ -1,12 +1,14 @@
 #include "data/importers/stellar_status_importer.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/importers/stellar_trace.h"
 #include "data/importers/text_input.h"
 
 namespace millrace::data::importers {
@@ -54,7 +56,7 @@ Trace read_stellar_status(const std::string& path) {
   std::map<std::int64_t, WorkItem, std::greater<>> items;  // tip first
   auto add_item = [&](const std::string& end_count, const std::string& where) {
     const Range range = parse_end_count(end_count, where);
-    WorkItem item{.id = range.end_count(), .range = range};
+    const WorkItem item = end_count_item(range);
     items.emplace(range.last(), item);
     return item.id;
   };
@@ -68,15 +70,23 @@ Trace read_stellar_status(const std::string& path) {
     const std::string id = add_item(failed[i].substr(0, bar), where);
     const int number = static_cast<int>(std::count_if(trace.attempts.begin(), trace.attempts.end(),
                                                       [&](const Attempt& a) { return a.item_id == id; })) + 1;
-    trace.attempts.push_back({.item_id = id, .number = number, .worker = failed[i].substr(bar + 1),
-                              .outcome = Outcome::kFailed, .exit_code = 1, .failure_reason = "jobs_failed"});
+    Attempt& a = trace.attempts.emplace_back();
+    a.item_id = id;
+    a.number = number;
+    a.worker = failed[i].substr(bar + 1);
+    a.outcome = Outcome::kFailed;
+    a.exit_code = 1;
+    a.failure_reason = "jobs_failed";
   }
   const std::vector<std::string> running = strings(doc, "jobs_in_progress", path);
   for (std::size_t i = 0; i < running.size(); ++i) {
     const std::string id = add_item(running[i], path + ": jobs_in_progress entry " + std::to_string(i + 1));
     const int number = static_cast<int>(std::count_if(trace.attempts.begin(), trace.attempts.end(),
                                                       [&](const Attempt& a) { return a.item_id == id; })) + 1;
-    trace.attempts.push_back({.item_id = id, .number = number, .outcome = Outcome::kRunning});
+    Attempt& a = trace.attempts.emplace_back();
+    a.item_id = id;
+    a.number = number;
+    a.outcome = Outcome::kRunning;
   }
   for (auto& [last, item] : items) trace.items.push_back(item);
   const nlohmann::json& workers = field(doc, "workers", path);

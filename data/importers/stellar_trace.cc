@@ -46,15 +46,20 @@ StellarEntry parse_stellar_entry(const std::string& entry, const std::string& wh
   return e;
 }
 
+WorkItem end_count_item(const Range& range) {
+  WorkItem item;
+  item.id = range.end_count();
+  item.range = range;
+  return item;
+}
+
 Trace stellar_trace(std::vector<StellarEntry> entries) {
   std::stable_sort(entries.begin(), entries.end(),
                    [](const StellarEntry& a, const StellarEntry& b) { return a.range.last() > b.range.last(); });
   Trace trace;
   std::set<std::string> workers;
   for (const auto& e : entries) {
-    WorkItem item;
-    item.id = e.range.end_count();
-    item.range = e.range;
+    const WorkItem item = end_count_item(e.range);
     if (!trace.items.empty() && trace.items.back().id == item.id) throw Error(e.where, "duplicate range " + item.id);
     trace.items.push_back(item);
     Attempt a;

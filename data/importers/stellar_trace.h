@@ -41,4 +41,7 @@ StellarEntry parse_stellar_entry(const std::string& entry, const std::string& wh
 
 Trace stellar_trace(std::vector<StellarEntry> entries);
 
+// The item of one range, named by its END/COUNT.
+WorkItem end_count_item(const Range& range);
+
 }  // namespace millrace::data::importers

@@ -13,6 +13,7 @@
 #include "cluster_adapter/redis_queue.h"
 #include "cluster_adapter/redis_watch.h"
 #include "data/cost_model_fit.h"
+#include "data/importers/fields.h"
 #include "sim/duration_model.h"
 #include "sim/simulation.h"
 #include "tests/cluster_adapter/redis_server.h"
@@ -46,8 +47,8 @@ std::map<std::string, Recorded> recorded_timings() {
       f.push_back(line.substr(at, comma - at));
     }
     f.push_back(line.substr(at));
-    out[f[0] + "/" + f[1]] = {data::micros_from_seconds(std::stod(f[5])),
-                              data::micros_from_seconds(std::stod(f[4]) / 1000), f[4], f[5]};
+    out[f[0] + "/" + f[1]] = {data::importers::parse_seconds(f[5], "csv", "total_s"),
+                              data::importers::parse_millis(f[4], "csv", "tx_apply_ms"), f[4], f[5]};
   }
   return out;
 }
@@ -143,7 +144,9 @@ TEST(RedisEndToEnd, EightWorkersOneKilledFinishEveryRangeOnceAndTheStoreHoldsEve
     const auto item = std::find_if(items.begin(), items.end(), [&](const auto& i) { return i.id == a.item_id; });
     observations.push_back({*item->range, a.duration(), a.work_time});
   }
-  const data::FitReport fit = data::fit_cost_model(observations, {.bins = 8, .units = "ledgers"});
+  data::FitOptions fit_options;
+  fit_options.bins = 8;
+  const data::FitReport fit = data::fit_cost_model(observations, fit_options);
   EXPECT_GT(fit.joint.r2, 0.0);
   // ... and replays in the simulator: 8 workers, fixed pool, tip first.
   sim::SimulationConfig config;

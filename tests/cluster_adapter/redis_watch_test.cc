@@ -8,6 +8,7 @@
 
 #include "cluster_adapter/redis_queue.h"
 #include "cluster_adapter/redis_watch.h"
+#include "data/importers/stellar_trace.h"
 #include "tests/cluster_adapter/redis_server.h"
 #include "tests/data/store_fixture.h"
 
@@ -23,9 +24,12 @@ class RedisWatchTest : public ::testing::Test {
     std::vector<data::WorkItem> items;
     for (const char* id : {"48063/16320", "32063/16320", "16063/16320"}) {
       const data::Range r{std::stoll(id) - 16320 + 1, 16320};
-      items.push_back({.id = id, .range = r});
+      items.push_back(data::importers::end_count_item(r));
     }
-    run_ = store_.add_run({.name = "live", .source = data::RunSource::kReal}, items, {});
+    data::Run run;
+    run.name = "live";
+    run.source = data::RunSource::kReal;
+    run_ = store_.add_run(run, items, {});
     queue_.push({"48063/16320", "32063/16320", "16063/16320"}, false);
   }
 

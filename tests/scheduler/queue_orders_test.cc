@@ -14,7 +14,10 @@ std::vector<data::WorkItem> ascending_plan(const std::vector<int>& seconds) {
   std::vector<data::WorkItem> items;
   for (std::size_t i = 0; i < seconds.size(); ++i) {
     const data::Range r{static_cast<std::int64_t>(i) * 100, 100};
-    items.push_back({.id = r.end_count(), .range = r, .predicted = seconds[i] * data::kMicrosPerSecond});
+    data::WorkItem& item = items.emplace_back();
+    item.id = r.end_count();
+    item.range = r;
+    item.predicted = seconds[i] * data::kMicrosPerSecond;
   }
   return items;
 }
