@@ -39,7 +39,9 @@ TEST(StellarMetricsImport, SmembersLinesBecomeATipFirstRunWithTheOverlapRecorded
       EXPECT_EQ(a.duration(), 42 * kMicrosPerSecond);
       EXPECT_FALSE(a.work_time.has_value());
     }
-    if (a.item_id == "38463/16320") EXPECT_EQ(a.work_time, Micros{11944});
+    if (a.item_id == "38463/16320") {
+      EXPECT_EQ(a.work_time, Micros{11944});
+    }
   }
 }
 
@@ -95,7 +97,9 @@ TEST(StellarStatusImport, FailedAndInProgressRangesBecomeAttemptsAndTheCountsPar
   for (const Attempt& a : store.attempts(r.run_id)) {
     failed += a.outcome == Outcome::kFailed;
     running += a.outcome == Outcome::kRunning;
-    if (a.item_id == "38463/16320" && a.number == 2) EXPECT_EQ(a.worker, "ssc-stellar-core-9");
+    if (a.item_id == "38463/16320" && a.number == 2) {
+      EXPECT_EQ(a.worker, "ssc-stellar-core-9");
+    }
   }
   EXPECT_EQ(failed, 2);
   EXPECT_EQ(running, 2);
