@@ -41,6 +41,7 @@ std::map<std::string, Recorded> recorded_timings() {
   std::string line;
   std::getline(in, line);
   while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     std::vector<std::string> f;
     std::size_t at = 0;
     for (std::size_t comma; (comma = line.find(',', at)) != std::string::npos; at = comma + 1) {
@@ -146,7 +147,7 @@ TEST(RedisEndToEnd, EightWorkersOneKilledFinishEveryRangeOnceAndTheStoreHoldsEve
   }
   data::FitOptions fit_options;
   fit_options.bins = 8;
-  const data::FitReport fit = data::fit_cost_model(observations, fit_options);
+  const data::FitReport fit = data::fit_cost_model(observations, fit_options, "live");
   EXPECT_GT(fit.joint.r2, 0.0);
   // ... and replays in the simulator: 8 workers, fixed pool, tip first.
   sim::SimulationConfig config;
