@@ -7,6 +7,12 @@ namespace millrace::cli {
 
 void add_partition_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_import_command(CLI::App& app);
+void add_runs_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_export_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 void add_push_command(CLI::App& app);
 void add_watch_command(CLI::App& app);
 

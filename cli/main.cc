@@ -11,12 +11,24 @@ int main(int argc, char** argv) {
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
   app.require_subcommand(1);
   millrace::cli::add_partition_command(app);
+  millrace::cli::add_fit_command(app);
+  millrace::cli::add_import_command(app);
+  millrace::cli::add_runs_command(app);
+  millrace::cli::add_show_command(app);
+  millrace::cli::add_export_command(app);
+  millrace::cli::add_simulate_command(app);
+  millrace::cli::add_run_command(app);
   millrace::cli::add_push_command(app);
   millrace::cli::add_watch_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "millrace: " << e.what() << " (see --help)\n";
+    return 1;
   } catch (const millrace::data::Error& e) {
     std::cerr << "millrace: " << e.what() << "\n";
     return 1;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/span_option.h"
 #include "data/error.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
@@ -30,21 +31,6 @@ struct PartitionOptions {
   std::string output;
   partitioners::PartitionParams params;
 };
-
-data::Range parse_span(const std::string& text) {
-  const auto colon = text.find(':', 1);
-  try {
-    if (colon == std::string::npos) throw std::invalid_argument(text);
-    std::size_t used_first = 0, used_last = 0;
-    const std::int64_t first = std::stoll(text.substr(0, colon), &used_first);
-    const std::int64_t last = std::stoll(text.substr(colon + 1), &used_last);
-    if (used_first != colon || used_last != text.size() - colon - 1) throw std::invalid_argument(text);
-    if (last < first) throw data::Error("--span " + text, "LAST is before FIRST");
-    return {first, last - first + 1};
-  } catch (const std::logic_error&) {
-    throw data::Error("--span " + text, "expected FIRST:LAST (inclusive unit numbers)");
-  }
-}
 
 void write_partition(const partitioners::Partition& partition, const PartitionOptions& options,
                      const data::CostModel* model, std::ostream& out) {
@@ -125,7 +111,7 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
   }
   std::cerr << partition.ranges.size() << " ranges";
   if (model) {
-    const std::vector<double> costs = partitioners::predicted_costs(*model, partition.work_ranges());
+    const std::vector<double> costs = partitioners::predicted_costs(*model, partition.ranges, partition.overlap);
     std::cerr << ", predicted longest " << *std::max_element(costs.begin(), costs.end()) / data::kMicrosPerSecond << " s";
     if (options.params.workers > 0) {
       std::cerr << ", LPT makespan on " << options.params.workers << " workers "

@@ -51,6 +51,10 @@ CostModel::CostModel(std::vector<CostBin> bins, std::string units, std::string s
     edges_.push_back(bin.range.end());
     prefix_.push_back(prefix_.back() + bin.micros_per_unit * static_cast<double>(bin.range.count));
   }
+  const std::int64_t width = bins_.front().range.count;
+  const bool uniform = std::all_of(bins_.begin(), bins_.end() - 1, [&](const CostBin& b) { return b.range.count == width; }) &&
+                       bins_.back().range.count <= width;
+  uniform_width_ = uniform ? width : 0;
 }
 
 CostModel CostModel::from_profile(const CostProfile& profile, Micros startup) {
@@ -66,6 +70,10 @@ CostModel CostModel::from_profile(const CostProfile& profile, Micros startup) {
 Range CostModel::span() const { return {edges_.front(), edges_.back() - edges_.front()}; }
 
 std::size_t CostModel::bin_index(std::int64_t x) const {
+  if (uniform_width_ > 0) {
+    const std::int64_t i = x < edges_.front() ? 0 : (x - edges_.front()) / uniform_width_;
+    return static_cast<std::size_t>(std::min<std::int64_t>(i, static_cast<std::int64_t>(bins_.size()) - 1));
+  }
   const auto it = std::upper_bound(edges_.begin() + 1, edges_.end() - 1, x);
   return static_cast<std::size_t>(it - edges_.begin() - 1);
 }
@@ -86,12 +94,19 @@ std::int64_t CostModel::furthest_end(std::int64_t from, double budget, std::int6
   const double target = cumulative(from) + budget;
   if (cumulative(limit) <= target) return limit;
   // Largest bin edge index whose cumulative work stays within the target; the answer lies in
-  // that bin (or in the extrapolated regions before the first / after the last edge).
-  const auto it = std::upper_bound(prefix_.begin(), prefix_.end(), target);
+  // that bin (or in the extrapolated regions before the first / after the last edge). Ranges
+  // are usually short against the span, so gallop forward from the bin of `from`.
+  const std::size_t start = bin_index(from);
+  std::size_t step = 1;
+  while (start + step < prefix_.size() && prefix_[start + step] <= target) step *= 2;
+  const auto it = std::upper_bound(prefix_.begin() + static_cast<std::ptrdiff_t>(start + step / 2),
+                                   prefix_.begin() + static_cast<std::ptrdiff_t>(std::min(start + step, prefix_.size())),
+                                   target);
   std::size_t i = it == prefix_.begin() ? 0 : static_cast<std::size_t>(it - prefix_.begin() - 1);
   i = std::min(i, bins_.size() - 1);
   const double density = bins_[i].micros_per_unit;
-  const double steps = std::floor((target - prefix_[i]) / density * (1 + 1e-12));
+  const double exact = (target - prefix_[i]) / density;
+  const double steps = std::floor(exact + 1e-12 * std::max(1.0, std::abs(exact)));
   const std::int64_t end = edges_[i] + static_cast<std::int64_t>(steps);
   return std::clamp(end, from, limit);
 }

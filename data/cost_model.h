@@ -2,7 +2,7 @@
 // applying state at the range's start, which may grow along the sequence) + the integral of
 // a per-unit work density w(u) over the range. s and w are piecewise constant over bins along
 // the sequence; cumulative work at bin edges is kept as prefix sums, so a prediction costs
-// O(log bins). Outside the bins the nearest bin's coefficients apply. Partitioners use it to
+// O(log bins) (O(1) when the bins share one width, as fitted models and per-unit series do). Outside the bins the nearest bin's coefficients apply. Partitioners use it to
 // balance and optimise ranges; the fit (data/cost_model_fit.h) produces it from recordings.
 #pragma once
 
@@ -65,6 +65,7 @@ class CostModel {
   std::string source_;
   std::vector<std::int64_t> edges_;  // bins_.size() + 1 bin edges
   std::vector<double> prefix_;       // cumulative work at each edge
+  std::int64_t uniform_width_ = 0;   // bin width when all bins but the last share it (O(1) lookup)
 };
 
 }  // namespace millrace::data

@@ -241,7 +241,8 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
     }
     report.work_part_r2 = part_r2(work, work_fit);
     report.rest_part_r2 = part_r2(rest, rest_fit);
-    if (report.separate->cv_rmse_s < report.joint.cv_rmse_s) {
+    // Ties (within a microsecond) go to the separate fit: it pins the s/w split down.
+    if (report.separate->cv_rmse_s <= report.joint.cv_rmse_s + 1e-6) {
       report.model = model;
       report.method = "separate";
     }

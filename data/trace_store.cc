@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <ostream>
@@ -168,6 +169,11 @@ TraceStore TraceStore::open(const std::string& path) {
   return store;
 }
 
+TraceStore TraceStore::open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
+  return open(path);
+}
+
 TraceStore::TraceStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 
 TraceStore::TraceStore(TraceStore&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
@@ -329,6 +335,17 @@ std::int64_t TraceStore::count_rows(const std::string& table) const {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
   throw Error(path_, "no table '" + table + "'");
+}
+
+std::int64_t TraceStore::count_rows(const std::string& table, std::int64_t run_id) const {
+  for (const char* known : {"items", "item_deps", "attempts"}) {
+    if (table != known) continue;
+    Statement s(db_, path_, "SELECT count(*) FROM " + table + " WHERE run_id = ?");
+    s.bind(1, run_id);
+    s.step();
+    return s.int64(0);
+  }
+  throw Error(path_, "no per-run table '" + table + "'");
 }
 
 void TraceStore::put_profile(const CostProfile& profile) {

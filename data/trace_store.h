@@ -23,6 +23,8 @@ class TraceStore {
   // naming the path when the file is not a millrace store, is corrupt, or has a newer schema;
   // such a file is left untouched.
   static TraceStore open(const std::string& path);
+  // Like open, but a missing file is an Error instead of a new store (for commands that read).
+  static TraceStore open_existing(const std::string& path);
 
   TraceStore(TraceStore&&) noexcept;
   TraceStore& operator=(TraceStore&&) noexcept;
@@ -47,6 +49,8 @@ class TraceStore {
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
   std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
   std::int64_t count_rows(const std::string& table) const;   // for checks and tests
+  // Rows of `table` (items, item_deps or attempts) that belong to one run.
+  std::int64_t count_rows(const std::string& table, std::int64_t run_id) const;
 
   // Cost profiles, keyed by name (adding an existing name replaces it, in one transaction).
   void put_profile(const CostProfile& profile);

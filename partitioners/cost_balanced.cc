@@ -15,7 +15,7 @@ Partition CostBalancedPartitioner::partition(const PartitionParams& params) cons
     throw data::Error(name(), "span of " + std::to_string(params.span.count) + " units is smaller than the range count " +
                                   std::to_string(n));
   }
-  return {equal_cost_ranges(*params.model, params.span, n, params.align), params.overlap};
+  return {equal_cost_ranges(*params.model, params.span, n, params.align, params.overlap), params.overlap};
 }
 
 }  // namespace millrace::partitioners

@@ -8,8 +8,9 @@
 // leaves less for the rest) as long as a later start never costs more than the work it skips,
 // s(y) - s(x) <= work(x, y) for x < y; this holds for a constant start-up and for fitted models
 // whose start-up steps are small against the work of an aligned step (otherwise the result is
-// still valid, but only an upper bound). The search stops when the bracket on the bottleneck
-// is within 1e-12 of it, about 50 probes. Complexity: O(I * n * log bins) with I ~ 50; no
+// still valid, but only an upper bound). The bracket starts at [work / n, cost of the whole
+// span]; a feasible probe lowers the top to the bottleneck it actually reached, and the search
+// stops when the bracket is within 1e-10 of the bottleneck (at most ~35 probes). Complexity: O(I * n * log bins) with I <= ~35; no
 // dependence on the number of units.
 //
 // equal_cost_ranges: n ranges whose costs are all equal up to one alignment step of work:
@@ -25,13 +26,15 @@
 
 namespace millrace::partitioners {
 
+// Costs are of ranges as run: each also replays `overlap` units before its first unit.
 std::vector<data::Range> min_max_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
-                                        std::int64_t align);
+                                        std::int64_t align, std::int64_t overlap);
 
 std::vector<data::Range> equal_cost_ranges(const data::CostModel& model, const data::Range& span, std::int64_t n,
-                                           std::int64_t align);
+                                           std::int64_t align, std::int64_t overlap);
 
-// Predicted costs (micros) of the ranges.
-std::vector<double> predicted_costs(const data::CostModel& model, const std::vector<data::Range>& ranges);
+// Predicted costs (micros) of the ranges as run, overlap included.
+std::vector<double> predicted_costs(const data::CostModel& model, const std::vector<data::Range>& ranges,
+                                    std::int64_t overlap);
 
 }  // namespace millrace::partitioners

@@ -18,7 +18,7 @@ constexpr double kCountMultipliers[] = {1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16};
 Partition OptimalPartitioner::partition(const PartitionParams& params) const {
   check_common_params(params, name());
   if (params.model == nullptr) throw data::Error(name(), "needs a cost model");
-  if (params.ranges > 0) return {min_max_ranges(*params.model, params.span, params.ranges, params.align), params.overlap};
+  if (params.ranges > 0) return {min_max_ranges(*params.model, params.span, params.ranges, params.align, params.overlap), params.overlap};
   if (params.workers < 1) throw data::Error(name(), "needs a worker count >= 1 (or a range count)");
   const std::int64_t capacity = std::max<std::int64_t>(1, params.span.count / params.align);
   std::vector<data::Range> best;
@@ -28,8 +28,8 @@ Partition OptimalPartitioner::partition(const PartitionParams& params) const {
     const std::int64_t n = std::min(capacity, static_cast<std::int64_t>(std::llround(params.workers * m)));
     if (n == previous) break;
     previous = n;
-    std::vector<data::Range> ranges = min_max_ranges(*params.model, params.span, n, params.align);
-    const double makespan = lpt_makespan(predicted_costs(*params.model, ranges), params.workers);
+    std::vector<data::Range> ranges = min_max_ranges(*params.model, params.span, n, params.align, params.overlap);
+    const double makespan = lpt_makespan(predicted_costs(*params.model, ranges, params.overlap), params.workers);
     if (best.empty() || makespan < best_makespan) {
       best_makespan = makespan;
       best = std::move(ranges);

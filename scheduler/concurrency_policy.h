@@ -63,6 +63,9 @@ class ConcurrencyPolicy {
   virtual void on_capacity_changed(int slots) = 0;
   // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).
   virtual void on_progress() = 0;
+  // Nothing is queued or waiting, only attempts in flight: idle long-lived workers may go (a
+  // retry later brings one back, paying its start-up again).
+  virtual void on_queue_drained() = 0;
   // Every item is settled: long-lived workers are retired.
   virtual void on_run_finished() = 0;
   // How many attempts the policy would run at once now (workers in the pool, or K).

@@ -21,6 +21,7 @@ class JobPerItemPolicy : public ConcurrencyPolicy {
   std::optional<std::string> worker_name(int) const override { return std::nullopt; }
   void on_capacity_changed(int) override {}
   void on_progress() override {}
+  void on_queue_drained() override {}
   void on_run_finished() override {}
   int target() const override { return params_.max_in_flight; }
 

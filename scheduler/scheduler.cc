@@ -121,6 +121,8 @@ void Scheduler::dispatch() {
   if (finished() && !finish_announced_) {
     finish_announced_ = true;
     policy_->on_run_finished();
+  } else if (queue_.empty() && settled_ + flights_.size() == items_.size()) {
+    policy_->on_queue_drained();
   }
 }
 
@@ -143,9 +145,9 @@ void Scheduler::on_started(const AttemptEvent& event) {
   Flight& flight = found->second;
   flight.record.started = event.at;
   if (!event.worker.empty()) flight.record.worker = event.worker;
-  WorkerStatus& w = worker(flight.record.worker);
+  WorkerRecord& w = worker(flight.record.worker);
   w.busy = true;
-  w.range = label(flight.item);
+  w.item = flight.item;
   notify(event.handle, flight, data::Outcome::kRunning, event.at, &event);
 }
 
@@ -169,9 +171,8 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
   ItemRecord& record = records_[index];
   notify(event.handle, flight, outcome, event.at, &event);
   if (flight.record.started) {
-    WorkerStatus& w = worker(flight.record.worker);
+    WorkerRecord& w = worker(flight.record.worker);
     w.busy = false;
-    w.range.clear();
     w.busy_time += event.at - *flight.record.started;
     ++(outcome == data::Outcome::kSucceeded ? w.succeeded : w.failed);
   }
@@ -248,11 +249,7 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
   if (done) attempts_.push_back(std::move(attempt));
 }
 
-WorkerStatus& Scheduler::worker(const std::string& name) {
-  auto [it, inserted] = workers_.try_emplace(name);
-  if (inserted) it->second.name = name;
-  return it->second;
-}
+Scheduler::WorkerRecord& Scheduler::worker(const std::string& name) { return workers_[name]; }
 
 std::string Scheduler::label(std::size_t index) const {
   const data::WorkItem& item = items_[index];
@@ -275,7 +272,10 @@ StatusReport Scheduler::status() const {
     }
     if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(label(i));
   }
-  for (const auto& entry : workers_) report.workers.push_back(entry.second);
+  for (const auto& [name, w] : workers_) {
+    report.workers.push_back(
+        WorkerStatus{name, w.busy, w.busy ? label(w.item) : std::string(), w.busy_time, w.succeeded, w.failed});
+  }
   return report;
 }
 

@@ -113,6 +113,13 @@ class Scheduler : public ClusterListener, private PolicyHost {
     std::string last_worker;
     std::string last_reason;
   };
+  struct WorkerRecord {
+    bool busy = false;
+    std::size_t item = 0;              // what it runs, when busy
+    data::Micros busy_time = 0;
+    int succeeded = 0;
+    int failed = 0;
+  };
   struct Flight {
     std::size_t item = 0;
     int lane = kNoWorker;
@@ -134,7 +141,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void settle(std::size_t index, ItemState state);
   void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
-  WorkerStatus& worker(const std::string& name);
+  WorkerRecord& worker(const std::string& name);
   std::string label(std::size_t index) const;
 
   std::vector<data::WorkItem> items_;
@@ -146,7 +153,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::unique_ptr<ConcurrencyPolicy> policy_;
   std::vector<ItemRecord> records_;
   std::unordered_map<AttemptHandle, Flight> flights_;
-  std::map<std::string, WorkerStatus> workers_;
+  std::map<std::string, WorkerRecord> workers_;
   std::vector<data::Attempt> attempts_;
   AttemptObserver observer_;
   AttemptHandle next_handle_ = 1;

@@ -71,12 +71,16 @@ void WorkerPoolPolicy::on_progress() {
   }
 }
 
+void WorkerPoolPolicy::on_queue_drained() {
+  for (int w : idle_) {
+    if (alive_[w]) retire(w);
+  }
+}
+
 void WorkerPoolPolicy::on_run_finished() {
   if (scale_up_timer_) host_->clock().cancel_timer(*scale_up_timer_);
   scale_up_timer_.reset();
-  for (int w = 0; w < params_.workers; ++w) {
-    if (alive_[w] && !busy_[w]) retire(w);
-  }
+  on_queue_drained();
   idle_.clear();
   target_ = 0;
 }

@@ -27,6 +27,7 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   std::optional<std::string> worker_name(int worker) const override;
   void on_capacity_changed(int slots) override;
   void on_progress() override;
+  void on_queue_drained() override;
   void on_run_finished() override;
   int target() const override { return target_; }
 

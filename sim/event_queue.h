@@ -1,12 +1,15 @@
-// The simulator's pending-event set: a 4-ary min-heap on (time, insertion sequence), so events
-// at equal times come out in the order they were scheduled and every run is reproducible.
-// Events are stored inline (Event should be a small trivially copyable struct); cancellation
-// bumps a per-slot generation so a cancelled entry is skipped when it reaches the top. After
-// warm-up, push, pop and cancel allocate nothing.
+// The simulator's pending-event set: a radix heap on event time. Simulated time never goes
+// back (no event is scheduled before the last one taken out), which lets a radix heap replace a
+// comparison heap: pushing appends to one of 65 buckets chosen by the highest bit in which the
+// time differs from the last time taken out, and taking out redistributes one bucket at a time.
+// Buckets are FIFO and events of equal time always share a bucket, so ties come out in
+// insertion order and runs are reproducible. Events are stored inline (Event should be a small
+// trivially copyable struct); cancellation bumps a per-slot generation so a cancelled entry is
+// dropped when reached. After warm-up, push, pop and cancel allocate nothing.
 #pragma once
 
+#include <bit>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "data/time.h"
@@ -19,15 +22,15 @@ template <typename Event>
 class EventQueue {
  public:
   void reserve(std::size_t n) {
-    heap_.reserve(n);
     generation_.reserve(n);
     free_.reserve(n);
   }
 
-  // Live (scheduled, not cancelled, not popped) events.
+  // Live (scheduled, not cancelled, not taken out) events.
   std::size_t size() const { return live_; }
   bool empty() const { return live_ == 0; }
 
+  // Schedules `event` at `at`; a time before the last one taken out is raised to it.
   EventId push(data::Micros at, const Event& event) {
     std::uint32_t slot;
     if (free_.empty()) {
@@ -38,8 +41,9 @@ class EventQueue {
       free_.pop_back();
     }
     std::uint32_t gen = generation_[slot];
-    heap_.push_back(Entry{at, sequence_++, slot, gen, event});
-    sift_up(heap_.size() - 1);
+    std::uint64_t key = at < 0 ? 0 : static_cast<std::uint64_t>(at);
+    if (key < last_) rebase(key);
+    insert(Entry{key, slot, gen, event});
     ++live_;
     return static_cast<EventId>(gen) << 32 | slot;
   }
@@ -50,38 +54,35 @@ class EventQueue {
     auto gen = static_cast<std::uint32_t>(id >> 32);
     if (slot >= generation_.size() || generation_[slot] != gen) return false;
     release(slot);
+    ++stale_;
     return true;
   }
 
   // Time of the earliest live event. Precondition: !empty().
   data::Micros next_time() {
-    drop_cancelled();
-    return heap_.front().at;
+    refill();
+    return static_cast<data::Micros>(last_);
   }
 
-  // Removes the earliest live event into `event` and returns its time. Precondition: !empty().
+  // Takes out the earliest live event (the first scheduled among equal times) into `event` and
+  // returns its time. Precondition: !empty().
   data::Micros pop(Event& event) {
-    drop_cancelled();
-    Entry& top = heap_.front();
-    data::Micros at = top.at;
-    event = top.event;
-    release(top.slot);
-    remove_top();
-    return at;
+    refill();
+    const Entry& e = buckets_[0][head_++];
+    event = e.event;
+    release(e.slot);
+    return static_cast<data::Micros>(last_);
   }
 
  private:
   struct Entry {
-    data::Micros at;
-    std::uint64_t sequence;
+    std::uint64_t at;
     std::uint32_t slot;
     std::uint32_t generation;
     Event event;
   };
 
-  static bool before(const Entry& a, const Entry& b) {
-    return a.at < b.at || (a.at == b.at && a.sequence < b.sequence);
-  }
+  bool stale(const Entry& e) const { return stale_ > 0 && generation_[e.slot] != e.generation; }
 
   void release(std::uint32_t slot) {
     ++generation_[slot];
@@ -89,52 +90,71 @@ class EventQueue {
     --live_;
   }
 
-  void drop_cancelled() {
-    while (stale(heap_.front())) remove_top();
+  std::size_t bucket_of(std::uint64_t at) const {
+    return at == last_ ? 0 : 64 - static_cast<std::size_t>(std::countl_zero(at ^ last_));
   }
 
-  // An entry is stale when its slot was released (cancelled) after it was pushed.
-  bool stale(const Entry& e) const { return generation_[e.slot] != e.generation; }
-
-  void remove_top() {
-    Entry last = std::move(heap_.back());
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(0, std::move(last));
+  void insert(const Entry& e) {
+    std::size_t b = bucket_of(e.at);
+    buckets_[b].push_back(e);
+    if (b == 0) return;
+    std::uint64_t bit = std::uint64_t{1} << (b - 1);
+    if (!(occupied_ & bit) || e.at < least_[b]) least_[b] = e.at;
+    occupied_ |= bit;
   }
 
-  void sift_up(std::size_t i) {
-    Entry moving = std::move(heap_[i]);
-    while (i > 0) {
-      std::size_t parent = (i - 1) / 4;
-      if (!before(moving, heap_[parent])) break;
-      heap_[i] = std::move(heap_[parent]);
-      i = parent;
-    }
-    heap_[i] = std::move(moving);
-  }
-
-  void sift_down(std::size_t i, Entry moving) {
-    const std::size_t n = heap_.size();
+  // Makes buckets_[0][head_] the earliest live entry.
+  void refill() {
+    auto& front = buckets_[0];
     for (;;) {
-      std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      std::size_t end = first + 4 < n ? first + 4 : n;
-      for (std::size_t c = first + 1; c < end; ++c) {
-        if (before(heap_[c], heap_[best])) best = c;
+      while (head_ < front.size() && stale(front[head_])) {
+        ++head_;
+        --stale_;
       }
-      if (!before(heap_[best], moving)) break;
-      heap_[i] = std::move(heap_[best]);
-      i = best;
+      if (head_ < front.size()) return;
+      front.clear();
+      head_ = 0;
+      // The lowest non-empty bucket holds the smallest times: its minimum becomes last_ and
+      // its entries spread over lower buckets (keeping their order).
+      std::size_t b = static_cast<std::size_t>(std::countr_zero(occupied_)) + 1;
+      auto& bucket = buckets_[b];
+      occupied_ &= ~(std::uint64_t{1} << (b - 1));
+      // The least time may be a cancelled entry's: still a valid base, as no time is below it.
+      last_ = least_[b];
+      for (const Entry& e : bucket) {
+        if (stale(e)) {
+          --stale_;
+        } else {
+          insert(e);
+        }
+      }
+      bucket.clear();
     }
-    heap_[i] = std::move(moving);
   }
 
-  std::vector<Entry> heap_;
+  // An event is scheduled before the earliest one (possible only after next_time() looked
+  // ahead without taking it out): every entry is spread again around the new, lower last_.
+  // Entries are re-inserted bucket by bucket in order, so equal times keep their order.
+  void rebase(std::uint64_t key) {
+    std::vector<Entry> all;
+    for (std::size_t i = head_; i < buckets_[0].size(); ++i) all.push_back(buckets_[0][i]);
+    for (std::size_t b = 1; b < 65; ++b) all.insert(all.end(), buckets_[b].begin(), buckets_[b].end());
+    for (auto& bucket : buckets_) bucket.clear();
+    head_ = 0;
+    occupied_ = 0;
+    last_ = key;
+    for (const Entry& e : all) insert(e);
+  }
+
+  std::vector<Entry> buckets_[65];
+  std::uint64_t occupied_ = 0;             // bit b-1 set when bucket b (b >= 1) holds entries
+  std::uint64_t least_[65] = {};           // least time in bucket b, when occupied
+  std::size_t head_ = 0;                   // next entry of bucket 0
+  std::uint64_t last_ = 0;                 // time of the last entry taken out (all times >= it)
   std::vector<std::uint32_t> generation_;  // per slot: generation of its current (or next) event
   std::vector<std::uint32_t> free_;
-  std::uint64_t sequence_ = 0;
   std::size_t live_ = 0;
+  std::size_t stale_ = 0;                  // cancelled entries still in buckets
 };
 
 }  // namespace millrace::sim

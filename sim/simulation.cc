@@ -46,8 +46,8 @@ Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, 
     busy += step.second;
     if (before >= threshold && busy < threshold) below_since = step.first;
     if (busy >= threshold) below_since = makespan;
+    if (busy >= 2) alone_since = makespan;
     if (busy == 1 && before != 1) alone_since = step.first;
-    if (busy != 1) alone_since = makespan;
   }
   tail.below_tenth = makespan - below_since;
   tail.last_alone = makespan - alone_since;
@@ -82,14 +82,20 @@ SimulationResult simulate(const std::vector<data::WorkItem>& plan, const Duratio
   engine.reserve(plan.size() + 64);
   VirtualClock clock(engine);
   std::mt19937_64 rng(config.seed);
-  SimCluster cluster(engine, config.cluster, durations, rng, config.record_timeline);
+  // Each item's duration is asked of the model once, then looked up by the item's position in
+  // the scheduler's plan (the cluster sees pointers into it).
+  std::vector<data::Micros> duration_of;
+  const data::WorkItem* first_item = nullptr;
+  DurationModel by_position = [&](const data::WorkItem& item) { return duration_of[&item - first_item]; };
+  SimCluster cluster(engine, config.cluster, by_position, rng, config.record_timeline);
   std::vector<data::WorkItem> items = plan;
-  if (config.predict_from_durations) {
-    for (data::WorkItem& item : items) {
-      if (item.predicted == 0) item.predicted = durations(item);
-    }
+  duration_of.reserve(items.size());
+  for (data::WorkItem& item : items) {
+    duration_of.push_back(durations(item));
+    if (config.predict_from_durations && item.predicted == 0) item.predicted = duration_of.back();
   }
   scheduler::Scheduler core(std::move(items), config.scheduler, cluster, clock);
+  first_item = core.items().data();
   Dispatch dispatch{clock, cluster};
   core.start();
 

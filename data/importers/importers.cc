@@ -47,16 +47,12 @@ const std::vector<std::string>& import_formats() {
   return formats;
 }
 
-ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
-                         const ImportOptions& options) {
-  ImportResult result;
+ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options) {
+  ParsedInput parsed;
   if (format == "ethereum") {
-    CostProfile profile = read_ethereum_profile(path, ethereum_series_from_string(options.series));
-    if (!options.name.empty()) profile.name = options.name;
-    store.put_profile(profile);
-    result.name = profile.name;
-    result.profile_bins = profile.bins.size();
-    return result;
+    parsed.profile = read_ethereum_profile(path, ethereum_series_from_string(options.series));
+    if (!options.name.empty()) parsed.profile->name = options.name;
+    return parsed;
   }
   auto reader = trace_readers().find(format);
   if (reader == trace_readers().end()) {
@@ -64,13 +60,30 @@ ImportResult import_file(TraceStore& store, const std::string& format, const std
     for (const auto& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
     throw Error("--format " + format, "unknown import format (known: " + known + ")");
   }
-  Trace trace = reader->second(path);
-  trace.run.name = options.name.empty() ? stem(path) : options.name;
-  result.run_id = store.add_run(trace.run, trace.items, trace.attempts);
-  result.name = trace.run.name;
-  result.items = trace.items.size();
-  result.attempts = trace.attempts.size();
+  parsed.trace = reader->second(path);
+  parsed.trace->run.name = options.name.empty() ? stem(path) : options.name;
+  return parsed;
+}
+
+ImportResult store_input(TraceStore& store, const ParsedInput& input) {
+  ImportResult result;
+  if (input.profile) {
+    store.put_profile(*input.profile);
+    result.name = input.profile->name;
+    result.profile_bins = input.profile->bins.size();
+  }
+  if (input.trace) {
+    result.run_id = store.add_run(input.trace->run, input.trace->items, input.trace->attempts);
+    result.name = input.trace->run.name;
+    result.items = input.trace->items.size();
+    result.attempts = input.trace->attempts.size();
+  }
   return result;
+}
+
+ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
+                         const ImportOptions& options) {
+  return store_input(store, parse_input(format, path, options));
 }
 
 }  // namespace millrace::data::importers

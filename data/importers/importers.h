@@ -11,9 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "data/cost_profile.h"
+#include "data/importers/trace.h"
 #include "data/trace_store.h"
 
 namespace millrace::data::importers {
@@ -31,9 +34,20 @@ struct ImportResult {
   std::size_t profile_bins = 0;
 };
 
+// A parsed input, not yet stored: a run, or a cost profile (ethereum).
+struct ParsedInput {
+  std::optional<Trace> trace;
+  std::optional<CostProfile> profile;
+};
+
 const std::vector<std::string>& import_formats();
 
-// Throws Error naming the input on an unknown format or a malformed file.
+// Parses the whole input (nothing is written); throws Error naming the input on an unknown
+// format or a malformed file.
+ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options = {});
+// Writes a parsed input in one transaction.
+ImportResult store_input(TraceStore& store, const ParsedInput& input);
+// parse_input then store_input.
 ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
                          const ImportOptions& options = {});
 

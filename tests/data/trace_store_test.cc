@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -167,6 +168,32 @@ void expect_open_fails_untouched(const std::string& path, const std::string& nee
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_bytes(path), before);
+}
+
+TEST(TraceStore, AnEmptyFileIsMigratedToTheCurrentSchema) {
+  TempDir dir;
+  write_file(dir.file("empty.db"), "");
+  auto store = TraceStore::open(dir.file("empty.db"));
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  EXPECT_EQ(store.count_rows("runs"), 0);
+}
+
+TEST(TraceStore, OpenExistingRefusesToCreateAStore) {
+  TempDir dir;
+  EXPECT_THROW(TraceStore::open_existing(dir.file("missing.db")), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("missing.db")));
+}
+
+TEST(TraceStore, CountsRowsPerRun) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  store.add_run(sample_run(), sample_items(), {});
+  auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
+  EXPECT_EQ(store.count_rows("items", id), 3);
+  EXPECT_EQ(store.count_rows("item_deps", id), 3);
+  EXPECT_EQ(store.count_rows("attempts", id), 3);
+  EXPECT_EQ(store.count_rows("attempts"), 3);
+  EXPECT_THROW(store.count_rows("runs", id), Error);
 }
 
 TEST(TraceStore, RejectsANewerSchemaAndLeavesTheFileUntouched) {

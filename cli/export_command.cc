@@ -1,0 +1,54 @@
+// `millrace export RUN`: writes a run's timing table as CSV or JSON (data/timing_table.h).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "data/error.h"
+#include "data/trace_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct ExportArgs {
+  std::string store;
+  std::string run;
+  std::string format = "csv";
+  std::string output;
+};
+
+void run_export(const ExportArgs& args) {
+  if (args.format != "csv" && args.format != "json") {
+    throw data::Error("--format " + args.format, "unknown export format (known: csv, json)");
+  }
+  auto store = data::TraceStore::open_existing(args.store);
+  auto id = store.find_run(args.run);
+  std::ofstream file;
+  if (!args.output.empty()) {
+    file.open(args.output, std::ios::binary);
+    if (!file) throw data::Error(args.output, "cannot open for writing");
+  }
+  std::ostream& out = args.output.empty() ? std::cout : file;
+  if (args.format == "csv") {
+    store.export_csv(id, out);
+  } else {
+    store.export_json(id, out);
+  }
+  out.flush();
+  if (!out) throw data::Error(args.output.empty() ? "stdout" : args.output, "write failed");
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto args = std::make_shared<ExportArgs>();
+  auto* cmd = app.add_subcommand("export", "Write a run's per-range timings as CSV or JSON");
+  cmd->add_option("--store", args->store, "Trace store file")->required();
+  cmd->add_option("run", args->run, "Run id or name")->required();
+  cmd->add_option("--format", args->format, "csv (default) | json");
+  cmd->add_option("-o,--output", args->output, "Output file (default: standard output)");
+  cmd->callback([args] { run_export(*args); });
+}
+
+}  // namespace millrace::cli

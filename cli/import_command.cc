@@ -1,0 +1,49 @@
+// `millrace import`: reads a recorded trace (or a cost profile) into a trace store.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "data/error.h"
+#include "data/importers/importers.h"
+#include "data/trace_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct ImportArgs {
+  std::string store;
+  std::string format;
+  std::string file;
+  data::importers::ImportOptions options;
+};
+
+void run_import(const ImportArgs& args) {
+  auto parsed = data::importers::parse_input(args.format, args.file, args.options);  // before touching the store
+  auto store = data::TraceStore::open(args.store);
+  auto result = data::importers::store_input(store, parsed);
+  if (result.run_id == 0) {
+    std::cout << "imported cost profile '" << result.name << "' (" << result.profile_bins << " bins) into "
+              << args.store << "\n";
+    return;
+  }
+  std::cout << "imported run " << result.run_id << " '" << result.name << "': " << result.items << " items, "
+            << result.attempts << " attempts into " << args.store << "\n";
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app) {
+  auto args = std::make_shared<ImportArgs>();
+  auto* cmd = app.add_subcommand("import", "Import a recorded trace (or a cost profile) into a trace store");
+  std::string formats;
+  for (const auto& f : data::importers::import_formats()) formats += (formats.empty() ? "" : "|") + f;
+  cmd->add_option("--store", args->store, "Trace store file (created when missing)")->required();
+  cmd->add_option("--format", args->format, formats)->required();
+  cmd->add_option("file", args->file, "Input file (ethereum: the directory of export-*.csv)")->required();
+  cmd->add_option("--name", args->options.name, "Run or profile name (default: the file name)");
+  cmd->add_option("--series", args->options.series, "ethereum only: size (default) | gas");
+  cmd->callback([args] { run_import(*args); });
+}
+
+}  // namespace millrace::cli

@@ -1,0 +1,82 @@
+// `millrace show RUN`: a recorded run in a few figures (data/run_summary.h).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "data/run_summary.h"
+#include "data/trace_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+std::string hours(data::Micros us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f h", static_cast<double>(us) / data::kMicrosPerHour);
+  return text;
+}
+
+std::string seconds(data::Micros us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f s", data::seconds_from_micros(us));
+  return text;
+}
+
+std::string range_of(const data::Attempt& a, const std::vector<data::WorkItem>& items) {
+  for (const auto& item : items) {
+    if (item.id == a.item_id) return item.range ? item.range->end_count() : item.id;
+  }
+  return a.item_id;
+}
+
+void print(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& s) {
+  std::cout << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", units " << run.units
+            << ")\n";
+  std::cout << "  items:          " << s.items << " (" << s.items_without_success << " without a successful attempt)\n";
+  std::cout << "  attempts:       " << s.attempts << " (" << s.failed_attempts << " failed or cancelled)\n";
+  std::cout << "  total work:     " << hours(s.total_work) << " (worker time)";
+  if (s.work_time > 0) {
+    std::cout << ", " << hours(s.work_time) << " of it per-unit work ("
+              << static_cast<int>(100.0 * static_cast<double>(s.work_time) / static_cast<double>(s.total_work) + 0.5)
+              << "%)";
+  }
+  std::cout << "\n  makespan:       " << hours(s.makespan) << "\n";
+  if (!s.longest.empty()) {
+    const auto& top = s.longest.front();
+    std::cout << "  longest:        " << range_of(top, items) << ", " << seconds(top.duration());
+    if (!top.worker.empty()) std::cout << " on worker " << top.worker;
+    std::cout << "\n";
+  }
+  if (s.workers == 0) {
+    std::cout << "  workers:        not recorded\n";
+    return;
+  }
+  std::cout << "  workers:        " << s.workers << ", busy min " << hours(s.busy_min) << " / median "
+            << hours(s.busy_median) << " / max " << hours(s.busy_max) << "\n";
+  std::cout << "  straggler tail: half the workers idle after " << hours(s.half_idle_at) << ", 90% after "
+            << hours(s.most_idle_at) << "; the last " << s.running_when_most_idle << " ranges ran "
+            << hours(s.tail()) << " longer\n";
+  std::cout << "  top durations: ";
+  for (const auto& a : s.longest) std::cout << range_of(a, items) << " (" << seconds(a.duration()) << ")";
+  std::cout << "\n";
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app) {
+  auto store_path = std::make_shared<std::string>();
+  auto run_ref = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("show", "Summarize a run: items, work, longest ranges, failures, workers, stragglers");
+  cmd->add_option("--store", *store_path, "Trace store file")->required();
+  cmd->add_option("run", *run_ref, "Run id or name")->required();
+  cmd->callback([store_path, run_ref] {
+    auto store = data::TraceStore::open_existing(*store_path);
+    auto id = store.find_run(*run_ref);
+    auto items = store.items(id);
+    print(store.run(id), items, data::summarize(items, store.attempts(id)));
+  });
+}
+
+}  // namespace millrace::cli

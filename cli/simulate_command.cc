@@ -1,0 +1,224 @@
+// `millrace simulate`: replay a recorded run of the trace store in the simulator under a
+// concurrency policy and queue order, print makespan, utilisation, node-hours, failures and the
+// straggler tail next to what the recording says, and store the simulated run beside the real
+// one (unless --no-record).
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "data/error.h"
+#include "data/trace_store.h"
+#include "sim/duration_model.h"
+#include "sim/replay.h"
+#include "sim/simulation.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string store;
+  std::string run;
+  std::string policy = "fixed-pool";
+  int workers = 64;
+  int min_workers = 1;
+  std::string deadline = "0";
+  std::string scale_up_delay = "0";
+  std::string order = "plan";
+  std::uint64_t seed = 1;
+  double fail_prob = 0;
+  std::string startup_latency = "0";
+  std::string create_overhead = "0";
+  std::string delete_overhead = "0";
+  int nodes = 0;
+  int slots_per_node = 1;
+  std::vector<std::string> node_losses;
+  std::vector<std::string> api_down;
+  int max_attempts = 3;
+  std::string backoff = "0";
+  bool report_exhausted = false;
+  bool json = false;
+  bool timeline = false;
+  bool no_record = false;
+};
+
+// "30s", "500ms", "2m", "1.5h", "250us", or a bare number of seconds.
+data::Micros parse_duration(const std::string& text, const std::string& option) {
+  static const std::pair<const char*, double> kUnits[] = {
+      {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"h", 3600e6}};
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = used == 0 ? "?" : text.substr(used);
+  double scale = unit.empty() ? 1e6 : 0;
+  for (const auto& [name, factor] : kUnits) {
+    if (unit == name) scale = factor;
+  }
+  if (used == 0 || scale == 0 || value < 0) {
+    throw data::Error(option + " '" + text + "'", "not a duration (e.g. 30s, 500ms, 2m, 1h)");
+  }
+  return static_cast<data::Micros>(value * scale + 0.5);
+}
+
+// "A@B" split at '@' (node losses) or "A-B" at the first '-' after the first character (windows).
+std::pair<std::string, std::string> split_pair(const std::string& text, char sep, const std::string& option) {
+  std::size_t at = text.find(sep, 1);
+  if (at == std::string::npos) {
+    throw data::Error(option + " '" + text + "'", std::string("expected two parts separated by '") + sep + "'");
+  }
+  return {text.substr(0, at), text.substr(at + 1)};
+}
+
+sim::SimulationConfig config_of(const SimulateOptions& o) {
+  sim::SimulationConfig config;
+  config.seed = o.seed;
+  config.record_timeline = o.timeline;
+  config.predict_from_durations = true;
+  sim::SimClusterConfig& cluster = config.cluster;
+  cluster.nodes = o.nodes > 0 ? o.nodes : o.workers;
+  cluster.slots_per_node = o.slots_per_node;
+  cluster.fail_prob = o.fail_prob;
+  std::size_t from = 0;
+  std::vector<data::Micros> samples;
+  for (std::size_t comma; (comma = o.startup_latency.find(',', from)) != std::string::npos; from = comma + 1) {
+    samples.push_back(parse_duration(o.startup_latency.substr(from, comma - from), "--startup-latency"));
+  }
+  samples.push_back(parse_duration(o.startup_latency.substr(from), "--startup-latency"));
+  if (samples.size() == 1) {
+    cluster.startup.constant = samples[0];
+  } else {
+    cluster.startup.samples = samples;
+  }
+  cluster.create_overhead = parse_duration(o.create_overhead, "--create-overhead");
+  cluster.delete_overhead = parse_duration(o.delete_overhead, "--delete-overhead");
+  for (const std::string& loss : o.node_losses) {
+    auto [node, at] = split_pair(loss, '@', "--node-loss");
+    try {
+      cluster.node_losses.push_back(sim::NodeLoss{std::stoi(node), parse_duration(at, "--node-loss")});
+    } catch (const std::invalid_argument&) {
+      throw data::Error("--node-loss '" + loss + "'", "expected NODE@TIME, e.g. 3@2h");
+    }
+  }
+  for (const std::string& window : o.api_down) {
+    auto [begin, end] = split_pair(window, '-', "--api-down");
+    cluster.api_down.push_back(sim::Window{parse_duration(begin, "--api-down"), parse_duration(end, "--api-down")});
+  }
+  scheduler::SchedulerOptions& s = config.scheduler;
+  s.plan_name = o.store + " run " + o.run;
+  s.policy = o.policy;
+  s.params.workers = o.workers;
+  s.params.max_in_flight = o.workers;
+  s.params.min_workers = std::min(o.min_workers, o.workers);
+  s.params.deadline = parse_duration(o.deadline, "--deadline");
+  s.params.scale_up_delay = parse_duration(o.scale_up_delay, "--scale-up-delay");
+  s.order = scheduler::queue_order_from_string(o.order);
+  s.retry.max_attempts = o.max_attempts;
+  s.retry.backoff = parse_duration(o.backoff, "--backoff");
+  s.on_exhausted = o.report_exhausted ? scheduler::OnExhausted::kReport : scheduler::OnExhausted::kFailRun;
+  return config;
+}
+
+nlohmann::json parameters_of(const SimulateOptions& o, const sim::RecordedRun& recorded) {
+  return {{"simulated_from_run", recorded.run.id}, {"policy", o.policy},  {"workers", o.workers},
+          {"min_workers", o.min_workers},         {"deadline", o.deadline}, {"scale_up_delay", o.scale_up_delay},
+          {"order", o.order},                     {"seed", o.seed},      {"fail_prob", o.fail_prob},
+          {"startup_latency", o.startup_latency}, {"create_overhead", o.create_overhead},
+          {"delete_overhead", o.delete_overhead}, {"nodes", o.nodes > 0 ? o.nodes : o.workers},
+          {"slots_per_node", o.slots_per_node},   {"node_losses", o.node_losses}, {"api_down", o.api_down},
+          {"max_attempts", o.max_attempts},       {"backoff", o.backoff}};
+}
+
+void print_recorded(const sim::RecordedRun& recorded, const sim::RecordedSummary& s,
+                    const sim::SimulationResult& result, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%-28s run %lld '%s' (%s): %zu items, %zu attempts on %zu workers\n",
+                "recorded", static_cast<long long>(recorded.run.id), recorded.run.name.c_str(),
+                data::to_string(recorded.run.source), recorded.items.size(), s.attempts, s.workers);
+  out << line;
+  std::snprintf(line, sizeof line, "%-28s %.2f\n", "recorded busy worker-hours", data::seconds_from_micros(s.busy) / 3600);
+  out << line;
+  std::snprintf(line, sizeof line, "%-28s %.3f s (%.2f h)\n", "recorded busiest worker",
+                data::seconds_from_micros(s.busiest_worker), data::seconds_from_micros(s.busiest_worker) / 3600);
+  out << line;
+  if (s.busiest_worker > 0) {
+    double diff = 100.0 * static_cast<double>(result.makespan - s.busiest_worker) / static_cast<double>(s.busiest_worker);
+    std::snprintf(line, sizeof line, "%-28s %+.2f %%\n", "simulated makespan vs it", diff);
+    out << line;
+  }
+}
+
+void run_simulate(const SimulateOptions& o) {
+  data::TraceStore store = data::TraceStore::open(o.store);
+  sim::RecordedRun recorded = sim::load_run(store, o.run);
+  sim::DurationModel durations = sim::table_model(
+      sim::recorded_durations(recorded.items, recorded.attempts, o.store + " run " + o.run), o.store + " run " + o.run);
+  sim::SimulationConfig config = config_of(o);
+  sim::SimulationResult result = sim::simulate(recorded.items, durations, config);
+  sim::RecordedSummary summary = sim::summarise(recorded.attempts);
+  std::int64_t stored = 0;
+  if (!o.no_record) {
+    stored = sim::record_simulation(store, recorded.run, recorded.items, result, parameters_of(o, recorded));
+  }
+  if (o.json) {
+    nlohmann::json out = sim::to_json(result, o.timeline);
+    out["recorded"] = sim::to_json(summary);
+    out["recorded"]["run"] = recorded.run.id;
+    if (stored != 0) out["stored_run"] = stored;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  sim::print_table(result, std::cout);
+  print_recorded(recorded, summary, result, std::cout);
+  if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Replay a recorded run in the simulator under a policy");
+  cmd->add_option("--store", options->store, "Trace store (SQLite file)")->required();
+  cmd->add_option("--run", options->run, "Recorded run to replay (id or name)")->required();
+  cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
+      ->capture_default_str();
+  cmd->add_option("--workers", options->workers,
+                  "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")
+      ->capture_default_str();
+  cmd->add_option("--min-workers", options->min_workers, "autoscale: minimum workers")->capture_default_str();
+  cmd->add_option("--deadline", options->deadline, "autoscale: wanted makespan (e.g. 48h)")->capture_default_str();
+  cmd->add_option("--scale-up-delay", options->scale_up_delay, "autoscale: time for new workers to arrive")
+      ->capture_default_str();
+  cmd->add_option("--order", options->order, "Queue order: plan, lpt (longest recorded first) or priority")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of every random draw")->capture_default_str();
+  cmd->add_option("--fail-prob", options->fail_prob, "Probability that an attempt fails part-way")
+      ->capture_default_str();
+  cmd->add_option("--startup-latency", options->startup_latency,
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
+      ->capture_default_str();
+  cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->capture_default_str();
+  cmd->add_option("--delete-overhead", options->delete_overhead, "Time a finished Job's pod keeps its slot")
+      ->capture_default_str();
+  cmd->add_option("--nodes", options->nodes, "Cluster nodes (default: --workers)");
+  cmd->add_option("--slots-per-node", options->slots_per_node, "Attempts a node runs at once")->capture_default_str();
+  cmd->add_option("--node-loss", options->node_losses, "NODE@TIME: lose a node (repeatable, e.g. 3@2h)");
+  cmd->add_option("--api-down", options->api_down, "FROM-TO: cluster API unavailable (repeatable, e.g. 1h-1.5h)");
+  cmd->add_option("--max-attempts", options->max_attempts, "Attempts per item, including the first")
+      ->capture_default_str();
+  cmd->add_option("--backoff", options->backoff, "Wait before the first retry (doubling after)")
+      ->capture_default_str();
+  cmd->add_flag("--report-exhausted", options->report_exhausted,
+                "An item out of attempts is reported but does not fail the run");
+  cmd->add_flag("--json", options->json, "Print JSON instead of a table");
+  cmd->add_flag("--timeline", options->timeline, "Include the timeline of cluster events in the JSON");
+  cmd->add_flag("--no-record", options->no_record, "Do not store the simulated run");
+  cmd->callback([options] { run_simulate(*options); });
+}
+
+}  // namespace millrace::cli

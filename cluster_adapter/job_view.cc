@@ -1,0 +1,94 @@
+#include "cluster_adapter/job_view.h"
+
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+
+namespace millrace::cluster_adapter {
+
+namespace {
+
+using nlohmann::json;
+
+std::string failure_reason(const std::string& condition_reason) {
+  if (condition_reason == "DeadlineExceeded") return "timeout";
+  if (condition_reason.empty() || condition_reason == "BackoffLimitExceeded") return "exit";
+  std::string out;
+  for (unsigned char c : condition_reason) out += static_cast<char>(std::tolower(c));
+  return out;
+}
+
+std::int64_t number(const json& status, const char* key) {
+  return status.contains(key) && status[key].is_number() ? status[key].get<std::int64_t>() : 0;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  std::int64_t seconds = timegm(&tm);
+  std::size_t i = static_cast<std::size_t>(consumed);
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    int hours = 0, minutes = 0;
+    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &hours, &minutes) != 2) return std::nullopt;
+    std::int64_t offset = hours * 3600 + minutes * 60;
+    seconds += text[i] == '+' ? -offset : offset;
+  } else if (i >= text.size() || (text[i] != 'Z' && text[i] != 'z')) {
+    return std::nullopt;
+  }
+  return seconds;
+}
+
+JobView view_job(const json& job) {
+  JobView view;
+  const json& meta = job.value("metadata", json::object());
+  view.name = meta.value("name", "");
+  view.deleting = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
+  const json status = job.value("status", json::object());
+  const json spec = job.value("spec", json::object());
+
+  for (const auto& c : status.value("conditions", json::array())) {
+    if (c.value("status", "") != "True") continue;
+    std::string type = c.value("type", "");
+    auto at = parse_rfc3339(c.value("lastTransitionTime", ""));
+    if (type == "Complete" || type == "SuccessCriteriaMet") {
+      view.phase = JobPhase::kSucceeded;
+      view.finished = parse_rfc3339(status.value("completionTime", "")).value_or(at.value_or(0));
+      if (type == "Complete") break;
+    } else if (type == "Failed" || type == "FailureTarget") {
+      view.phase = JobPhase::kFailed;
+      view.failure_reason = failure_reason(c.value("reason", ""));
+      view.finished = at;
+      if (type == "Failed") break;
+    }
+  }
+  if (view.terminal()) return view;
+
+  std::int64_t completions = spec.contains("completions") && spec["completions"].is_number()
+                                 ? spec["completions"].get<std::int64_t>() : 1;
+  std::int64_t backoff_limit = spec.contains("backoffLimit") && spec["backoffLimit"].is_number()
+                                   ? spec["backoffLimit"].get<std::int64_t>() : 6;
+  if (number(status, "succeeded") >= completions) {
+    view.phase = JobPhase::kSucceeded;
+    view.finished = parse_rfc3339(status.value("completionTime", ""));
+  } else if (number(status, "failed") > backoff_limit) {
+    view.phase = JobPhase::kFailed;
+    view.failure_reason = "exit";
+  } else if (number(status, "active") > 0 && number(status, "ready") > 0) {
+    view.phase = JobPhase::kRunning;
+  }
+  return view;
+}
+
+}  // namespace millrace::cluster_adapter

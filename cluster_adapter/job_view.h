@@ -1,0 +1,34 @@
+// What a batch/v1 Job object says about its attempt, read the way the Job controller writes
+// it: the Complete / Failed conditions first (also SuccessCriteriaMet / FailureTarget, which
+// newer controllers set before the final one), then status.succeeded / status.failed against
+// completions and backoffLimit; running when a pod is active and ready. A failed Job has no
+// completionTime, so its finishing time is its Failed condition's lastTransitionTime.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace millrace::cluster_adapter {
+
+enum class JobPhase { kWaiting, kRunning, kSucceeded, kFailed };
+
+struct JobView {
+  std::string name;
+  JobPhase phase = JobPhase::kWaiting;
+  std::string failure_reason;            // "timeout", "exit", or the condition's reason lower-cased
+  std::optional<std::int64_t> finished;  // seconds since the Unix epoch
+  bool deleting = false;                 // metadata.deletionTimestamp is set
+
+  bool terminal() const { return phase == JobPhase::kSucceeded || phase == JobPhase::kFailed; }
+};
+
+JobView view_job(const nlohmann::json& job);
+
+// Seconds since the Unix epoch of an RFC 3339 time ("2026-12-02T14:53:23Z", fractions and
+// numeric offsets allowed); empty when it does not parse.
+std::optional<std::int64_t> parse_rfc3339(const std::string& text);
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,447 @@
+#include "cluster_adapter/kubernetes_cluster.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "cluster_adapter/job_history.h"
+#include "cluster_adapter/job_view.h"
+
+namespace millrace::cluster_adapter {
+
+using nlohmann::json;
+
+namespace {
+
+std::string label(const json& object, const char* key) {
+  const json& labels = object["metadata"].value("labels", json::object());
+  return labels.contains(key) && labels[key].is_string() ? labels[key].get<std::string>() : "";
+}
+
+}  // namespace
+
+KubernetesCluster::KubernetesCluster(KubeClient client, JobTemplate job_template, KubernetesClusterOptions options,
+                                     const scheduler::Clock& clock)
+    : client_(std::move(client)), template_(std::move(job_template)), options_(std::move(options)), clock_(clock) {
+  options_.backoff.max_attempts = 0;
+  request_thread_ = std::jthread([this](std::stop_token stop) { request_loop(stop); });
+  std::string selector = std::string(kRunLabel) + "=" + dns_label(options_.run);
+  auto handlers = [this](Note::Kind list_kind, Note::Kind event_kind, std::string source) {
+    return ReflectorHandlers{
+        [this, list_kind](std::vector<json> items) { push({list_kind, "", {}, std::move(items), 0, ""}); },
+        [this, event_kind](const std::string& type, const json& object) { push({event_kind, type, object, {}, 0, ""}); },
+        [this, source](const std::string& problem) { trouble(source, problem); }};
+  };
+  jobs_ = std::make_unique<Reflector>(client_, jobs_path(), selector,
+                                      handlers(Note::Kind::kJobList, Note::Kind::kJobEvent, "watch jobs"),
+                                      options_.backoff, options_.watch_timeout_seconds);
+  pods_ = std::make_unique<Reflector>(client_, "/api/v1/namespaces/" + client_.config().namespace_name + "/pods",
+                                      selector, handlers(Note::Kind::kPodList, Note::Kind::kPodEvent, "watch pods"),
+                                      options_.backoff, options_.watch_timeout_seconds);
+  publish_status();
+}
+
+KubernetesCluster::~KubernetesCluster() {
+  stop_.request_stop();
+  request_thread_.request_stop();
+  requested_.notify_all();
+  jobs_.reset();
+  pods_.reset();
+}
+
+std::string KubernetesCluster::jobs_path() const {
+  return "/apis/batch/v1/namespaces/" + client_.config().namespace_name + "/jobs";
+}
+
+void KubernetesCluster::push(Note note) {
+  {
+    std::lock_guard lock(mutex_);
+    inbox_.push_back(std::move(note));
+  }
+  arrived_.notify_one();
+}
+
+void KubernetesCluster::trouble(const std::string& source, const std::string& problem) {
+  std::lock_guard lock(mutex_);
+  if (problem.empty()) {
+    problems_.erase(source);
+  } else {
+    if (problems_.empty()) problem_since_ = clock_.now();
+    problems_[source] = problem;
+  }
+}
+
+// ---- request thread ------------------------------------------------------------------------
+
+void KubernetesCluster::request_loop(std::stop_token stop) {
+  for (;;) {
+    Request request;
+    {
+      std::unique_lock lock(mutex_);
+      if (!requested_.wait(lock, stop, [&] { return !requests_.empty(); })) return;
+      request = std::move(requests_.front());
+      requests_.pop_front();
+    }
+    try {
+      perform(request, stop);
+    } catch (const KubeApiError&) {
+      if (stop.stop_requested()) return;
+    }
+  }
+}
+
+void KubernetesCluster::perform(const Request& request, std::stop_token stop) {
+  auto on_retry = [this](const KubeApiError& error, data::Micros) { trouble("requests", error.what()); };
+  if (request.create) {
+    try {
+      client_.call("POST", jobs_path(), request.body, stop, on_retry);
+      trouble("requests", "");
+      push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
+    } catch (const KubeApiError& error) {
+      if (error.reason() == "Stopped") throw;
+      trouble("requests", "");
+      if (error.status() == 409 && error.reason() == "AlreadyExists") {
+        // The same deterministic name: an earlier try of this very create got through.
+        push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
+      } else {
+        push({Note::Kind::kCreateFailed, "", {}, {}, request.handle, error.what()});
+      }
+    }
+    return;
+  }
+  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+  try {
+    // Either answer is fine: a Status (deleted) or the Job itself, still there with a
+    // finalizer until its pods are gone; the watch then reports it DELETED.
+    client_.call("DELETE", jobs_path() + "/" + request.name + "?propagationPolicy=Background", options, stop, on_retry);
+    trouble("requests", "");
+  } catch (const KubeApiError& error) {
+    if (error.reason() == "Stopped") throw;
+    trouble("requests", error.status() == 404 ? "" : error.what());
+  }
+}
+
+// ---- the Cluster seam (poll thread) --------------------------------------------------------
+
+void KubernetesCluster::submit(const scheduler::Submission& submission) {
+  Attempt attempt;
+  attempt.submission = submission;
+  attempt.name = job_name(options_.run, submission.item->id, submission.attempt);
+  by_name_[attempt.name] = submission.handle;
+  attempts_[submission.handle] = std::move(attempt);
+  waiting_.push_back(submission.handle);
+  dispatch_waiting();
+  publish_status();
+}
+
+void KubernetesCluster::adopt(const scheduler::Submission& submission) {
+  Attempt attempt;
+  attempt.submission = submission;
+  attempt.name = job_name(options_.run, submission.item->id, submission.attempt);
+  attempt.state = State::kCreated;
+  attempt.adopted = true;
+  attempt.waiting_since = clock_.now();
+  by_name_[attempt.name] = submission.handle;
+  attempts_[submission.handle] = std::move(attempt);
+  publish_status();
+}
+
+void KubernetesCluster::cancel(scheduler::AttemptHandle handle) {
+  auto it = attempts_.find(handle);
+  if (it == attempts_.end() || it->second.state == State::kDone) return;
+  Attempt& attempt = it->second;
+  if (attempt.state == State::kWaiting) {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), handle));
+  } else {
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back({false, handle, attempt.name, {}});
+    }
+    requested_.notify_one();
+  }
+  attempt.state = State::kDone;
+  cancelled_.emplace_back(handle, attempt.name);
+  publish_status();
+}
+
+int KubernetesCluster::in_flight() const {
+  return static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(),
+                                        [](const auto& a) { return a.second.state != State::kDone; }));
+}
+
+int KubernetesCluster::in_flight_of_type(const std::string& type) const {
+  return static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(), [&](const auto& a) {
+    return a.second.state != State::kDone && a.second.state != State::kWaiting &&
+           a.second.submission.item->type == type;
+  }));
+}
+
+int KubernetesCluster::capacity() const { return std::max(0, options_.max_concurrency - in_flight()); }
+
+void KubernetesCluster::dispatch_waiting() {
+  int created = static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(), [](const auto& a) {
+    return a.second.state == State::kCreating || a.second.state == State::kCreated;
+  }));
+  for (auto it = waiting_.begin(); it != waiting_.end() && created < options_.max_concurrency;) {
+    Attempt& attempt = attempts_.at(*it);
+    const std::string& type = attempt.submission.item->type;
+    auto cap = options_.max_per_type.find(type);
+    if (cap != options_.max_per_type.end() && in_flight_of_type(type) >= cap->second) {
+      ++it;
+      continue;
+    }
+    json body;
+    try {
+      body = template_.render(options_.run, client_.config().namespace_name, attempt.submission,
+                              options_.active_deadline_seconds);
+    } catch (const data::Error& error) {
+      attempt.state = State::kCreating;
+      push({Note::Kind::kCreateFailed, "", {}, {}, attempt.submission.handle, error.what()});
+      it = waiting_.erase(it);
+      ++created;
+      continue;
+    }
+    attempt.state = State::kCreating;
+    attempt.waiting_since = clock_.now();
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back({true, attempt.submission.handle, attempt.name, std::move(body)});
+    }
+    requested_.notify_one();
+    it = waiting_.erase(it);
+    ++created;
+  }
+}
+
+void KubernetesCluster::poll(data::Micros max_wait) {
+  std::deque<Note> notes;
+  {
+    std::unique_lock lock(mutex_);
+    if (cancelled_.empty() && max_wait > 0) {
+      arrived_.wait_for(lock, std::chrono::microseconds(max_wait), [&] { return !inbox_.empty(); });
+    }
+    notes.swap(inbox_);
+  }
+  while (!cancelled_.empty()) {
+    auto [handle, name] = cancelled_.front();
+    cancelled_.pop_front();
+    if (listener_) {
+      scheduler::AttemptEvent event{handle, clock_.now(), name, 0, "cancelled", std::nullopt};
+      listener_->on_failed(event);
+    }
+  }
+  for (auto& note : notes) handle_note(note);
+  report_held_ends();
+  dispatch_waiting();
+  trim_history();
+  publish_status();
+}
+
+// ---- what the cluster said (poll thread) ---------------------------------------------------
+
+void KubernetesCluster::handle_note(Note& note) {
+  switch (note.kind) {
+    case Note::Kind::kCreated: {
+      auto it = attempts_.find(note.handle);
+      if (it != attempts_.end() && it->second.state == State::kCreating) it->second.state = State::kCreated;
+      break;
+    }
+    case Note::Kind::kCreateFailed: {
+      auto it = attempts_.find(note.handle);
+      if (it != attempts_.end() && it->second.state == State::kCreating) {
+        report_end(it->second, false, "create-rejected: " + note.problem);
+      }
+      break;
+    }
+    case Note::Kind::kJobList: {
+      std::set<std::string> present;
+      for (const auto& job : note.items) {
+        present.insert(job["metadata"].value("name", ""));
+        observe_job(job);
+      }
+      for (auto it = finished_.begin(); it != finished_.end();) {
+        it = present.count(it->first) ? std::next(it) : finished_.erase(it);
+      }
+      for (auto& [handle, attempt] : attempts_) {
+        // Seen before (or adopted) and now absent from a newer list: deleted behind the run's
+        // back. A Job created but not yet seen may simply be newer than the list.
+        if (attempt.state == State::kCreated && (attempt.seen || attempt.adopted) && !present.count(attempt.name)) {
+          job_gone(attempt.name, "lost");
+        }
+      }
+      break;
+    }
+    case Note::Kind::kJobEvent:
+      if (note.type == "DELETED") {
+        finished_.erase(note.object["metadata"].value("name", ""));
+        job_gone(note.object["metadata"].value("name", ""), "deleted");
+      } else {
+        observe_job(note.object);
+      }
+      break;
+    case Note::Kind::kPodList:
+      for (const auto& pod : note.items) observe_pod(pod);
+      break;
+    case Note::Kind::kPodEvent:
+      if (note.type != "DELETED") observe_pod(note.object);
+      break;
+  }
+}
+
+void KubernetesCluster::observe_job(const json& job) {
+  JobView view = view_job(job);
+  if (view.terminal()) {
+    auto [it, inserted] = finished_.try_emplace(view.name);
+    if (inserted) {
+      it->second.succeeded = view.phase == JobPhase::kSucceeded;
+      it->second.at = view.finished.value_or(0);
+      it->second.seen = ++finish_order_;
+    }
+  }
+  auto found = by_name_.find(view.name);
+  if (found == by_name_.end()) return;
+  Attempt& attempt = attempts_.at(found->second);
+  if (attempt.state == State::kDone) return;
+  attempt.seen = true;
+  if (attempt.state == State::kCreating) attempt.state = State::kCreated;
+  if (!view.terminal() || attempt.held_end) return;
+  Attempt::End end{view.phase == JobPhase::kSucceeded, view.failure_reason, clock_.now()};
+  if (!end.succeeded && end.reason != "exit") {
+    report_end(attempt, false, end.reason);  // the pod was killed: no exit code to wait for
+  } else if (attempt.pod_told(end)) {
+    report_end(attempt, end.succeeded, end.reason);
+  } else {
+    attempt.held_end = end;
+  }
+}
+
+void KubernetesCluster::report_held_ends() {
+  data::Micros now = clock_.now();
+  for (auto& [handle, attempt] : attempts_) {
+    if (!attempt.held_end || attempt.state == State::kDone) continue;
+    const Attempt::End& end = *attempt.held_end;
+    if (attempt.pod_told(end) || (now - end.seen >= options_.pod_grace)) {
+      report_end(attempt, end.succeeded, end.reason);
+    }
+  }
+}
+
+void KubernetesCluster::observe_pod(const json& pod) {
+  auto found = by_name_.find(label(pod, kJobLabel));
+  if (found == by_name_.end()) return;
+  Attempt& attempt = attempts_.at(found->second);
+  if (attempt.state == State::kDone) return;
+  attempt.pod = pod["metadata"].value("name", "");
+  std::string phase = pod.value("status", json::object()).value("phase", "");
+  for (const auto& container : pod["status"].value("containerStatuses", json::array())) {
+    const json& state = container.value("state", json::object());
+    if (state.contains("terminated")) attempt.exit_code = state["terminated"].value("exitCode", 0);
+  }
+  if (phase == "Running" || phase == "Succeeded" || phase == "Failed") report_started(attempt);
+  if (attempt.held_end && attempt.pod_told(*attempt.held_end)) {
+    report_end(attempt, attempt.held_end->succeeded, attempt.held_end->reason);
+  }
+}
+
+void KubernetesCluster::job_gone(const std::string& name, const std::string& reason) {
+  auto found = by_name_.find(name);
+  if (found == by_name_.end()) return;
+  Attempt& attempt = attempts_.at(found->second);
+  if (attempt.state != State::kCreated) return;
+  report_end(attempt, false, reason);
+}
+
+void KubernetesCluster::report_started(Attempt& attempt) {
+  if (attempt.started) return;
+  attempt.started = true;
+  attempt.waiting_since = 0;
+  if (listener_) {
+    scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
+                                  attempt.pod.empty() ? attempt.name : attempt.pod, 0, "", std::nullopt};
+    listener_->on_started(event);
+  }
+}
+
+void KubernetesCluster::report_end(Attempt& attempt, bool succeeded, const std::string& reason) {
+  if (attempt.state == State::kDone) return;
+  if (attempt.state == State::kCreated) report_started(attempt);
+  attempt.state = State::kDone;
+  if (!listener_) return;
+  scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
+                                attempt.pod.empty() ? attempt.name : attempt.pod,
+                                succeeded ? 0 : attempt.exit_code.value_or(1), succeeded ? "" : reason,
+                                std::nullopt};
+  if (succeeded) {
+    listener_->on_succeeded(event);
+  } else {
+    listener_->on_failed(event);
+  }
+}
+
+void KubernetesCluster::trim_history() {
+  std::vector<FinishedJob> candidates;
+  for (const auto& [name, finished] : finished_) {
+    if (finished.deleting) continue;
+    auto found = by_name_.find(name);
+    if (found != by_name_.end() && attempts_.at(found->second).state != State::kDone) continue;
+    candidates.push_back({name, finished.succeeded, finished.at, finished.seen});
+  }
+  auto doomed = jobs_beyond_history(std::move(candidates), options_.keep_succeeded, options_.keep_failed);
+  if (doomed.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& name : doomed) {
+      finished_[name].deleting = true;
+      requests_.push_back({false, 0, name, {}});
+    }
+  }
+  requested_.notify_one();
+}
+
+void KubernetesCluster::publish_status() {
+  KubernetesClusterStatus status;
+  data::Micros now = clock_.now();
+  status.in_flight = in_flight();
+  status.waiting = static_cast<int>(waiting_.size());
+  for (const auto& [handle, attempt] : attempts_) {
+    if ((attempt.state == State::kCreating || attempt.state == State::kCreated) && !attempt.started &&
+        now - attempt.waiting_since > options_.unschedulable_after) {
+      status.unschedulable.push_back(attempt.name);
+    }
+  }
+  status.lists = jobs_ ? jobs_->lists() : 0;
+  status.watches = jobs_ ? jobs_->watches() : 0;
+  std::lock_guard lock(mutex_);
+  status.api_reachable = problems_.empty();
+  if (!problems_.empty()) {
+    status.api_problem = problems_.begin()->second;
+    status.api_problem_since = problem_since_;
+  }
+  status_ = std::move(status);
+}
+
+KubernetesClusterStatus KubernetesCluster::status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+std::vector<ExistingJob> KubernetesCluster::existing_jobs() {
+  json list = client_.call("GET", jobs_path() + "?labelSelector=" +
+                                      KubeClient::query_escape(std::string(kRunLabel) + "=" + dns_label(options_.run)),
+                           std::nullopt, stop_.get_token());
+  std::vector<ExistingJob> out;
+  for (const auto& job : list.value("items", json::array())) {
+    JobView view = view_job(job);
+    ExistingJob existing;
+    existing.name = view.name;
+    const json& annotations = job["metadata"].value("annotations", json::object());
+    existing.item_id = annotations.value(kItemAnnotation, "");
+    existing.attempt = std::atoi(label(job, kAttemptLabel).c_str());
+    existing.finished = view.terminal();
+    existing.succeeded = view.phase == JobPhase::kSucceeded;
+    out.push_back(existing);
+  }
+  return out;
+}
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,191 @@
+// KubernetesCluster: the scheduler's Cluster on a real Kubernetes cluster, job-per-item mode.
+// Each Submission becomes one batch/v1 Job rendered from the run's JobTemplate (deterministic
+// name, run/item/attempt labels, backoffLimit 0, restartPolicy Never, the attempt's deadline).
+// Two Reflectors follow the run's Jobs and pods (list + watch by label selector) and a request
+// thread creates and deletes Jobs, retrying with backoff; all of them only queue what they
+// learn, and poll() turns it into listener events on the caller's thread, exactly once per
+// attempt: started (a pod runs), then succeeded or failed (the Job's conditions).
+//
+// The concurrency cap is kept from the adapter's own records: an attempt counts as in flight
+// from submit() until its end is reported, whether its Job is being created, waits for a
+// node or runs, so the cluster never holds more unfinished Jobs of the run than the cap (a
+// submission beyond it waits here until a slot frees). Finished Jobs beyond the history limits
+// are deleted oldest first, always with propagationPolicy Background. An unreachable API never
+// throws out of poll(): it is retried with backoff and shown in status(), and the run resumes
+// when the API answers again. After a crash, adopt() re-attaches the scheduler's in-flight
+// attempts to the Jobs already in the cluster.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster_adapter/backoff.h"
+#include "cluster_adapter/job_template.h"
+#include "cluster_adapter/kube_client.h"
+#include "cluster_adapter/polled_cluster.h"
+#include "cluster_adapter/reflector.h"
+#include "scheduler/clock.h"
+
+namespace millrace::cluster_adapter {
+
+struct KubernetesClusterOptions {
+  std::string run;                               // run name: Job names and the run label
+  int max_concurrency = 8;                       // unfinished Jobs of the run at once
+  std::map<std::string, int> max_per_type;       // optional caps per WorkItem::type
+  std::optional<int> active_deadline_seconds;    // per attempt
+  int keep_succeeded = 10;                       // finished Jobs kept in the cluster
+  int keep_failed = 10;
+  data::Micros unschedulable_after = 5 * 60 * data::kMicrosPerSecond;
+  BackoffPolicy backoff;                         // for every API call (never gives up)
+  int watch_timeout_seconds = 300;
+  data::Micros pod_grace = 2 * data::kMicrosPerSecond;  // wait for the pod's name / exit code
+};
+
+struct KubernetesClusterStatus {
+  bool api_reachable = true;
+  std::string api_problem;                 // the last error while unreachable
+  data::Micros api_problem_since = 0;
+  int in_flight = 0;                       // submitted and not yet reported finished
+  int waiting = 0;                         // of which held back by the concurrency cap
+  std::vector<std::string> unschedulable;  // Jobs whose pod waited longer than unschedulable_after
+  int lists = 0;                           // list calls of the Job reflector (1 + re-lists)
+  int watches = 0;                         // watch streams opened by the Job reflector
+};
+
+// A Job of the run found in the cluster, for re-attaching after a crash.
+struct ExistingJob {
+  std::string name;
+  std::string item_id;
+  int attempt = 0;
+  bool finished = false;
+  bool succeeded = false;
+};
+
+class KubernetesCluster : public PolledCluster {
+ public:
+  KubernetesCluster(KubeClient client, JobTemplate job_template, KubernetesClusterOptions options,
+                    const scheduler::Clock& clock);
+  ~KubernetesCluster() override;
+  KubernetesCluster(const KubernetesCluster&) = delete;
+  KubernetesCluster& operator=(const KubernetesCluster&) = delete;
+
+  void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
+  void submit(const scheduler::Submission& submission) override;
+  void cancel(scheduler::AttemptHandle handle) override;
+  // Free slots: the cap minus the attempts in flight by the adapter's own records.
+  int capacity() const override;
+  void poll(data::Micros max_wait) override;
+
+  // The run's Jobs now in the cluster (one list call, retried with backoff; throws
+  // KubeApiError only on a non-retryable failure such as 403).
+  std::vector<ExistingJob> existing_jobs();
+  // Follows an attempt whose Job already exists (created before a crash) without creating it;
+  // if the cluster turns out not to have it, the attempt is reported failed ("lost").
+  void adopt(const scheduler::Submission& submission);
+
+  KubernetesClusterStatus status() const;
+
+ private:
+  enum class State { kWaiting, kCreating, kCreated, kDone };
+  struct Attempt {
+    scheduler::Submission submission;
+    std::string name;
+    State state = State::kWaiting;
+    bool seen = false;      // its Job has been observed in the cluster
+    bool adopted = false;   // re-attached by adopt(): its Job should already exist
+    bool started = false;   // on_started was reported
+    data::Micros waiting_since = 0;  // sent for creation (or adopted), not yet running
+    std::string pod;
+    std::optional<int> exit_code;
+    // A Job seen finished before its pod (another stream) told its name or, for a failure by
+    // the pod's exit, its exit code: the report waits up to pod_grace for them.
+    struct End {
+      bool succeeded = true;
+      std::string reason;
+      data::Micros seen = 0;
+    };
+    std::optional<End> held_end;
+    bool pod_told(const End& end) const { return end.succeeded ? !pod.empty() : exit_code.has_value(); }
+  };
+  struct Finished {
+    bool succeeded = true;
+    std::int64_t at = 0;
+    std::uint64_t seen = 0;
+    bool deleting = false;
+  };
+  // What the reflectors and the request thread hand to poll().
+  struct Note {
+    enum class Kind { kJobList, kJobEvent, kPodList, kPodEvent, kCreated, kCreateFailed } kind;
+    std::string type;                   // watch event type
+    nlohmann::json object;
+    std::vector<nlohmann::json> items;
+    scheduler::AttemptHandle handle = 0;
+    std::string problem;
+  };
+  struct Request {
+    bool create = true;  // else delete
+    scheduler::AttemptHandle handle = 0;
+    std::string name;
+    nlohmann::json body;
+  };
+
+  void push(Note note);
+  void trouble(const std::string& source, const std::string& problem);
+  void request_loop(std::stop_token stop);
+  void perform(const Request& request, std::stop_token stop);
+  std::string jobs_path() const;
+
+  void handle_note(Note& note);
+  void observe_job(const nlohmann::json& job);
+  void observe_pod(const nlohmann::json& pod);
+  void job_gone(const std::string& name, const std::string& reason);
+  void report_started(Attempt& attempt);
+  void report_end(Attempt& attempt, bool succeeded, const std::string& reason);
+  void report_held_ends();  // those whose pod told, or waited past pod_grace
+  void dispatch_waiting();
+  void trim_history();
+  void publish_status();
+  int in_flight() const;
+  int in_flight_of_type(const std::string& type) const;
+
+  KubeClient client_;
+  JobTemplate template_;
+  KubernetesClusterOptions options_;
+  const scheduler::Clock& clock_;
+  scheduler::ClusterListener* listener_ = nullptr;
+
+  // Touched only on the poll thread.
+  std::map<scheduler::AttemptHandle, Attempt> attempts_;
+  std::map<std::string, scheduler::AttemptHandle> by_name_;
+  std::deque<scheduler::AttemptHandle> waiting_;
+  std::map<std::string, Finished> finished_;
+  std::uint64_t finish_order_ = 0;
+  std::deque<std::pair<scheduler::AttemptHandle, std::string>> cancelled_;
+
+  // Shared with the threads.
+  mutable std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::deque<Note> inbox_;
+  std::deque<Request> requests_;
+  std::condition_variable_any requested_;
+  std::map<std::string, std::string> problems_;  // source -> problem, while failing
+  data::Micros problem_since_ = 0;
+  KubernetesClusterStatus status_;
+  std::stop_source stop_;
+
+  std::jthread request_thread_;
+  std::unique_ptr<Reflector> jobs_;
+  std::unique_ptr<Reflector> pods_;
+};
+
+}  // namespace millrace::cluster_adapter

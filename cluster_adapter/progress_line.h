@@ -1,0 +1,46 @@
+// The one-line progress display of a real run on a terminal: items done out of the total, in
+// flight, failures and an ETA from the predicted durations of the work left, redrawn in place
+// ("\r" and clear-to-end-of-line). Printed only when the output is a terminal, so logs and
+// pipes stay free of control characters.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "data/time.h"
+
+namespace millrace::cluster_adapter {
+
+struct Progress {
+  std::int64_t done = 0;               // items settled (succeeded or given up)
+  std::int64_t total = 0;
+  std::int64_t in_flight = 0;
+  std::int64_t failed = 0;             // items given up
+  data::Micros remaining_predicted = 0;  // predicted work of the items not done, 0: unknown
+  int slots = 1;                       // attempts that run at once
+};
+
+// ETA: the remaining predicted work spread over the slots; none when nothing is predicted.
+std::optional<data::Micros> eta(const Progress& progress);
+// "12/200 done, 4 in flight, 1 failed, ETA 3m12s" (ETA "?" when unknown).
+std::string render_progress(const Progress& progress);
+// "45s", "3m12s", "2h05m".
+std::string render_duration(data::Micros duration);
+
+class ProgressLine {
+ public:
+  // Draws on `out` only when `enabled` (usually isatty(STDOUT_FILENO)).
+  ProgressLine(std::ostream& out, bool enabled);
+  void update(const Progress& progress);
+  // Ends the line so later output starts on a fresh one.
+  void finish();
+
+ private:
+  std::ostream& out_;
+  bool enabled_;
+  std::string last_;
+};
+
+}  // namespace millrace::cluster_adapter

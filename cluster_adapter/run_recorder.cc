@@ -1,0 +1,81 @@
+#include "cluster_adapter/run_recorder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+namespace millrace::cluster_adapter {
+
+RunRecorder::RunRecorder(data::TraceStore& store, std::int64_t run_id, const std::vector<data::WorkItem>& items,
+                         const std::vector<data::Attempt>& recorded)
+    : store_(store), run_id_(run_id), items_(items) {
+  std::set<std::string> succeeded;
+  for (const data::Attempt& attempt : recorded) {
+    count(attempt);
+    if (attempt.outcome == data::Outcome::kSucceeded) succeeded.insert(attempt.item_id);
+  }
+  for (const data::WorkItem& item : items_) {
+    if (!succeeded.contains(item.id)) remaining_predicted_ += item.predicted;
+  }
+}
+
+void RunRecorder::count(const data::Attempt& attempt) {
+  durations_.observe(attempt.duration());
+  if (attempt.outcome != data::Outcome::kSucceeded) ++attempts_failed_;
+}
+
+void RunRecorder::observe(const data::Attempt& attempt) {
+  if (attempt.outcome == data::Outcome::kRunning) return;
+  store_.add_attempts(run_id_, {attempt});
+  count(attempt);
+  if (attempt.outcome == data::Outcome::kSucceeded) {
+    auto item = std::find_if(items_.begin(), items_.end(),
+                             [&](const data::WorkItem& i) { return i.id == attempt.item_id; });
+    if (item != items_.end()) remaining_predicted_ -= item->predicted;
+  }
+}
+
+RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status) const {
+  RunMetrics metrics;
+  metrics.items_total = static_cast<std::int64_t>(status.num_items);
+  metrics.items_remaining = static_cast<std::int64_t>(status.num_remain);
+  metrics.items_succeeded = static_cast<std::int64_t>(status.num_succeeded);
+  metrics.items_failed = static_cast<std::int64_t>(status.jobs_failed.size());
+  metrics.in_flight = static_cast<std::int64_t>(status.jobs_in_progress.size());
+  metrics.attempts_failed = attempts_failed_;
+  metrics.attempt_durations = durations_;
+  for (const scheduler::WorkerStatus& worker : status.workers) metrics.worker_busy[worker.name] = worker.busy_time;
+  return metrics;
+}
+
+scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& items,
+                                             const std::vector<data::Attempt>& recorded,
+                                             const scheduler::RetryPolicy& retry) {
+  struct Tally {
+    int attempts = 0;
+    int failures = 0;
+    bool succeeded = false;
+  };
+  std::map<std::string, Tally> tallies;
+  for (const data::Attempt& attempt : recorded) {
+    Tally& tally = tallies[attempt.item_id];
+    tally.attempts = std::max(tally.attempts, attempt.number);
+    tally.succeeded |= attempt.outcome == data::Outcome::kSucceeded;
+    tally.failures += attempt.outcome == data::Outcome::kFailed;
+  }
+  scheduler::SchedulerSnapshot snapshot;
+  for (const data::WorkItem& item : items) {
+    const Tally& tally = tallies[item.id];
+    scheduler::ItemState state = scheduler::ItemState::kWaiting;
+    if (tally.succeeded) {
+      state = scheduler::ItemState::kSucceeded;
+    } else if (tally.failures >= retry.max_attempts) {
+      state = scheduler::ItemState::kFailed;
+    }
+    snapshot.items.push_back(scheduler::ItemSnapshot{item.id, state, tally.attempts});
+  }
+  return snapshot;
+}
+
+}  // namespace millrace::cluster_adapter

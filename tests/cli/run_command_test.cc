@@ -1,0 +1,232 @@
+// End-to-end: `millrace run --cluster local` runs real processes, records every attempt in the
+// trace store, stops gracefully on SIGINT and resumes after SIGKILL without losing or
+// re-running completed items.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "data/trace_store.h"
+#include "sim/duration_model.h"
+#include "sim/simulation.h"
+
+namespace millrace {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("millrace-run-" + std::to_string(getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    store = (dir / "trace.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Starts the CLI with its output into files; returns its pid.
+  pid_t start(const std::vector<std::string>& args) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::vector<char*> argv{const_cast<char*>(MILLRACE_CLI)};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      if (!freopen((dir / "stdout").c_str(), "w", stdout) || !freopen((dir / "stderr").c_str(), "w", stderr)) _exit(126);
+      execv(MILLRACE_CLI, argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  Result finish(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_text(dir / "stdout"),
+                  read_text(dir / "stderr")};
+  }
+
+  Result run(const std::vector<std::string>& args) { return finish(start(args)); }
+
+  std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
+    return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
+            "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
+            "--command", command};
+  }
+
+  // Succeeded attempts per item of run 1, read from the store.
+  std::map<std::string, int> successes() {
+    std::map<std::string, int> counts;
+    for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
+      if (a.outcome == data::Outcome::kSucceeded) ++counts[a.item_id];
+    }
+    return counts;
+  }
+
+  fs::path dir;
+  std::string store;
+};
+
+TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {
+  std::string marker = (dir / "done").string();
+  Result result = run(run_args("sleep 0.1; echo {first} {count} {last} {end} >> " + marker, 8, 3));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("run 1: 8/8 items succeeded"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find('\r'), std::string::npos) << "no progress line when stdout is not a terminal";
+
+  data::TraceStore trace = data::TraceStore::open(store);
+  data::Run run = trace.run(1);
+  EXPECT_EQ(run.source, data::RunSource::kReal);
+  EXPECT_EQ(run.partitioner, "uniform");
+  EXPECT_GT(run.ended, run.started);
+  std::vector<data::WorkItem> items = trace.items(1);
+  ASSERT_EQ(items.size(), 8u);
+  std::vector<data::Attempt> attempts = trace.attempts(1);
+  ASSERT_EQ(attempts.size(), 8u);
+  std::set<std::string> workers;
+  for (const data::Attempt& a : attempts) {
+    EXPECT_EQ(a.outcome, data::Outcome::kSucceeded);
+    EXPECT_GE(a.duration(), 100 * data::kMicrosPerMilli) << a.item_id;
+    workers.insert(a.worker);
+  }
+  EXPECT_LE(workers.size(), 3u);
+  EXPECT_EQ(successes().size(), 8u);
+  std::set<std::string> lines;
+  for (const std::string& line : lines_of(read_text(marker))) lines.insert(line);
+  EXPECT_EQ(lines.size(), 8u);
+  EXPECT_TRUE(lines.contains("0 10 9 10"));
+  EXPECT_TRUE(lines.contains("70 10 79 80"));
+  EXPECT_TRUE(fs::exists(store + ".logs/run-1/0-9.1.out"));
+}
+
+TEST_F(RunCommandTest, FailingCommandRecordsEveryAttemptAndExitsNonZero) {
+  std::vector<std::string> args = run_args("echo oops >&2; exit 3", 2, 2);
+  args.insert(args.end(), {"--max-attempts", "2"});
+  Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: run 1: 2 items failed"), std::string::npos) << result.err;
+  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+  ASSERT_EQ(attempts.size(), 4u);
+  for (const data::Attempt& a : attempts) {
+    EXPECT_EQ(a.outcome, data::Outcome::kFailed);
+    EXPECT_EQ(a.exit_code, 3);
+    EXPECT_EQ(a.failure_reason, "exit");
+  }
+  EXPECT_EQ(read_text(store + ".logs/run-1/0-9.2.err"), "oops\n");
+}
+
+TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {
+  Result result = run(run_args("work {frist}", 2, 1));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: command template 'work {frist}': unknown placeholder {frist}"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+}
+
+TEST_F(RunCommandTest, ResumingAnUnknownRunNamesIt) {
+  Result result = run({"run", "--store", store, "--resume", "7"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("7"), std::string::npos) << result.err;
+}
+
+TEST_F(RunCommandTest, SigintCancelsInFlightAttemptsAndRecordsThemAsCancelled) {
+  std::string started = (dir / "started").string();
+  pid_t pid = start(run_args("echo {id} >> " + started + "; sleep 30", 4, 2));
+  for (int i = 0; i < 3000 && lines_of(read_text(started)).size() < 2; ++i) usleep(10'000);
+  ASSERT_EQ(lines_of(read_text(started)).size(), 2u);
+  kill(pid, SIGINT);
+  Result result = finish(pid);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("interrupted with 4 items not succeeded"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("--resume 1"), std::string::npos) << result.err;
+  // The two running attempts were killed; the two items submitted after the stop never started.
+  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+  ASSERT_EQ(attempts.size(), 4u);
+  int ran = 0;
+  for (const data::Attempt& a : attempts) {
+    EXPECT_EQ(a.outcome, data::Outcome::kCancelled);
+    EXPECT_EQ(a.failure_reason, "cancelled");
+    ran += a.duration() > 0;
+  }
+  EXPECT_EQ(ran, 2);
+}
+
+TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItems) {
+  std::string done = (dir / "done").string();
+  pid_t pid = start(run_args("sleep 0.2; echo {id} >> " + done, 12, 2));
+  for (int i = 0; i < 3000 && successes().size() < 4; ++i) usleep(10'000);
+  kill(pid, SIGKILL);
+  EXPECT_EQ(finish(pid).exit_code, 128 + SIGKILL);
+  std::map<std::string, int> before = successes();
+  ASSERT_GE(before.size(), 4u);
+  ASSERT_LT(before.size(), 12u);
+
+  Result resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  std::map<std::string, int> after = successes();
+  EXPECT_EQ(after.size(), 12u);
+  for (const auto& [item, count] : after) EXPECT_EQ(count, 1) << item;
+  std::map<std::string, int> runs_of;
+  for (const std::string& line : lines_of(read_text(done))) ++runs_of[line];
+  for (const auto& [item, count] : before) EXPECT_EQ(runs_of[item], 1) << item << " ran again after resume";
+  EXPECT_EQ(runs_of.size(), 12u);
+}
+
+TEST_F(RunCommandTest, RecordedTimingsReplayedInTheSimulatorGiveTheRealMakespanWithinFivePercent) {
+  // Ranges sleep 0.2 s to 0.9 s by position, so the schedule on 3 workers is uneven.
+  Result result = run(run_args("sleep 0.$(( {first} / 10 + 2 ))", 8, 3));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  data::TraceStore trace = data::TraceStore::open(store);
+  std::vector<data::WorkItem> items = trace.items(1);
+  std::vector<data::Attempt> attempts = trace.attempts(1);
+  data::Micros first_start = attempts.front().start;
+  data::Micros last_end = 0;
+  for (const data::Attempt& a : attempts) {
+    first_start = std::min(first_start, a.start);
+    last_end = std::max(last_end, a.end);
+  }
+  data::Micros real = last_end - first_start;
+
+  sim::SimulationConfig config;
+  config.cluster.slots_per_node = 3;
+  config.scheduler.policy = "fixed-pool";
+  config.scheduler.params.workers = 3;
+  sim::SimulationResult replay =
+      sim::simulate(items, sim::table_model(sim::recorded_durations(items, attempts, "run 1"), "run 1"), config);
+  EXPECT_EQ(replay.succeeded, 8u);
+  EXPECT_NEAR(static_cast<double>(replay.makespan), static_cast<double>(real), 0.05 * static_cast<double>(real))
+      << "replayed " << replay.makespan << " us, real " << real << " us";
+}
+
+}  // namespace
+}  // namespace millrace

@@ -1,0 +1,119 @@
+// End-to-end tests of the store subcommands (import, runs, show, export): they run the
+// millrace binary and check its output, exit code and the store it leaves.
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "data/trace_store.h"
+#include "tests/data/store_fixture.h"
+
+namespace millrace::cli {
+namespace {
+
+using data::testing::read_bytes;
+using data::testing::row_counts;
+using data::testing::TempDir;
+using data::testing::write_file;
+
+const std::string kSets = std::string(MILLRACE_SOURCE_DIR) + "/data/sets/";
+const std::string kStellarCsv = kSets + "stellar-pcv2-2024-11/pcv2_run_2024-11_per_range_timings.csv";
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  Result millrace(const std::string& args) {
+    std::string out = dir_.file("stdout"), err = dir_.file("stderr");
+    int status = std::system((std::string(MILLRACE_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_bytes(out), read_bytes(err)};
+  }
+  void expect_one_line_error(const Result& r, const std::string& needle) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err.rfind("millrace: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+  std::string store() const { return dir_.file("s.db"); }
+  TempDir dir_;
+};
+
+TEST_F(Cli, ImportsTheBundledRecordingAndShowsListsAndExportsIt) {
+  auto imported = millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("imported run 1 'pcv2': 3396 items, 3396 attempts"), std::string::npos) << imported.out;
+
+  auto runs = millrace("runs --store " + store());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("pcv2"), std::string::npos);
+  EXPECT_NE(runs.out.find("3396"), std::string::npos);
+
+  auto shown = millrace("show --store " + store() + " pcv2");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("items:          3396"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("total work:     4151.26 h"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("longest:        38486463/16320, 35763 s on worker 56"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("workers:        192"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("straggler tail"), std::string::npos) << shown.out;
+
+  auto exported = millrace("export --store " + store() + " 1 --format csv -o " + dir_.file("out.csv"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::string csv = read_bytes(dir_.file("out.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3397);
+
+  auto reimported = millrace("import --store " + store() + " --format csv " + dir_.file("out.csv"));
+  ASSERT_EQ(reimported.exit_code, 0) << reimported.err;
+  auto s = data::TraceStore::open(store());
+  EXPECT_EQ(s.attempts(2), s.attempts(1));
+
+  auto json = millrace("export --store " + store() + " 1 --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("{", 0), 0u);
+}
+
+TEST_F(Cli, EverySubcommandHasHelp) {
+  for (const char* sub : {"import", "runs", "show", "export"}) {
+    auto help = millrace(std::string(sub) + " --help");
+    EXPECT_EQ(help.exit_code, 0) << sub;
+    EXPECT_NE(help.out.find("--store"), std::string::npos) << sub;
+  }
+}
+
+TEST_F(Cli, AMalformedFileIsOneErrorLineAndLeavesTheStoreUnchanged) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
+  std::vector<std::int64_t> before;
+  {
+    auto s = data::TraceStore::open(store());
+    before = row_counts(s);
+  }
+  std::string bad = dir_.file("bad.csv");
+  write_file(bad, "end_ledger,ledger_count,first_ledger,worker_id,tx_apply_ms,total_s\n6463,16320,-9856,1,0.7,19\n"
+                  "22463,16320,6144,2,9.2,-44\n");
+  expect_one_line_error(millrace("import --store " + store() + " --format stellar-csv " + bad),
+                        bad + ":3: negative total_s");
+  auto s = data::TraceStore::open(store());
+  EXPECT_EQ(row_counts(s), before);
+}
+
+TEST_F(Cli, AnUnknownFormatIsOneErrorLineAndCreatesNoStore) {
+  expect_one_line_error(millrace("import --store " + store() + " --format xml " + kStellarCsv),
+                        "--format xml: unknown import format");
+  EXPECT_FALSE(std::filesystem::exists(store()));
+}
+
+TEST_F(Cli, AnUnknownRunIsOneErrorLine) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
+  expect_one_line_error(millrace("show --store " + store() + " 7"), "no run 7");
+  expect_one_line_error(millrace("export --store " + store() + " nope"), "no run with id or name 'nope'");
+}
+
+TEST_F(Cli, AMissingStoreOrOptionIsOneErrorLine) {
+  expect_one_line_error(millrace("runs --store " + dir_.file("missing.db")), "no such trace store");
+  expect_one_line_error(millrace("import --format csv x.csv"), "--store is required");
+}
+
+}  // namespace
+}  // namespace millrace::cli

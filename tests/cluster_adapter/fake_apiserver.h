@@ -1,0 +1,148 @@
+// A loopback Kubernetes API server for the adapter's tests, in the spirit of KWOK: discovery
+// endpoints, batch/v1 Jobs and v1 Pods (create/get/list/delete/watch with labelSelector,
+// fieldSelector metadata.name and resourceVersion), Status objects with the real codes, and
+// simulated kubelets plus a Job controller that move each Job's pod Pending -> Running ->
+// Succeeded/Failed after times a test chooses and set the Job's status and conditions as the
+// real controller does. Faults can be injected (error responses, dropped watches, 410 Gone
+// inside a watch stream, a server that stops answering for a while), and it keeps a record of
+// what it saw (most Jobs unfinished at once, creates, deletes without a propagation policy,
+// orphaned pods) so tests judge the adapter by the server's own view.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/time.h"
+
+namespace httplib {
+class Server;
+class Request;
+class Response;
+}  // namespace httplib
+
+namespace millrace::cluster_adapter {
+
+// What the simulated kubelet does with a Job's pod.
+struct PodPlan {
+  data::Micros pending = 0;  // time before the pod runs
+  data::Micros running = 0;  // time it runs
+  int exit_code = 0;         // 0: Succeeded, else Failed
+};
+
+struct FakeApiServerOptions {
+  std::function<PodPlan(const nlohmann::json& job)> plan;  // default: every pod succeeds at once
+  data::Micros tick = 2 * data::kMicrosPerMilli;           // kubelet/controller step
+};
+
+struct FakeApiRecord {
+  int max_unfinished_jobs = 0;    // most Jobs existing without Complete/Failed at one moment
+  int jobs_created = 0;           // successful creates (201)
+  int create_conflicts = 0;       // creates answered 409 AlreadyExists
+  int deletes_without_policy = 0; // Job deletes that sent no propagationPolicy
+  int orphaned_pods = 0;          // pods left behind by orphaning deletes
+  int watches_started = 0;
+  int lists = 0;
+  int injected_errors_served = 0;
+};
+
+class FakeApiServer {
+ public:
+  explicit FakeApiServer(FakeApiServerOptions options = {});
+  ~FakeApiServer();
+  FakeApiServer(const FakeApiServer&) = delete;
+  FakeApiServer& operator=(const FakeApiServer&) = delete;
+
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // The next `count` resource requests (not discovery; only those with `method` when given)
+  // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
+  void inject_errors(int count, int status, int retry_after_seconds = 0, const std::string& method = "");
+  // Ends every open watch stream abruptly (no final chunk), as a dropped connection does.
+  void drop_watches();
+  // Makes the next watch (and every open one) answer an ERROR event with 410 Gone inside its
+  // 200 stream, and forgets the event history, so resuming from an old resourceVersion fails.
+  void expire_watches();
+  // Stops answering (connections refused) until resume(); the simulated cluster runs on.
+  void pause();
+  void resume();
+
+  FakeApiRecord record() const;
+  std::vector<nlohmann::json> objects(const std::string& resource) const;  // "jobs" or "pods"
+  int create_requests(const std::string& job_name) const;
+  std::int64_t resource_version() const;
+
+ private:
+  struct Event {
+    std::int64_t rv;
+    std::string resource;
+    std::string type;
+    nlohmann::json object;
+  };
+  struct PodState {
+    PodPlan plan;
+    data::Micros since = 0;  // steady time of the last phase change
+  };
+  struct WatchState;
+
+  void start_http();
+  void stop_http();
+  void route();
+  void handle(const std::string& resource, const httplib::Request& req, httplib::Response& res);
+  void list(const std::string& resource, const std::string& ns, const httplib::Request& req,
+            httplib::Response& res);
+  void watch(const std::string& resource, const std::string& ns, const httplib::Request& req,
+             httplib::Response& res);
+  void create(const std::string& resource, const std::string& ns, const httplib::Request& req,
+              httplib::Response& res);
+  void remove(const std::string& resource, const std::string& ns, const std::string& name,
+              const httplib::Request& req, httplib::Response& res);
+  bool take_injected_error(const httplib::Request& req, httplib::Response& res);
+
+  // Store mutations (mutex held): bump the resourceVersion, record the event, wake watchers.
+  void put(const std::string& resource, nlohmann::json object, const std::string& type);
+  void erase(const std::string& resource, const std::string& key);
+  void note_unfinished();
+  void kubelet_loop();
+  void step(data::Micros now);
+  void finish_job(nlohmann::json& job, bool succeeded, const std::string& reason,
+                  const std::string& message);
+
+  FakeApiServerOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, std::map<std::string, nlohmann::json>> objects_;  // resource -> ns/name
+  std::map<std::string, PodState> pod_states_;                           // ns/name of pod
+  std::map<std::string, data::Micros> job_started_;                      // ns/name of job
+  std::map<std::string, int> create_requests_;
+  std::deque<Event> events_;
+  std::int64_t rv_ = 1;
+  std::int64_t oldest_watchable_rv_ = 1;
+  std::uint64_t uid_counter_ = 0;
+  std::uint64_t drop_generation_ = 0;
+  std::uint64_t expire_generation_ = 0;
+  bool expire_next_ = false;
+  int injected_left_ = 0;
+  int injected_status_ = 0;
+  int injected_retry_after_ = 0;
+  std::string injected_method_;
+  FakeApiRecord record_;
+  bool stopping_ = false;
+
+  int port_ = 0;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread http_thread_;
+  std::thread kubelet_thread_;
+};
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,339 @@
+#include "scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "data/error.h"
+#include "tests/scheduler/manual_cluster.h"
+
+namespace millrace::scheduler {
+namespace {
+
+using testing::ManualClock;
+using testing::ManualCluster;
+
+data::WorkItem range_item(const std::string& id, std::int64_t first, std::int64_t count) {
+  data::WorkItem item;
+  item.id = id;
+  item.range = data::Range{first, count};
+  return item;
+}
+
+std::vector<data::WorkItem> ranges(int n) {
+  std::vector<data::WorkItem> items;
+  for (int i = 0; i < n; ++i) {
+    std::string id = "r";
+    id += std::to_string(i);
+    items.push_back(range_item(id, i * 100, 100));
+  }
+  return items;
+}
+
+SchedulerOptions pool(int workers) {
+  SchedulerOptions options;
+  options.params.workers = workers;
+  return options;
+}
+
+TEST(Scheduler, FixedPoolSubmitsOneItemPerWorkerInPlanOrder) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  Scheduler core(ranges(5), pool(2), cluster, clock);
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[0].item->id, "r0");
+  EXPECT_EQ(cluster.submitted[0].worker, "w000");
+  EXPECT_EQ(cluster.submitted[1].item->id, "r1");
+  EXPECT_EQ(cluster.submitted[1].worker, "w001");
+  cluster.start(cluster.submitted[1].handle, "w001");
+  cluster.succeed(cluster.submitted[1].handle);
+  ASSERT_EQ(cluster.submitted.size(), 3u);
+  EXPECT_EQ(cluster.submitted[2].item->id, "r2");
+  EXPECT_EQ(cluster.submitted[2].worker, "w001");
+}
+
+TEST(Scheduler, UnknownPolicyNameIsAnErrorListingTheKnownOnes) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options;
+  options.policy = "round-robin";
+  try {
+    Scheduler core(ranges(2), options, cluster, clock);
+    FAIL() << "no error";
+  } catch (const data::Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("round-robin"), std::string::npos) << what;
+    EXPECT_NE(what.find("autoscale, fixed-pool, job-per-item, partial"), std::string::npos) << what;
+  }
+}
+
+TEST(Scheduler, CycleIsRejectedWithTheItemsOnTheCycleNamed) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(4);
+  items[1].depends_on = {"r0"};
+  items[2].depends_on = {"r1"};
+  items[0].depends_on = {"r2"};
+  SchedulerOptions options = pool(2);
+  options.plan_name = "plan.json";
+  try {
+    Scheduler core(items, options, cluster, clock);
+    FAIL() << "no error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), "plan.json");
+    EXPECT_EQ(e.problem(), "dependency cycle: r0 -> r1 -> r2 -> r0");
+  }
+  EXPECT_TRUE(cluster.submitted.empty());
+}
+
+TEST(Scheduler, DanglingDependencyIsRejectedNamingBothItems) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(2);
+  items[1].depends_on = {"verify"};
+  EXPECT_THROW(
+      {
+        try {
+          Scheduler core(items, pool(1), cluster, clock);
+        } catch (const data::Error& e) {
+          EXPECT_EQ(e.problem(), "item 'r1' depends on unknown item 'verify'");
+          throw;
+        }
+      },
+      data::Error);
+}
+
+TEST(Scheduler, CriticalPathIsTheLongestPredictedChain) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(4);
+  items[0].predicted = 10;
+  items[1].predicted = 3;
+  items[2].predicted = 4;
+  items[3].predicted = 1;
+  items[3].depends_on = {"r0", "r1", "r2"};
+  items[2].depends_on = {"r1"};
+  Scheduler core(items, pool(4), cluster, clock);
+  EXPECT_EQ(core.graph().critical_path(), 11);
+  ASSERT_EQ(core.graph().critical_items().size(), 2u);
+  EXPECT_EQ(core.graph().critical_items()[0], 0u);
+  EXPECT_EQ(core.graph().critical_items()[1], 3u);
+}
+
+TEST(Scheduler, DependencyIsSubmittedOnlyAfterAllPredecessorsSucceed) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(3);
+  items[0].depends_on = {"r1", "r2"};
+  Scheduler core(items, pool(3), cluster, clock);
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[0].item->id, "r1");
+  cluster.succeed(cluster.submitted[0].handle);
+  EXPECT_EQ(cluster.submitted.size(), 2u);
+  cluster.succeed(cluster.submitted[1].handle);
+  ASSERT_EQ(cluster.submitted.size(), 3u);
+  EXPECT_EQ(cluster.submitted[2].item->id, "r0");
+}
+
+TEST(Scheduler, ExhaustedItemBlocksItsDependentsAndOthersCarryOn) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(3);
+  items[1].depends_on = {"r0"};
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 1;
+  Scheduler core(items, options, cluster, clock);
+  core.start();
+  cluster.fail(cluster.submitted[0].handle, "exit");
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[1].item->id, "r2");
+  cluster.succeed(cluster.submitted[1].handle);
+  EXPECT_TRUE(core.finished());
+  EXPECT_TRUE(core.run_failed());
+  EXPECT_EQ(core.state(1), ItemState::kBlocked);
+  StatusReport status = core.status();
+  ASSERT_EQ(status.jobs_failed.size(), 2u);
+  EXPECT_EQ(status.jobs_failed[0].reason, "exit");
+  EXPECT_EQ(status.jobs_failed[1].reason, "dependency failed");
+}
+
+TEST(Scheduler, ReportOptionKeepsTheRunSucceededWhenAnItemExhausts) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 1;
+  options.on_exhausted = OnExhausted::kReport;
+  Scheduler core(ranges(2), options, cluster, clock);
+  core.start();
+  cluster.fail(cluster.submitted[0].handle, "exit");
+  cluster.succeed(cluster.submitted[1].handle);
+  EXPECT_TRUE(core.finished());
+  EXPECT_FALSE(core.run_failed());
+  EXPECT_EQ(core.status().jobs_failed.size(), 1u);
+}
+
+TEST(Scheduler, RetryWaitsForExponentialBackoffAndRecordsEveryAttempt) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 3;
+  options.retry.backoff = 10;
+  Scheduler core(ranges(1), options, cluster, clock);
+  core.start();
+  cluster.fail(cluster.submitted[0].handle, "exit");
+  clock.advance(9);
+  EXPECT_EQ(cluster.submitted.size(), 1u);
+  clock.advance(10);
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[1].attempt, 2);
+  cluster.fail(cluster.submitted[1].handle, "timeout");
+  clock.advance(29);
+  EXPECT_EQ(cluster.submitted.size(), 2u);
+  clock.advance(30);
+  ASSERT_EQ(cluster.submitted.size(), 3u);
+  cluster.succeed(cluster.submitted[2].handle);
+  ASSERT_EQ(core.attempts().size(), 3u);
+  EXPECT_EQ(core.attempts()[0].outcome, data::Outcome::kFailed);
+  EXPECT_EQ(core.attempts()[1].failure_reason, "timeout");
+  EXPECT_EQ(core.attempts()[2].outcome, data::Outcome::kSucceeded);
+  EXPECT_EQ(core.attempts()[2].number, 3);
+}
+
+TEST(Scheduler, OnlyListedFailureReasonsAreRetried) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(1);
+  options.retry.retry_on = {"node-lost"};
+  Scheduler core(ranges(2), options, cluster, clock);
+  core.start();
+  cluster.fail(cluster.submitted[0].handle, "node-lost");
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[1].item->id, "r0");
+  cluster.fail(cluster.submitted[1].handle, "exit");
+  EXPECT_EQ(core.state(0), ItemState::kFailed);
+}
+
+TEST(Scheduler, JobPerItemRespectsPerTypeLimits) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(6);
+  for (int i = 0; i < 3; ++i) items[i].type = "verify";
+  SchedulerOptions options;
+  options.policy = "job-per-item";
+  options.params.max_in_flight = 4;
+  options.params.type_limits = {{"verify", 1}};
+  Scheduler core(items, options, cluster, clock);
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 4u);
+  EXPECT_EQ(cluster.submitted[0].item->id, "r0");
+  EXPECT_EQ(cluster.submitted[1].item->id, "r3");
+  EXPECT_EQ(cluster.submitted[3].item->id, "r5");
+  EXPECT_FALSE(cluster.submitted[0].worker.has_value());
+  cluster.succeed(cluster.submitted[0].handle);
+  ASSERT_EQ(cluster.submitted.size(), 5u);
+  EXPECT_EQ(cluster.submitted[4].item->id, "r1");
+}
+
+TEST(Scheduler, PartialPoolUsesTheWorkersTheClusterCanPlace) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  cluster.slots = 2;
+  SchedulerOptions options = pool(4);
+  options.policy = "partial";
+  Scheduler core(ranges(8), options, cluster, clock);
+  core.start();
+  EXPECT_EQ(cluster.submitted.size(), 2u);
+  cluster.set_capacity(3);
+  EXPECT_EQ(cluster.submitted.size(), 3u);
+  EXPECT_EQ(cluster.submitted[2].worker, "w002");
+  EXPECT_EQ(core.status().target, 3);
+}
+
+TEST(Scheduler, StatusReportsRemainingProgressAndWorkersAsJson) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  Scheduler core(ranges(3), pool(2), cluster, clock);
+  core.start();
+  cluster.start(cluster.submitted[0].handle, "w000");
+  clock.advance(5);
+  cluster.succeed(cluster.submitted[0].handle);
+  cluster.start(cluster.submitted[1].handle, "w001");
+  nlohmann::json status = to_json(core.status());
+  EXPECT_EQ(status["num_remain"], 2);
+  EXPECT_EQ(status["num_succeeded"], 1);
+  EXPECT_EQ(status["jobs_in_progress"], nlohmann::json::array({"199/100", "299/100"}));
+  ASSERT_EQ(status["workers"].size(), 2u);
+  EXPECT_EQ(status["workers"][0]["name"], "w000");
+  EXPECT_EQ(status["workers"][0]["busy_us"], 5);
+  EXPECT_EQ(status["workers"][1]["state"], "busy");
+  EXPECT_EQ(status["workers"][1]["range"], "199/100");
+}
+
+TEST(Scheduler, SnapshotAndRestoreResumeWithoutRerunningOrLosingItems) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(4);
+  Scheduler first(items, pool(2), cluster, clock);
+  first.start();
+  cluster.succeed(cluster.submitted[0].handle);
+  SchedulerSnapshot snap = first.snapshot();
+  ASSERT_EQ(snap.in_flight.size(), 2u);
+  EXPECT_EQ(snap.in_flight[0].item_id, "r1");
+
+  ManualCluster after(clock);
+  Scheduler resumed(items, pool(2), after, clock, snap);
+  EXPECT_TRUE(after.submitted.empty());
+  after.succeed(snap.in_flight[0].handle);
+  ASSERT_EQ(after.submitted.size(), 1u);
+  EXPECT_EQ(after.submitted[0].item->id, "r3");
+  EXPECT_EQ(after.submitted[0].handle, snap.next_handle);
+  after.succeed(snap.in_flight[1].handle);
+  after.succeed(after.submitted[0].handle);
+  EXPECT_TRUE(resumed.finished());
+  EXPECT_EQ(resumed.status().num_succeeded, 4u);
+}
+
+TEST(Scheduler, ObserverSeesSubmittedStartedAndFinishedTransitions) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  Scheduler core(ranges(1), pool(1), cluster, clock);
+  std::vector<std::pair<AttemptHandle, data::Outcome>> seen;
+  core.set_observer([&](AttemptHandle h, const data::Attempt& a) { seen.emplace_back(h, a.outcome); });
+  core.start();
+  cluster.start(1, "w000");
+  cluster.succeed(1);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].second, data::Outcome::kRunning);
+  EXPECT_EQ(seen[1].second, data::Outcome::kRunning);
+  EXPECT_EQ(seen[2].second, data::Outcome::kSucceeded);
+}
+
+TEST(Scheduler, AllWorkersAreRetiredWhenTheRunFinishes) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  Scheduler core(ranges(1), pool(2), cluster, clock);
+  core.start();
+  cluster.succeed(cluster.submitted[0].handle);
+  EXPECT_EQ(cluster.retired, std::vector<std::string>{"w000"});
+}
+
+TEST(Scheduler, QueueOrderNamesParseAndUnknownIsAnError) {
+  EXPECT_EQ(queue_order_from_string("lpt"), QueueOrder::kLongestFirst);
+  EXPECT_EQ(queue_order_from_string("priority"), QueueOrder::kPriority);
+  EXPECT_THROW(queue_order_from_string("random"), data::Error);
+}
+
+TEST(Scheduler, PriorityOrderServesLargerPriorityFirst) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items = ranges(3);
+  items[2].priority = 5;
+  SchedulerOptions options = pool(1);
+  options.order = QueueOrder::kPriority;
+  Scheduler core(items, options, cluster, clock);
+  core.start();
+  EXPECT_EQ(cluster.submitted[0].item->id, "r2");
+}
+
+}  // namespace
+}  // namespace millrace::scheduler
