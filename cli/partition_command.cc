@@ -13,6 +13,7 @@
 #include "data/error.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
+#include "partitioners/preset.h"
 #include "partitioners/registry.h"
 
 namespace millrace::cli {
@@ -21,6 +22,9 @@ namespace {
 
 struct PartitionOptions {
   std::string span;
+  std::string preset;
+  std::optional<std::int64_t> tip;
+  std::int64_t start = 0;
   std::string partitioner;
   std::string model_path;
   std::string format = "csv";
@@ -57,8 +61,42 @@ void write_partition(const partitioners::Partition& partition, const PartitionOp
   }
 }
 
-void run_partition(PartitionOptions& options) {
-  options.params.span = parse_span(options.span);
+// Fills what the preset sets and the command line left unset, then the span: --span as given,
+// or the units above --start up to --tip, cut from the tip down as the deployment's uniform
+// generator does (see partitioners/preset.h).
+void resolve_span(PartitionOptions& options, const CLI::App& cmd) {
+  if (!options.preset.empty()) {
+    const partitioners::Preset& preset = partitioners::find_preset(options.preset);
+    auto unset = [&cmd](const char* flag) { return cmd.count(flag) == 0; };
+    if (unset("--partitioner")) options.partitioner = preset.partitioner;
+    if (unset("--range-length") && unset("--ranges")) options.params.range_length = preset.range_length;
+    if (unset("--overlap")) options.params.overlap = preset.overlap;
+    if (unset("--align")) options.params.align = preset.align;
+    if (unset("--floor")) options.params.floor = preset.floor;
+    if (unset("--workers")) options.params.workers = preset.workers;
+  }
+  if (options.partitioner.empty()) throw data::Error("partition", "needs --partitioner or --preset");
+  if (options.span.empty() == !options.tip) throw data::Error("partition", "needs exactly one of --span and --tip");
+  if (!options.tip) {
+    options.params.span = parse_span(options.span);
+    return;
+  }
+  const std::int64_t tip = *options.tip;
+  if (options.partitioner == "uniform" && options.params.range_length > 0) {
+    options.params.span = partitioners::tip_down_span(tip, options.start, options.params.range_length);
+    if (!partitioners::ends_checkpoint(tip, options.params.align)) {
+      std::cerr << "millrace: tip " << tip << " is not the last unit of a checkpoint of " << options.params.align
+                << "; ranges are cut from it unaligned, as the deployment's generator does\n";
+      options.params.align = 1;
+    }
+  } else {
+    if (tip <= options.start) throw data::Error("--tip " + std::to_string(tip), "must be above --start");
+    options.params.span = {options.start + 1, tip - options.start};
+  }
+}
+
+void run_partition(PartitionOptions& options, const CLI::App& cmd) {
+  resolve_span(options, cmd);
   std::optional<data::CostModel> model;
   if (!options.model_path.empty()) model = data::CostModel::load(options.model_path);
   options.params.model = model ? &*model : nullptr;
@@ -90,8 +128,13 @@ void add_partition_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("partition", "cut a span of units into ranges with a named partitioner");
   std::string names;
   for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ", ") + n;
-  cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)")->required();
-  cmd->add_option("--partitioner", options->partitioner, "one of: " + names)->required();
+  std::string presets;
+  for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+  cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)");
+  cmd->add_option("--tip", options->tip, "instead of --span: cut the units above --start up to TIP from the tip down");
+  cmd->add_option("--start", options->start, "with --tip: the ranges cover units above this one (default 0)");
+  cmd->add_option("--preset", options->preset, "a deployment's settings (" + presets + "); explicit options win");
+  cmd->add_option("--partitioner", options->partitioner, "one of: " + names);
   cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
   cmd->add_option("--ranges", options->params.ranges, "number of ranges");
   cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top");
@@ -102,7 +145,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--format", options->format, "csv, json or end-count")
       ->check(CLI::IsMember({"csv", "json", "end-count"}));
   cmd->add_option("-o,--output", options->output, "write here instead of stdout");
-  cmd->callback([options] { run_partition(*options); });
+  cmd->callback([options, cmd] { run_partition(*options, *cmd); });
 }
 
 }  // namespace millrace::cli

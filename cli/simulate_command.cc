@@ -185,7 +185,7 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("simulate", "Replay a recorded run in the simulator under a policy");
   cmd->add_option("--store", options->store, "Trace store (SQLite file)")->required();
   cmd->add_option("--run", options->run, "Recorded run to replay (id or name)")->required();
-  cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
+  cmd->add_option("--policy", options->policy, "fixed-pool, draining-pool, job-per-item, autoscale or partial")
       ->capture_default_str();
   cmd->add_option("--workers", options->workers,
                   "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")
@@ -194,7 +194,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--deadline", options->deadline, "autoscale: wanted makespan (e.g. 48h)")->capture_default_str();
   cmd->add_option("--scale-up-delay", options->scale_up_delay, "autoscale: time for new workers to arrive")
       ->capture_default_str();
-  cmd->add_option("--order", options->order, "Queue order: plan, lpt (longest recorded first) or priority")
+  cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of every random draw")->capture_default_str();
   cmd->add_option("--fail-prob", options->fail_prob, "Probability that an attempt fails part-way")

@@ -1,6 +1,7 @@
 #include "scheduler/work_queue.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "data/error.h"
@@ -8,16 +9,17 @@
 namespace millrace::scheduler {
 
 namespace {
-constexpr const char* kOrderNames[] = {"plan", "lpt", "priority"};
+constexpr const char* kOrderNames[] = {"plan", "lpt", "priority", "tip-first"};
+constexpr int kOrders = 4;
 }  // namespace
 
 const char* to_string(QueueOrder order) { return kOrderNames[static_cast<int>(order)]; }
 
 QueueOrder queue_order_from_string(const std::string& text) {
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kOrders; ++i) {
     if (text == kOrderNames[i]) return static_cast<QueueOrder>(i);
   }
-  throw data::Error("queue order '" + text + "'", "unknown (known: plan, lpt, priority)");
+  throw data::Error("queue order '" + text + "'", "unknown (known: plan, lpt, priority, tip-first)");
 }
 
 WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
@@ -26,6 +28,9 @@ WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
   if (order == QueueOrder::kLongestFirst) {
     std::stable_sort(item_at_.begin(), item_at_.end(),
                      [&](std::size_t a, std::size_t b) { return items[a].predicted > items[b].predicted; });
+  } else if (order == QueueOrder::kTipFirst) {
+    auto top = [&](std::size_t i) { return items[i].range ? items[i].range->last() : std::numeric_limits<std::int64_t>::min(); };
+    std::stable_sort(item_at_.begin(), item_at_.end(), [&](std::size_t a, std::size_t b) { return top(a) > top(b); });
   } else if (order == QueueOrder::kPriority) {
     std::stable_sort(item_at_.begin(), item_at_.end(),
                      [&](std::size_t a, std::size_t b) { return items[a].priority > items[b].priority; });

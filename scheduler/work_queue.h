@@ -1,7 +1,7 @@
 // The ready queue: items whose dependencies are met, served in the run's queue order. The order
 // is fixed before the run as a rank per item (plan order; longest-predicted-first, LPT; or
-// priority, larger first), ties always broken by plan position so schedules are reproducible.
-// A tip-first schedule is the plan order of a tip-first plan.
+// priority, larger first; or tip first, the range with the highest last unit first, as parallel
+// catch-ups hand out ranges), ties always broken by plan position so schedules are reproducible.
 #pragma once
 
 #include <algorithm>
@@ -15,10 +15,10 @@
 
 namespace millrace::scheduler {
 
-enum class QueueOrder { kPlan, kLongestFirst, kPriority };
+enum class QueueOrder { kPlan, kLongestFirst, kPriority, kTipFirst };
 
 const char* to_string(QueueOrder order);
-// Accepts "plan", "lpt" and "priority"; throws data::Error naming the text and the known names.
+// Accepts "plan", "lpt", "priority" and "tip-first"; throws data::Error naming the text and the known names.
 QueueOrder queue_order_from_string(const std::string& text);
 
 class WorkQueue {

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
   zlib1g-dev libyaml-cpp-dev
+  redis-server redis-tools
   "$@"
 )
 

@@ -10,6 +10,8 @@
 #include "data/importers/json_importer.h"
 #include "data/importers/stellar_csv_importer.h"
 #include "data/importers/stellar_log_importer.h"
+#include "data/importers/stellar_metrics_importer.h"
+#include "data/importers/stellar_status_importer.h"
 #include "data/importers/swf_importer.h"
 
 namespace millrace::data::importers {
@@ -20,7 +22,8 @@ const std::map<std::string, std::function<Trace(const std::string&)>>& trace_rea
   static const std::map<std::string, std::function<Trace(const std::string&)>> readers = {
       {"csv", read_timing_csv},          {"json", read_timing_json},
       {"swf", read_swf},                 {"stellar-log", read_stellar_log},
-      {"stellar-csv", read_stellar_csv}};
+      {"stellar-csv", read_stellar_csv}, {"stellar-metrics", read_stellar_metrics},
+      {"stellar-status", read_stellar_status}};
   return readers;
 }
 
@@ -39,7 +42,8 @@ std::string stem(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats = {"csv", "json", "swf", "ethereum", "stellar-log", "stellar-csv"};
+  static const std::vector<std::string> formats = {"csv", "json", "swf", "ethereum", "stellar-log", "stellar-csv",
+                                                     "stellar-metrics", "stellar-status"};
   return formats;
 }
 

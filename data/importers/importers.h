@@ -6,6 +6,8 @@
 //   ethereum       Etherscan daily series -> per-block cost profile (ethereum_importer.h)
 //   stellar-log    raw stellar-supercluster catch-up log (stellar_log_importer.h)
 //   stellar-csv    the same recording parsed to CSV (stellar_csv_importer.h)
+//   stellar-metrics  the workers' Redis metrics set, one line each (stellar_metrics_importer.h)
+//   stellar-status   a saved job monitor /status JSON (stellar_status_importer.h)
 #pragma once
 
 #include <cstdint>

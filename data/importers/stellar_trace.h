@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,22 @@ struct StellarEntry {
   std::string where;  // "file:line" or "file:line: entry N"
   Range range;
   std::string worker;
-  Micros tx_apply = 0;
+  std::optional<Micros> tx_apply;  // unset when the worker wrote "N/A" (metric not found)
   Micros total = 0;
 };
 
+// Whether tx_apply and total carry their "ms" and "s" units: the job monitor's /metrics
+// response always does; lines read straight from the workers' Redis set may not (their
+// worker.sh writes the duration as "123s" but tx_apply bare, or "N/A" when it found no metric).
+enum class Suffixes { kRequired, kOptional };
+
+// Parses one entry "END/COUNT|worker|tx_apply|total"; throws Error(where, ...) naming the
+// problem (field count, COUNT, worker, a non-numeric or negative time).
+StellarEntry parse_stellar_entry(const std::string& entry, const std::string& where, Suffixes suffixes);
+
 Trace stellar_trace(std::vector<StellarEntry> entries);
+
+// The item of one range, named by its END/COUNT.
+WorkItem end_count_item(const Range& range);
 
 }  // namespace millrace::data::importers

@@ -1,0 +1,111 @@
+// `millrace push`: writes a plan into a stellar-style Redis work queue (the `ranges` list, in
+// the order workers will take it), optionally reordered (tip first, longest predicted first by
+// a fitted cost model, oldest first) and recorded in the trace store as the run `watch` follows.
+// The plan is END/COUNT lines, as `millrace partition --format end-count` writes them.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/redis_options.h"
+#include "cluster_adapter/redis_queue.h"
+#include "data/cost_model.h"
+#include "data/error.h"
+#include "data/importers/fields.h"
+#include "data/importers/stellar_trace.h"
+#include "data/trace_store.h"
+#include "scheduler/work_queue.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct PushOptions {
+  std::string redis;
+  std::string plan = "-";
+  std::string order = "plan";
+  std::string model_path;
+  std::string store_path;
+  std::string run_name;
+  bool append = false;
+  cluster_adapter::RedisQueueNames names;
+};
+
+std::vector<data::WorkItem> read_plan(const std::string& path) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) throw data::Error(path, "cannot read the plan");
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  const std::string name = path == "-" ? "stdin" : path;
+  std::vector<data::WorkItem> items;
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const data::Range range = data::importers::parse_end_count(line, name + ":" + std::to_string(n));
+    items.push_back(data::importers::end_count_item(range));
+  }
+  if (items.empty()) throw data::Error(name, "the plan has no END/COUNT lines");
+  return items;
+}
+
+// The plan's items in the order workers should take them.
+std::vector<data::WorkItem> in_queue_order(std::vector<data::WorkItem> items, const PushOptions& options) {
+  if (!options.model_path.empty()) {
+    const data::CostModel model = data::CostModel::load(options.model_path);
+    for (data::WorkItem& item : items) item.predicted = model.predict(*item.range);
+  } else if (options.order == "lpt") {
+    throw data::Error("--order lpt", "needs --model (a cost model from `millrace fit`)");
+  }
+  scheduler::WorkQueue queue(items, scheduler::queue_order_from_string(options.order));
+  for (std::size_t i = 0; i < items.size(); ++i) queue.push(i);
+  std::vector<data::WorkItem> out;
+  while (!queue.empty()) out.push_back(items[queue.pop_first([](std::size_t) { return true; })]);
+  return out;
+}
+
+void run_push(const PushOptions& options) {
+  const std::vector<data::WorkItem> items = in_queue_order(read_plan(options.plan), options);
+  std::vector<std::string> end_counts;
+  for (const data::WorkItem& item : items) end_counts.push_back(item.id);
+  cluster_adapter::RedisConnection redis(options.redis);
+  cluster_adapter::RedisQueue(redis, options.names).push(end_counts, options.append);
+  if (!options.store_path.empty()) {
+    data::TraceStore store = data::TraceStore::open(options.store_path);
+    data::Run run;
+    run.name = options.run_name;
+    run.source = data::RunSource::kReal;
+    run.units = "ledgers";
+    run.policy = "fixed-pool";
+    run.parameters = nlohmann::json{{"order", options.order}, {"redis", options.redis}}.dump();
+    const std::int64_t id = store.add_run(run, items, {});
+    std::cerr << "run " << id << " '" << options.run_name << "' recorded in " << options.store_path << "\n";
+  }
+  std::cerr << end_counts.size() << " ranges pushed to " << options.names.ranges << " on " << options.redis << "\n";
+}
+
+}  // namespace
+
+void add_push_command(CLI::App& app) {
+  auto options = std::make_shared<PushOptions>();
+  CLI::App* cmd = app.add_subcommand("push", "write a plan (END/COUNT lines) into a Redis work queue");
+  cmd->add_option("--redis", options->redis, "HOST:PORT of the Redis server")->required();
+  cmd->add_option("--plan", options->plan, "END/COUNT lines, tip first ('-': stdin)")->capture_default_str();
+  cmd->add_option("--order", options->order, "plan (as given), tip-first (highest END first), lpt (longest predicted first, needs --model)")
+      ->capture_default_str();
+  cmd->add_option("--model", options->model_path, "cost model JSON for --order lpt");
+  cmd->add_option("--store", options->store_path, "also record the plan as a run in this trace store");
+  cmd->add_option("--run", options->run_name, "name of that run")->capture_default_str();
+  cmd->add_flag("--append", options->append, "add to a queue that already holds ranges");
+  add_redis_names_options(*cmd, options->names);
+  cmd->callback([options] {
+    if (!options->store_path.empty() && options->run_name.empty()) throw data::Error("push", "--store needs --run");
+    run_push(*options);
+  });
+}
+
+}  // namespace millrace::cli

@@ -1,0 +1,86 @@
+// `millrace watch`: follows a live run through a stellar-style Redis work queue, recording each
+// finished try into the trace store as it is seen and re-queueing ranges whose worker stopped
+// heartbeating (cluster_adapter/redis_watch.h), until every range succeeded or failed.
+#include <iostream>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/redis_options.h"
+#include "cluster_adapter/redis_watch.h"
+#include "data/error.h"
+#include "data/importers/fields.h"
+#include "data/importers/stellar_trace.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct WatchCommandOptions {
+  std::string redis;
+  std::string store_path;
+  std::string run_name;
+  int poll_ms = 1000;
+  cluster_adapter::RedisQueueNames names;
+};
+
+// The run `push` recorded under this name, or a new one planned from what the queue holds now
+// (every range in any list, tip first).
+std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQueue& queue,
+                              const WatchCommandOptions& options) {
+  for (const data::Run& run : store.runs()) {
+    if (run.name == options.run_name) return store.find_run(options.run_name);
+  }
+  const cluster_adapter::QueueSnapshot s = queue.snapshot();
+  std::map<std::int64_t, data::WorkItem, std::greater<>> items;
+  auto add = [&](const std::string& entry) {
+    const data::Range range = data::importers::parse_end_count(entry.substr(0, entry.find('|')), options.redis);
+    items.emplace(range.last(), data::importers::end_count_item(range));
+  };
+  for (const auto* list : {&s.ranges, &s.in_progress, &s.succeeded, &s.failed}) {
+    for (const std::string& entry : *list) add(entry);
+  }
+  if (items.empty()) throw data::Error(options.redis, "the queue holds no ranges to watch");
+  std::vector<data::WorkItem> plan;
+  for (auto& [last, item] : items) plan.push_back(item);
+  data::Run run;
+  run.name = options.run_name;
+  run.source = data::RunSource::kReal;
+  run.units = "ledgers";
+  run.policy = "fixed-pool";
+  run.parameters = nlohmann::json{{"redis", options.redis}, {"planned_from", "queue contents"}}.dump();
+  return store.add_run(run, plan, {});
+}
+
+void run_watch(const WatchCommandOptions& options) {
+  data::TraceStore store = data::TraceStore::open(options.store_path);
+  cluster_adapter::RedisConnection redis(options.redis);
+  cluster_adapter::RedisQueue queue(redis, options.names);
+  const cluster_adapter::WatchOptions watch_options{.poll = options.poll_ms * data::kMicrosPerMilli};
+  const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
+      queue, std::cerr, watch_options, [&] { return find_or_plan_run(store, queue, options); });
+  cluster_adapter::RedisWatch watch(queue, store, run_id, std::cerr);
+  watch.run(watch_options);
+  std::cout << "run " << run_id << " '" << options.run_name << "': " << watch.recorded() << " attempts recorded, "
+            << watch.requeued() << " ranges re-queued\n";
+}
+
+}  // namespace
+
+void add_watch_command(CLI::App& app) {
+  auto options = std::make_shared<WatchCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("watch", "follow a live run through its Redis work queue into the trace store");
+  cmd->add_option("--redis", options->redis, "HOST:PORT of the Redis server")->required();
+  cmd->add_option("--store", options->store_path, "trace store file")->required();
+  cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
+      ->required();
+  cmd->add_option("--poll-ms", options->poll_ms, "milliseconds between looks at the queue")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  add_redis_names_options(*cmd, options->names);
+  cmd->callback([options] { run_watch(*options); });
+}
+
+}  // namespace millrace::cli

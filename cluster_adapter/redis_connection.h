@@ -1,0 +1,54 @@
+// One connection to a Redis server (hiredis), for the work-queue adapter: commands as argument
+// vectors (binary safe, no quoting), replies copied out of hiredis. Any I/O failure closes the
+// connection and throws data::Error naming "redis HOST:PORT"; the next command reconnects, so
+// a caller that catches, waits and retries rides out a restarted server.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/time.h"
+
+struct redisContext;
+
+namespace millrace::cluster_adapter {
+
+struct RedisReply {
+  enum class Type { kNil, kString, kInteger, kArray, kStatus };
+  Type type = Type::kNil;
+  std::string text;                 // string or status
+  std::int64_t integer = 0;
+  std::vector<RedisReply> elements; // array
+};
+
+class RedisConnection {
+ public:
+  // "HOST:PORT"; throws data::Error for a malformed address (no connection is made yet).
+  explicit RedisConnection(const std::string& address, data::Micros timeout = 2 * data::kMicrosPerSecond);
+  RedisConnection(const RedisConnection&) = delete;
+  RedisConnection& operator=(const RedisConnection&) = delete;
+  ~RedisConnection();
+
+  const std::string& name() const { return name_; }
+  // Runs one command; throws data::Error on a connection failure or an error reply.
+  RedisReply command(const std::vector<std::string>& args);
+  // Runs the commands inside MULTI/EXEC; returns EXEC's replies.
+  std::vector<RedisReply> transaction(const std::vector<std::vector<std::string>>& commands);
+  // Strings of an array reply (LRANGE, SMEMBERS); throws when the reply is not an array.
+  std::vector<std::string> strings(const std::vector<std::string>& args);
+
+ private:
+  void connect();
+  void disconnect();
+  void send(const std::vector<std::string>& args);
+  RedisReply receive();
+
+  std::string name_;
+  std::string host_;
+  int port_ = 0;
+  data::Micros timeout_;
+  redisContext* context_ = nullptr;
+};
+
+}  // namespace millrace::cluster_adapter
