@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Runs the reference model (bench/peers/) on millrace, SimGrid and SimPy over the same trace files,
-checks that the three makespans agree to the microsecond, and prints wall time and peak memory of
+checks that the three makespans agree to the microsecond, and prints CPU time and peak memory of
 each with the ratios; then scaling curves of millrace alone (simulation time against ranges and
 against workers, with the log-log least-squares growth exponent) and sweep throughput on 2 cores.
 Debian's python3 and GNU time (/usr/bin/time) only. See bench/README.md.
@@ -21,13 +21,14 @@ STELLAR_LOG = os.path.join(ROOT, "data/sets/stellar-pcv2-2024-11/stellar-supercl
 
 
 def run(cmd):
-    """Runs cmd under GNU time; returns (key=value fields of its last line, wall s, peak RSS MiB)."""
-    stats = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, capture_output=True, text=True)
+    """Runs cmd under GNU time; returns (key=value fields of its last line, process CPU s (user +
+    sys), peak RSS MiB)."""
+    stats = subprocess.run(["/usr/bin/time", "-f", "%U %S %M"] + cmd, capture_output=True, text=True)
     if stats.returncode != 0:
         sys.exit("compare_peers: %s failed:\n%s" % (" ".join(cmd), stats.stderr))
-    wall, rss_kb = stats.stderr.strip().splitlines()[-1].split()
+    user, system, rss_kb = stats.stderr.strip().splitlines()[-1].split()
     fields = dict(kv.split("=", 1) for kv in stats.stdout.strip().splitlines()[-1].split())
-    return fields, float(wall), int(rss_kb) / 1024.0
+    return fields, float(user) + float(system), int(rss_kb) / 1024.0
 
 
 class Engines:
@@ -79,7 +80,7 @@ def compare(engines, cases, simpy_max_ranges, store):
     """Runs each engine on each (label, trace, ranges, workers); returns False on any disagreement."""
     agree = True
     print("| trace | ranges | workers | makespan (us) | millrace sim s | SimGrid sim s | SimPy sim s "
-          "| x vs SimGrid | x vs SimPy | millrace wall s / MiB | SimGrid wall s / MiB | SimPy wall s / MiB |")
+          "| x vs SimGrid | x vs SimPy | millrace proc s / MiB | SimGrid proc s / MiB | SimPy proc s / MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
     for label, trace, ranges, workers in cases:
         results = {}
@@ -95,12 +96,12 @@ def compare(engines, cases, simpy_max_ranges, store):
         m = results["millrace"]
 
         def sim_s(e):
-            return "%.4f" % float(results[e][0]["sim_seconds"]) if e in results else "skipped"
+            return "%.4f" % float(results[e][0]["sim_cpu_s"]) if e in results else "skipped"
 
         def speedup(e):
             if e not in results:
                 return "-"
-            return "%.1f" % (float(results[e][0]["sim_seconds"]) / max(float(m[0]["sim_seconds"]), 1e-6))
+            return "%.1f" % (float(results[e][0]["sim_cpu_s"]) / max(float(m[0]["sim_cpu_s"]), 1e-6))
 
         def usage(e):
             return "%.2f / %.1f" % (results[e][1], results[e][2]) if e in results else "skipped"
@@ -122,21 +123,21 @@ def growth_exponent(xs, ys):
 
 
 def scaling(engines, out, sizes, workers_list, fixed_workers, fixed_ranges, seed):
-    print("\nmillrace alone: simulation time (best of 3) against ranges, %d workers" % fixed_workers)
+    print("\nmillrace alone: simulation CPU time (best of 3) against ranges, %d workers" % fixed_workers)
     times = []
     for ranges in sizes:
         fields, _, rss = run(engines.command("millrace", generated_trace(engines, out, ranges, seed), fixed_workers, 3))
-        times.append(float(fields["sim_seconds"]))
+        times.append(float(fields["sim_cpu_s"]))
         print("  ranges %8d  %.5f s  %.2f M ranges/s  %s events  peak %.1f MiB" % (
             ranges, times[-1], ranges / times[-1] / 1e6, fields["events"], rss))
     print("  growth exponent (log-log least squares, %d to %d ranges): %.3f" % (
         sizes[0], sizes[-1], growth_exponent(sizes, times)))
-    print("millrace alone: simulation time (best of 3) against workers, %d ranges" % fixed_ranges)
+    print("millrace alone: simulation CPU time (best of 3) against workers, %d ranges" % fixed_ranges)
     trace = generated_trace(engines, out, fixed_ranges, seed)
     wtimes = []
     for workers in workers_list:
         fields, _, rss = run(engines.command("millrace", trace, workers, 3))
-        wtimes.append(float(fields["sim_seconds"]))
+        wtimes.append(float(fields["sim_cpu_s"]))
         print("  workers %5d  %.5f s  peak %.1f MiB" % (workers, wtimes[-1], rss))
     print("  growth exponent (log-log least squares, %d to %d workers): %.3f" % (
         workers_list[0], workers_list[-1], growth_exponent(workers_list, wtimes)))
@@ -188,8 +189,9 @@ def main():
         trace = generated_trace(engines, args.out, ranges, args.seed)
         cases += [("generated", trace, ranges, w) for w in workers_list]
     print("reference model: FIFO queue of ranges, W identical workers, durations from the trace file; "
-          "sim s = the simulation in-process (file reading excluded), wall = whole process (GNU time); "
-          "x = peer sim s / millrace sim s\n")
+          "sim s = CPU time of the simulation in-process (file reading excluded); proc s / MiB = CPU time "
+          "(user + sys) and peak RSS of the whole process (GNU time); x = peer sim s / millrace sim s. "
+          "CPU time, not wall time, because the machine may be shared.\n")
     agree = compare(engines, cases, args.simpy_max_ranges, store)
     print("\nmakespans agree: %s" % ("yes" if agree else "NO"))
     if not args.smoke:
