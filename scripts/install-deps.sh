@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages millrace needs to build, test and run, and only those missing.
-# Run as root on Debian 12 (bookworm).
+# Run as root on Debian 12 (bookworm). Given package names, installs those instead (the same way).
 set -euo pipefail
 
 packages=(
@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
   zlib1g-dev libyaml-cpp-dev
 )
+if (($#)); then packages=("$@"); fi
 
 missing=()
 for p in "${packages[@]}"; do
