@@ -12,6 +12,7 @@ case "$mode" in
 esac
 
 bash "$root/scripts/install-deps.sh"
+if [ "$mode" = test ]; then bash "$root/scripts/install-bench-deps.sh"; fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
