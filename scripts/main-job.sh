@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
 # The main job on the bundled data (embedded default, no cluster): see README.md.
-# Imports the recorded stellar parallel catch-up into a fresh trace store and shows it.
+# On the recorded Stellar pubnet parallel catch-up (3,396 ranges, 192 workers, tip first):
+#   1. import it into a fresh trace store and show it (worker-hours, busy time, straggler tail);
+#   2. replay it as recorded (fixed pool of 192, tip-first order) and longest-first, and as one
+#      Job per range under a cap of 192 with pod start-up latency and 1% failures;
+#   3. fit the cost model (R^2, cross-validation, apply time vs the rest);
+#   4. compare queue orders, partitioners and worker counts on that model, and plan the fewest
+#      workers for a 24 h deadline.
 set -euo pipefail
 millrace=${1:?usage: main-job.sh PATH_TO_MILLRACE}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${MILLRACE_OUT:-$root/out}
 mkdir -p "$work"
 store=$work/main-job.db
-rm -f "$store" "$store-wal" "$store-shm"
-"$millrace" import --store "$store" --format stellar-log --name pcv2-2024-11 \
+model=$work/main-job-model.json
+run=pcv2-2024-11
+rm -f "$store" "$store-wal" "$store-shm" "$model"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "import the recorded catch-up"
+"$millrace" import --store "$store" --format stellar-log --name "$run" \
   "$root/data/sets/stellar-pcv2-2024-11/stellar-supercluster.log"
-"$millrace" show --store "$store" pcv2-2024-11
+"$millrace" show --store "$store" "$run"
+
+step "replay as recorded: fixed pool of 192 workers, tip-first (plan) order"
+"$millrace" simulate --store "$store" --run "$run" --policy fixed-pool --workers 192 --order plan
+step "replay longest-first (LPT) with the recorded durations known in advance: a best case"
+"$millrace" simulate --store "$store" --run "$run" --policy fixed-pool --workers 192 --order lpt
+step "one Job per range, at most 192 at once, 20-90 s pod start-up, 1% failures (seed 1)"
+"$millrace" simulate --store "$store" --run "$run" --policy job-per-item --workers 192 \
+  --startup-latency 20s,30s,90s --create-overhead 2s --fail-prob 0.01 --seed 1
+
+step "fit the cost model"
+"$millrace" fit --store "$store" --runs "$run" --bins 64 -o "$model"
+
+step "compare queue orders, partitioners and worker counts on the fitted model"
+"$millrace" compare --store "$store" --model "$model" --run "$run" --workers 96,192,384 \
+  --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt --align 64
+step "plan: fewest workers for a 24 h deadline"
+"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512
