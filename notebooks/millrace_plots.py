@@ -494,6 +494,14 @@ def real_and_simulated(conn, key=None):
                        "and then `millrace simulate --run <that run>`")
 
 
+def per_item(frame):
+    """Each succeeded item's worker, start (s from the run's first start) and duration (s)."""
+    done = frame[frame["outcome"] == "succeeded"].set_index("item_id")
+    return pd.DataFrame({"worker": done["worker"],
+                         "start_s": (done["start_us"] - frame["start_us"].min()) / MICROS_PER_SECOND,
+                         "duration_s": done["duration_us"] / MICROS_PER_SECOND})
+
+
 def real_vs_simulated(real, real_frame, sim, sim_frame):
     """The real run's Gantt chart over its simulation's, on one time axis, and completions over time."""
     origins = {"real": real_frame["start_us"].min(), "sim": sim_frame["start_us"].min()}
