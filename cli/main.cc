@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   millrace::cli::add_export_command(app);
   millrace::cli::add_simulate_command(app);
   millrace::cli::add_run_command(app);
+  millrace::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
