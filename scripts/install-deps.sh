@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages millrace needs to build, test and run, and only those missing.
+# Installs the Debian packages millrace needs to build, test and run, and only those missing;
+# packages given as arguments are installed too (scripts/install-notebook-deps.sh uses that).
 # Run as root on Debian 12 (bookworm).
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
   zlib1g-dev libyaml-cpp-dev
+  "$@"
 )
 
 missing=()
