@@ -15,5 +15,6 @@ void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_push_command(CLI::App& app);
 void add_watch_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace millrace::cli

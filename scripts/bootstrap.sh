@@ -12,7 +12,10 @@ case "$mode" in
 esac
 
 bash "$root/scripts/install-deps.sh"
-if [ "$mode" = test ]; then bash "$root/scripts/install-bench-deps.sh"; fi
+if [ "$mode" = test ]; then
+  bash "$root/scripts/install-bench-deps.sh"
+  bash "$root/scripts/install-notebook-deps.sh"  # the notebook tests execute them with Jupyter
+fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)"
 

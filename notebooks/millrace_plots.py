@@ -1,0 +1,607 @@
+"""Figures of a millrace trace store, shared by the notebooks in this folder and `millrace report`.
+
+The trace store (data/schema.sql) is read with sqlite3, read-only; every figure is a matplotlib
+Figure built by one function here, so a notebook is a few calls and `millrace report` (which runs
+this file with python3) draws exactly the same pictures. Times in the store are integer
+microseconds; figures show them in the unit that suits the span (s, min or h), named on the axis.
+
+As a program: python3 millrace_plots.py --store S -o DIR [--model M] [--run R] renders every
+figure the store has data for to DIR/*.png and writes DIR/index.html.
+"""
+
+import argparse
+import html
+import json
+import os
+import sqlite3
+import sys
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import EngFormatter
+
+MICROS_PER_SECOND = 1e6
+RECORDED_SOURCES = ("imported", "recorded", "real")
+
+
+# --- reading the store ------------------------------------------------------------------------
+
+
+def store_path(default=None):
+    """The store path: $MILLRACE_STORE, else `default`; raises when neither names a file."""
+    path = os.environ.get("MILLRACE_STORE", default)
+    if not path:
+        raise RuntimeError("set MILLRACE_STORE to the trace store (SQLite file) to read")
+    if not os.path.isfile(path):
+        raise RuntimeError(f"{path}: no such trace store (MILLRACE_STORE)")
+    return path
+
+
+def figures_dir(default="figures"):
+    """Where the notebooks write their PNGs: $MILLRACE_FIGURES, else `default`; created."""
+    path = os.environ.get("MILLRACE_FIGURES", default)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def connect(path):
+    """A read-only connection to the trace store at `path`."""
+    if not os.path.isfile(path):
+        raise RuntimeError(f"{path}: no such trace store")
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def has_table(conn, name):
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+    return row is not None
+
+
+def runs(conn):
+    """Every run of the store, with its parameters JSON parsed into `params`."""
+    frame = pd.read_sql_query(
+        "SELECT id, name, source, units, partitioner, policy, parameters, started_us, ended_us "
+        "FROM runs ORDER BY id", conn)
+    frame["params"] = [json.loads(text) if text else {} for text in frame["parameters"]]
+    return frame
+
+
+def find_run(conn, key=None, sources=RECORDED_SOURCES):
+    """The run named or numbered `key`; without a key, the first run whose source is in `sources`."""
+    table = runs(conn)
+    if key is not None:
+        match = table[(table["name"] == str(key)) | (table["id"].astype(str) == str(key))]
+        if match.empty:
+            raise RuntimeError(f"no run '{key}' in the store (give a run id or name)")
+    else:
+        match = table[table["source"].isin(sources)]
+        if match.empty:
+            raise RuntimeError(f"no run with source {' or '.join(sources)} in the store")
+    return match.iloc[0]
+
+
+def attempts(conn, run_id):
+    """Every attempt of a run joined with its item: range, worker, start/end and duration (us)."""
+    frame = pd.read_sql_query(
+        "SELECT a.item_id, a.number, a.worker, a.start_us, a.end_us, a.outcome, a.work_time_us, "
+        "       i.position, i.range_first, i.range_count, i.predicted_us "
+        "FROM attempts a JOIN items i ON i.run_id = a.run_id AND i.id = a.item_id "
+        "WHERE a.run_id = ? ORDER BY a.start_us, i.position, a.number", conn, params=(int(run_id),))
+    frame["duration_us"] = frame["end_us"] - frame["start_us"]
+    return frame
+
+
+def succeeded(frame):
+    """The succeeded attempts of a range run, in sequence order."""
+    done = frame[(frame["outcome"] == "succeeded") & frame["range_first"].notna()]
+    return done.sort_values("range_first").reset_index(drop=True)
+
+
+def load_model(path):
+    """The cost model JSON written by `millrace fit`, with its bins as a DataFrame."""
+    with open(path) as f:
+        model = json.load(f)
+    if model.get("format") is None or "bins" not in model:
+        raise RuntimeError(f"{path}: not a millrace cost model (no format or bins)")
+    bins = pd.DataFrame(model["bins"])
+    if bins.empty:
+        raise RuntimeError(f"{path}: the cost model has no bins")
+    model["bin_frame"] = bins.sort_values("first").reset_index(drop=True)
+    return model
+
+
+def model_runs(model):
+    """The run names a model was fitted from (its source reads '<store> runs <a>,<b>')."""
+    source = model.get("source", "")
+    marker = " runs "
+    if marker not in source:
+        return []
+    return [name for name in source.rsplit(marker, 1)[1].split(",") if name]
+
+
+def predict(model, first, count):
+    """Predicted durations (us) of the ranges [first, first + count) (arrays): s(first) + integral of w.
+
+    Mirrors data::CostModel::cost: piecewise-constant s and w over the bins, the nearest bin's
+    coefficients outside them.
+    """
+    bins = model["bin_frame"]
+    edges = bins["first"].to_numpy(dtype=float)
+    density = bins["micros_per_unit"].to_numpy()
+    prefix = np.concatenate([[0.0], np.cumsum(bins["count"].to_numpy() * density)[:-1]])
+
+    def index(x):
+        return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 1)
+
+    def cumulative(x):
+        i = index(x)
+        return prefix[i] + (x - edges[i]) * density[i]
+
+    first = np.asarray(first, dtype=float)
+    end = first + np.asarray(count, dtype=float)
+    return bins["startup_micros"].to_numpy()[index(first)] + cumulative(end) - cumulative(first)
+
+
+# --- units ------------------------------------------------------------------------------------
+
+
+def time_unit(span_us):
+    """(divisor, name) to show a span of `span_us` microseconds in s, min or h."""
+    seconds = span_us / MICROS_PER_SECOND
+    if seconds >= 3 * 3600:
+        return 3600 * MICROS_PER_SECOND, "h"
+    if seconds >= 3 * 60:
+        return 60 * MICROS_PER_SECOND, "min"
+    return MICROS_PER_SECOND, "s"
+
+
+def save(fig, directory, name):
+    """Writes `fig` to directory/name.png and returns the path."""
+    path = os.path.join(directory, f"{name}.png")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def singular(units):
+    """'ledgers' -> 'ledger': the name of one unit, for axis labels."""
+    return units[:-1] if units.endswith("s") and len(units) > 1 else units
+
+
+def sequence_axis(axis, units, label):
+    """Labels an axis along the sequence, ticks in engineering notation (54.3M, not 5.43e7)."""
+    axis.set_label_text(label.format(unit=singular(units), units=units))
+    axis.set_major_formatter(EngFormatter(sep=""))
+
+
+# --- 1. a recorded run ------------------------------------------------------------------------
+
+
+def range_durations(run, frame):
+    """Per-range duration along the sequence (and the recorded work time, where there is one)."""
+    done = succeeded(frame)
+    if done.empty:
+        raise RuntimeError(f"run '{run['name']}' has no succeeded range attempts")
+    div, unit = time_unit(done["duration_us"].max())
+    fig, ax = plt.subplots(figsize=(10, 4))
+    ax.scatter(done["range_first"], done["duration_us"] / div, s=6, label="wall time of the range")
+    if done["work_time_us"].notna().any():
+        ax.scatter(done["range_first"], done["work_time_us"] / div, s=6, alpha=0.6,
+                   label="recorded work time (e.g. transaction apply)")
+    sequence_axis(ax.xaxis, run["units"], "first {unit} of the range")
+    ax.set_ylabel(f"duration ({unit})")
+    ax.set_title(f"run '{run['name']}' ({run['source']}): duration of each range along the sequence")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left")
+    return fig
+
+
+def gantt_axes(ax, frame, div, unit, origin_us):
+    """Draws one bar per attempt on its worker's row, coloured by the item's place in the plan
+    (failed and cancelled attempts hatched); returns the colour scale for a colour bar."""
+    workers = frame.groupby("worker")["start_us"].min().sort_values().index.tolist()
+    row = {w: i for i, w in enumerate(workers)}
+    place = frame["range_first"].where(frame["range_first"].notna(), frame["position"]).astype(float)
+    scale = plt.cm.ScalarMappable(norm=plt.Normalize(place.min(), max(place.max(), place.min() + 1)),
+                                  cmap="viridis")
+    for worker, bars in frame.assign(place=place).groupby("worker"):
+        spans = [((s - origin_us) / div, (e - s) / div) for s, e in zip(bars["start_us"], bars["end_us"])]
+        ax.broken_barh(spans, (row[worker] - 0.4, 0.8), facecolors=scale.to_rgba(bars["place"]),
+                       edgecolor="white", linewidth=0.3 if len(frame) > 200 else 1)
+        failed = bars[bars["outcome"] != "succeeded"]
+        if not failed.empty:
+            ax.broken_barh([((s - origin_us) / div, (e - s) / div) for s, e in zip(failed["start_us"], failed["end_us"])],
+                           (row[worker] - 0.4, 0.8), facecolors="none", edgecolor="tab:red", hatch="///",
+                           label="failed or cancelled attempt")
+    if (frame["outcome"] != "succeeded").any():
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles[:1], labels[:1], loc="lower right", fontsize=8)
+    ax.set_ylim(len(workers) - 0.5, -0.5)
+    ax.set_xlabel(f"time since the run's first start ({unit})")
+    ax.set_ylabel(f"worker ({len(workers)} in all)")
+    if len(workers) <= 24:
+        ax.set_yticks(range(len(workers)))
+        ax.set_yticklabels(workers, fontsize=7)
+    else:
+        ax.set_yticks([])
+    ax.grid(axis="x", alpha=0.3)
+    return scale
+
+
+def colour_bar(fig, axes, scale, frame, units):
+    """The colour scale of gantt_axes beside `axes` (one axes or a list sharing it)."""
+    ranges = frame["range_first"].notna().any()
+    bar = fig.colorbar(scale, ax=axes, pad=0.01)
+    bar.set_label(f"first {singular(units)} of the range" if ranges else "item's place in the plan")
+    if ranges:
+        bar.formatter = EngFormatter(sep="")
+
+
+def gantt(run, frame):
+    """The Gantt chart of the run's workers: every attempt as a bar on its worker's row."""
+    if frame.empty:
+        raise RuntimeError(f"run '{run['name']}' has no attempts")
+    origin = frame["start_us"].min()
+    div, unit = time_unit(frame["end_us"].max() - origin)
+    fig, ax = plt.subplots(figsize=(11, 6))
+    colour_bar(fig, ax, gantt_axes(ax, frame, div, unit, origin), frame, run["units"])
+    ax.set_title(f"run '{run['name']}' ({run['source']}): attempts per worker")
+    return fig
+
+
+def busy_workers(frame):
+    """Step series (time_us, attempts running) over the run, from its attempts."""
+    events = pd.concat([pd.DataFrame({"t": frame["start_us"], "d": 1}),
+                        pd.DataFrame({"t": frame["end_us"], "d": -1})])
+    events = events.groupby("t")["d"].sum().sort_index()
+    return events.index.to_numpy(), events.cumsum().to_numpy()
+
+
+def straggler_tail(run, frame):
+    """Attempts running over time, with the moments half and 90% of the workers had finished.
+
+    The tail is the run time left after 90% of the workers went idle (as `millrace show` says).
+    """
+    if frame.empty:
+        raise RuntimeError(f"run '{run['name']}' has no attempts")
+    origin = frame["start_us"].min()
+    makespan = frame["end_us"].max() - origin
+    div, unit = time_unit(makespan)
+    times, running = busy_workers(frame)
+    last_end = frame.groupby("worker")["end_us"].max().sort_values().to_numpy() - origin
+    half = last_end[(len(last_end) - 1) // 2]
+    most = last_end[min(len(last_end) - 1, int(0.9 * len(last_end)))]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [2, 1]})
+    ax.step((times - origin) / div, running, where="post", color="tab:blue")
+    ax.axvline(half / div, color="tab:orange", ls="--", label=f"50% of workers idle ({half / div:.2f} {unit})")
+    ax.axvline(most / div, color="tab:red", ls="--", label=f"90% of workers idle ({most / div:.2f} {unit})")
+    ax.axvspan(most / div, makespan / div, color="tab:red", alpha=0.12,
+               label=f"tail: {(makespan - most) / div:.2f} {unit} of {makespan / div:.2f} {unit}")
+    ax.set_xlabel(f"time since the run's first start ({unit})")
+    ax.set_ylabel("attempts running")
+    ax.set_title("the straggler tail: attempts running over time")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    longest = frame["duration_us"].sort_values(ascending=False).to_numpy()
+    ddiv, dunit = time_unit(longest[0])
+    ax2.plot(range(1, len(longest) + 1), longest / ddiv, marker=".", ls="none", ms=3)
+    ax2.set_xscale("log")
+    ax2.set_xlabel("rank of the attempt (longest first)")
+    ax2.set_ylabel(f"attempt duration ({dunit})")
+    ax2.set_title("attempt durations, longest first")
+    ax2.grid(alpha=0.3, which="both")
+    fig.suptitle(f"run '{run['name']}' ({run['source']})")
+    fig.tight_layout()
+    return fig
+
+
+# --- 2. the cost model ------------------------------------------------------------------------
+
+
+def model_coefficients(model):
+    """The fitted start-up cost s(first) and per-unit work density w(u) along the sequence."""
+    bins = model["bin_frame"]
+    edges = list(bins["first"]) + [int(bins["first"].iloc[-1] + bins["count"].iloc[-1])]
+    units = model.get("units", "units")
+    startup_div, startup_unit = time_unit(bins["startup_micros"].max() or 1)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    ax.stairs(bins["startup_micros"] / startup_div, edges, color="tab:green", lw=2)
+    ax.set_ylabel(f"start-up s(first) ({startup_unit})")
+    ax.set_title(f"fitted cost model ({len(bins)} bins): start-up cost and work density")
+    ax.grid(alpha=0.3)
+    ax2.stairs(bins["micros_per_unit"] / 1e3, edges, color="tab:purple", lw=2)
+    ax2.set_ylabel(f"density w(u) (ms per {singular(units)})")
+    sequence_axis(ax2.xaxis, units, "{units} along the sequence")
+    ax2.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def model_observations(model, recorded):
+    """Succeeded range attempts of the model's runs with the model's prediction and residual (us)."""
+    done = succeeded(recorded).copy()
+    done["predicted"] = predict(model, done["range_first"], done["range_count"])
+    done["residual"] = done["duration_us"] - done["predicted"]
+    return done
+
+
+def model_fit(model, recorded):
+    """Recorded range durations against the model's predictions along the sequence, and residuals."""
+    done = model_observations(model, recorded)
+    if done.empty:
+        raise RuntimeError("no recorded ranges to compare the model with")
+    div, unit = time_unit(done["duration_us"].max())
+    units = model.get("units", "units")
+    ss_res = float((done["residual"] ** 2).sum())
+    ss_tot = float(((done["duration_us"] - done["duration_us"].mean()) ** 2).sum())
+    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else float("nan")
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7), gridspec_kw={"width_ratios": [2, 1]})
+    ax = axes[0][0]
+    ax.scatter(done["range_first"], done["duration_us"] / div, s=5, label="recorded")
+    ax.scatter(done["range_first"], done["predicted"] / div, s=5, label="predicted by the model")
+    ax.set_ylabel(f"range duration ({unit})")
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    ax.set_title(f"recorded vs predicted along the sequence (R\u00b2 = {r2:.3f}, {len(done)} ranges)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax = axes[1][0]
+    ax.scatter(done["range_first"], done["residual"] / div, s=5, color="tab:red")
+    ax.axhline(0, color="black", lw=0.8)
+    sequence_axis(ax.xaxis, units, "first {unit} of the range")
+    ax.set_ylabel(f"residual: recorded \u2212 predicted ({unit})")
+    ax.grid(alpha=0.3)
+    ax = axes[0][1]
+    top = max(done["duration_us"].max(), done["predicted"].max()) / div
+    ax.scatter(done["predicted"] / div, done["duration_us"] / div, s=5)
+    ax.plot([0, top], [0, top], color="black", lw=0.8, label="recorded = predicted")
+    ax.set_xlabel(f"predicted ({unit})")
+    ax.set_ylabel(f"recorded ({unit})")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax = axes[1][1]
+    ax.hist(done["residual"] / div, bins=50, color="tab:red")
+    ax.set_xlabel(f"residual ({unit})")
+    ax.set_ylabel("ranges")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def model_recordings(conn, model, key=None):
+    """The attempts of the runs the model was fitted from (or of run `key`), concatenated."""
+    keys = [key] if key is not None else model_runs(model)
+    if not keys:
+        raise RuntimeError("the model names no runs it was fitted from; give the run")
+    return pd.concat([attempts(conn, find_run(conn, k)["id"]) for k in keys], ignore_index=True)
+
+
+# --- 3. compare and 4. plan -------------------------------------------------------------------
+
+COMPARE_TABLE = "compare_results"
+PLAN_TABLE = "plan_points"
+
+
+def compare_results(conn):
+    """The latest `millrace compare` result, one row per (partitioner, workers), or None when the
+    store has none. Columns: partitioner, workers, makespan_us (mean over replicas), makespan_min_us,
+    makespan_max_us, lower_bound_us, utilisation (0..1), node_hours."""
+    if not has_table(conn, COMPARE_TABLE):
+        return None
+    frame = pd.read_sql_query(
+        f"SELECT partitioner, workers, makespan_mean_us AS makespan_us, makespan_min_us, makespan_max_us, "
+        f"       lower_bound_us, utilisation, node_hours "
+        f"FROM {COMPARE_TABLE} WHERE compare_id = (SELECT MAX(compare_id) FROM {COMPARE_TABLE}) "
+        f"ORDER BY partitioner, workers", conn)
+    return None if frame.empty else frame
+
+
+def plan_results(conn):
+    """The latest `millrace plan` result, one row per candidate, or None when the store has none.
+    Columns: workers, partitioner, makespan_us, node_hours, deadline_us, chosen (bool)."""
+    if not has_table(conn, PLAN_TABLE):
+        return None
+    frame = pd.read_sql_query(
+        f"SELECT workers, partitioner, makespan_us, node_hours, deadline_us, chosen "
+        f"FROM {PLAN_TABLE} WHERE plan_id = (SELECT MAX(plan_id) FROM {PLAN_TABLE}) ORDER BY workers", conn)
+    if frame.empty:
+        return None
+    frame["chosen"] = frame["chosen"].astype(bool)
+    return frame
+
+
+def no_results_message(what, command):
+    return (f"the store has no {what} results (no table {COMPARE_TABLE if what == 'compare' else PLAN_TABLE}): "
+            f"run `{command}` on it first")
+
+
+def compare_figure(results):
+    """Makespan vs workers per partitioner with the lower bound, utilisation and node-hours."""
+    div, unit = time_unit(results["makespan_us"].max())
+    fig, (ax, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4.5), layout="constrained")
+    bound = results.groupby("workers")["lower_bound_us"].max()
+    ax.plot(bound.index, bound / div, color="black", ls="--", label="lower bound")
+    for name, rows in results.groupby("partitioner"):
+        spread = [(rows["makespan_us"] - rows["makespan_min_us"]) / div,
+                  (rows["makespan_max_us"] - rows["makespan_us"]) / div]
+        line = ax.errorbar(rows["workers"], rows["makespan_us"] / div, yerr=spread, marker="o", ms=4,
+                           capsize=3, label=name)
+        colour = line[0].get_color()
+        ax2.plot(rows["workers"], 100 * rows["utilisation"], marker="o", ms=4, color=colour, label=name)
+        ax3.plot(rows["workers"], rows["node_hours"], marker="o", ms=4, color=colour, label=name)
+    ax.set_ylabel(f"makespan ({unit}; bars: min to max over replicas)")
+    ax.set_title("makespan vs workers")
+    ax2.set_ylabel("utilisation (% of worker time busy)")
+    ax2.set_title("utilisation")
+    ax3.set_ylabel("node-hours")
+    ax3.set_title("cost: node-hours")
+    for a in (ax, ax2, ax3):
+        a.set_xscale("log", base=2)
+        a.set_xticks(sorted(results["workers"].unique()))
+        a.xaxis.set_major_formatter(plt.FormatStrFormatter("%d"))
+        a.set_xlabel("workers")
+        a.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plan_figure(results):
+    """The cost/deadline curve: node-hours against makespan for each worker count, the deadline
+    and the chosen point; and makespan against workers."""
+    div, unit = time_unit(max(results["makespan_us"].max(), results["deadline_us"].max()))
+    deadline = results["deadline_us"].iloc[0] / div
+    chosen = results[results["chosen"]]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
+    ax.plot(results["makespan_us"] / div, results["node_hours"], marker="o", ms=4, label="candidates")
+    for _, row in results.iterrows():
+        ax.annotate(f"{row['workers']}", (row["makespan_us"] / div, row["node_hours"]), fontsize=7,
+                    xytext=(3, 3), textcoords="offset points")
+    ax.axvline(deadline, color="tab:red", ls="--", label=f"deadline {deadline:.2f} {unit}")
+    ax2.plot(results["workers"], results["makespan_us"] / div, marker="o", ms=4, label="makespan")
+    ax2.axhline(deadline, color="tab:red", ls="--", label="deadline")
+    if not chosen.empty:
+        pick = chosen.iloc[0]
+        label = f"chosen: {pick['workers']} workers, {pick['partitioner']}"
+        ax.scatter([pick["makespan_us"] / div], [pick["node_hours"]], s=150, marker="*", color="tab:orange",
+                   zorder=3, label=label)
+        ax2.scatter([pick["workers"]], [pick["makespan_us"] / div], s=150, marker="*", color="tab:orange",
+                    zorder=3, label=label)
+    ax.set_xlabel(f"makespan ({unit})")
+    ax.set_ylabel("cost (node-hours)")
+    ax.set_title("cost vs makespan (labels: workers)")
+    ax2.set_xlabel("workers")
+    ax2.set_ylabel(f"makespan ({unit})")
+    ax2.set_title("makespan vs workers")
+    for a in (ax, ax2):
+        a.grid(alpha=0.3)
+        a.legend(fontsize=8)
+    return fig
+
+
+# --- 5. real vs simulated ---------------------------------------------------------------------
+
+
+def real_and_simulated(conn, key=None):
+    """(real run, its simulation): the latest simulated run replaying a real run (or run `key`)."""
+    table = runs(conn)
+    real = table[table["source"] == "real"] if key is None else table[
+        (table["name"] == str(key)) | (table["id"].astype(str) == str(key))]
+    for _, sim in table[table["source"] == "simulated"].iloc[::-1].iterrows():
+        origin = sim["params"].get("simulated_from_run")
+        match = real[real["id"] == origin]
+        if not match.empty:
+            return match.iloc[0], sim
+    raise RuntimeError("no simulated run of a real run in the store: run `millrace run --cluster local` "
+                       "and then `millrace simulate --run <that run>`")
+
+
+def per_item(frame):
+    """Each succeeded item's worker, start (s from the run's first start) and duration (s)."""
+    done = frame[frame["outcome"] == "succeeded"].set_index("item_id")
+    return pd.DataFrame({"worker": done["worker"],
+                         "start_s": (done["start_us"] - frame["start_us"].min()) / MICROS_PER_SECOND,
+                         "duration_s": done["duration_us"] / MICROS_PER_SECOND})
+
+
+def real_vs_simulated(real, real_frame, sim, sim_frame):
+    """The real run's Gantt chart over its simulation's, on one time axis, and completions over time."""
+    origins = {"real": real_frame["start_us"].min(), "sim": sim_frame["start_us"].min()}
+    spans = {"real": real_frame["end_us"].max() - origins["real"], "sim": sim_frame["end_us"].max() - origins["sim"]}
+    div, unit = time_unit(max(spans.values()))
+    fig, axes = plt.subplots(3, 1, figsize=(10, 9), sharex=True, layout="constrained",
+                             gridspec_kw={"height_ratios": [2, 2, 1.5]})
+    for ax, run, frame, key in ((axes[0], real, real_frame, "real"), (axes[1], sim, sim_frame, "sim")):
+        scale = gantt_axes(ax, frame, div, unit, origins[key])
+        ax.set_title(f"{run['source']} run '{run['name']}' (id {run['id']}): makespan "
+                     f"{spans[key] / div:.2f} {unit}")
+        ax.set_xlabel("")
+    ax = axes[2]
+    for run, frame, key in ((real, real_frame, "real"), (sim, sim_frame, "sim")):
+        ends = (frame.loc[frame["outcome"] == "succeeded", "end_us"].sort_values() - origins[key]) / div
+        ax.step(ends, range(1, len(ends) + 1), where="post", label=f"{run['source']} (run {run['id']})")
+    ax.set_xlabel(f"time since the run's first start ({unit})")
+    ax.set_ylabel("items finished")
+    diff = 100 * (spans["sim"] - spans["real"]) / spans["real"] if spans["real"] else float("nan")
+    ax.set_title(f"items finished over time (simulated makespan {diff:+.1f}% vs real)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    colour_bar(fig, axes.tolist(), scale, real_frame, real["units"])
+    return fig
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def figures_of_store(conn, model_path=None, run_key=None):
+    """Yields (name, caption, figure builder) for every figure the store (and model) can give."""
+    run = find_run(conn, run_key)
+    frame = attempts(conn, run["id"])
+    yield "run_durations", f"Per-range duration along the sequence, run '{run['name']}'", \
+        lambda: range_durations(run, frame)
+    yield "run_gantt", f"Workers' Gantt chart, run '{run['name']}'", lambda: gantt(run, frame)
+    yield "run_tail", f"The straggler tail, run '{run['name']}'", lambda: straggler_tail(run, frame)
+    if model_path:
+        model = load_model(model_path)
+        yield "model_coefficients", f"Fitted cost model {os.path.basename(model_path)}", \
+            lambda: model_coefficients(model)
+        yield "model_fit", "Cost model against the recorded ranges, residuals", \
+            lambda: model_fit(model, model_recordings(conn, model))
+    compared = compare_results(conn)
+    if compared is not None:
+        yield "compare", "Partitioners and worker counts compared (latest `millrace compare`)", \
+            lambda: compare_figure(compared)
+    planned = plan_results(conn)
+    if planned is not None:
+        yield "plan", "The cost/deadline curve and the chosen plan (latest `millrace plan`)", \
+            lambda: plan_figure(planned)
+    try:
+        real, sim = real_and_simulated(conn)
+    except RuntimeError:
+        return
+    yield "real_vs_simulated", f"Real run '{real['name']}' against its simulation", \
+        lambda: real_vs_simulated(real, attempts(conn, real["id"]), sim, attempts(conn, sim["id"]))
+
+
+def write_report(store, out, model_path=None, run_key=None):
+    """Renders every figure to out/*.png and out/index.html; returns the PNG paths."""
+    matplotlib.use("Agg")
+    os.makedirs(out, exist_ok=True)
+    conn = connect(store)
+    written = []
+    sections = []
+    for name, caption, build in figures_of_store(conn, model_path, run_key):
+        fig = build()
+        path = save(fig, out, name)
+        plt.close(fig)
+        written.append(path)
+        sections.append(f"<figure><img src=\"{name}.png\" alt=\"{html.escape(caption)}\">"
+                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>millrace report</title>"
+            "<style>body{font-family:sans-serif;max-width:1300px;margin:auto}img{max-width:100%}"
+            "figure{margin:2em 0}</style></head><body>\n"
+            f"<h1>millrace report</h1><p>trace store: {html.escape(os.path.abspath(store))}</p>\n"
+            + "\n".join(sections) + "\n</body></html>\n")
+    with open(os.path.join(out, "index.html"), "w") as f:
+        f.write(page)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Render a millrace trace store's figures to PNG and HTML.")
+    parser.add_argument("--store", required=True, help="trace store (SQLite file)")
+    parser.add_argument("-o", "--output", required=True, help="directory for the PNGs and index.html")
+    parser.add_argument("--model", help="cost model JSON written by `millrace fit`")
+    parser.add_argument("--run", help="run (id or name) of the recorded-run figures (default: the first recorded)")
+    args = parser.parse_args(argv)
+    try:
+        written = write_report(args.store, args.output, args.model, args.run)
+    except (RuntimeError, OSError, sqlite3.Error, ValueError) as error:
+        print(f"millrace: {error}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    print(os.path.join(args.output, "index.html"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `millrace report` on the fixture store (make_store.sh): writes every figure as a non-empty PNG
+# and an index.html showing them, leaves the store unchanged, and fails clearly (exit 1, message
+# naming the input) for a missing store, a missing python3 and a python3 without matplotlib.
+#   report_test.sh MILLRACE WORK
+set -euo pipefail
+m=${1:?millrace}; work=${2:?work dir}
+store=$work/store.db; out=$work/report
+rm -rf "$out"
+failed=0; passed=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); echo "ok $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+expect_error() {  # expect_error NAME PATTERN COMMAND...: exit status 1 and PATTERN on stderr
+  local name=$1 pattern=$2; shift 2
+  local status=0
+  "$@" >"$work/err.out" 2>"$work/err.txt" || status=$?
+  check "$name (exit $status: $(tail -1 "$work/err.txt"))" \
+    bash -c "[ $status -eq 1 ] && grep -q -- \"\$1\" \"\$2\"" _ "$pattern" "$work/err.txt"
+}
+
+before=$(md5sum <"$store")
+"$m" report --store "$store" -o "$out" --model "$work/model.json" >"$work/report.out"
+figures=(run_durations run_gantt run_tail model_coefficients model_fit real_vs_simulated)
+[ -e "$work/has-compare" ] && figures+=(compare)
+[ -e "$work/has-plan" ] && figures+=(plan)
+for figure in "${figures[@]}"; do
+  check "report writes $figure.png" test -s "$out/$figure.png"
+  check "index.html shows $figure.png" grep -q "src=\"$figure.png\"" "$out/index.html"
+done
+check "report leaves the store unchanged" test "$before" = "$(md5sum <"$store")"
+
+expect_error "missing store is named" "$work/none.db: no such trace store" \
+  "$m" report --store "$work/none.db" -o "$work/report-none"
+expect_error "missing python3 is reported" "python3 not found" \
+  env MILLRACE_PYTHON="$work/no-such-python3" "$m" report --store "$store" -o "$work/report-nopy"
+printf '#!/bin/sh\nexit 1\n' >"$work/python-without-matplotlib"; chmod +x "$work/python-without-matplotlib"
+expect_error "python3 without matplotlib is reported" "cannot import matplotlib" \
+  env MILLRACE_PYTHON="$work/python-without-matplotlib" "$m" report --store "$store" -o "$work/report-nompl"
+expect_error "missing run is named" "no run 'nope'" \
+  "$m" report --store "$store" -o "$work/report-norun" --run nope
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
