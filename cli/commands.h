@@ -13,5 +13,7 @@ void add_show_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 }  // namespace millrace::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   millrace::cli::add_export_command(app);
   millrace::cli::add_simulate_command(app);
   millrace::cli::add_run_command(app);
+  millrace::cli::add_compare_command(app);
+  millrace::cli::add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
