@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 "$millrace" import --store "$work/s.db" --format stellar-csv --name pcv2 \
   "$here/data/sets/stellar-pcv2-2024-11/pcv2_run_2024-11_per_range_timings.csv" > /dev/null
 "$millrace" fit --store "$work/s.db" --runs pcv2 --bins 64 -o "$work/model.json" > /dev/null
-args="compare --store $work/s.db --model $work/model.json --run pcv2 --no-record
+args="compare --store $work/s.db --model $work/model.json --span -9856:54326463 --no-record
   --partitioners uniform,logarithmic,cost-balanced,optimal --workers 24,48,96,144,192,288,384,512
   --replicas 32 --seed 1 --fail-prob 0.01 --startup-latency 30s --range-length 16000 --overlap 320"
 timed() {
