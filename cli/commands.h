@@ -16,5 +16,7 @@ void add_run_command(CLI::App& app);
 void add_push_command(CLI::App& app);
 void add_watch_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 }  // namespace millrace::cli

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   millrace::cli::add_push_command(app);
   millrace::cli::add_watch_command(app);
   millrace::cli::add_report_command(app);
+  millrace::cli::add_compare_command(app);
+  millrace::cli::add_plan_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

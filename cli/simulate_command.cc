@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/duration_option.h"
 #include "data/error.h"
 #include "data/trace_store.h"
 #include "sim/duration_model.h"
@@ -44,28 +45,6 @@ struct SimulateOptions {
   bool no_record = false;
 };
 
-// "30s", "500ms", "2m", "1.5h", "250us", or a bare number of seconds.
-data::Micros parse_duration(const std::string& text, const std::string& option) {
-  static const std::pair<const char*, double> kUnits[] = {
-      {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"h", 3600e6}};
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = used == 0 ? "?" : text.substr(used);
-  double scale = unit.empty() ? 1e6 : 0;
-  for (const auto& [name, factor] : kUnits) {
-    if (unit == name) scale = factor;
-  }
-  if (used == 0 || scale == 0 || value < 0) {
-    throw data::Error(option + " '" + text + "'", "not a duration (e.g. 30s, 500ms, 2m, 1h)");
-  }
-  return static_cast<data::Micros>(value * scale + 0.5);
-}
-
 // "A@B" split at '@' (node losses) or "A-B" at the first '-' after the first character (windows).
 std::pair<std::string, std::string> split_pair(const std::string& text, char sep, const std::string& option) {
   std::size_t at = text.find(sep, 1);
@@ -84,17 +63,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   cluster.nodes = o.nodes > 0 ? o.nodes : o.workers;
   cluster.slots_per_node = o.slots_per_node;
   cluster.fail_prob = o.fail_prob;
-  std::size_t from = 0;
-  std::vector<data::Micros> samples;
-  for (std::size_t comma; (comma = o.startup_latency.find(',', from)) != std::string::npos; from = comma + 1) {
-    samples.push_back(parse_duration(o.startup_latency.substr(from, comma - from), "--startup-latency"));
-  }
-  samples.push_back(parse_duration(o.startup_latency.substr(from), "--startup-latency"));
-  if (samples.size() == 1) {
-    cluster.startup.constant = samples[0];
-  } else {
-    cluster.startup.samples = samples;
-  }
+  cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
   cluster.create_overhead = parse_duration(o.create_overhead, "--create-overhead");
   cluster.delete_overhead = parse_duration(o.delete_overhead, "--delete-overhead");
   for (const std::string& loss : o.node_losses) {

@@ -71,3 +71,42 @@ CREATE TABLE profile_bins (
   micros_per_unit REAL    NOT NULL,
   PRIMARY KEY (profile, position)
 ) WITHOUT ROWID;
+
+-- migration 2: comparisons (`millrace compare` and `millrace plan`) for the notebooks.
+-- One comparisons row per command run; one comparison_rows row per simulated combination
+-- (partitioner x workers x queue order), summarised over its replicas. Times in microseconds.
+-- partitioner 'recorded' is the recorded run replayed with its recorded durations.
+-- deadline_met is the fraction of replicas finishing by the plan's deadline (NULL for compare).
+CREATE TABLE comparisons (
+  id          INTEGER PRIMARY KEY,
+  kind        TEXT    NOT NULL,  -- 'compare' or 'plan'
+  created_us  INTEGER NOT NULL,  -- wall-clock time of the command, micros since the epoch
+  model       TEXT    NOT NULL,  -- cost model file
+  span_first  INTEGER NOT NULL,
+  span_count  INTEGER NOT NULL,
+  parameters  TEXT    NOT NULL   -- JSON of the command's settings
+);
+
+CREATE TABLE comparison_rows (
+  comparison_id        INTEGER NOT NULL REFERENCES comparisons (id) ON DELETE CASCADE,
+  position             INTEGER NOT NULL,
+  partitioner          TEXT    NOT NULL,
+  workers              INTEGER NOT NULL,
+  queue_order          TEXT    NOT NULL,
+  ranges               INTEGER NOT NULL,
+  replicas             INTEGER NOT NULL,
+  longest_range_us     INTEGER NOT NULL,
+  lower_bound_us       INTEGER NOT NULL,
+  makespan_mean_us     INTEGER NOT NULL,
+  makespan_min_us      INTEGER NOT NULL,
+  makespan_max_us      INTEGER NOT NULL,
+  makespan_stddev_us   INTEGER NOT NULL,
+  ratio_to_lower_bound REAL    NOT NULL,
+  utilisation          REAL    NOT NULL,
+  node_hours           REAL    NOT NULL,
+  tail_below_tenth_us  INTEGER NOT NULL,
+  failed_attempts_mean REAL    NOT NULL,
+  failed_runs          INTEGER NOT NULL,
+  deadline_met         REAL,
+  PRIMARY KEY (comparison_id, position)
+) WITHOUT ROWID;

@@ -1,8 +1,6 @@
 // End-to-end tests of `millrace simulate` on a small recorded run in a fresh trace store.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -10,25 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "data/trace_store.h"
+#include "tests/cli/cli_runner.h"
 
 namespace millrace::sim {
 namespace {
 
-struct CommandResult {
-  int exit_code = 0;
-  std::string output;
-};
-
-CommandResult run_cli(const std::string& args) {
-  std::string command = std::string(MILLRACE_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  CommandResult result;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using test_support::CommandResult;
+using test_support::run_cli;
 
 class SimulateCommand : public ::testing::Test {
  protected:

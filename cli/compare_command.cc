@@ -1,0 +1,56 @@
+// `millrace compare`: simulate every partitioner x worker count x queue order (x replicas with
+// failure injection) on a cost model, optionally next to a recorded run replayed as recorded,
+// print the table against the lower bound, and store it in the trace store for the notebooks.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/comparison_options.h"
+#include "sim/comparison_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct CompareOptions {
+  ComparisonOptions common;
+  std::string workers = "32,64,128";
+};
+
+void run_compare(const CompareOptions& o) {
+  const std::vector<int> workers = parse_workers(o.workers, "--workers");
+  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
+  spec.workers = workers;
+  const sim::Comparison comparison = sim::run_comparison(spec);
+  std::int64_t stored = 0;
+  if (!o.common.no_record) {
+    nlohmann::json parameters = parameters_of(o.common);
+    parameters["workers"] = o.workers;
+    stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
+  }
+  if (o.common.json) {
+    nlohmann::json out = sim::to_json(comparison);
+    out["span"] = {{"first", spec.span.first}, {"last", spec.span.last()}};
+    if (stored != 0) out["stored_comparison"] = stored;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << "span " << spec.span.first << ":" << spec.span.last() << " (" << spec.span.count << " units), "
+            << spec.replicas << " replica(s) per combination, seed " << spec.seed << "\n";
+  sim::print_table(comparison, std::cout);
+  if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* cmd = app.add_subcommand("compare", "Simulate partitioners x worker counts x queue orders on a cost model");
+  add_comparison_options(cmd, options->common);
+  cmd->add_option("--workers", options->workers, "Comma-separated worker counts")->capture_default_str();
+  cmd->callback([options] { run_compare(*options); });
+}
+
+}  // namespace millrace::cli

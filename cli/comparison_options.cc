@@ -1,0 +1,141 @@
+#include "cli/comparison_options.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "cli/duration_option.h"
+#include "cli/span_option.h"
+#include "data/error.h"
+#include "partitioners/registry.h"
+#include "sim/duration_model.h"
+#include "sim/replay.h"
+
+namespace millrace::cli {
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (std::size_t comma; (comma = text.find(',', from)) != std::string::npos; from = comma + 1) {
+    parts.push_back(text.substr(from, comma - from));
+  }
+  parts.push_back(text.substr(from));
+  return parts;
+}
+
+}  // namespace
+
+void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
+  std::string names;
+  for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ",") + n;
+  cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
+  cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)")->required();
+  cmd->add_option("--span", o.span, "FIRST:LAST, inclusive (default with --run: the recorded run's span)");
+  cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
+  cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + names)->capture_default_str();
+  cmd->add_option("--policy", o.policy, "Concurrency policy")->capture_default_str();
+  cmd->add_option("--order", o.orders, "Comma-separated queue orders: plan (tip first for recorded runs), lpt")
+      ->capture_default_str();
+  cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of every random draw")->capture_default_str();
+  cmd->add_option("--fail-prob", o.fail_prob, "Probability that an attempt fails part-way")->capture_default_str();
+  cmd->add_option("--startup-latency", o.startup_latency,
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
+      ->capture_default_str();
+  cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")->capture_default_str();
+  cmd->add_option("--ranges", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)");
+  cmd->add_option("--range-length", o.range_length, "uniform: units per range, cut from the top");
+  cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first");
+  cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")->capture_default_str();
+  cmd->add_option("--floor", o.floor, "logarithmic: smallest range length (default span / (16 x workers))");
+  cmd->add_option("--threads", o.threads, "Simulation threads (default: hardware concurrency)");
+  cmd->add_flag("--json", o.json, "Print JSON instead of a table");
+  cmd->add_flag("--no-record", o.no_record, "Do not store the results");
+}
+
+std::vector<int> parse_workers(const std::string& text, const std::string& option) {
+  std::vector<int> workers;
+  for (const std::string& part : split_list(text)) {
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(part, &used);
+    } catch (const std::logic_error&) {
+      used = 0;
+    }
+    if (used == 0 || used != part.size() || value < 1 || value > std::numeric_limits<int>::max()) {
+      throw data::Error(option + " '" + text + "'", "expected comma-separated positive worker counts, e.g. 32,64,128");
+    }
+    workers.push_back(static_cast<int>(value));
+  }
+  return workers;
+}
+
+sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::TraceStore& store,
+                                    const data::CostModel& model) {
+  sim::ComparisonSpec spec;
+  spec.model = &model;
+  if (!o.partitioners.empty()) spec.partitioners = split_list(o.partitioners);
+  spec.orders.clear();
+  for (const std::string& order : split_list(o.orders)) spec.orders.push_back(scheduler::queue_order_from_string(order));
+  spec.replicas = o.replicas;
+  spec.seed = o.seed;
+  spec.threads = o.threads;
+  if (o.fail_prob < 0 || o.fail_prob >= 1) {
+    throw data::Error("--fail-prob " + std::to_string(o.fail_prob), "must be in [0, 1)");
+  }
+  spec.base.cluster.fail_prob = o.fail_prob;
+  spec.base.cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
+  spec.base.scheduler.plan_name = o.store + " comparison";
+  spec.base.scheduler.policy = o.policy;
+  spec.base.scheduler.retry.max_attempts = o.max_attempts;
+  spec.base.scheduler.on_exhausted = scheduler::OnExhausted::kReport;
+  spec.partition.ranges = o.ranges;
+  spec.partition.range_length = o.range_length;
+  spec.partition.overlap = o.overlap;
+  spec.partition.align = o.align;
+  spec.partition.floor = o.floor;
+  if (!o.run.empty()) {
+    const std::string name = o.store + " run " + o.run;
+    sim::RecordedRun recorded = sim::load_run(store, o.run);
+    auto durations = sim::recorded_durations(recorded.items, recorded.attempts, name);
+    std::int64_t first = std::numeric_limits<std::int64_t>::max();
+    std::int64_t end = std::numeric_limits<std::int64_t>::min();
+    for (const data::WorkItem& item : recorded.items) {
+      spec.recorded_durations.push_back(durations.at(item.id));
+      if (!item.range) throw data::Error(name, "item " + item.id + " has no range to compare partitions on");
+      first = std::min(first, item.range->first);
+      end = std::max(end, item.range->end());
+    }
+    spec.span = data::Range{first, end - first};
+    spec.recorded_items = std::move(recorded.items);
+  }
+  if (!o.span.empty()) {
+    spec.span = parse_span(o.span);
+  } else if (o.run.empty()) {
+    throw data::Error("--span", "needs --span FIRST:LAST or --run R (the recorded run's span)");
+  }
+  return spec;
+}
+
+nlohmann::json parameters_of(const ComparisonOptions& o) {
+  return {{"run", o.run},
+          {"partitioners", o.partitioners},
+          {"policy", o.policy},
+          {"orders", o.orders},
+          {"replicas", o.replicas},
+          {"seed", o.seed},
+          {"fail_prob", o.fail_prob},
+          {"startup_latency", o.startup_latency},
+          {"max_attempts", o.max_attempts},
+          {"ranges", o.ranges},
+          {"range_length", o.range_length},
+          {"overlap", o.overlap},
+          {"align", o.align},
+          {"floor", o.floor}};
+}
+
+}  // namespace millrace::cli

@@ -1,0 +1,58 @@
+// The options `millrace compare` and `millrace plan` share: the store, the cost model, the span
+// (or a recorded run's span), partitioners, queue orders, replicas with failure injection, and
+// the partition parameters; turned into a sim::ComparisonSpec.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "data/cost_model.h"
+#include "data/trace_store.h"
+#include "sim/comparison.h"
+
+namespace millrace::cli {
+
+struct ComparisonOptions {
+  std::string store;
+  std::string model_path;
+  std::string span;
+  std::string run;
+  std::string partitioners = "uniform,logarithmic,cost-balanced,optimal";
+  std::string policy = "fixed-pool";
+  std::string orders = "plan";
+  int replicas = 1;
+  std::uint64_t seed = 1;
+  double fail_prob = 0;
+  std::string startup_latency = "0";
+  int max_attempts = 3;
+  std::int64_t ranges = 0;
+  std::int64_t range_length = 0;
+  std::int64_t overlap = 0;
+  std::int64_t align = 1;
+  std::int64_t floor = 0;
+  unsigned threads = 0;
+  bool json = false;
+  bool no_record = false;
+};
+
+void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);
+
+// "32,64,128" -> {32, 64, 128}; throws data::Error naming `option` for anything but positive
+// integers.
+std::vector<int> parse_workers(const std::string& text, const std::string& option);
+
+// The spec of everything but the worker counts: the span (--span, or the recorded run's span
+// with --run), the recorded baseline (with --run), partitioners, orders, replicas, cluster and
+// partition parameters. `model` must outlive the spec. Throws data::Error for bad options.
+sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,
+                                    const data::CostModel& model);
+
+// The settings stored with a comparison.
+nlohmann::json parameters_of(const ComparisonOptions& options);
+
+}  // namespace millrace::cli

@@ -1,0 +1,107 @@
+// `millrace plan`: the fewest workers (and the partition) that meet a deadline with a given
+// confidence, and the cost curve of workers vs makespan vs node-hours, by simulation on a cost
+// model (sim/capacity_plan.h). Stored in the trace store like compare results.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/comparison_options.h"
+#include "cli/duration_option.h"
+#include "data/error.h"
+#include "sim/capacity_plan.h"
+#include "sim/comparison_store.h"
+
+namespace millrace::cli {
+
+namespace {
+
+struct PlanOptions {
+  ComparisonOptions common;
+  std::string deadline;
+  double confidence = 0.9;
+  int min_workers = 1;
+  int max_workers = 0;
+};
+
+std::string hours(data::Micros us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f h", static_cast<double>(us) / data::kMicrosPerHour);
+  return buf;
+}
+
+void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%7s  %-14s %6s %12s %12s %10s %8s\n", "workers", "best partitioner", "ranges",
+                "mean (h)", "max (h)", "node-h", "met");
+  out << "cost curve (best partitioner per worker count):\n" << line;
+  for (const sim::ComparisonRow& r : answer.curve) {
+    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %12.3f %12.3f %10.1f %7.0f%%\n", r.workers,
+                  r.partitioner.c_str(), r.ranges, static_cast<double>(r.makespan_mean) / data::kMicrosPerHour,
+                  static_cast<double>(r.makespan_max) / data::kMicrosPerHour, r.node_hours, 100 * *r.deadline_met);
+    out << line;
+  }
+  out << "best mean makespan " << (answer.monotone ? "never rose" : "ROSE somewhere")
+      << " with more workers over the evaluated counts\n";
+}
+
+void run_plan(const PlanOptions& o) {
+  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  if (o.max_workers < 1) throw data::Error("--max-workers", "needs a positive worker count");
+  sim::CapacityQuestion question{comparison_spec(o.common, store, model), parse_duration(o.deadline, "--deadline"),
+                                 o.confidence, o.min_workers, o.max_workers};
+  const sim::CapacityAnswer answer = sim::plan_capacity(question);
+  std::int64_t stored = 0;
+  if (!o.common.no_record) {
+    nlohmann::json parameters = parameters_of(o.common);
+    parameters["deadline"] = o.deadline;
+    parameters["confidence"] = o.confidence;
+    parameters["min_workers"] = o.min_workers;
+    parameters["max_workers"] = o.max_workers;
+    if (answer.best) parameters["answer_workers"] = answer.best->workers;
+    stored = sim::record_comparison(store, {"plan", o.common.model_path, question.spec.span, parameters},
+                                    answer.evaluated);
+  }
+  if (o.common.json) {
+    nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};
+    out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
+    out["monotone"] = answer.monotone;
+    if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
+    if (stored != 0) out["stored_comparison"] = stored;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_curve(answer, std::cout);
+    if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
+  }
+  const sim::ComparisonRow& at_max = answer.best_at_max;
+  if (!answer.best) {
+    throw data::Error("--deadline " + o.deadline,
+                      "not met with confidence " + std::to_string(o.confidence) + " even with " +
+                          std::to_string(o.max_workers) + " workers (best there: " + at_max.partitioner + ", mean " +
+                          hours(at_max.makespan_mean) + ", " + std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
+                          "% of replicas on time)");
+  }
+  if (!o.common.json) {
+    const sim::ComparisonRow& b = *answer.best;
+    std::cout << "fewest workers meeting " << o.deadline << " with confidence " << o.confidence << ": " << b.workers
+              << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan " << hours(b.makespan_mean)
+              << ", max " << hours(b.makespan_max) << ", " << b.node_hours << " node-hours\n";
+  }
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* cmd = app.add_subcommand("plan", "Fewest workers (and partition) meeting a deadline, and the cost curve");
+  add_comparison_options(cmd, options->common);
+  cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h)")->required();
+  cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the deadline")
+      ->capture_default_str();
+  cmd->add_option("--min-workers", options->min_workers, "Smallest worker count searched")->capture_default_str();
+  cmd->add_option("--max-workers", options->max_workers, "Largest worker count searched")->required();
+  cmd->callback([options] { run_plan(*options); });
+}
+
+}  // namespace millrace::cli

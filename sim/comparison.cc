@@ -1,0 +1,301 @@
+#include "sim/comparison.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <ostream>
+#include <thread>
+#include <unordered_map>
+
+#include "data/error.h"
+#include "partitioners/registry.h"
+#include "scheduler/concurrency_policy.h"
+#include "scheduler/work_graph.h"
+
+namespace millrace::sim {
+
+namespace {
+
+// A plan to simulate: a partition (or the recorded run) with each item's duration.
+struct PlanCase {
+  std::string name;
+  std::vector<data::WorkItem> items;
+  std::vector<data::Micros> durations;  // by position
+  std::unordered_map<std::string, data::Micros> by_id;
+
+  void index() {
+    for (std::size_t i = 0; i < items.size(); ++i) by_id.emplace(items[i].id, durations[i]);
+  }
+};
+
+struct Combination {
+  std::size_t plan = 0;
+  int workers = 0;
+  scheduler::QueueOrder order = scheduler::QueueOrder::kPlan;
+};
+
+struct ReplicaResult {
+  data::Micros makespan = 0;
+  double utilisation = 0;
+  double node_hours = 0;
+  data::Micros tail_below_tenth = 0;
+  std::size_t failed_attempts = 0;
+  bool failed = false;
+};
+
+// Runs body(0..n-1) on `threads` threads; rethrows the exception of the lowest failing index.
+void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& body) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        body(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const unsigned count = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n)));
+  for (unsigned t = 1; t < count; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The seed of one simulation, from the user's seed and what the simulation is, never from
+// which thread runs it or when.
+std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int workers, scheduler::QueueOrder order,
+                           int replica) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : plan) h = (h ^ c) * 1099511628211ULL;
+  h = splitmix(h ^ seed);
+  h = splitmix(h ^ static_cast<std::uint64_t>(workers));
+  h = splitmix(h ^ static_cast<std::uint64_t>(order));
+  return splitmix(h ^ static_cast<std::uint64_t>(replica));
+}
+
+data::Micros smallest_startup(const StartupLatency& startup) {
+  if (startup.samples.empty()) return startup.constant;
+  return *std::min_element(startup.samples.begin(), startup.samples.end());
+}
+
+partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::string& name, int workers) {
+  partitioners::PartitionParams p = spec.partition;
+  p.span = spec.span;
+  p.model = spec.model;
+  p.workers = workers;
+  const bool counted = p.ranges > 0 || (name == "uniform" && p.range_length > 0);
+  if (!counted && (name == "uniform" || name == "cost-balanced")) p.ranges = workers;
+  if (name == "logarithmic" && p.floor < 1) p.floor = std::max<std::int64_t>(1, spec.span.count / (16LL * workers));
+  return p;
+}
+
+PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
+  const partitioners::Partition partition = partitioners::make_partition(name, params_for(spec, name, workers));
+  PlanCase plan{name, {}, {}};
+  for (const data::Range& r : partition.work_ranges()) {
+    data::WorkItem item;
+    item.range = r;
+    item.id = r.end_count();
+    item.predicted = spec.model->predict(r);
+    plan.durations.push_back(item.predicted);
+    plan.items.push_back(std::move(item));
+  }
+  plan.index();
+  return plan;
+}
+
+void validate(const ComparisonSpec& spec) {
+  if (spec.workers.empty()) throw data::Error("--workers", "needs at least one worker count");
+  for (int w : spec.workers) {
+    if (w < 1) throw data::Error("--workers " + std::to_string(w), "worker counts must be >= 1");
+  }
+  if (spec.replicas < 1) throw data::Error("--replicas " + std::to_string(spec.replicas), "must be >= 1");
+  if (spec.orders.empty()) throw data::Error("--order", "needs at least one queue order");
+  for (const std::string& name : spec.partitioners) partitioners::find_partitioner(name);
+  scheduler::make_policy(spec.base.scheduler.policy, spec.base.scheduler.params);
+  if (!spec.partitioners.empty() && spec.model == nullptr) {
+    throw data::Error("--partitioners", "simulating a new partition needs a cost model (--model)");
+  }
+  if (spec.recorded_items && spec.recorded_items->size() != spec.recorded_durations.size()) {
+    throw data::Error("recorded run", "every recorded item needs a duration");
+  }
+}
+
+ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,
+                        data::Micros startup) {
+  ComparisonRow row;
+  row.partitioner = plan.name;
+  row.workers = c.workers;
+  row.order = scheduler::to_string(c.order);
+  row.ranges = plan.items.size();
+  row.replicas = static_cast<int>(replicas.size());
+  row.longest_range = plan.durations.empty() ? 0 : *std::max_element(plan.durations.begin(), plan.durations.end());
+  row.lower_bound = lower_bound(plan.items, plan.durations, c.workers, startup, plan.name);
+  double sum = 0;
+  double sum_sq = 0;
+  row.makespan_min = replicas.front().makespan;
+  for (const ReplicaResult& r : replicas) {
+    const double m = static_cast<double>(r.makespan);
+    sum += m;
+    sum_sq += m * m;
+    row.makespan_min = std::min(row.makespan_min, r.makespan);
+    row.makespan_max = std::max(row.makespan_max, r.makespan);
+    row.utilisation += r.utilisation;
+    row.node_hours += r.node_hours;
+    row.tail_below_tenth += r.tail_below_tenth;
+    row.failed_attempts += static_cast<double>(r.failed_attempts);
+    row.failed_runs += r.failed ? 1 : 0;
+    row.makespans.push_back(r.makespan);
+  }
+  const double n = static_cast<double>(replicas.size());
+  const double mean = sum / n;
+  row.makespan_mean = static_cast<data::Micros>(std::llround(mean));
+  row.makespan_stddev = static_cast<data::Micros>(std::llround(std::sqrt(std::max(0.0, sum_sq / n - mean * mean))));
+  row.ratio_to_lower_bound = row.lower_bound > 0 ? mean / static_cast<double>(row.lower_bound) : 0;
+  row.utilisation /= n;
+  row.node_hours /= n;
+  row.tail_below_tenth = static_cast<data::Micros>(std::llround(static_cast<double>(row.tail_below_tenth) / n));
+  row.failed_attempts /= n;
+  return row;
+}
+
+}  // namespace
+
+data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
+                         int workers, data::Micros startup, const std::string& plan_name) {
+  std::vector<data::WorkItem> items = plan;
+  data::Micros total = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    items[i].predicted = durations[i];
+    total += durations[i];
+  }
+  const data::Micros critical = scheduler::WorkGraph(items, plan_name).critical_path();
+  const data::Micros spread = (total + workers - 1) / workers;
+  return std::max(critical, spread) + startup;
+}
+
+Comparison run_comparison(const ComparisonSpec& spec) {
+  validate(spec);
+  const unsigned threads = spec.threads > 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+
+  // Plans: the recorded run once, then one partition per partitioner and worker count.
+  std::vector<PlanCase> plans;
+  std::vector<Combination> combos;
+  if (spec.recorded_items) {
+    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations};
+    for (data::WorkItem& item : recorded.items) {
+      item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
+    }
+    recorded.index();
+    plans.push_back(std::move(recorded));
+    for (int w : spec.workers) {
+      for (scheduler::QueueOrder order : spec.orders) combos.push_back({0, w, order});
+    }
+  }
+  const std::size_t first_partition = plans.size();
+  plans.resize(first_partition + spec.partitioners.size() * spec.workers.size());
+  parallel_for(spec.partitioners.size() * spec.workers.size(), threads, [&](std::size_t i) {
+    plans[first_partition + i] =
+        partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
+  });
+  for (std::size_t i = 0; i < spec.partitioners.size() * spec.workers.size(); ++i) {
+    for (scheduler::QueueOrder order : spec.orders) {
+      combos.push_back({first_partition + i, spec.workers[i % spec.workers.size()], order});
+    }
+  }
+
+  const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
+  std::vector<ReplicaResult> results(combos.size() * replicas);
+  parallel_for(results.size(), threads, [&](std::size_t i) {
+    const Combination& c = combos[i / replicas];
+    const PlanCase& plan = plans[c.plan];
+    SimulationConfig config = spec.base;
+    config.record_timeline = false;
+    config.predict_from_durations = false;
+    config.seed = replica_seed(spec.seed, plan.name, c.workers, c.order, static_cast<int>(i % replicas));
+    const int slots = std::max(1, config.cluster.slots_per_node);
+    config.cluster.nodes = (c.workers + slots - 1) / slots;
+    config.scheduler.params.workers = c.workers;
+    config.scheduler.params.max_in_flight = c.workers;
+    config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
+    config.scheduler.order = c.order;
+    const SimulationResult r =
+        simulate(plan.items, [&plan](const data::WorkItem& item) { return plan.by_id.at(item.id); }, config);
+    results[i] = {r.makespan, r.utilisation, r.node_hours, r.tail.below_tenth, r.failed_attempts,
+                  r.run_failed || r.stalled};
+  });
+
+  Comparison comparison;
+  const data::Micros startup = smallest_startup(spec.base.cluster.startup);
+  for (std::size_t c = 0; c < combos.size(); ++c) {
+    std::vector<ReplicaResult> mine(results.begin() + c * replicas, results.begin() + (c + 1) * replicas);
+    comparison.rows.push_back(summarise(plans[combos[c].plan], combos[c], mine, startup));
+  }
+  return comparison;
+}
+
+void print_table(const Comparison& comparison, std::ostream& out) {
+  data::Micros largest = 0;
+  for (const ComparisonRow& r : comparison.rows) largest = std::max(largest, r.makespan_max);
+  const bool hours = largest >= data::kMicrosPerHour;
+  const double scale = hours ? static_cast<double>(data::kMicrosPerHour) : static_cast<double>(data::kMicrosPerSecond);
+  auto t = [&](data::Micros us) { return static_cast<double>(us) / scale; };
+  char line[320];
+  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %9s %9s %9s %8s %6s %6s %10s %9s %6s\n",
+                "partitioner", "workers", "order", "ranges", "longest", "bound", "mean", "min", "max", "stddev",
+                "ratio", "util", "node-h", "tail", "failed");
+  out << "times in " << (hours ? "hours" : "seconds")
+      << "; bound = max(critical path, work / workers) + start-up; ratio = mean / bound; tail = final stretch "
+         "with < 10% of peak workers busy\n"
+      << line;
+  for (const ComparisonRow& r : comparison.rows) {
+    std::snprintf(line, sizeof line, "%-14s %7d %-5s %6zu %9.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %6.3f %10.1f %9.3f %6.1f\n",
+                  r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
+                  t(r.makespan_mean), t(r.makespan_min), t(r.makespan_max), t(r.makespan_stddev),
+                  r.ratio_to_lower_bound, r.utilisation, r.node_hours, t(r.tail_below_tenth), r.failed_attempts);
+    out << line;
+  }
+}
+
+nlohmann::json to_json(const Comparison& comparison) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ComparisonRow& r : comparison.rows) {
+    rows.push_back({{"partitioner", r.partitioner},
+                    {"workers", r.workers},
+                    {"order", r.order},
+                    {"ranges", r.ranges},
+                    {"replicas", r.replicas},
+                    {"longest_range_us", r.longest_range},
+                    {"lower_bound_us", r.lower_bound},
+                    {"makespan_mean_us", r.makespan_mean},
+                    {"makespan_min_us", r.makespan_min},
+                    {"makespan_max_us", r.makespan_max},
+                    {"makespan_stddev_us", r.makespan_stddev},
+                    {"ratio_to_lower_bound", r.ratio_to_lower_bound},
+                    {"utilisation", r.utilisation},
+                    {"node_hours", r.node_hours},
+                    {"tail_below_tenth_us", r.tail_below_tenth},
+                    {"failed_attempts_mean", r.failed_attempts},
+                    {"failed_runs", r.failed_runs},
+                    {"makespans_us", r.makespans}});
+    if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
+  }
+  return {{"rows", rows}};
+}
+
+}  // namespace millrace::sim

@@ -1,0 +1,89 @@
+// Comparisons: every combination of partitioner x worker count x queue order, simulated for a
+// number of replicas (each with its own seed, so failure injection and start-up samples differ),
+// summarised per combination against a lower bound. This answers "which partition and how many
+// workers finish soonest and cheapest" offline, from a cost model (and, as a baseline, a recorded
+// run replayed with its recorded durations).
+//
+// Simulations run in parallel on a pool of std::threads; each simulation is single-threaded and
+// seeded from (seed, combination, replica) alone, so the results do not depend on the thread
+// count. The lower bound of a combination is max(critical path, total work / workers) + the
+// smallest pod start-up latency, with work as predicted (partitions) or as recorded (the
+// recorded run).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/cost_model.h"
+#include "data/records.h"
+#include "partitioners/partitioner.h"
+#include "sim/simulation.h"
+
+namespace millrace::sim {
+
+struct ComparisonSpec {
+  const data::CostModel* model = nullptr;
+  data::Range span;
+  std::vector<std::string> partitioners;
+  std::vector<int> workers;
+  std::vector<scheduler::QueueOrder> orders{scheduler::QueueOrder::kPlan};
+  int replicas = 1;
+  std::uint64_t seed = 1;
+  // Template of every simulation: cluster (fail_prob, start-up latency...) and scheduler
+  // (policy, retry); nodes, workers and order are set per combination.
+  SimulationConfig base;
+  // Partition parameters shared by all generators (ranges, range_length, overlap, align, floor);
+  // span, model and workers are set per combination. A generator missing its count gets one
+  // range per worker (uniform, cost-balanced); logarithmic without a floor gets span / (16 W).
+  partitioners::PartitionParams partition;
+  // A recorded run replayed as a baseline ("recorded" rows): its plan, recorded durations, and
+  // predictions from the model for the lpt order.
+  std::optional<std::vector<data::WorkItem>> recorded_items;
+  std::vector<data::Micros> recorded_durations;  // by position in recorded_items
+  unsigned threads = 0;                          // 0: hardware concurrency
+};
+
+// One combination, summarised over its replicas. Times in microseconds.
+struct ComparisonRow {
+  std::string partitioner;
+  int workers = 0;
+  std::string order;
+  std::size_t ranges = 0;
+  int replicas = 0;
+  data::Micros longest_range = 0;       // predicted (or recorded) duration of the longest range
+  data::Micros lower_bound = 0;
+  data::Micros makespan_mean = 0;
+  data::Micros makespan_min = 0;
+  data::Micros makespan_max = 0;
+  data::Micros makespan_stddev = 0;
+  double ratio_to_lower_bound = 0;      // mean makespan / lower bound
+  double utilisation = 0;               // means over replicas
+  double node_hours = 0;
+  data::Micros tail_below_tenth = 0;
+  double failed_attempts = 0;
+  int failed_runs = 0;                  // replicas whose run failed or stalled
+  std::vector<data::Micros> makespans;  // per replica, in replica order
+  std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
+};
+
+struct Comparison {
+  std::vector<ComparisonRow> rows;  // recorded rows first, then partitioner x workers x order
+};
+
+// Throws data::Error for unknown partitioner names, an empty or non-positive worker list, a
+// replica count below 1, a missing model, or a partitioner rejecting its parameters.
+Comparison run_comparison(const ComparisonSpec& spec);
+
+// The lower bound of a plan with these durations on `workers` workers.
+data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
+                         int workers, data::Micros startup, const std::string& plan_name);
+
+void print_table(const Comparison& comparison, std::ostream& out);
+nlohmann::json to_json(const Comparison& comparison);
+
+}  // namespace millrace::sim
