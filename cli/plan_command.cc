@@ -56,6 +56,7 @@ void run_plan(const PlanOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["deadline"] = o.deadline;
+    parameters["deadline_us"] = question.deadline;
     parameters["confidence"] = o.confidence;
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;

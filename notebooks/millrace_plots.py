@@ -377,41 +377,57 @@ def model_recordings(conn, model, key=None):
 
 # --- 3. compare and 4. plan -------------------------------------------------------------------
 
-COMPARE_TABLE = "compare_results"
-PLAN_TABLE = "plan_points"
+COMPARISONS_TABLE = "comparisons"  # written by `millrace compare` and `millrace plan` (schema.sql)
+
+
+def latest_comparison(conn, kind):
+    """The id and parameters (dict) of the latest comparison of `kind` ('compare' or 'plan'), or None."""
+    if not has_table(conn, COMPARISONS_TABLE):
+        return None
+    row = conn.execute("SELECT id, parameters FROM comparisons WHERE kind = ? ORDER BY id DESC LIMIT 1",
+                       (kind,)).fetchone()
+    return None if row is None else (row[0], json.loads(row[1]))
+
+
+def best_rows(conn, comparison_id):
+    """One row per (partitioner, workers) of a comparison: the queue order with the lowest mean
+    makespan. Columns: partitioner, workers, makespan_us (mean over replicas), makespan_min_us,
+    makespan_max_us, lower_bound_us, utilisation (0..1), node_hours, deadline_met (fraction or NaN)."""
+    frame = pd.read_sql_query(
+        "SELECT partitioner, workers, queue_order, makespan_mean_us AS makespan_us, makespan_min_us, "
+        "       makespan_max_us, lower_bound_us, utilisation, node_hours, deadline_met "
+        "FROM comparison_rows WHERE comparison_id = ? ORDER BY partitioner, workers, makespan_mean_us",
+        conn, params=(comparison_id,))
+    return frame.groupby(["partitioner", "workers"], as_index=False).first()
 
 
 def compare_results(conn):
-    """The latest `millrace compare` result, one row per (partitioner, workers), or None when the
-    store has none. Columns: partitioner, workers, makespan_us (mean over replicas), makespan_min_us,
-    makespan_max_us, lower_bound_us, utilisation (0..1), node_hours."""
-    if not has_table(conn, COMPARE_TABLE):
+    """The latest `millrace compare` result (see best_rows), or None when the store has none."""
+    latest = latest_comparison(conn, "compare")
+    if latest is None:
         return None
-    frame = pd.read_sql_query(
-        f"SELECT partitioner, workers, makespan_mean_us AS makespan_us, makespan_min_us, makespan_max_us, "
-        f"       lower_bound_us, utilisation, node_hours "
-        f"FROM {COMPARE_TABLE} WHERE compare_id = (SELECT MAX(compare_id) FROM {COMPARE_TABLE}) "
-        f"ORDER BY partitioner, workers", conn)
+    frame = best_rows(conn, latest[0])
     return None if frame.empty else frame
 
 
 def plan_results(conn):
-    """The latest `millrace plan` result, one row per candidate, or None when the store has none.
-    Columns: workers, partitioner, makespan_us, node_hours, deadline_us, chosen (bool)."""
-    if not has_table(conn, PLAN_TABLE):
+    """The latest `millrace plan` result, the best partitioner per worker count, or None when the
+    store has none. Columns: workers, partitioner, makespan_us, node_hours, deadline_us, chosen."""
+    latest = latest_comparison(conn, "plan")
+    if latest is None:
         return None
-    frame = pd.read_sql_query(
-        f"SELECT workers, partitioner, makespan_us, node_hours, deadline_us, chosen "
-        f"FROM {PLAN_TABLE} WHERE plan_id = (SELECT MAX(plan_id) FROM {PLAN_TABLE}) ORDER BY workers", conn)
+    comparison_id, parameters = latest
+    frame = best_rows(conn, comparison_id)
     if frame.empty:
         return None
-    frame["chosen"] = frame["chosen"].astype(bool)
-    return frame
+    frame = frame.sort_values("makespan_us").groupby("workers", as_index=False).first()
+    frame["deadline_us"] = parameters["deadline_us"]
+    frame["chosen"] = frame["workers"] == parameters.get("answer_workers", -1)
+    return frame.sort_values("workers")
 
 
 def no_results_message(what, command):
-    return (f"the store has no {what} results (no table {COMPARE_TABLE if what == 'compare' else PLAN_TABLE}): "
-            f"run `{command}` on it first")
+    return f"the store has no {what} results (table {COMPARISONS_TABLE}): run `{command}` on it first"
 
 
 def compare_figure(results):

@@ -3,7 +3,7 @@
 #   make_store.sh MILLRACE SOURCE_DIR WORK
 # WORK/store.db gets the recorded stellar catch-up (imported), its simulation, a cost model fitted
 # from it (WORK/model.json), a small real run of a sleep worker and its simulation, and the
-# compare and plan results when this millrace has those commands.
+# compare and plan results.
 set -euo pipefail
 m=${1:?millrace}; src=${2:?source dir}; work=${3:?work dir}
 rm -rf "$work"; mkdir -p "$work"
@@ -18,14 +18,7 @@ store=$work/store.db
   --ranges 8 --workers 3 --command 'sleep $(awk "BEGIN {{ print {end} / 400 }}")' >/dev/null 2>&1
 "$m" simulate --store "$store" --run sleep-run --workers 3 >/dev/null
 
-subcommands=$("$m" --help | awk '/^Subcommands:/ { on = 1; next } on { print $1 }')
-if grep -qx compare <<<"$subcommands"; then
-  "$m" compare --store "$store" --model "$work/model.json" --workers 64,128,192 \
-    --partitioners uniform,logarithmic,cost-balanced,optimal >/dev/null
-  touch "$work/has-compare"
-fi
-if grep -qx plan <<<"$subcommands"; then
-  "$m" plan --store "$store" --model "$work/model.json" --deadline 24h --max-workers 256 >/dev/null
-  touch "$work/has-plan"
-fi
+"$m" compare --store "$store" --model "$work/model.json" --run pcv2 --workers 64,128,192 \
+  --partitioners uniform,logarithmic,cost-balanced,optimal >/dev/null
+"$m" plan --store "$store" --model "$work/model.json" --run pcv2 --deadline 36h --max-workers 256 >/dev/null
 echo "store ready: $store"

@@ -22,9 +22,7 @@ expect_error() {  # expect_error NAME PATTERN COMMAND...: exit status 1 and PATT
 
 before=$(md5sum <"$store")
 "$m" report --store "$store" -o "$out" --model "$work/model.json" >"$work/report.out"
-figures=(run_durations run_gantt run_tail model_coefficients model_fit real_vs_simulated)
-[ -e "$work/has-compare" ] && figures+=(compare)
-[ -e "$work/has-plan" ] && figures+=(plan)
+figures=(run_durations run_gantt run_tail model_coefficients model_fit real_vs_simulated compare plan)
 for figure in "${figures[@]}"; do
   check "report writes $figure.png" test -s "$out/$figure.png"
   check "index.html shows $figure.png" grep -q "src=\"$figure.png\"" "$out/index.html"
