@@ -1,0 +1,60 @@
+// Runs the `millrace` executable (MILLRACE_CLI) as a child process for end-to-end tests, its
+// stdout and stderr captured into files of a test folder, so a test can signal it mid-run.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace millrace::cli_test {
+
+struct CliResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Starts the CLI with `args`, its output into `dir`/stdout and `dir`/stderr; returns its pid.
+inline pid_t start_cli(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv{const_cast<char*>(MILLRACE_CLI)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    if (!freopen((dir / "stdout").c_str(), "w", stdout) || !freopen((dir / "stderr").c_str(), "w", stderr)) _exit(126);
+    execv(MILLRACE_CLI, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits for a CLI started by start_cli() and reads what it printed.
+inline CliResult finish_cli(const std::filesystem::path& dir, pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return CliResult{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_text(dir / "stdout"),
+                   read_text(dir / "stderr")};
+}
+
+}  // namespace millrace::cli_test
