@@ -1,17 +1,23 @@
 // Runs the `millrace` executable (MILLRACE_CLI) as a child process for end-to-end tests, its
-// stdout and stderr captured into files of a test folder, so a test can signal it mid-run.
+// stdout and stderr captured into files of a test folder, so a test can signal it mid-run; and
+// a fixture with that folder and a trace store in it, for `millrace run` tests.
 #pragma once
 
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "data/trace_store.h"
 
 namespace millrace::cli_test {
 
@@ -56,5 +62,35 @@ inline CliResult finish_cli(const std::filesystem::path& dir, pid_t pid) {
   return CliResult{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_text(dir / "stdout"),
                    read_text(dir / "stderr")};
 }
+
+// A fresh folder per test (named after the test) holding the CLI's output and a trace store.
+class CliRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() /
+          ("millrace-cli-" + std::to_string(getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    store = (dir / "trace.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  pid_t start(const std::vector<std::string>& args) { return start_cli(dir, args); }
+  CliResult finish(pid_t pid) { return finish_cli(dir, pid); }
+  CliResult run(const std::vector<std::string>& args) { return finish(start(args)); }
+
+  // Succeeded attempts per item of run 1, read from the store.
+  std::map<std::string, int> successes() {
+    std::map<std::string, int> counts;
+    for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
+      if (a.outcome == data::Outcome::kSucceeded) ++counts[a.item_id];
+    }
+    return counts;
+  }
+
+  std::filesystem::path dir;
+  std::string store;
+};
 
 }  // namespace millrace::cli_test

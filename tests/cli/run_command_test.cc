@@ -28,38 +28,13 @@ using cli_test::lines_of;
 using cli_test::read_text;
 using Result = CliResult;
 
-class RunCommandTest : public ::testing::Test {
+class RunCommandTest : public cli_test::CliRunTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-run-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    store = (dir / "trace.db").string();
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  pid_t start(const std::vector<std::string>& args) { return cli_test::start_cli(dir, args); }
-  Result finish(pid_t pid) { return cli_test::finish_cli(dir, pid); }
-  Result run(const std::vector<std::string>& args) { return finish(start(args)); }
-
   std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
     return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
             "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
             "--command", command};
   }
-
-  // Succeeded attempts per item of run 1, read from the store.
-  std::map<std::string, int> successes() {
-    std::map<std::string, int> counts;
-    for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
-      if (a.outcome == data::Outcome::kSucceeded) ++counts[a.item_id];
-    }
-    return counts;
-  }
-
-  fs::path dir;
-  std::string store;
 };
 
 TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {

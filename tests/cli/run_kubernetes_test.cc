@@ -21,7 +21,6 @@
 namespace millrace {
 namespace {
 
-namespace fs = std::filesystem;
 using cli_test::CliResult;
 using cluster_adapter::FakeApiServer;
 using cluster_adapter::PodPlan;
@@ -34,17 +33,8 @@ cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
           1 * data::kMicrosPerMilli};
 }
 
-class RunKubernetesTest : public ::testing::Test {
+class RunKubernetesTest : public cli_test::CliRunTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-run-k8s-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    store = (dir / "trace.db").string();
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
   std::string kubeconfig_for(const FakeApiServer& server) {
     std::string path = (dir / "kubeconfig").string();
     std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
@@ -67,20 +57,6 @@ class RunKubernetesTest : public ::testing::Test {
             std::to_string(workers),        "--name",
             "catchup"};
   }
-
-  CliResult run(const std::vector<std::string>& args) { return cli_test::finish_cli(dir, cli_test::start_cli(dir, args)); }
-
-  // Attempts of run 1 per outcome and item, read from the store.
-  std::map<std::string, int> successes() {
-    std::map<std::string, int> counts;
-    for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
-      if (a.outcome == data::Outcome::kSucceeded) ++counts[a.item_id];
-    }
-    return counts;
-  }
-
-  fs::path dir;
-  std::string store;
 };
 
 TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
@@ -113,10 +89,10 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
 
 TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
   FakeApiServer server(pods_running(300));
-  pid_t pid = cli_test::start_cli(dir, run_args(server, 8, 4));
+  pid_t pid = start(run_args(server, 8, 4));
   for (int i = 0; i < 3000 && (successes().size() < 2 || server.record().jobs_created < 6); ++i) usleep(10'000);
   kill(pid, SIGKILL);
-  ASSERT_EQ(cli_test::finish_cli(dir, pid).exit_code, 128 + SIGKILL);
+  ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
   std::size_t recorded = successes().size();
   ASSERT_GE(recorded, 2u);
   ASSERT_LT(recorded, 8u);
@@ -133,10 +109,10 @@ TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithou
 
 TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
   FakeApiServer server(pods_running(60'000));
-  pid_t pid = cli_test::start_cli(dir, run_args(server, 5, 2));
+  pid_t pid = start(run_args(server, 5, 2));
   for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
   kill(pid, SIGINT);
-  CliResult result = cli_test::finish_cli(dir, pid);
+  CliResult result = finish(pid);
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("interrupted with 5 items not succeeded"), std::string::npos) << result.err;
   std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
@@ -151,10 +127,10 @@ TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKept
   FakeApiServer server(pods_running(100));
   std::vector<std::string> args = run_args(server, 10, 2);
   args.insert(args.end(), {"--api-patience", "1"});
-  pid_t pid = cli_test::start_cli(dir, args);
+  pid_t pid = start(args);
   for (int i = 0; i < 3000 && successes().size() < 2; ++i) usleep(10'000);
   server.inject_errors(1'000'000, 500);
-  CliResult result = cli_test::finish_cli(dir, pid);
+  CliResult result = finish(pid);
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("millrace: run 1: the Kubernetes API has failed for more than 1 s"), std::string::npos)
       << result.err;
@@ -183,10 +159,10 @@ TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas)
     FakeApiServer server(pods_running(1000));
     std::vector<std::string> args = run_args(server, 4, 1);
     args.insert(args.end(), {"--api-patience", "1"});
-    pid_t pid = cli_test::start_cli(dir, args);
+    pid_t pid = start(args);
     for (int i = 0; i < 3000 && server.record().jobs_created < 1; ++i) usleep(10'000);
     kill(pid, SIGKILL);
-    cli_test::finish_cli(dir, pid);
+    finish(pid);
     kept = data::TraceStore::open(store).attempts(1);
   }  // the API server is gone
   CliResult resumed = run({"run", "--store", store, "--resume", "1"});
