@@ -75,7 +75,7 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
   for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
   for (const data::Attempt& a : trace.attempts(1)) {
     EXPECT_EQ(a.outcome, data::Outcome::kSucceeded);
-    EXPECT_GE(a.duration(), 20 * data::kMicrosPerMilli) << a.item_id;
+    EXPECT_NE(a.worker.find("catchup-1-"), std::string::npos) << a.worker;  // its pod
   }
   cluster_adapter::FakeApiRecord record = server.record();
   EXPECT_EQ(record.jobs_created, 12);
