@@ -1,18 +1,25 @@
-// `millrace run`: runs a plan for real through the scheduler core on a real cluster (local
-// processes, the embedded default): the span is cut by a named partitioner, each range runs
-// the --command template, every finished attempt is recorded in the trace store at once, a
-// status/metrics server and a progress line report on it, and `--resume RUN` continues a run
-// that was interrupted or killed without re-running what already succeeded.
+// `millrace run`: runs a plan for real through the scheduler core on a real cluster, chosen by
+// --cluster: local processes (the embedded default) or Kubernetes Jobs. The span is cut by a
+// named partitioner, every finished attempt is recorded in the trace store at once, a
+// status/metrics server and a progress line report on it, a Ctrl-C stops it gracefully, and
+// `--resume RUN` continues a run that was interrupted or killed without re-running what already
+// succeeded (on Kubernetes, re-attaching to the run's Jobs still in the cluster). Only how the
+// cluster is built and re-attached differs between clusters; the rest of a run is shared.
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/span_option.h"
+#include "cluster_adapter/kube_config.h"
+#include "cluster_adapter/kubernetes_cluster.h"
+#include "cluster_adapter/kubernetes_resume.h"
 #include "cluster_adapter/local_process_cluster.h"
 #include "cluster_adapter/progress_line.h"
 #include "cluster_adapter/real_run_loop.h"
@@ -31,7 +38,27 @@ namespace millrace::cli {
 
 namespace {
 
-using cluster_adapter::LocalProcessOptions;
+using nlohmann::json;
+
+struct LocalSettings {
+  cluster_adapter::LocalProcessOptions process;
+  double timeout_s = 0;
+  double kill_grace_s = 5;
+  std::string log_dir;  // empty: STORE.logs/run-ID
+};
+
+struct KubernetesSettings {
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;  // empty: the kubeconfig's or the service account's
+  bool in_cluster = false;
+  std::string job_template_path;
+  json job_template;           // the manifest, kept with the run
+  int history_succeeded = 10;
+  int history_failed = 10;
+  int active_deadline_s = 0;   // 0: none
+  double api_patience_s = 600;
+};
 
 struct RunOptions {
   std::string cluster = "local";
@@ -43,41 +70,229 @@ struct RunOptions {
   std::string partitioner;
   std::string model_path;
   partitioners::PartitionParams partition;
-  std::string policy = "fixed-pool";
+  std::string policy;           // empty: the cluster's default
   int workers = 1;
-  double timeout_s = 0;
-  double kill_grace_s = 5;
   int max_attempts = 3;
   double backoff_s = 0;
-  LocalProcessOptions local;
-  std::string log_dir;                 // empty: STORE.logs/run-ID
   int status_port = -1;
+  LocalSettings local;
+  KubernetesSettings k8s;
 };
 
-// What --resume needs to rebuild the run, kept in the run's parameters.
-nlohmann::json run_parameters(const RunOptions& o) {
-  return {{"cluster", "local"},         {"command", o.local.command},
-          {"workers", o.workers},       {"timeout_us", o.local.timeout},
-          {"kill_grace_us", o.local.kill_grace}, {"max_attempts", o.max_attempts},
-          {"backoff_us", data::micros_from_seconds(o.backoff_s)}, {"log_dir", o.log_dir}};
+// ---- the clusters ---------------------------------------------------------------------------
+
+// A cluster built for one session of a run.
+class RunCluster {
+ public:
+  virtual ~RunCluster() = default;
+  virtual cluster_adapter::PolledCluster& cluster() = 0;
+  // Where the attempts run (logs, API server), for the messages.
+  virtual std::string where() const = 0;
+  // --resume, before the scheduler exists: adds to `snapshot` attempts an earlier session left
+  // running in the cluster; once it exists, re-attaches them.
+  virtual void add_survivors(scheduler::SchedulerSnapshot&) {}
+  virtual void reattach(const std::vector<data::WorkItem>&, const scheduler::SchedulerSnapshot&) {}
+  // Why the run cannot go on for now (empty: it can); the run then stops, its state kept.
+  virtual std::string trouble() const { return ""; }
+  // The run loop ended (not for trouble): lets what the cluster still has to send get there.
+  virtual void flush() {}
+};
+
+class LocalRun : public RunCluster {
+ public:
+  LocalRun(const cluster_adapter::LocalProcessOptions& options, const scheduler::Clock& clock,
+           cluster_adapter::ShutdownSignal& shutdown)
+      : cluster_(options, clock, &shutdown), log_dir_(options.log_dir) {}
+  cluster_adapter::PolledCluster& cluster() override { return cluster_; }
+  std::string where() const override { return "logs in " + log_dir_; }
+
+ private:
+  cluster_adapter::LocalProcessCluster cluster_;
+  std::string log_dir_;
+};
+
+cluster_adapter::KubeConfig kube_config(const KubernetesSettings& k) {
+  cluster_adapter::KubeConfig config = k.in_cluster ? cluster_adapter::load_in_cluster_config()
+                                                    : cluster_adapter::load_kubeconfig(k.kubeconfig, k.context);
+  if (!k.namespace_name.empty()) config.namespace_name = k.namespace_name;
+  return config;
 }
 
-void load_parameters(const data::Run& run, RunOptions& o) {
+class KubernetesRun : public RunCluster {
+ public:
+  static constexpr data::Micros kFlushWait = 30 * data::kMicrosPerSecond;
+
+  KubernetesRun(const RunOptions& o, const std::string& run_label, const std::string& input,
+                const scheduler::Clock& clock)
+      : cluster_(cluster_adapter::KubeClient(kube_config(o.k8s)),
+                 cluster_adapter::JobTemplate::parse(o.k8s.job_template.dump(), input + " job template"),
+                 options(o, run_label), clock),
+        clock_(clock),
+        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {
+    cluster_adapter::KubeConfig config = kube_config(o.k8s);
+    where_ = "Jobs labelled " + std::string(cluster_adapter::kRunLabel) + "=" + cluster_adapter::dns_label(run_label) +
+             " in namespace " + config.namespace_name + " at " + config.server;
+  }
+  cluster_adapter::PolledCluster& cluster() override { return cluster_; }
+  std::string where() const override { return where_; }
+
+  void add_survivors(scheduler::SchedulerSnapshot& snapshot) override {
+    std::vector<cluster_adapter::ExistingJob> jobs;
+    try {
+      jobs = cluster_.existing_jobs(patience_);
+    } catch (const cluster_adapter::KubeApiError& error) {
+      throw data::Error(where_, std::string("cannot list the run's Jobs to resume: ") + error.what());
+    }
+    cluster_adapter::add_unrecorded_jobs(snapshot, jobs, clock_.now());
+  }
+  void reattach(const std::vector<data::WorkItem>& items, const scheduler::SchedulerSnapshot& snapshot) override {
+    cluster_adapter::adopt_in_flight(cluster_, items, snapshot);
+  }
+  void flush() override { cluster_.flush(kFlushWait); }
+  std::string trouble() const override {
+    cluster_adapter::KubernetesClusterStatus status = cluster_.status();
+    if (status.api_reachable || clock_.now() - status.api_problem_since < patience_) return "";
+    return "the Kubernetes API has failed for more than " + std::to_string(patience_ / data::kMicrosPerSecond) +
+           " s (" + status.api_problem + ")";
+  }
+
+ private:
+  static cluster_adapter::KubernetesClusterOptions options(const RunOptions& o, const std::string& run_label) {
+    cluster_adapter::KubernetesClusterOptions options;
+    options.run = run_label;
+    options.max_concurrency = o.workers;
+    options.keep_succeeded = o.k8s.history_succeeded;
+    options.keep_failed = o.k8s.history_failed;
+    if (o.k8s.active_deadline_s > 0) options.active_deadline_seconds = o.k8s.active_deadline_s;
+    return options;
+  }
+
+  cluster_adapter::KubernetesCluster cluster_;
+  const scheduler::Clock& clock_;
+  data::Micros patience_;
+  std::string where_;
+};
+
+// What a cluster needs: its options checked for a new run (before anything is recorded), kept
+// in the run's parameters for --resume, and the cluster built for a session of the run.
+struct ClusterKind {
+  const char* name;
+  const char* default_policy;
+  void (*check)(RunOptions& o);
+  json (*save)(const RunOptions& o);
+  void (*load)(const json& p, RunOptions& o);
+  std::unique_ptr<RunCluster> (*make)(RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
+                                      cluster_adapter::ShutdownSignal& shutdown);
+};
+
+const ClusterKind kClusterKinds[] = {
+    {"local", "fixed-pool",
+     [](RunOptions& o) {
+       if (o.local.process.command.empty()) throw data::Error("millrace run", "--cluster local needs --command");
+       cluster_adapter::CommandTemplate check(o.local.process.command);
+       o.local.process.timeout = data::micros_from_seconds(o.local.timeout_s);
+       o.local.process.kill_grace = data::micros_from_seconds(o.local.kill_grace_s);
+     },
+     [](const RunOptions& o) {
+       return json{{"command", o.local.process.command},
+                   {"timeout_us", o.local.process.timeout},
+                   {"kill_grace_us", o.local.process.kill_grace},
+                   {"log_dir", o.local.log_dir}};
+     },
+     [](const json& p, RunOptions& o) {
+       o.local.process.command = p.at("command").get<std::string>();
+       o.local.process.timeout = p.at("timeout_us").get<data::Micros>();
+       o.local.process.kill_grace = p.at("kill_grace_us").get<data::Micros>();
+       o.local.log_dir = p.at("log_dir").get<std::string>();
+     },
+     [](RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
+        cluster_adapter::ShutdownSignal& shutdown) -> std::unique_ptr<RunCluster> {
+       // An empty log directory in the parameters means the default, named after the run.
+       o.local.process.log_dir = o.local.log_dir.empty() ? o.store_path + ".logs/run-" + std::to_string(run.id)
+                                                         : o.local.log_dir;
+       o.local.process.concurrency = o.workers;
+       return std::make_unique<LocalRun>(o.local.process, clock, shutdown);
+     }},
+    {"kubernetes", "job-per-item",
+     [](RunOptions& o) {
+       if (o.k8s.job_template_path.empty()) throw data::Error("millrace run", "--cluster kubernetes needs --job-template");
+       if (o.k8s.kubeconfig.empty() && !o.k8s.in_cluster) {
+         throw data::Error("millrace run", "--cluster kubernetes needs --kubeconfig FILE or --in-cluster");
+       }
+       kube_config(o.k8s);
+       o.k8s.job_template = cluster_adapter::JobTemplate::load(o.k8s.job_template_path).manifest();
+     },
+     [](const RunOptions& o) {
+       return json{{"kubeconfig", o.k8s.kubeconfig},
+                   {"context", o.k8s.context},
+                   {"namespace", o.k8s.namespace_name},
+                   {"in_cluster", o.k8s.in_cluster},
+                   {"job_template", o.k8s.job_template},
+                   {"history_succeeded", o.k8s.history_succeeded},
+                   {"history_failed", o.k8s.history_failed},
+                   {"active_deadline_s", o.k8s.active_deadline_s},
+                   {"api_patience_s", o.k8s.api_patience_s}};
+     },
+     [](const json& p, RunOptions& o) {
+       // Credentials may have moved since: a --kubeconfig / --context given now wins.
+       if (o.k8s.kubeconfig.empty()) o.k8s.kubeconfig = p.at("kubeconfig").get<std::string>();
+       if (o.k8s.context.empty()) o.k8s.context = p.at("context").get<std::string>();
+       o.k8s.namespace_name = p.at("namespace").get<std::string>();
+       o.k8s.in_cluster = p.at("in_cluster").get<bool>();
+       o.k8s.job_template = p.at("job_template");
+       o.k8s.history_succeeded = p.at("history_succeeded").get<int>();
+       o.k8s.history_failed = p.at("history_failed").get<int>();
+       o.k8s.active_deadline_s = p.at("active_deadline_s").get<int>();
+       o.k8s.api_patience_s = p.at("api_patience_s").get<double>();
+     },
+     [](RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
+        cluster_adapter::ShutdownSignal&) -> std::unique_ptr<RunCluster> {
+       // Jobs are named and labelled after the run's name and id.
+       return std::make_unique<KubernetesRun>(o, run.name + "-" + std::to_string(run.id), "run " + std::to_string(run.id),
+                                              clock);
+     }},
+};
+
+std::string cluster_names() {
+  std::string names;
+  for (const ClusterKind& kind : kClusterKinds) names += (names.empty() ? "" : ", ") + std::string(kind.name);
+  return names;
+}
+
+const ClusterKind& cluster_kind(const std::string& name, const std::string& input) {
+  for (const ClusterKind& kind : kClusterKinds) {
+    if (name == kind.name) return kind;
+  }
+  throw data::Error(input, "unknown cluster '" + name + "' (known: " + cluster_names() + ")");
+}
+
+// ---- the run --------------------------------------------------------------------------------
+
+// What --resume needs to rebuild the run, kept in the run's parameters.
+json run_parameters(const RunOptions& o, const ClusterKind& kind) {
+  json p = kind.save(o);
+  p["cluster"] = kind.name;
+  p["workers"] = o.workers;
+  p["max_attempts"] = o.max_attempts;
+  p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
+  return p;
+}
+
+const ClusterKind& load_parameters(const data::Run& run, RunOptions& o) {
   const std::string input = "run " + std::to_string(run.id);
   if (run.source != data::RunSource::kReal) throw data::Error(input, "was not a real run, it cannot be resumed");
   try {
-    nlohmann::json p = nlohmann::json::parse(run.parameters);
-    o.local.command = p.at("command").get<std::string>();
+    json p = json::parse(run.parameters);
+    const ClusterKind& kind = cluster_kind(p.at("cluster").get<std::string>(), input);
+    kind.load(p, o);
     o.workers = p.at("workers").get<int>();
-    o.local.timeout = p.at("timeout_us").get<data::Micros>();
-    o.local.kill_grace = p.at("kill_grace_us").get<data::Micros>();
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
-    o.log_dir = p.at("log_dir").get<std::string>();
-  } catch (const nlohmann::json::exception& e) {
+    o.policy = run.policy;
+    return kind;
+  } catch (const json::exception& e) {
     throw data::Error(input, std::string("parameters cannot be read to resume: ") + e.what());
   }
-  o.policy = run.policy;
 }
 
 std::vector<data::WorkItem> plan_items(const RunOptions& o) {
@@ -116,18 +331,19 @@ void run(RunOptions& o) {
   std::int64_t run_id = 0;
   std::vector<data::WorkItem> items;
   std::vector<data::Attempt> recorded;
+  const ClusterKind* kind = nullptr;
   if (!o.resume.empty()) {
     run_id = store.find_run(o.resume);
-    load_parameters(store.run(run_id), o);
+    kind = &load_parameters(store.run(run_id), o);
     items = store.items(run_id);
     recorded = store.attempts(run_id);
   } else {
-    if (o.local.command.empty() || o.span.empty() || o.partitioner.empty()) {
-      throw data::Error("millrace run", "--command, --span and --partitioner are required unless --resume is given");
+    kind = &cluster_kind(o.cluster, "--cluster");
+    if (o.span.empty() || o.partitioner.empty()) {
+      throw data::Error("millrace run", "--span and --partitioner are required unless --resume is given");
     }
-    o.local.timeout = data::micros_from_seconds(o.timeout_s);
-    o.local.kill_grace = data::micros_from_seconds(o.kill_grace_s);
-    cluster_adapter::CommandTemplate check(o.local.command);
+    kind->check(o);
+    if (o.policy.empty()) o.policy = kind->default_policy;
     items = plan_items(o);
     data::Run record;
     record.name = o.name.empty() ? "run" : o.name;
@@ -136,18 +352,17 @@ void run(RunOptions& o) {
     record.partitioner = o.partitioner;
     record.policy = o.policy;
     record.started = clock.now();
-    record.parameters = run_parameters(o).dump();
+    record.parameters = run_parameters(o, *kind).dump();
     run_id = store.add_run(record, items, {});
   }
-  // An empty log directory in the parameters means the default, named after the run.
-  o.local.log_dir = o.log_dir.empty() ? o.store_path + ".logs/run-" + std::to_string(run_id) : o.log_dir;
-  std::cerr << "millrace: run " << run_id << ": " << items.size() << " items, logs in " << o.local.log_dir << "\n";
+  const std::string input = "run " + std::to_string(run_id);
 
-  o.local.concurrency = o.workers;
   cluster_adapter::ShutdownSignal shutdown;
-  cluster_adapter::LocalProcessCluster cluster(o.local, clock, &shutdown);
+  std::unique_ptr<RunCluster> target = kind->make(o, store.run(run_id), clock, shutdown);
+  std::cerr << "millrace: " << input << ": " << items.size() << " items, " << target->where() << "\n";
+
   scheduler::SchedulerOptions options;
-  options.plan_name = "run " + std::to_string(run_id);
+  options.plan_name = input;
   options.policy = o.policy;
   options.params.workers = o.workers;
   options.params.max_in_flight = o.workers;
@@ -155,10 +370,12 @@ void run(RunOptions& o) {
   options.retry.backoff = data::micros_from_seconds(o.backoff_s);
   std::unique_ptr<scheduler::Scheduler> scheduler;
   if (o.resume.empty()) {
-    scheduler = std::make_unique<scheduler::Scheduler>(items, options, cluster, clock);
+    scheduler = std::make_unique<scheduler::Scheduler>(items, options, target->cluster(), clock);
   } else {
-    scheduler = std::make_unique<scheduler::Scheduler>(items, options, cluster, clock,
-                                                       cluster_adapter::resume_snapshot(items, recorded, options.retry));
+    scheduler::SchedulerSnapshot snapshot = cluster_adapter::resume_snapshot(items, recorded, options.retry);
+    target->add_survivors(snapshot);
+    scheduler = std::make_unique<scheduler::Scheduler>(items, options, target->cluster(), clock, snapshot);
+    target->reattach(scheduler->items(), snapshot);
   }
   cluster_adapter::RunRecorder recorder(store, run_id, scheduler->items(), recorded);
   scheduler->set_observer([&recorder](scheduler::AttemptHandle, const data::Attempt& a) { recorder.observe(a); });
@@ -169,26 +386,36 @@ void run(RunOptions& o) {
     std::cerr << "millrace: status on http://127.0.0.1:" << server->port() << "/status\n";
   }
   cluster_adapter::ProgressLine progress(std::cout, isatty(STDOUT_FILENO) == 1);
-  auto step = [&] { publish(*scheduler, recorder, server ? &*server : nullptr, progress, o.workers); };
+  std::string trouble;
+  auto step = [&] {
+    if (shutdown.requested()) scheduler->stop();
+    publish(*scheduler, recorder, server ? &*server : nullptr, progress, o.workers);
+    trouble = target->trouble();
+  };
 
   scheduler->start();
-  cluster_adapter::RealRunLoop loop(clock, cluster);
-  loop.run_until([&] { return scheduler->finished() || (cluster.interrupted() && scheduler->in_flight() == 0); },
-                 step);
+  cluster_adapter::RealRunLoop loop(clock, target->cluster());
+  loop.run_until([&] { return scheduler->finished() || scheduler->stopped() || !trouble.empty(); }, step);
   step();
+  if (trouble.empty()) target->flush();
   progress.finish();
 
   const scheduler::StatusReport status = scheduler->status();
-  const std::string input = "run " + std::to_string(run_id);
-  if (!scheduler->finished() || cluster.interrupted()) {
+  const std::string again = "; continue with `millrace run --store " + o.store_path + " --resume " +
+                            std::to_string(run_id) + "`";
+  if (!trouble.empty()) {
+    throw data::Error(input, trouble + ": stopped with " + std::to_string(status.num_items - status.num_succeeded) +
+                                 " items not succeeded, " + std::to_string(status.jobs_in_progress.size()) +
+                                 " of them left running in the cluster" + again);
+  }
+  if (!scheduler->finished()) {
     throw data::Error(input, "interrupted with " + std::to_string(status.num_items - status.num_succeeded) +
-                                 " items not succeeded; continue with `millrace run --store " + o.store_path + " --resume " +
-                                 std::to_string(run_id) + "`");
+                                 " items not succeeded" + again);
   }
   store.set_run_ended(run_id, clock.now());
   std::cout << input << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
   if (scheduler->run_failed()) {
-    throw data::Error(input, std::to_string(status.jobs_failed.size()) + " items failed, logs in " + o.local.log_dir);
+    throw data::Error(input, std::to_string(status.jobs_failed.size()) + " items failed, " + target->where());
   }
 }
 
@@ -196,13 +423,11 @@ void run(RunOptions& o) {
 
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "run a plan for real (local processes), recording every attempt");
-  cmd->add_option("--cluster", o->cluster, "where attempts run: local (child processes)")
-      ->default_val("local")
-      ->check(CLI::IsMember({"local"}));
+  CLI::App* cmd = app.add_subcommand("run", "run a plan for real (local processes or Kubernetes Jobs), recording every attempt");
+  cmd->add_option("--cluster", o->cluster, "where attempts run: " + cluster_names())->default_val("local");
   cmd->add_option("--store", o->store_path, "trace store (SQLite file) that records the run")->required();
   cmd->add_option("--resume", o->resume, "continue this run (id or name) from what the store recorded");
-  cmd->add_option("--name", o->name, "name of the new run");
+  cmd->add_option("--name", o->name, "name of the new run (Kubernetes Jobs are named after it and the run id)");
   cmd->add_option("--units", o->units, "what a unit of the span is (ledgers, blocks, ...)");
   cmd->add_option("--span", o->span, "FIRST:LAST, inclusive units to process");
   std::string names;
@@ -215,18 +440,36 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--align", o->partition.align, "cuts fall on multiples of this");
   std::string policies;
   for (const std::string& n : scheduler::policy_names()) policies += (policies.empty() ? "" : ", ") + n;
-  cmd->add_option("--policy", o->policy, "concurrency policy: " + policies)->default_val("fixed-pool");
-  cmd->add_option("--workers", o->workers, "attempts running at once (pool size)")->default_val(1);
-  cmd->add_option("--command", o->local.command,
-                  "command template run by /bin/sh -c per attempt; placeholders {first} {count} {last} "
-                  "(inclusive) {end} (exclusive) {end_count} {id} {attempt} {payload} {type} {worker}");
-  cmd->add_option("--timeout", o->timeout_s, "seconds per attempt before it is killed (0: none)");
-  cmd->add_option("--kill-grace", o->kill_grace_s, "seconds between SIGTERM and SIGKILL")->default_val(5);
+  cmd->add_option("--policy", o->policy,
+                  "concurrency policy: " + policies + " (default: fixed-pool locally, job-per-item on Kubernetes)");
+  cmd->add_option("--workers", o->workers, "attempts running at once (pool size; on Kubernetes, unfinished Jobs)")
+      ->default_val(1);
   cmd->add_option("--max-attempts", o->max_attempts, "attempts per item, first included")->default_val(3);
   cmd->add_option("--backoff", o->backoff_s, "seconds before the first retry (doubling)");
-  cmd->add_option("--log-dir", o->log_dir, "per-attempt stdout/stderr (default STORE.logs/run-ID)");
   cmd->add_option("--status-port", o->status_port,
                   "serve /status, /metrics and /healthz on 127.0.0.1:PORT (0: any free port)");
+
+  cmd->add_option("--command", o->local.process.command,
+                  "local: command template run by /bin/sh -c per attempt; placeholders {first} {count} {last} "
+                  "(inclusive) {end} (exclusive) {end_count} {id} {attempt} {payload} {type} {worker}");
+  cmd->add_option("--timeout", o->local.timeout_s, "local: seconds per attempt before it is killed (0: none)");
+  cmd->add_option("--kill-grace", o->local.kill_grace_s, "local: seconds between SIGTERM and SIGKILL")->default_val(5);
+  cmd->add_option("--log-dir", o->local.log_dir, "local: per-attempt stdout/stderr (default STORE.logs/run-ID)");
+
+  cmd->add_option("--kubeconfig", o->k8s.kubeconfig, "kubernetes: kubeconfig file (its current context)");
+  cmd->add_option("--context", o->k8s.context, "kubernetes: kubeconfig context instead of the current one");
+  cmd->add_option("--namespace", o->k8s.namespace_name, "kubernetes: namespace of the Jobs (default: the context's)");
+  cmd->add_flag("--in-cluster", o->k8s.in_cluster, "kubernetes: use the pod's service account instead of a kubeconfig");
+  cmd->add_option("--job-template", o->k8s.job_template_path,
+                  "kubernetes: batch/v1 Job manifest (JSON) with the placeholders of --command but {worker}, "
+                  "and MILLRACE_* env vars");
+  cmd->add_option("--history-succeeded", o->k8s.history_succeeded, "kubernetes: succeeded Jobs kept")->default_val(10);
+  cmd->add_option("--history-failed", o->k8s.history_failed, "kubernetes: failed Jobs kept")->default_val(10);
+  cmd->add_option("--active-deadline", o->k8s.active_deadline_s,
+                  "kubernetes: activeDeadlineSeconds of each attempt's Job (0: none)");
+  cmd->add_option("--api-patience", o->k8s.api_patience_s,
+                  "kubernetes: seconds the API may fail before the run stops (its state kept for --resume)")
+      ->default_val(600);
   cmd->callback([o] { run(*o); });
 }
 

@@ -50,6 +50,9 @@ class JobTemplate {
                         const scheduler::Submission& submission,
                         std::optional<int> active_deadline_seconds) const;
 
+  // The manifest as parsed, to keep it with a run (a resume renders the very same Jobs).
+  const nlohmann::json& manifest() const { return manifest_; }
+
  private:
   JobTemplate(nlohmann::json manifest, std::string origin)
       : manifest_(std::move(manifest)), origin_(std::move(origin)) {}

@@ -81,13 +81,25 @@ void KubernetesCluster::request_loop(std::stop_token stop) {
       if (!requested_.wait(lock, stop, [&] { return !requests_.empty(); })) return;
       request = std::move(requests_.front());
       requests_.pop_front();
+      performing_ = true;
     }
     try {
       perform(request, stop);
     } catch (const KubeApiError&) {
       if (stop.stop_requested()) return;
     }
+    {
+      std::lock_guard lock(mutex_);
+      performing_ = false;
+    }
+    flushed_.notify_all();
   }
+}
+
+bool KubernetesCluster::flush(data::Micros max_wait) {
+  std::unique_lock lock(mutex_);
+  return flushed_.wait_for(lock, std::chrono::microseconds(max_wait),
+                           [&] { return requests_.empty() && !performing_; });
 }
 
 void KubernetesCluster::perform(const Request& request, std::stop_token stop) {
@@ -423,10 +435,14 @@ KubernetesClusterStatus KubernetesCluster::status() const {
   return status_;
 }
 
-std::vector<ExistingJob> KubernetesCluster::existing_jobs() {
+std::vector<ExistingJob> KubernetesCluster::existing_jobs(data::Micros patience) {
+  const data::Micros since = clock_.now();
+  auto impatient = [&](const KubeApiError& error, data::Micros) {
+    if (patience > 0 && clock_.now() - since >= patience) throw error;
+  };
   json list = client_.call("GET", jobs_path() + "?labelSelector=" +
                                       KubeClient::query_escape(std::string(kRunLabel) + "=" + dns_label(options_.run)),
-                           std::nullopt, stop_.get_token());
+                           std::nullopt, stop_.get_token(), impatient);
   std::vector<ExistingJob> out;
   for (const auto& job : list.value("items", json::array())) {
     JobView view = view_job(job);

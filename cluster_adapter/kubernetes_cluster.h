@@ -88,13 +88,19 @@ class KubernetesCluster : public PolledCluster {
   void poll(data::Micros max_wait) override;
 
   // The run's Jobs now in the cluster (one list call, retried with backoff; throws
-  // KubeApiError only on a non-retryable failure such as 403).
-  std::vector<ExistingJob> existing_jobs();
+  // KubeApiError on a non-retryable failure such as 403, or once the API has failed for longer
+  // than `patience` (0: retries for ever)).
+  std::vector<ExistingJob> existing_jobs(data::Micros patience = 0);
   // Follows an attempt whose Job already exists (created before a crash) without creating it;
   // if the cluster turns out not to have it, the attempt is reported failed ("lost").
   void adopt(const scheduler::Submission& submission);
 
   KubernetesClusterStatus status() const;
+
+  // Waits until every request queued so far (Job creates, deletes of cancelled Jobs) has been
+  // sent, or `max_wait` passed; true when all were. A run calls it before it ends, so a Ctrl-C's
+  // deletes reach the cluster.
+  bool flush(data::Micros max_wait);
 
  private:
   enum class State { kWaiting, kCreating, kCreated, kDone };
@@ -179,6 +185,8 @@ class KubernetesCluster : public PolledCluster {
   std::deque<Note> inbox_;
   std::deque<Request> requests_;
   std::condition_variable_any requested_;
+  bool performing_ = false;               // the request thread is sending one
+  std::condition_variable flushed_;
   std::map<std::string, std::string> problems_;  // source -> problem, while failing
   data::Micros problem_since_ = 0;
   KubernetesClusterStatus status_;

@@ -64,7 +64,7 @@ LocalProcessCluster::~LocalProcessCluster() {
   }
 }
 
-int LocalProcessCluster::capacity() const { return interrupted_ ? 0 : options_.concurrency; }
+int LocalProcessCluster::capacity() const { return options_.concurrency; }
 
 std::string LocalProcessCluster::log_path(const std::string& item_id, int attempt, const std::string& stream) const {
   return options_.log_dir + "/" + file_safe(item_id) + "." + std::to_string(attempt) + "." + stream;
@@ -112,14 +112,6 @@ pid_t LocalProcessCluster::spawn(const std::string& command, const std::string& 
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   const data::WorkItem& item = *submission.item;
-  if (interrupted_) {
-    scheduler::AttemptEvent refused;
-    refused.handle = submission.handle;
-    refused.at = clock_.now();
-    refused.reason = "cancelled";
-    pending_.push_back(Pending{EventKind::kFailed, refused});
-    return;
-  }
   if (running() >= options_.concurrency) {
     throw data::Error(kInput, "submission of item '" + item.id + "' beyond capacity " +
                                   std::to_string(options_.concurrency));
@@ -163,15 +155,6 @@ void LocalProcessCluster::terminate(Running& running, const std::string& reason)
 void LocalProcessCluster::cancel(scheduler::AttemptHandle handle) {
   auto it = running_.find(handle);
   if (it != running_.end()) terminate(it->second, "cancelled");
-}
-
-void LocalProcessCluster::interrupt() {
-  if (interrupted_) return;
-  interrupted_ = true;
-  for (auto& [handle, running] : running_) terminate(running, "cancelled");
-  scheduler::AttemptEvent changed;
-  changed.at = clock_.now();
-  pending_.push_back(Pending{EventKind::kCapacity, changed, 0});
 }
 
 void LocalProcessCluster::reap(scheduler::AttemptHandle handle) {
@@ -230,7 +213,7 @@ void LocalProcessCluster::enforce_deadlines() {
   }
 }
 
-void LocalProcessCluster::gather(data::Micros wait) {
+bool LocalProcessCluster::gather(data::Micros wait) {
   if (auto deadline = next_deadline()) wait = std::min(wait, *deadline - clock_.now());
   wait = std::max<data::Micros>(wait, 0);
 
@@ -240,7 +223,7 @@ void LocalProcessCluster::gather(data::Micros wait) {
     fds.push_back(pollfd{running.pidfd, POLLIN, 0});
     handles.push_back(handle);
   }
-  bool watch_shutdown = shutdown_ != nullptr && !interrupted_;
+  bool watch_shutdown = shutdown_ != nullptr && !shutdown_seen_;
   if (watch_shutdown) fds.push_back(pollfd{shutdown_->fd(), POLLIN, 0});
   timespec timeout{static_cast<time_t>(wait / data::kMicrosPerSecond),
                    static_cast<long>(wait % data::kMicrosPerSecond) * 1000};
@@ -251,8 +234,9 @@ void LocalProcessCluster::gather(data::Micros wait) {
       if (fds[i].revents != 0) reap(handles[i]);
     }
   }
-  if (watch_shutdown && shutdown_->requested()) interrupt();
   enforce_deadlines();
+  shutdown_seen_ = watch_shutdown && shutdown_->requested();
+  return shutdown_seen_;
 }
 
 void LocalProcessCluster::deliver() {
@@ -264,18 +248,17 @@ void LocalProcessCluster::deliver() {
       case EventKind::kStarted: listener_->on_started(next.event); break;
       case EventKind::kSucceeded: listener_->on_succeeded(next.event); break;
       case EventKind::kFailed: listener_->on_failed(next.event); break;
-      case EventKind::kCapacity: listener_->on_capacity_changed(next.slots, next.event.at); break;
     }
   }
 }
 
 void LocalProcessCluster::poll(data::Micros max_wait) {
-  gather(0);
+  bool woken = gather(0);
   data::Micros until = clock_.now() + max_wait;
-  while (pending_.empty()) {
+  while (pending_.empty() && !woken) {
     data::Micros left = until - clock_.now();
     if (left <= 0) break;
-    gather(left);
+    woken = gather(left);
   }
   deliver();
 }

@@ -10,7 +10,7 @@
 //   succeeded  exit status 0
 //   failed     reason "exit" with the exit code; "signal" when killed by a signal nobody here
 //              sent (exit_code 128 + signal); "timeout" when the per-attempt timeout killed it;
-//              "cancelled" after cancel() or a shutdown (interrupt() or the ShutdownSignal).
+//              "cancelled" after cancel().
 // Killing is SIGTERM to the group, then SIGKILL after `kill_grace`. When an attempt's process
 // exits, whatever it left running in its group is killed too. A child exit wakes poll() through
 // the child's pidfd; nothing sleeps or spins. Children get SIGKILL if the loop's thread dies
@@ -43,8 +43,9 @@ struct LocalProcessOptions {
 class LocalProcessCluster : public PolledCluster {
  public:
   // Throws data::Error for a bad template, a concurrency below 1 or a log directory that
-  // cannot be created. Event times come from `clock`. With `shutdown`, a SIGINT/SIGTERM
-  // interrupts the cluster from inside poll().
+  // cannot be created. Event times come from `clock`. With `shutdown`, a SIGINT/SIGTERM wakes
+  // poll() at once (and only once) so the run loop can stop the scheduler, which cancels what
+  // runs; the cluster itself stops nothing.
   LocalProcessCluster(LocalProcessOptions options, const scheduler::Clock& clock,
                       ShutdownSignal* shutdown = nullptr);
   // Kills (SIGKILL) and reaps whatever still runs.
@@ -58,11 +59,6 @@ class LocalProcessCluster : public PolledCluster {
   int capacity() const override;
   void poll(data::Micros max_wait) override;
 
-  // Stops the run: every running attempt is killed and reported cancelled, capacity drops to 0
-  // (reported through on_capacity_changed), and a later submission (a policy that does not
-  // follow capacity) starts nothing and is reported failed with reason "cancelled" at once.
-  void interrupt();
-  bool interrupted() const { return interrupted_; }
   // Attempts whose process has not been reaped yet.
   int running() const { return static_cast<int>(running_.size()); }
   // Where an attempt's output goes; `stream` is "out" or "err".
@@ -78,15 +74,15 @@ class LocalProcessCluster : public PolledCluster {
     std::string kill_reason;           // set once we started killing it
     std::optional<data::Micros> kill_at;  // when SIGKILL follows the SIGTERM
   };
-  enum class EventKind { kStarted, kSucceeded, kFailed, kCapacity };
+  enum class EventKind { kStarted, kSucceeded, kFailed };
   struct Pending {
     EventKind kind;
     scheduler::AttemptEvent event;
-    int slots = 0;
   };
 
   pid_t spawn(const std::string& command, const std::string& out_path, const std::string& err_path);
-  void gather(data::Micros wait);
+  // Waits up to `wait` for child exits; true when it noticed the shutdown request.
+  bool gather(data::Micros wait);
   void reap(scheduler::AttemptHandle handle);
   void terminate(Running& running, const std::string& reason);
   void enforce_deadlines();
@@ -101,7 +97,7 @@ class LocalProcessCluster : public PolledCluster {
   std::map<scheduler::AttemptHandle, Running> running_;
   std::vector<bool> slot_busy_;
   std::deque<Pending> pending_;
-  bool interrupted_ = false;
+  bool shutdown_seen_ = false;
 };
 
 }  // namespace millrace::cluster_adapter

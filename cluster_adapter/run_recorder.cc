@@ -55,6 +55,7 @@ scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& 
   struct Tally {
     int attempts = 0;
     int failures = 0;
+    int cancelled = 0;
     bool succeeded = false;
   };
   std::map<std::string, Tally> tallies;
@@ -63,6 +64,7 @@ scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& 
     tally.attempts = std::max(tally.attempts, attempt.number);
     tally.succeeded |= attempt.outcome == data::Outcome::kSucceeded;
     tally.failures += attempt.outcome == data::Outcome::kFailed;
+    tally.cancelled += attempt.outcome == data::Outcome::kCancelled;
   }
   scheduler::SchedulerSnapshot snapshot;
   for (const data::WorkItem& item : items) {
@@ -73,7 +75,7 @@ scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& 
     } else if (tally.failures >= retry.max_attempts) {
       state = scheduler::ItemState::kFailed;
     }
-    snapshot.items.push_back(scheduler::ItemSnapshot{item.id, state, tally.attempts});
+    snapshot.items.push_back(scheduler::ItemSnapshot{item.id, state, tally.attempts, tally.cancelled});
   }
   return snapshot;
 }

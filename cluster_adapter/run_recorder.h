@@ -47,7 +47,8 @@ class RunRecorder {
 // The scheduler state to resume a run from its recorded attempts: items with a succeeded
 // attempt are succeeded; items whose failures (not counting cancellations) used up
 // `retry.max_attempts` are failed; every other item waits to run again, its attempt count set
-// to its recorded attempts so new attempt numbers never collide with recorded ones.
+// to its recorded attempts so new attempt numbers never collide with recorded ones, and its
+// cancelled attempts (a stopped run) noted so they do not use up its retry budget.
 scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& items,
                                              const std::vector<data::Attempt>& recorded,
                                              const scheduler::RetryPolicy& retry);

@@ -46,6 +46,7 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
     }
     index_of[items_[i].id] = i;
     records_[i].attempts = resume.items[i].attempts;
+    records_[i].cancelled = resume.items[i].cancelled;
   }
   for (std::size_t i = 0; i < items_.size(); ++i) {
     ItemState state = resume.items[i].state;
@@ -84,6 +85,15 @@ void Scheduler::start() {
   dispatch();
 }
 
+void Scheduler::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  std::vector<AttemptHandle> handles;
+  for (const auto& entry : flights_) handles.push_back(entry.first);
+  std::sort(handles.begin(), handles.end());
+  for (AttemptHandle handle : handles) cluster_.cancel(handle);
+}
+
 void Scheduler::wake() {
   if (started_) dispatch();
 }
@@ -107,6 +117,7 @@ void Scheduler::enqueue(std::size_t index) {
 }
 
 void Scheduler::dispatch() {
+  if (stopping_) return;
   if (dispatching_) {
     dispatch_again_ = true;
     return;
@@ -182,6 +193,7 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
   }
   record.last_worker = flight.record.worker;
   record.last_reason = event.reason;
+  record.cancelled += outcome == data::Outcome::kCancelled;
   policy_->release(items_[index], flight.lane);
 
   if (outcome == data::Outcome::kSucceeded) {
@@ -192,7 +204,10 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
       if (--records_[next].waiting_on == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
     }
     policy_->on_progress();
-  } else if (record.attempts < options_.retry.max_attempts && options_.retry.retries(event.reason)) {
+  } else if (stopping_ && outcome == data::Outcome::kCancelled) {
+    record.state = ItemState::kWaiting;  // stopped, not failed: a resume runs it again
+  } else if (record.attempts - record.cancelled < options_.retry.max_attempts &&
+             options_.retry.retries(event.reason)) {
     data::Micros delay = options_.retry.delay_before(record.attempts + 1);
     record.state = ItemState::kWaiting;
     if (delay == 0) {
@@ -288,7 +303,7 @@ SchedulerSnapshot Scheduler::snapshot() const {
     ItemState state = records_[i].state;
     // Queued and backing-off items are simply waiting again after a restart.
     if (state == ItemState::kReady || state == ItemState::kInFlight) state = ItemState::kWaiting;
-    snap.items.push_back(ItemSnapshot{items_[i].id, state, records_[i].attempts});
+    snap.items.push_back(ItemSnapshot{items_[i].id, state, records_[i].attempts, records_[i].cancelled});
   }
   for (const auto& entry : flights_) snap.in_flight.push_back(entry.second.record);
   std::sort(snap.in_flight.begin(), snap.in_flight.end(),

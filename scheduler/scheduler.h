@@ -58,7 +58,8 @@ struct InFlight {
 struct ItemSnapshot {
   std::string id;
   ItemState state = ItemState::kWaiting;
-  int attempts = 0;
+  int attempts = 0;                    // attempt numbers used so far
+  int cancelled = 0;                   // of which cancelled: they do not use up the retry budget
 };
 
 // Everything needed to resume a run: item states, attempts in flight and the next handle.
@@ -87,6 +88,12 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void set_observer(AttemptObserver observer) { observer_ = std::move(observer); }
   // Submits the first attempts; the rest follows from cluster events and timers.
   void start();
+  // Stops the run gracefully (a Ctrl-C): nothing is submitted from now on, every attempt in
+  // flight is cancelled through the cluster and, once reported cancelled, its item waits again
+  // with its retry budget untouched, so a resumed run gives it all its attempts.
+  void stop();
+  // stop() was called and no attempt is in flight any more.
+  bool stopped() const { return stopping_ && flights_.empty(); }
 
   // Every item succeeded, failed or was blocked by a failed predecessor.
   bool finished() const { return settled_ == items_.size(); }
@@ -109,6 +116,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   struct ItemRecord {
     ItemState state = ItemState::kWaiting;
     int attempts = 0;
+    int cancelled = 0;                 // attempts cancelled, not held against the retry budget
     int waiting_on = 0;                // predecessors not yet succeeded
     std::string last_worker;
     std::string last_reason;
@@ -164,6 +172,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   data::Micros remaining_predicted_ = 0;
   bool run_failed_ = false;
   bool started_ = false;
+  bool stopping_ = false;
   bool dispatching_ = false;
   bool dispatch_again_ = false;
   bool finish_announced_ = false;

@@ -3,97 +3,38 @@
 // re-running completed items.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "data/trace_store.h"
 #include "sim/duration_model.h"
 #include "sim/simulation.h"
+#include "tests/cli/cli_process.h"
 
 namespace millrace {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using cli_test::CliResult;
+using cli_test::lines_of;
+using cli_test::read_text;
+using Result = CliResult;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-class RunCommandTest : public ::testing::Test {
+class RunCommandTest : public cli_test::CliRunTest {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-run-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    store = (dir / "trace.db").string();
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  // Starts the CLI with its output into files; returns its pid.
-  pid_t start(const std::vector<std::string>& args) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      std::vector<char*> argv{const_cast<char*>(MILLRACE_CLI)};
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      if (!freopen((dir / "stdout").c_str(), "w", stdout) || !freopen((dir / "stderr").c_str(), "w", stderr)) _exit(126);
-      execv(MILLRACE_CLI, argv.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  Result finish(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_text(dir / "stdout"),
-                  read_text(dir / "stderr")};
-  }
-
-  Result run(const std::vector<std::string>& args) { return finish(start(args)); }
-
   std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
     return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
             "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
             "--command", command};
   }
-
-  // Succeeded attempts per item of run 1, read from the store.
-  std::map<std::string, int> successes() {
-    std::map<std::string, int> counts;
-    for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
-      if (a.outcome == data::Outcome::kSucceeded) ++counts[a.item_id];
-    }
-    return counts;
-  }
-
-  fs::path dir;
-  std::string store;
 };
 
 TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {
@@ -159,9 +100,12 @@ TEST_F(RunCommandTest, ResumingAnUnknownRunNamesIt) {
   EXPECT_NE(result.err.find("7"), std::string::npos) << result.err;
 }
 
-TEST_F(RunCommandTest, SigintCancelsInFlightAttemptsAndRecordsThemAsCancelled) {
+TEST_F(RunCommandTest, SigintCancelsOnlyInFlightAttemptsAndResumeGivesQueuedItemsTheirFirstAttempt) {
   std::string started = (dir / "started").string();
-  pid_t pid = start(run_args("echo {id} >> " + started + "; sleep 30", 4, 2));
+  std::string go = (dir / "go").string();
+  std::vector<std::string> args = run_args("echo {id} >> " + started + "; test -e " + go + " || sleep 30", 4, 2);
+  args.insert(args.end(), {"--max-attempts", "1"});
+  pid_t pid = start(args);
   for (int i = 0; i < 3000 && lines_of(read_text(started)).size() < 2; ++i) usleep(10'000);
   ASSERT_EQ(lines_of(read_text(started)).size(), 2u);
   kill(pid, SIGINT);
@@ -169,16 +113,26 @@ TEST_F(RunCommandTest, SigintCancelsInFlightAttemptsAndRecordsThemAsCancelled) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("interrupted with 4 items not succeeded"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("--resume 1"), std::string::npos) << result.err;
-  // The two running attempts were killed; the two items submitted after the stop never started.
+  // The two running attempts were killed and recorded; the queued items were not submitted.
   std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
-  ASSERT_EQ(attempts.size(), 4u);
-  int ran = 0;
+  ASSERT_EQ(attempts.size(), 2u);
   for (const data::Attempt& a : attempts) {
     EXPECT_EQ(a.outcome, data::Outcome::kCancelled);
     EXPECT_EQ(a.failure_reason, "cancelled");
-    ran += a.duration() > 0;
+    EXPECT_GT(a.duration(), 0) << a.item_id;
   }
-  EXPECT_EQ(ran, 2);
+  EXPECT_EQ(lines_of(read_text(started)).size(), 2u);
+
+  // Even with one attempt per item, the cancelled items run again, and the others run first time.
+  std::ofstream(go) << "go";
+  Result resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(successes().size(), 4u);
+  for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
+    if (a.outcome != data::Outcome::kSucceeded) continue;
+    bool was_cancelled = std::any_of(attempts.begin(), attempts.end(), [&](const data::Attempt& c) { return c.item_id == a.item_id; });
+    EXPECT_EQ(a.number, was_cancelled ? 2 : 1) << a.item_id;
+  }
 }
 
 TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItems) {

@@ -104,6 +104,7 @@ TEST_F(RunRecorderTest, ResumeKeepsSucceededItemsAndQueuesTheRestWithTheirAttemp
   EXPECT_EQ(snapshot.items[0].state, scheduler::ItemState::kSucceeded);
   EXPECT_EQ(snapshot.items[1].state, scheduler::ItemState::kWaiting);
   EXPECT_EQ(snapshot.items[1].attempts, 2);
+  EXPECT_EQ(snapshot.items[1].cancelled, 1);
   EXPECT_EQ(snapshot.items[2].state, scheduler::ItemState::kFailed);
   EXPECT_TRUE(snapshot.in_flight.empty());
 }

@@ -293,6 +293,54 @@ TEST(Scheduler, SnapshotAndRestoreResumeWithoutRerunningOrLosingItems) {
   EXPECT_EQ(resumed.status().num_succeeded, 4u);
 }
 
+TEST(Scheduler, StopCancelsOnlyAttemptsInFlightAndSubmitsNothingMore) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(2);
+  options.retry.max_attempts = 1;
+  Scheduler core(ranges(5), options, cluster, clock);
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  core.stop();
+  EXPECT_EQ(cluster.cancelled, (std::vector<AttemptHandle>{1, 2}));
+  EXPECT_FALSE(core.stopped());
+  cluster.set_capacity(0);
+  cluster.succeed(1);  // finished before the cancel got to it: still a success
+  cluster.fail(2, "cancelled");
+  EXPECT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_TRUE(core.stopped());
+  EXPECT_FALSE(core.finished());
+  EXPECT_FALSE(core.run_failed());
+  ASSERT_EQ(core.attempts().size(), 2u);
+  EXPECT_EQ(core.attempts()[1].outcome, data::Outcome::kCancelled);
+  EXPECT_EQ(core.state(1), ItemState::kWaiting);
+  EXPECT_EQ(core.state(2), ItemState::kReady);
+  SchedulerSnapshot snap = core.snapshot();
+  EXPECT_EQ(snap.items[1].attempts, 1);
+  EXPECT_EQ(snap.items[1].cancelled, 1);
+  EXPECT_EQ(snap.items[2].attempts, 0);
+}
+
+TEST(Scheduler, CancelledAttemptsOfAStoppedRunDoNotUseUpTheRetryBudgetAfterResume) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 2;
+  std::vector<data::WorkItem> items = ranges(1);
+  SchedulerSnapshot snap;
+  snap.items = {ItemSnapshot{"r0", ItemState::kWaiting, 3, 3}};  // three attempts, all cancelled
+  snap.next_handle = 10;
+  Scheduler resumed(items, options, cluster, clock, snap);
+  ASSERT_EQ(cluster.submitted.size(), 1u);
+  EXPECT_EQ(cluster.submitted[0].attempt, 4);
+  cluster.fail(10, "exit");
+  ASSERT_EQ(cluster.submitted.size(), 2u) << "a first real failure is retried";
+  EXPECT_EQ(cluster.submitted[1].attempt, 5);
+  cluster.fail(11, "exit");
+  EXPECT_TRUE(resumed.finished());
+  EXPECT_TRUE(resumed.run_failed());
+}
+
 TEST(Scheduler, ObserverSeesSubmittedStartedAndFinishedTransitions) {
   ManualClock clock;
   ManualCluster cluster(clock);
