@@ -154,7 +154,7 @@ void add_simulate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("simulate", "Replay a recorded run in the simulator under a policy");
   cmd->add_option("--store", options->store, "Trace store (SQLite file)")->required();
   cmd->add_option("--run", options->run, "Recorded run to replay (id or name)")->required();
-  cmd->add_option("--policy", options->policy, "fixed-pool, draining-pool, job-per-item, autoscale or partial")
+  cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
       ->capture_default_str();
   cmd->add_option("--workers", options->workers,
                   "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")

@@ -18,8 +18,6 @@ std::map<std::string, PolicyFactory>& registry() {
        [](const PolicyParams& p) {
          return std::make_unique<WorkerPoolPolicy>(WorkerPoolPolicy::Sizing::kAutoscale, p);
        }},
-      {"draining-pool",
-       [](const PolicyParams& p) { return std::make_unique<WorkerPoolPolicy>(WorkerPoolPolicy::Sizing::kDrain, p); }},
       {"job-per-item", [](const PolicyParams& p) { return std::make_unique<JobPerItemPolicy>(p); }},
   };
   return policies;

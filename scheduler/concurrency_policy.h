@@ -36,9 +36,6 @@ class PolicyHost {
   virtual int cluster_capacity() const = 0;
   // Sum of the predicted durations of items not yet succeeded.
   virtual data::Micros remaining_predicted() const = 0;
-  // Items not settled and not in flight: ready, or waiting (on predecessors, a submit time, a
-  // retry backoff). A host that cannot tell answers 1 (work may remain).
-  virtual std::size_t unstarted() const { return 1; }
   // The worker is no longer needed: the cluster may free what it holds.
   virtual void retire_worker(const std::string& worker) = 0;
   // More attempts may start now than before: the scheduler should dispatch again.
@@ -75,7 +72,7 @@ class ConcurrencyPolicy {
 using PolicyFactory = std::function<std::unique_ptr<ConcurrencyPolicy>(const PolicyParams&)>;
 
 // Registers (or replaces) a policy under `name`. The built-in ones are fixed-pool, job-per-item,
-// autoscale, partial and draining-pool.
+// autoscale and partial.
 void register_policy(const std::string& name, PolicyFactory factory);
 // Throws data::Error naming the policy when it is unknown (listing the known names) or when its
 // parameters are out of range.

@@ -138,7 +138,6 @@ class Scheduler : public ClusterListener, private PolicyHost {
   Clock& clock() override { return clock_; }
   int cluster_capacity() const override { return cluster_.capacity(); }
   data::Micros remaining_predicted() const override { return remaining_predicted_; }
-  std::size_t unstarted() const override { return items_.size() - settled_ - flights_.size(); }
   void retire_worker(const std::string& worker) override { cluster_.retire_worker(worker); }
   void wake() override;
 

@@ -13,8 +13,7 @@ void WorkerPoolPolicy::attach(PolicyHost& host) {
   host_ = &host;
   started_at_ = host.clock().now();
   switch (sizing_) {
-    case Sizing::kFixed:
-    case Sizing::kDrain: resize(params_.workers); break;
+    case Sizing::kFixed: resize(params_.workers); break;
     case Sizing::kPartial: resize(std::min(params_.workers, host.cluster_capacity())); break;
     case Sizing::kAutoscale:
       resize(std::max(params_.min_workers, 1));
@@ -37,16 +36,8 @@ void WorkerPoolPolicy::release(const data::WorkItem&, int worker) {
   if (worker < target_) {
     idle_.insert(worker);
     warm_.insert(worker);
-    shed_idle();
   } else {
     retire(worker);
-  }
-}
-
-void WorkerPoolPolicy::shed_idle() {
-  if (sizing_ != Sizing::kDrain || host_->unstarted() > 0) return;
-  for (int w : idle_) {
-    if (alive_[w]) retire(w);
   }
 }
 
@@ -63,7 +54,6 @@ void WorkerPoolPolicy::on_capacity_changed(int slots) {
 }
 
 void WorkerPoolPolicy::on_progress() {
-  shed_idle();
   if (sizing_ != Sizing::kAutoscale) return;
   int wanted = wanted_by_deadline();
   if (wanted < target_) {

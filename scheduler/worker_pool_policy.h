@@ -1,10 +1,10 @@
 // Pool policies: long-lived workers (w000, w001, ...) that each pull the next ready item, paying
 // their start-up once. The pool's size is what varies between them: fixed (`fixed-pool`), as
 // large as the cluster can place up to the asked size (`partial`), or grown and shrunk between a
-// minimum and a maximum to meet a deadline, growth arriving after a scale-up delay (`autoscale`),
-// or fixed but shrinking as the queue drains (`draining-pool`): once nothing is left to start,
-// each worker is retired as soon as it is idle instead of waiting for the run's end, so the
-// straggler tail holds only the workers still running (a retry brings a worker back).
+// minimum and a maximum to meet a deadline, growth arriving after a scale-up delay (`autoscale`).
+// Every pool shrinks as the queue drains: once nothing is queued or waiting, idle workers are
+// retired instead of waiting for the run's end, so the straggler tail holds only the workers still
+// running (a retry brings a worker back).
 #pragma once
 
 #include <set>
@@ -16,7 +16,7 @@ namespace millrace::scheduler {
 
 class WorkerPoolPolicy : public ConcurrencyPolicy {
  public:
-  enum class Sizing { kFixed, kPartial, kAutoscale, kDrain };
+  enum class Sizing { kFixed, kPartial, kAutoscale };
   WorkerPoolPolicy(Sizing sizing, const PolicyParams& params);
 
   void attach(PolicyHost& host) override;
@@ -34,7 +34,6 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
  private:
   void resize(int target);
   void retire(int worker);
-  void shed_idle();
   int wanted_by_deadline() const;
   void plan_scale_up();
 

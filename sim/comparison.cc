@@ -106,7 +106,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 
 PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
   const partitioners::Partition partition = partitioners::make_partition(name, params_for(spec, name, workers));
-  PlanCase plan{name, {}, {}};
+  PlanCase plan{name, {}, {}, {}};
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
     item.range = r;
@@ -197,7 +197,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   std::vector<PlanCase> plans;
   std::vector<Combination> combos;
   if (spec.recorded_items) {
-    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations};
+    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations, {}};
     for (data::WorkItem& item : recorded.items) {
       item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
     }
