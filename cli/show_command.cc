@@ -58,8 +58,12 @@ void print(const data::Run& run, const std::vector<data::WorkItem>& items, const
   std::cout << "  straggler tail: half the workers idle after " << hours(s.half_idle_at) << ", 90% after "
             << hours(s.most_idle_at) << "; the last " << s.running_when_most_idle << " ranges ran "
             << hours(s.tail()) << " longer\n";
-  std::cout << "  top durations: ";
-  for (const auto& a : s.longest) std::cout << range_of(a, items) << " (" << seconds(a.duration()) << ")";
+  std::cout << "  top durations:";
+  const char* separator = " ";
+  for (const auto& a : s.longest) {
+    std::cout << separator << range_of(a, items) << " (" << seconds(a.duration()) << ")";
+    separator = ", ";
+  }
   std::cout << "\n";
 }
 

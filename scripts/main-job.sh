@@ -37,6 +37,7 @@ step "fit the cost model"
 
 step "compare queue orders, partitioners and worker counts on the fitted model"
 "$millrace" compare --store "$store" --model "$model" --run "$run" --workers 96,192,384 \
-  --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt --align 64
+  --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt \
+  --range-length 16000 --overlap 320 --align 64
 step "plan: fewest workers for a 24 h deadline"
 "$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512
