@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <unistd.h>
 #include <random>
 
 #include <gmock/gmock.h>
@@ -60,7 +62,7 @@ TEST(CostModel, FromProfileUsesTheDensitiesAndOneStartup) {
 }
 
 TEST(CostModel, SavesAndLoadsJsonUnchanged) {
-  const std::string path = testing::TempDir() + "/model_roundtrip.json";
+  const std::string path = testing::TempDir() + "/model_roundtrip_" + std::to_string(::getpid()) + ".json";
   three_bins().save(path);
   const CostModel loaded = CostModel::load(path);
   EXPECT_EQ(loaded.bins(), three_bins().bins());
@@ -70,7 +72,9 @@ TEST(CostModel, SavesAndLoadsJsonUnchanged) {
 class MalformedModel : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
 
 TEST_P(MalformedModel, IsRejectedNamingTheFileAndTheProblem) {
-  const std::string path = testing::TempDir() + "/malformed_model.json";
+  // One file per case: ctest runs the cases as parallel processes.
+  const std::string path = testing::TempDir() + "/malformed_model_" + std::to_string(GetParam().first.size()) + "_" +
+                           std::to_string(std::hash<std::string>{}(GetParam().first)) + ".json";
   std::ofstream(path) << GetParam().first;
   try {
     CostModel::load(path);
