@@ -14,6 +14,10 @@ packages=(
   "$@"
 )
 
+# The kubectl fidelity tests need a kubectl; Debian's kubernetes-client only where none is installed
+# (some images ship a newer kubectl package that owns /usr/bin/kubectl).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
