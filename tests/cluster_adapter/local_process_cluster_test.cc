@@ -62,6 +62,17 @@ bool process_gone(pid_t pid) {
 
 class LocalProcessClusterTest : public ::testing::Test {
  protected:
+  // Runs `command` as one attempt under a 100 ms timeout and returns its failed event (or null).
+  const Event* run_past_timeout(const std::string& command) {
+    LocalProcessOptions o = options(command);
+    o.timeout = 100 * data::kMicrosPerMilli;
+    LocalProcessCluster cluster(o, clock);
+    cluster.set_listener(&listener);
+    cluster.submit(submission(1, item("a")));
+    poll_until_finished(cluster, 1);
+    return listener.find("failed", 1);
+  }
+
   void SetUp() override {
     dir = fs::temp_directory_path() /
           ("millrace-local-" + std::to_string(getpid()) + "-" +
@@ -130,26 +141,14 @@ TEST_F(LocalProcessClusterTest, NonZeroExitReportsFailedWithReasonExitAndTheCode
 }
 
 TEST_F(LocalProcessClusterTest, TimeoutTerminatesTheAttemptAndReportsTimeout) {
-  LocalProcessOptions o = options("sleep 30");
-  o.timeout = 100 * data::kMicrosPerMilli;
-  LocalProcessCluster cluster(o, clock);
-  cluster.set_listener(&listener);
-  cluster.submit(submission(1, item("a")));
-  poll_until_finished(cluster, 1);
-  const Event* failed = listener.find("failed", 1);
+  const Event* failed = run_past_timeout("sleep 30");
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "timeout");
   EXPECT_EQ(failed->event.exit_code, 128 + SIGTERM);
 }
 
 TEST_F(LocalProcessClusterTest, TimeoutEscalatesToSigkillWhenTheGroupIgnoresSigterm) {
-  LocalProcessOptions o = options("trap '' TERM; sleep 30");
-  o.timeout = 100 * data::kMicrosPerMilli;
-  LocalProcessCluster cluster(o, clock);
-  cluster.set_listener(&listener);
-  cluster.submit(submission(1, item("a")));
-  poll_until_finished(cluster, 1);
-  const Event* failed = listener.find("failed", 1);
+  const Event* failed = run_past_timeout("trap '' TERM; sleep 30");
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "timeout");
   EXPECT_EQ(failed->event.exit_code, 128 + SIGKILL);
