@@ -22,6 +22,9 @@ struct Submission {
   // Set for long-lived workers (fixed pool): the worker slot that pulls this item, which pays
   // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod.
   std::optional<std::string> worker;
+  // The pool worker's index (its lane), fixed with its name for the whole run, so a cluster may
+  // index its per-worker state by it; -1 when `worker` is empty or the submitter has no index.
+  int lane = -1;
 };
 
 // What a cluster reports about one attempt.

@@ -55,8 +55,8 @@ class ConcurrencyPolicy {
   // Takes a place for `item`: a pool worker's index, or kNoWorker when each attempt is its own Job.
   virtual int acquire(const data::WorkItem& item) = 0;
   virtual void release(const data::WorkItem& item, int worker) = 0;
-  // The name a pool worker's index is submitted under; empty for kNoWorker.
-  virtual std::optional<std::string> worker_name(int worker) const = 0;
+  // The name a pool worker's index is submitted under. Only called for pool workers (not kNoWorker).
+  virtual const std::string& worker_name(int worker) const = 0;
   virtual void on_capacity_changed(int slots) = 0;
   // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).
   virtual void on_progress() = 0;

@@ -6,6 +6,7 @@ JobPerItemPolicy::JobPerItemPolicy(const PolicyParams& params) : params_(params)
 
 bool JobPerItemPolicy::admits(const data::WorkItem& item) const {
   if (in_flight_ >= params_.max_in_flight) return false;
+  if (params_.type_limits.empty()) return true;
   auto limit = params_.type_limits.find(item.type);
   if (limit == params_.type_limits.end()) return true;
   auto count = per_type_.find(item.type);
@@ -14,13 +15,13 @@ bool JobPerItemPolicy::admits(const data::WorkItem& item) const {
 
 int JobPerItemPolicy::acquire(const data::WorkItem& item) {
   ++in_flight_;
-  ++per_type_[item.type];
+  if (params_.type_limits.count(item.type) != 0) ++per_type_[item.type];
   return kNoWorker;
 }
 
 void JobPerItemPolicy::release(const data::WorkItem& item, int) {
   --in_flight_;
-  --per_type_[item.type];
+  if (params_.type_limits.count(item.type) != 0) --per_type_[item.type];
 }
 
 }  // namespace millrace::scheduler

@@ -18,7 +18,7 @@ class JobPerItemPolicy : public ConcurrencyPolicy {
   bool saturated() const override { return in_flight_ >= params_.max_in_flight; }
   int acquire(const data::WorkItem& item) override;
   void release(const data::WorkItem& item, int worker) override;
-  std::optional<std::string> worker_name(int) const override { return std::nullopt; }
+  const std::string& worker_name(int) const override { return no_name_; }
   void on_capacity_changed(int) override {}
   void on_progress() override {}
   void on_queue_drained() override {}
@@ -28,7 +28,8 @@ class JobPerItemPolicy : public ConcurrencyPolicy {
  private:
   PolicyParams params_;
   int in_flight_ = 0;
-  std::unordered_map<std::string, int> per_type_;
+  std::unordered_map<std::string, int> per_type_;  // in flight per limited type
+  std::string no_name_;
 };
 
 }  // namespace millrace::scheduler

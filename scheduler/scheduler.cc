@@ -8,6 +8,7 @@ namespace millrace::scheduler {
 
 namespace {
 constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
+const std::string kNoName;
 }  // namespace
 
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
@@ -24,6 +25,7 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
   if (options_.retry.max_attempts < 1) {
     throw data::Error(options_.plan_name, "retry policy needs max attempts >= 1");
   }
+  attempt_log_.reserve(items_.size());
   for (std::size_t i = 0; i < items_.size(); ++i) {
     records_[i].waiting_on = graph_.predecessor_count(i);
     remaining_predicted_ += items_[i].predicted;
@@ -64,7 +66,9 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
   for (const InFlight& f : resume.in_flight) {
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
-    flights_[f.handle] = Flight{index, policy_->acquire(items_[index]), f, nullptr};
+    std::uint32_t worker = f.worker.empty() ? kNoWorkerRecord : worker_named(f.worker);
+    flights_.insert(f.handle, Flight{static_cast<std::uint32_t>(index), policy_->acquire(items_[index]), f.attempt,
+                                     worker, f.submitted, f.started});
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
@@ -89,7 +93,7 @@ void Scheduler::stop() {
   if (stopping_) return;
   stopping_ = true;
   std::vector<AttemptHandle> handles;
-  for (const auto& entry : flights_) handles.push_back(entry.first);
+  flights_.for_each([&](AttemptHandle handle, const Flight&) { handles.push_back(handle); });
   std::sort(handles.begin(), handles.end());
   for (AttemptHandle handle : handles) cluster_.cancel(handle);
 }
@@ -143,27 +147,32 @@ void Scheduler::dispatch() {
 void Scheduler::launch(std::size_t index) {
   ItemRecord& record = records_[index];
   int lane = policy_->acquire(items_[index]);
-  std::optional<std::string> worker = policy_->worker_name(lane);
+  std::uint32_t worker = lane == kNoWorker ? kNoWorkerRecord : lane_worker(lane);
   AttemptHandle handle = next_handle_++;
   record.state = ItemState::kInFlight;
   ++record.attempts;
-  Flight& flight = flights_[handle];
-  flight = Flight{index, lane, InFlight{handle, items_[index].id, record.attempts, worker.value_or(""), clock_.now(), {}},
-                  nullptr};
+  const Flight& flight = flights_.insert(
+      handle, Flight{static_cast<std::uint32_t>(index), lane, record.attempts, worker, clock_.now(), {}});
   notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
-  cluster_.submit(Submission{handle, &items_[index], record.attempts, std::move(worker)});
+  Submission submission{handle, &items_[index], record.attempts, std::nullopt, lane};
+  if (worker != kNoWorkerRecord) submission.worker = workers_[worker].name;
+  cluster_.submit(submission);
 }
 
 void Scheduler::on_started(const AttemptEvent& event) {
-  auto found = flights_.find(event.handle);
-  if (found == flights_.end()) return;
-  Flight& flight = found->second;
-  flight.record.started = event.at;
-  if (!event.worker.empty()) flight.record.worker = event.worker;
-  flight.worker = &worker(flight.record.worker);
-  flight.worker->busy = true;
-  flight.worker->item = flight.item;
-  notify(event.handle, flight, data::Outcome::kRunning, event.at, &event);
+  Flight* flight = flights_.find(event.handle);
+  if (flight == nullptr) return;
+  flight->started = event.at;
+  if (!event.worker.empty() && (flight->worker == kNoWorkerRecord || workers_[flight->worker].name != event.worker)) {
+    flight->worker = worker_named(event.worker);
+  } else if (flight->worker == kNoWorkerRecord) {
+    flight->worker = worker_named("");
+  }
+  WorkerRecord& w = workers_[flight->worker];
+  w.started = true;
+  w.busy = true;
+  w.item = flight->item;
+  notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
 }
 
 void Scheduler::on_succeeded(const AttemptEvent& event) { finish(event, data::Outcome::kSucceeded); }
@@ -178,21 +187,25 @@ void Scheduler::on_capacity_changed(int slots, data::Micros) {
 }
 
 void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
-  auto found = flights_.find(event.handle);
-  if (found == flights_.end()) return;
-  Flight flight = std::move(found->second);
-  flights_.erase(found);
+  Flight* found = flights_.find(event.handle);
+  if (found == nullptr) return;
+  Flight flight = *found;
+  flights_.erase(event.handle);
   std::size_t index = flight.item;
   ItemRecord& record = records_[index];
+  std::uint32_t reason = reason_named(event.reason);
   notify(event.handle, flight, outcome, event.at, &event);
-  if (flight.worker != nullptr) {
-    WorkerRecord& w = *flight.worker;
+  attempt_log_.push_back(AttemptRecord{event.handle, flight.item, flight.worker, flight.attempt, outcome, event.exit_code,
+                                       outcome == data::Outcome::kSucceeded ? 0 : reason,
+                                       flight.started.value_or(event.at), event.at, event.work_time});
+  if (flight.started && flight.worker != kNoWorkerRecord) {
+    WorkerRecord& w = workers_[flight.worker];
     w.busy = false;
-    w.busy_time += event.at - *flight.record.started;
+    w.busy_time += event.at - *flight.started;
     ++(outcome == data::Outcome::kSucceeded ? w.succeeded : w.failed);
   }
-  record.last_worker = flight.record.worker;
-  record.last_reason = event.reason;
+  record.last_worker = flight.worker;
+  record.last_reason = reason;
   record.cancelled += outcome == data::Outcome::kCancelled;
   policy_->release(items_[index], flight.lane);
 
@@ -235,7 +248,7 @@ void Scheduler::give_up(std::size_t index) {
     std::size_t next = stack.back();
     stack.pop_back();
     if (records_[next].state != ItemState::kWaiting) continue;
-    records_[next].last_reason = "dependency failed";
+    records_[next].last_reason = reason_named("dependency failed");
     settle(next, ItemState::kBlocked);
     stack.insert(stack.end(), graph_.dependents(next).begin(), graph_.dependents(next).end());
   }
@@ -246,15 +259,16 @@ void Scheduler::settle(std::size_t index, ItemState state) {
   ++settled_;
 }
 
+// Tells the observer (a real run's recorder) of an attempt's transition.
 void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
                        const AttemptEvent* event) {
+  if (!observer_) return;
   bool done = outcome != data::Outcome::kRunning;
-  if (!done && !observer_) return;
   data::Attempt attempt;
-  attempt.item_id = flight.record.item_id;
-  attempt.number = flight.record.attempt;
-  attempt.worker = flight.record.worker;
-  attempt.start = flight.record.started.value_or(done ? end : flight.record.submitted);
+  attempt.item_id = items_[flight.item].id;
+  attempt.number = flight.attempt;
+  attempt.worker = worker_name(flight.worker);
+  attempt.start = flight.started.value_or(done ? end : flight.submitted);
   attempt.end = end;
   attempt.outcome = outcome;
   if (done && event != nullptr) {
@@ -262,11 +276,58 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
     attempt.failure_reason = outcome == data::Outcome::kSucceeded ? "" : event->reason;
     attempt.work_time = event->work_time;
   }
-  if (observer_) observer_(handle, attempt);
-  if (done) attempts_.push_back(std::move(attempt));
+  observer_(handle, attempt);
 }
 
-Scheduler::WorkerRecord& Scheduler::worker(const std::string& name) { return workers_[name]; }
+std::vector<data::Attempt> Scheduler::attempts() const {
+  std::vector<data::Attempt> all;
+  all.reserve(attempt_log_.size());
+  for (const AttemptRecord& record : attempt_log_) all.push_back(attempt(record));
+  return all;
+}
+
+data::Attempt Scheduler::attempt(const AttemptRecord& record) const {
+  data::Attempt a;
+  a.item_id = items_[record.item].id;
+  a.number = record.number;
+  a.worker = worker_name(record.worker);
+  a.start = record.start;
+  a.end = record.end;
+  a.outcome = record.outcome;
+  a.exit_code = record.exit_code;
+  a.failure_reason = reasons_[record.reason];
+  a.work_time = record.work_time;
+  return a;
+}
+
+const std::string& Scheduler::worker_name(std::uint32_t worker) const {
+  return worker == kNoWorkerRecord ? kNoName : workers_[worker].name;
+}
+
+std::uint32_t Scheduler::worker_named(const std::string& name) {
+  auto [found, added] = worker_index_.try_emplace(name, static_cast<std::uint32_t>(workers_.size()));
+  if (added) workers_.push_back(WorkerRecord{name});
+  return found->second;
+}
+
+std::uint32_t Scheduler::lane_worker(int lane) {
+  auto at = static_cast<std::size_t>(lane);
+  if (at >= lane_workers_.size()) lane_workers_.resize(at + 1, kNoWorkerRecord);
+  if (lane_workers_[at] == kNoWorkerRecord) lane_workers_[at] = worker_named(policy_->worker_name(lane));
+  return lane_workers_[at];
+}
+
+std::uint32_t Scheduler::reason_named(const std::string& reason) {
+  if (reason.empty()) return 0;
+  auto [found, added] = reason_index_.try_emplace(reason, static_cast<std::uint32_t>(reasons_.size()));
+  if (added) reasons_.push_back(reason);
+  return found->second;
+}
+
+InFlight Scheduler::in_flight_record(AttemptHandle handle, const Flight& flight) const {
+  return InFlight{handle, items_[flight.item].id, flight.attempt, worker_name(flight.worker), flight.submitted,
+                  flight.started};
+}
 
 std::string Scheduler::label(std::size_t index) const {
   const data::WorkItem& item = items_[index];
@@ -285,14 +346,18 @@ StatusReport Scheduler::status() const {
   for (std::size_t i = 0; i < items_.size(); ++i) {
     const ItemRecord& r = records_[i];
     if (r.state == ItemState::kFailed || r.state == ItemState::kBlocked) {
-      report.jobs_failed.push_back(FailedJob{items_[i].id, label(i), r.last_worker, r.attempts, r.last_reason});
+      report.jobs_failed.push_back(
+          FailedJob{items_[i].id, label(i), worker_name(r.last_worker), r.attempts, reasons_[r.last_reason]});
     }
     if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(label(i));
   }
-  for (const auto& [name, w] : workers_) {
+  for (const WorkerRecord& w : workers_) {
+    if (!w.started) continue;
     report.workers.push_back(
-        WorkerStatus{name, w.busy, w.busy ? label(w.item) : std::string(), w.busy_time, w.succeeded, w.failed});
+        WorkerStatus{w.name, w.busy, w.busy ? label(w.item) : std::string(), w.busy_time, w.succeeded, w.failed});
   }
+  std::sort(report.workers.begin(), report.workers.end(),
+            [](const WorkerStatus& a, const WorkerStatus& b) { return a.name < b.name; });
   return report;
 }
 
@@ -305,7 +370,8 @@ SchedulerSnapshot Scheduler::snapshot() const {
     if (state == ItemState::kReady || state == ItemState::kInFlight) state = ItemState::kWaiting;
     snap.items.push_back(ItemSnapshot{items_[i].id, state, records_[i].attempts, records_[i].cancelled});
   }
-  for (const auto& entry : flights_) snap.in_flight.push_back(entry.second.record);
+  flights_.for_each(
+      [&](AttemptHandle handle, const Flight& flight) { snap.in_flight.push_back(in_flight_record(handle, flight)); });
   std::sort(snap.in_flight.begin(), snap.in_flight.end(),
             [](const InFlight& a, const InFlight& b) { return a.handle < b.handle; });
   snap.next_handle = next_handle_;

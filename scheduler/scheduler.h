@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +17,7 @@
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/flight_table.h"
 #include "scheduler/retry_policy.h"
 #include "scheduler/status_report.h"
 #include "scheduler/work_graph.h"
@@ -102,7 +102,26 @@ class Scheduler : public ClusterListener, private PolicyHost {
   ItemState state(std::size_t index) const { return records_[index].state; }
   const WorkGraph& graph() const { return graph_; }
   // Every finished attempt, in the order they finished.
-  const std::vector<data::Attempt>& attempts() const { return attempts_; }
+  std::vector<data::Attempt> attempts() const;
+  // The same, compactly: item index, worker index and interned failure reason.
+  static constexpr std::uint32_t kNoWorkerRecord = UINT32_MAX;
+  struct AttemptRecord {
+    AttemptHandle handle = 0;
+    std::uint32_t item = 0;
+    std::uint32_t worker = kNoWorkerRecord;
+    int number = 1;
+    data::Outcome outcome = data::Outcome::kSucceeded;
+    int exit_code = 0;
+    std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
+    data::Micros start = 0;
+    data::Micros end = 0;
+    std::optional<data::Micros> work_time;
+  };
+  const std::vector<AttemptRecord>& attempt_records() const { return attempt_log_; }
+  // Workers (submitted to, or named by the cluster) are numbered as first seen; kNoWorkerRecord is none.
+  std::size_t worker_count() const { return workers_.size(); }
+  const std::string& worker_name(std::uint32_t worker) const;
+  data::Attempt attempt(const AttemptRecord& record) const;
   std::size_t in_flight() const { return flights_.size(); }
   StatusReport status() const;
   SchedulerSnapshot snapshot() const;
@@ -118,10 +137,12 @@ class Scheduler : public ClusterListener, private PolicyHost {
     int attempts = 0;
     int cancelled = 0;                 // attempts cancelled, not held against the retry budget
     int waiting_on = 0;                // predecessors not yet succeeded
-    std::string last_worker;
-    std::string last_reason;
+    std::uint32_t last_worker = kNoWorkerRecord;
+    std::uint32_t last_reason = 0;
   };
   struct WorkerRecord {
+    std::string name;
+    bool started = false;              // has started an attempt (shown in the status)
     bool busy = false;
     std::size_t item = 0;              // what it runs, when busy
     data::Micros busy_time = 0;
@@ -129,10 +150,12 @@ class Scheduler : public ClusterListener, private PolicyHost {
     int failed = 0;
   };
   struct Flight {
-    std::size_t item = 0;
+    std::uint32_t item = 0;
     int lane = kNoWorker;
-    InFlight record;
-    WorkerRecord* worker = nullptr;    // set once started (map nodes are stable)
+    int attempt = 1;
+    std::uint32_t worker = kNoWorkerRecord;  // submitted-to worker, then the one that started it
+    data::Micros submitted = 0;
+    std::optional<data::Micros> started;
   };
 
   Clock& clock() override { return clock_; }
@@ -150,7 +173,10 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void settle(std::size_t index, ItemState state);
   void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
-  WorkerRecord& worker(const std::string& name);
+  std::uint32_t worker_named(const std::string& name);
+  std::uint32_t lane_worker(int lane);
+  std::uint32_t reason_named(const std::string& reason);
+  InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   std::string label(std::size_t index) const;
 
   std::vector<data::WorkItem> items_;
@@ -161,9 +187,13 @@ class Scheduler : public ClusterListener, private PolicyHost {
   WorkQueue queue_;
   std::unique_ptr<ConcurrencyPolicy> policy_;
   std::vector<ItemRecord> records_;
-  std::unordered_map<AttemptHandle, Flight> flights_;
-  std::map<std::string, WorkerRecord> workers_;
-  std::vector<data::Attempt> attempts_;
+  FlightTable<Flight> flights_;
+  std::vector<WorkerRecord> workers_;
+  std::unordered_map<std::string, std::uint32_t> worker_index_;
+  std::vector<std::uint32_t> lane_workers_;  // pool lane -> its worker record, once known
+  std::vector<std::string> reasons_{""};     // failure reasons, interned
+  std::unordered_map<std::string, std::uint32_t> reason_index_{{"", 0}};
+  std::vector<AttemptRecord> attempt_log_;
   AttemptObserver observer_;
   AttemptHandle next_handle_ = 1;
   std::size_t settled_ = 0;

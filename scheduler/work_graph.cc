@@ -1,6 +1,8 @@
 #include "scheduler/work_graph.h"
 
 #include <algorithm>
+#include <memory_resource>
+#include <string_view>
 #include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -50,7 +52,9 @@ std::string describe_cycle(const Graph& graph, const std::vector<int>& component
 
 WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string& plan_name)
     : dependents_(items.size()), predecessors_(items.size(), 0) {
-  std::unordered_map<std::string, std::size_t> index_of;
+  // Keys view the items' ids; nodes come from one arena, released together.
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_map<std::string_view, std::size_t> index_of(&arena);
   index_of.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!index_of.emplace(items[i].id, i).second) {

@@ -5,8 +5,18 @@
 namespace millrace::scheduler {
 
 WorkerPoolPolicy::WorkerPoolPolicy(Sizing sizing, const PolicyParams& params)
-    : sizing_(sizing), params_(params), busy_(params.workers, false), alive_(params.workers, false) {
-  name_width_ = std::max<int>(3, static_cast<int>(std::to_string(params.workers - 1).size()));
+    : sizing_(sizing),
+      params_(params),
+      idle_(params.workers),
+      busy_(params.workers, false),
+      alive_(params.workers, false),
+      warm_(params.workers) {
+  std::size_t width = std::max<std::size_t>(3, std::to_string(params.workers - 1).size());
+  names_.reserve(params.workers);
+  for (int w = 0; w < params.workers; ++w) {
+    std::string digits = std::to_string(w);
+    names_.push_back("w" + std::string(width - std::min(width, digits.size()), '0') + digits);
+  }
 }
 
 void WorkerPoolPolicy::attach(PolicyHost& host) {
@@ -23,8 +33,8 @@ void WorkerPoolPolicy::attach(PolicyHost& host) {
 }
 
 int WorkerPoolPolicy::acquire(const data::WorkItem&) {
-  int worker = *idle_.begin();
-  idle_.erase(idle_.begin());
+  int worker = static_cast<int>(idle_.first());
+  idle_.erase(worker);
   warm_.erase(worker);
   busy_[worker] = true;
   alive_[worker] = true;
@@ -39,14 +49,6 @@ void WorkerPoolPolicy::release(const data::WorkItem&, int worker) {
   } else {
     retire(worker);
   }
-}
-
-std::optional<std::string> WorkerPoolPolicy::worker_name(int worker) const {
-  std::string digits = std::to_string(worker);
-  std::string name = "w";
-  name.append(name_width_ - std::min<int>(name_width_, digits.size()), '0');
-  name += digits;
-  return name;
 }
 
 void WorkerPoolPolicy::on_capacity_changed(int slots) {
@@ -64,7 +66,7 @@ void WorkerPoolPolicy::on_progress() {
 }
 
 void WorkerPoolPolicy::on_queue_drained() {
-  while (!warm_.empty()) retire(*warm_.begin());
+  while (!warm_.empty()) retire(static_cast<int>(warm_.first()));
 }
 
 void WorkerPoolPolicy::on_run_finished() {
@@ -81,7 +83,7 @@ void WorkerPoolPolicy::resize(int target) {
     if (!busy_[w]) idle_.insert(w);
   }
   for (int w = target; w < target_; ++w) {
-    if (idle_.erase(w) > 0 && alive_[w]) retire(w);
+    if (idle_.erase(w) && alive_[w]) retire(w);
   }
   bool grew = target > target_;
   target_ = target;
@@ -91,7 +93,7 @@ void WorkerPoolPolicy::resize(int target) {
 void WorkerPoolPolicy::retire(int worker) {
   alive_[worker] = false;
   warm_.erase(worker);
-  host_->retire_worker(*worker_name(worker));
+  host_->retire_worker(names_[worker]);
 }
 
 // Workers needed so the remaining predicted work ends by the deadline, within min..max.

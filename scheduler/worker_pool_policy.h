@@ -7,10 +7,11 @@
 // running (a retry brings a worker back).
 #pragma once
 
-#include <set>
+#include <string>
 #include <vector>
 
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/index_set.h"
 
 namespace millrace::scheduler {
 
@@ -24,7 +25,7 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   bool saturated() const override { return idle_.empty(); }
   int acquire(const data::WorkItem& item) override;
   void release(const data::WorkItem& item, int worker) override;
-  std::optional<std::string> worker_name(int worker) const override;
+  const std::string& worker_name(int worker) const override { return names_[worker]; }
   void on_capacity_changed(int slots) override;
   void on_progress() override;
   void on_queue_drained() override;
@@ -41,13 +42,13 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   PolicyParams params_;
   PolicyHost* host_ = nullptr;
   int target_ = 0;
-  int name_width_ = 3;
   data::Micros started_at_ = 0;
   std::optional<TimerId> scale_up_timer_;
-  std::set<int> idle_;            // idle workers below target_, lowest served first
+  std::vector<std::string> names_;  // w000, w001, ...: zero-padded to the widest index
+  IndexSet idle_;                   // idle workers below target_, lowest served first
   std::vector<bool> busy_;
-  std::vector<bool> alive_;       // acquired at least once since last retired
-  std::set<int> warm_;            // idle and alive: retired when the queue drains
+  std::vector<bool> alive_;         // acquired at least once since last retired
+  IndexSet warm_;                   // idle and alive: retired when the queue drains
 };
 
 }  // namespace millrace::scheduler

@@ -226,6 +226,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     const PlanCase& plan = plans[c.plan];
     SimulationConfig config = spec.base;
     config.record_timeline = false;
+    config.keep_attempt_log = false;
     config.predict_from_durations = false;
     config.seed = replica_seed(spec.seed, plan.name, c.workers, c.order, static_cast<int>(i % replicas));
     const int slots = std::max(1, config.cluster.slots_per_node);

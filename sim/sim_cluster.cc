@@ -73,12 +73,13 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel
 
 void SimCluster::submit(const scheduler::Submission& submission) {
   scheduler::AttemptHandle handle = submission.handle;
-  Attempt& attempt = attempts_[handle];
-  attempt = Attempt{submission.item, submission.worker, Phase::kCreating, -1, 0};
+  Attempt& attempt = attempts_.insert(handle, Attempt{submission.item, -1, Phase::kCreating, -1, 0});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
   if (submission.worker) {
-    auto [it, created] = pods_.try_emplace(*submission.worker);
-    Pod& pod = it->second;
+    attempt.pod = pod_of(submission);
+    Pod& pod = pods_[attempt.pod];
+    bool created = !pod.exists;
+    if (created) pod = Pod{pod.name, true};
     pod.current = handle;
     if (pod.up) {
       attempt.phase = Phase::kStarting;
@@ -92,22 +93,38 @@ void SimCluster::submit(const scheduler::Submission& submission) {
 }
 
 void SimCluster::cancel(scheduler::AttemptHandle handle) {
-  auto found = attempts_.find(handle);
-  if (found == attempts_.end()) return;
-  Attempt& attempt = found->second;
-  engine_.cancel(attempt.next);
-  if (attempt.worker && attempt.phase != Phase::kRunning) {
+  Attempt* attempt = attempts_.find(handle);
+  if (attempt == nullptr) return;
+  engine_.cancel(attempt->next);
+  if (attempt->pod >= 0 && attempt->phase != Phase::kRunning) {
     // A worker pod not up yet is given up with its attempt; a running one stays for the next.
-    retire_worker(*attempt.worker);
+    remove_pod(attempt->pod);
   }
-  attempt.next = engine_.at(engine_.now(), SimEvent{SimEvent::Kind::kFinish, kCancelled, handle});
+  attempt->next = engine_.at(engine_.now(), SimEvent{SimEvent::Kind::kFinish, kCancelled, handle});
+}
+
+// The pod of a submission's worker, found by its lane when it has one (no name hashing per attempt).
+int SimCluster::pod_of(const scheduler::Submission& submission) {
+  auto lane = static_cast<std::size_t>(submission.lane);
+  if (submission.lane >= 0 && lane < lane_pods_.size() && lane_pods_[lane] >= 0) return lane_pods_[lane];
+  auto [it, named] = pod_index_.try_emplace(*submission.worker, static_cast<int>(pods_.size()));
+  if (named) pods_.push_back(Pod{*submission.worker});
+  if (submission.lane >= 0) {
+    if (lane >= lane_pods_.size()) lane_pods_.resize(lane + 1, -1);
+    lane_pods_[lane] = it->second;
+  }
+  return it->second;
 }
 
 void SimCluster::retire_worker(const std::string& worker) {
-  auto found = pods_.find(worker);
-  if (found == pods_.end()) return;
-  int slot = found->second.slot;
-  pods_.erase(found);
+  auto found = pod_index_.find(worker);
+  if (found != pod_index_.end()) remove_pod(found->second);
+}
+
+void SimCluster::remove_pod(int pod) {
+  if (!pods_[pod].exists) return;
+  int slot = pods_[pod].slot;
+  pods_[pod] = Pod{pods_[pod].name};
   if (slot >= 0) free_slot_later(slot);
 }
 
@@ -144,15 +161,15 @@ data::Micros SimCluster::draw_startup() {
 }
 
 void SimCluster::place(scheduler::AttemptHandle handle) {
-  auto found = attempts_.find(handle);
-  if (found == attempts_.end()) return;
+  Attempt* attempt = attempts_.find(handle);
+  if (attempt == nullptr) return;
   int slot = take_free_slot();
   if (slot < 0) {
-    found->second.phase = Phase::kPending;
+    attempt->phase = Phase::kPending;
     waiting_.push_back(handle);
     return;
   }
-  occupy(slot, handle, found->second);
+  occupy(slot, handle, *attempt);
 }
 
 int SimCluster::take_free_slot() {
@@ -168,10 +185,10 @@ void SimCluster::occupy(int slot, scheduler::AttemptHandle handle, Attempt& atte
   Slot& s = slots_[slot];
   s.held = true;
   s.held_since = engine_.now();
-  if (attempt.worker) {
+  if (attempt.pod >= 0) {
     s.job = 0;
-    s.pod = *attempt.worker;
-    pods_[*attempt.worker].slot = slot;
+    s.pod = attempt.pod;
+    pods_[attempt.pod].slot = slot;
   } else {
     s.job = handle;
     attempt.slot = slot;
@@ -182,12 +199,12 @@ void SimCluster::occupy(int slot, scheduler::AttemptHandle handle, Attempt& atte
 }
 
 void SimCluster::start(scheduler::AttemptHandle handle) {
-  auto found = attempts_.find(handle);
-  if (found == attempts_.end()) return;
-  Attempt& attempt = found->second;
+  Attempt* found = attempts_.find(handle);
+  if (found == nullptr) return;
+  Attempt& attempt = *found;
   int slot = attempt.slot;
-  if (attempt.worker) {
-    Pod& pod = pods_[*attempt.worker];
+  if (attempt.pod >= 0) {
+    Pod& pod = pods_[attempt.pod];
     pod.up = true;
     slot = pod.slot;
   }
@@ -200,21 +217,18 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   }
   attempt.next = engine_.at(engine_.now() + duration, SimEvent{SimEvent::Kind::kFinish, ending, handle});
   note(TimelineEntry::Kind::kStarted, handle, slot);
-  scheduler::AttemptEvent event = event_for(handle, slot);
+  scheduler::AttemptEvent event = event_for(handle, *found, slot);
   listener_->on_started(event);
 }
 
 void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
-  auto found = attempts_.find(handle);
-  if (found == attempts_.end()) return;
-  int slot = found->second.worker ? -1 : found->second.slot;
+  Attempt* found = attempts_.find(handle);
+  if (found == nullptr) return;
+  int slot = found->pod >= 0 ? -1 : found->slot;
   int reported = slot;
-  if (found->second.worker) {
-    auto pod = pods_.find(*found->second.worker);
-    if (pod != pods_.end()) reported = pod->second.slot;
-  }
-  scheduler::AttemptEvent event = event_for(handle, reported);
-  attempts_.erase(found);
+  if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
+  scheduler::AttemptEvent event = event_for(handle, *found, reported);
+  attempts_.erase(handle);
   if (slot >= 0) free_slot_later(slot);
   if (ending == kOk) {
     note(TimelineEntry::Kind::kSucceeded, handle, reported);
@@ -237,21 +251,21 @@ void SimCluster::free_slot(int slot) {
   if (!s.held || !s.alive) return;
   s.held = false;
   s.job = 0;
-  s.pod.clear();
+  s.pod = -1;
   released_slot_time_ += engine_.now() - s.held_since;
   note(TimelineEntry::Kind::kSlotFreed, 0, slot);
   free_slots_.push(slot);
   while (!waiting_.empty()) {
     scheduler::AttemptHandle handle = waiting_.front();
-    auto found = attempts_.find(handle);
-    if (found == attempts_.end() || found->second.phase != Phase::kPending) {
+    Attempt* found = attempts_.find(handle);
+    if (found == nullptr || found->phase != Phase::kPending) {
       waiting_.pop_front();
       continue;
     }
     int taken = take_free_slot();
     if (taken < 0) break;
     waiting_.pop_front();
-    occupy(taken, handle, found->second);
+    occupy(taken, handle, *found);
   }
 }
 
@@ -268,10 +282,10 @@ void SimCluster::lose_node(int node) {
     if (s.job != 0) {
       lost.push_back(s.job);
     } else {
-      auto pod = pods_.find(s.pod);
-      if (pod != pods_.end()) {
-        if (pod->second.current != 0 && attempts_.count(pod->second.current)) lost.push_back(pod->second.current);
-        pods_.erase(pod);
+      Pod& pod = pods_[s.pod];
+      if (pod.exists) {
+        if (pod.current != 0 && attempts_.find(pod.current) != nullptr) lost.push_back(pod.current);
+        pod = Pod{pod.name};
       }
     }
   }
@@ -281,24 +295,24 @@ void SimCluster::lose_node(int node) {
 }
 
 void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
-  auto found = attempts_.find(handle);
-  if (found == attempts_.end()) return;
-  engine_.cancel(found->second.next);
-  scheduler::AttemptEvent event = event_for(handle, found->second.slot);
+  Attempt* found = attempts_.find(handle);
+  if (found == nullptr) return;
+  engine_.cancel(found->next);
+  int slot = found->slot;
+  scheduler::AttemptEvent event = event_for(handle, *found, slot);
   event.reason = reason;
   event.exit_code = -1;
-  note(TimelineEntry::Kind::kFailed, handle, found->second.slot);
-  attempts_.erase(found);
+  note(TimelineEntry::Kind::kFailed, handle, slot);
+  attempts_.erase(handle);
   listener_->on_failed(event);
 }
 
-scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle, int slot) const {
+scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle, const Attempt& attempt, int slot) const {
   scheduler::AttemptEvent event;
   event.handle = handle;
   event.at = engine_.now();
-  auto found = attempts_.find(handle);
-  if (found != attempts_.end() && found->second.worker) {
-    event.worker = *found->second.worker;
+  if (attempt.pod >= 0) {
+    event.worker = pods_[attempt.pod].name;
   } else if (slot >= 0) {
     event.worker = slot_names_[slot];
   }

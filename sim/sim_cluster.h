@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scheduler/cluster.h"
+#include "scheduler/flight_table.h"
 #include "sim/duration_model.h"
 #include "sim/sim_event.h"
 
@@ -84,12 +85,14 @@ class SimCluster : public scheduler::Cluster {
   enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2 };
   struct Attempt {
     const data::WorkItem* item = nullptr;
-    std::optional<std::string> worker;
+    int pod = -1;                      // long-lived worker pod running it, -1 for a Job
     Phase phase = Phase::kCreating;
     int slot = -1;                     // jobs: the slot of its pod
     EventId next = 0;                  // its pending event
   };
   struct Pod {
+    std::string name;                  // the worker's name (Submission::worker)
+    bool exists = false;               // created and not retired since
     int slot = -1;
     bool up = false;
     scheduler::AttemptHandle current = 0;
@@ -100,7 +103,7 @@ class SimCluster : public scheduler::Cluster {
     bool held = false;
     data::Micros held_since = 0;
     scheduler::AttemptHandle job = 0;  // the Job attempt holding it, 0 if a worker pod holds it
-    std::string pod;                   // the worker pod holding it
+    int pod = -1;                      // the worker pod holding it
   };
 
   data::Micros api_ready(data::Micros at) const;
@@ -114,8 +117,10 @@ class SimCluster : public scheduler::Cluster {
   void lose_node(int node);
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
-  scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle, int slot) const;
+  scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle, const Attempt& attempt, int slot) const;
   int take_free_slot();
+  int pod_of(const scheduler::Submission& submission);
+  void remove_pod(int pod);
 
   SimEngine& engine_;
   SimClusterConfig config_;
@@ -127,8 +132,10 @@ class SimCluster : public scheduler::Cluster {
   std::vector<std::string> slot_names_;
   std::priority_queue<int, std::vector<int>, std::greater<int>> free_slots_;
   std::deque<scheduler::AttemptHandle> waiting_;  // created pods waiting for a slot
-  std::unordered_map<scheduler::AttemptHandle, Attempt> attempts_;
-  std::unordered_map<std::string, Pod> pods_;
+  scheduler::FlightTable<Attempt> attempts_;
+  std::vector<Pod> pods_;                          // by index, kept for the run (a name keeps its index)
+  std::unordered_map<std::string, int> pod_index_;
+  std::vector<int> lane_pods_;                     // Submission::lane -> pod, once seen
   int alive_slots_ = 0;
   data::Micros released_slot_time_ = 0;
   std::vector<TimelineEntry> timeline_;

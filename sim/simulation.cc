@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unordered_map>
 #include <ostream>
 
 #include "sim/virtual_clock.h"
@@ -23,19 +22,35 @@ struct Dispatch {
   }
 };
 
-Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, std::size_t workers) {
+using AttemptRecord = scheduler::Scheduler::AttemptRecord;
+
+// `on_worker[w]`: worker record w is a named worker (attempts without one do not count).
+Tail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>& on_worker, data::Micros makespan,
+             std::size_t workers) {
   Tail tail;
-  std::vector<data::Micros> starts;
+  auto counts = [&](const AttemptRecord& a) {
+    return a.worker != scheduler::Scheduler::kNoWorkerRecord && on_worker[a.worker];
+  };
+  // Attempts are logged as they end; their starts, laid out in submission (handle) order, are
+  // nearly always sorted already, which spares the sort.
+  scheduler::AttemptHandle last_handle = 0;
+  for (const AttemptRecord& a : attempts) last_handle = std::max(last_handle, a.handle);
+  constexpr data::Micros kNone = -1;
+  std::vector<data::Micros> start_by_handle(last_handle + 1, kNone);
   std::vector<data::Micros> ends;
-  starts.reserve(attempts.size());
   ends.reserve(attempts.size());
-  for (const data::Attempt& a : attempts) {
-    if (a.worker.empty() || a.end <= a.start) continue;
-    starts.push_back(a.start);
+  for (const AttemptRecord& a : attempts) {
+    if (!counts(a) || a.end <= a.start) continue;
+    start_by_handle[a.handle] = a.start;
     ends.push_back(a.end);
   }
+  std::vector<data::Micros> starts;
+  starts.reserve(ends.size());
+  for (data::Micros start : start_by_handle) {
+    if (start != kNone) starts.push_back(start);
+  }
   if (starts.empty() || makespan <= 0) return tail;
-  std::sort(starts.begin(), starts.end());
+  if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
   if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
   // Visits the changes of the number of busy workers in time order, ends before starts.
   auto for_each_step = [&](auto&& step) {
@@ -67,8 +82,8 @@ Tail tail_of(const std::vector<data::Attempt>& attempts, data::Micros makespan, 
   tail.last_alone = makespan - alone_since;
   data::Micros from = makespan - makespan / 10;
   data::Micros busy_late = 0;
-  for (const data::Attempt& a : attempts) {
-    if (!a.worker.empty() && a.end > from) busy_late += a.end - std::max(a.start, from);
+  for (const AttemptRecord& a : attempts) {
+    if (counts(a) && a.end > from) busy_late += a.end - std::max(a.start, from);
   }
   data::Micros window = makespan - from;
   if (window > 0 && workers > 0) {
@@ -90,7 +105,7 @@ std::string duration_text(data::Micros us) {
 
 }  // namespace
 
-SimulationResult simulate(const std::vector<data::WorkItem>& plan, const DurationModel& durations,
+SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel& durations,
                           const SimulationConfig& config) {
   SimEngine engine;
   engine.reserve(plan.size() + 64);
@@ -102,13 +117,12 @@ SimulationResult simulate(const std::vector<data::WorkItem>& plan, const Duratio
   const data::WorkItem* first_item = nullptr;
   DurationModel by_position = [&](const data::WorkItem& item) { return duration_of[&item - first_item]; };
   SimCluster cluster(engine, config.cluster, by_position, rng, config.record_timeline);
-  std::vector<data::WorkItem> items = plan;
-  duration_of.reserve(items.size());
-  for (data::WorkItem& item : items) {
+  duration_of.reserve(plan.size());
+  for (data::WorkItem& item : plan) {
     duration_of.push_back(durations(item));
     if (config.predict_from_durations && item.predicted == 0) item.predicted = duration_of.back();
   }
-  scheduler::Scheduler core(std::move(items), config.scheduler, cluster, clock);
+  scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   first_item = core.items().data();
   Dispatch dispatch{clock, cluster};
   core.start();
@@ -125,31 +139,37 @@ SimulationResult simulate(const std::vector<data::WorkItem>& plan, const Duratio
   result.run_failed = core.run_failed();
   result.stalled = !core.finished();
   result.critical_path = core.graph().critical_path();
-  result.attempt_log = core.attempts();
-  result.attempts = result.attempt_log.size();
-  std::unordered_map<std::string, WorkerUsage> workers;
-  for (const data::Attempt& a : result.attempt_log) {
+  const std::vector<AttemptRecord>& log = core.attempt_records();
+  if (config.keep_attempt_log) result.attempt_log = core.attempts();
+  result.attempts = log.size();
+  std::vector<WorkerUsage> usage(core.worker_count());
+  std::vector<bool> on_worker(core.worker_count(), false);
+  for (std::uint32_t w = 0; w < usage.size(); ++w) {
+    usage[w].name = core.worker_name(w);
+    on_worker[w] = !usage[w].name.empty();
+  }
+  for (const AttemptRecord& a : log) {
     result.makespan = std::max(result.makespan, a.end);
     if (a.outcome != data::Outcome::kSucceeded) ++result.failed_attempts;
-    if (a.worker.empty()) continue;
-    WorkerUsage& w = workers[a.worker];
-    w.name = a.worker;
-    w.busy += a.duration();
+    if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker]) continue;
+    WorkerUsage& w = usage[a.worker];
+    w.busy += a.end - a.start;
     ++w.attempts;
-    result.busy += a.duration();
+    result.busy += a.end - a.start;
   }
-  for (auto& entry : workers) {
-    entry.second.idle = result.makespan - entry.second.busy;
-    result.workers.push_back(entry.second);
+  for (WorkerUsage& w : usage) {
+    if (w.attempts == 0) continue;
+    w.idle = result.makespan - w.busy;
+    result.workers.push_back(std::move(w));
   }
   std::sort(result.workers.begin(), result.workers.end(),
             [](const WorkerUsage& a, const WorkerUsage& b) { return a.name < b.name; });
-  if (result.makespan > 0 && !workers.empty()) {
+  if (result.makespan > 0 && !result.workers.empty()) {
     result.utilisation = static_cast<double>(result.busy) /
-                         (static_cast<double>(result.makespan) * static_cast<double>(workers.size()));
+                         (static_cast<double>(result.makespan) * static_cast<double>(result.workers.size()));
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
-  result.tail = tail_of(result.attempt_log, result.makespan, workers.size());
+  result.tail = tail_of(log, on_worker, result.makespan, result.workers.size());
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }

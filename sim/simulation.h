@@ -26,6 +26,8 @@ struct SimulationConfig {
   // Items without a prediction are predicted by the duration model itself (an oracle: what LPT
   // order would do knowing the recorded durations).
   bool predict_from_durations = false;
+  // Fills SimulationResult::attempt_log; sweeps that only need the summary turn it off.
+  bool keep_attempt_log = true;
 };
 
 struct WorkerUsage {
@@ -61,12 +63,13 @@ struct SimulationResult {
   std::uint64_t events = 0;            // engine events handled
   Tail tail;
   std::vector<WorkerUsage> workers;    // by name
-  std::vector<data::Attempt> attempt_log;  // every attempt, in the order they finished
+  std::vector<data::Attempt> attempt_log;  // every attempt, in the order they finished (if kept)
   std::vector<TimelineEntry> timeline;
   scheduler::StatusReport status;      // final status
 };
 
-SimulationResult simulate(const std::vector<data::WorkItem>& plan, const DurationModel& durations,
+// Takes the plan by value: a caller done with it moves it in.
+SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel& durations,
                           const SimulationConfig& config);
 
 nlohmann::json to_json(const SimulationResult& result, bool with_timeline);
