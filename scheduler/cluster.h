@@ -31,7 +31,8 @@ struct Submission {
 struct AttemptEvent {
   AttemptHandle handle = 0;
   data::Micros at = 0;                 // clock time of the event
-  std::string worker;                  // pod / process / slot that ran it (started events)
+  std::string worker;                  // started events: the pod / process / slot that runs it;
+                                       // empty when it is the submitted worker (Submission::worker)
   int exit_code = 0;
   std::string reason;                  // failure reason: "exit", "timeout", "node-lost", ...
   std::optional<data::Micros> work_time;  // per-unit work part of the duration, when reported

@@ -217,7 +217,8 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   }
   attempt.next = engine_.at(engine_.now() + duration, SimEvent{SimEvent::Kind::kFinish, ending, handle});
   note(TimelineEntry::Kind::kStarted, handle, slot);
-  scheduler::AttemptEvent event = event_for(handle, *found, slot);
+  scheduler::AttemptEvent event = event_for(handle);
+  if (attempt.pod < 0 && slot >= 0) event.worker = slot_names_[slot];  // a pod worker is the one submitted to
   listener_->on_started(event);
 }
 
@@ -227,7 +228,7 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   int slot = found->pod >= 0 ? -1 : found->slot;
   int reported = slot;
   if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
-  scheduler::AttemptEvent event = event_for(handle, *found, reported);
+  scheduler::AttemptEvent event = event_for(handle);
   attempts_.erase(handle);
   if (slot >= 0) free_slot_later(slot);
   if (ending == kOk) {
@@ -299,7 +300,7 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
   if (found == nullptr) return;
   engine_.cancel(found->next);
   int slot = found->slot;
-  scheduler::AttemptEvent event = event_for(handle, *found, slot);
+  scheduler::AttemptEvent event = event_for(handle);
   event.reason = reason;
   event.exit_code = -1;
   note(TimelineEntry::Kind::kFailed, handle, slot);
@@ -307,15 +308,10 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
   listener_->on_failed(event);
 }
 
-scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle, const Attempt& attempt, int slot) const {
+scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle) const {
   scheduler::AttemptEvent event;
   event.handle = handle;
   event.at = engine_.now();
-  if (attempt.pod >= 0) {
-    event.worker = pods_[attempt.pod].name;
-  } else if (slot >= 0) {
-    event.worker = slot_names_[slot];
-  }
   return event;
 }
 

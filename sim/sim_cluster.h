@@ -117,7 +117,7 @@ class SimCluster : public scheduler::Cluster {
   void lose_node(int node);
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
-  scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle, const Attempt& attempt, int slot) const;
+  scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
   int take_free_slot();
   int pod_of(const scheduler::Submission& submission);
   void remove_pod(int pod);
