@@ -171,6 +171,20 @@ TEST_F(FakeApiServerFailingPods, CancelDeletesTheJobAndReportsCancelledOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
+TEST_F(FakeApiServerFailingPods, ForbiddenDeleteStaysShownWhileLaterCreatesSucceed) {
+  KubernetesClusterOptions options;
+  options.keep_succeeded = 0;
+  auto cluster = make_cluster(options);
+  server_.inject_errors(1, 403, 0, "DELETE");
+  cluster->submit(submission(0));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api_reachable; }));
+  cluster->submit(submission(2));  // runs for 10 s: no delete of its Job clears the problem
+  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started", 21) == 1; }));
+  for (int i = 0; i < 5; ++i) cluster->poll(5 * data::kMicrosPerMilli);
+  EXPECT_FALSE(cluster->status().api_reachable);
+  EXPECT_NE(cluster->status().api_problem.find("HTTP 403 Forbidden"), std::string::npos) << cluster->status().api_problem;
+}
+
 TEST_F(FakeApiServerFailingPods, PodPendingTooLongIsShownAsUnschedulable) {
   KubernetesClusterOptions options;
   options.unschedulable_after = 50 * data::kMicrosPerMilli;
