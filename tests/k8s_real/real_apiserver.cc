@@ -104,11 +104,15 @@ void RealApiServer::grant_to_millrace(const std::string& namespace_name, json ro
 }
 
 void RealApiServer::compact_etcd(const std::string& namespace_name) const {
+  // A watch from resourceVersion R starts at etcd revision R + 1, so the compaction has to pass
+  // R + 1 for every R seen before this call: two writes, compacted at the second.
   std::string path = "/api/v1/namespaces/" + namespace_name + "/configmaps";
-  std::string name = "compaction-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  json written = admin_.call("POST", path,
-                             json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}});
-  std::string revision = written["metadata"]["resourceVersion"];
+  std::string revision;
+  for (int i = 0; i < 2; ++i) {
+    json written = admin_.call("POST", path, json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                                                  {"metadata", {{"generateName", "compaction-"}}}});
+    revision = written["metadata"]["resourceVersion"];
+  }
   std::string command = "ETCDCTL_API=3 etcdctl --endpoints " + read_file(state_dir_ + "/etcd.endpoint") +
                         " compact " + revision + " >/dev/null";
   if (std::system(command.c_str()) != 0) throw data::Error(command, "etcd compaction failed");

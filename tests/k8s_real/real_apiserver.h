@@ -37,7 +37,7 @@ class RealApiServer {
   // Binds `role` (a rbac.authorization.k8s.io/v1 Role object) to the user `millrace`.
   void grant_to_millrace(const std::string& namespace_name, nlohmann::json role) const;
 
-  // Writes an object (bumping etcd's revision) and compacts etcd at that revision: every
+  // Writes two objects (bumping etcd's revision) and compacts etcd at the second one: every
   // watch that starts afterwards from an older resourceVersion gets 410 Gone in its stream.
   void compact_etcd(const std::string& namespace_name) const;
 
