@@ -41,7 +41,8 @@ std::vector<data::WorkItem> ranges() {
   std::vector<data::WorkItem> items;
   for (int i = 0; i < kRanges; ++i) {
     data::WorkItem item;
-    item.id = "r" + std::to_string(i);
+    item.id = "r";
+    item.id += std::to_string(i);
     item.range = data::Range{i * 1000, 1000};
     items.push_back(item);
   }
@@ -210,6 +211,73 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   std::string why;
   for (int i = 0; i < 600 && !settled(why); ++i) cluster.poll(100 * data::kMicrosPerMilli);
   EXPECT_TRUE(settled(why)) << why;
+
+  server_.delete_namespace(ns);
+}
+
+// DELETE answers a Status when the Job is gone at once (what the run above meets), or the Job
+// itself, deletionTimestamp set, while a finalizer still holds it. Here the template gives every
+// Job a finalizer of the test's own, so each of the adapter's history deletes gets the second
+// answer: the adapter takes it as done (no trouble shown), reports nothing more for the attempt
+// when the Job is finally gone, and the pods still go with it (Background).
+TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinalizerIsTakenAsDone) {
+  const std::string ns = server_.create_namespace("finalizer", {{"pending_ms", 20}, {"run_ms", 60}});
+  const std::string jobs = "/apis/batch/v1/namespaces/" + ns + "/jobs";
+  const std::string pods = "/api/v1/namespaces/" + ns + "/pods";
+  json manifest = json::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"finalizers": ["test.millrace.io/hold"]},
+    "spec": {"template": {"spec": {"automountServiceAccountToken": false,
+      "containers": [{"name": "worker", "image": "catchup:1", "args": ["{first}", "{count}"]}]}}}})");
+  cluster_adapter::KubernetesClusterOptions options;
+  options.run = "e2e";
+  options.max_concurrency = 2;
+  options.keep_succeeded = 0;
+  options.backoff = cluster_adapter::fast_backoff();
+  cluster_adapter::SteadyTestClock clock;
+  cluster_adapter::RecordingListener listener;
+  KubernetesCluster cluster(KubeClient(server_.config("admin", ns), cluster_adapter::fast_backoff()),
+                            cluster_adapter::JobTemplate::parse(manifest.dump(), "finalizer test template"), options,
+                            clock);
+  cluster.set_listener(&listener);
+  std::vector<data::WorkItem> items = ranges();
+  items.resize(4);
+  for (int i = 0; i < 4; ++i) cluster.submit({static_cast<scheduler::AttemptHandle>(i + 1), &items[i], 1, std::nullopt});
+
+  auto all_held = [&] {
+    const json job_list = list(jobs);
+    int held = 0;
+    for (const json& job : job_list["items"]) held += job["metadata"].contains("deletionTimestamp");
+    return listener.count("succeeded") == 4 && held == 4;
+  };
+  for (int i = 0; i < 1500 && !all_held(); ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  ASSERT_TRUE(all_held()) << listener.count("succeeded") << " succeeded; " << list(jobs).dump();
+  for (int i = 0; i < 10; ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
+
+  const json held = list(jobs);
+  for (const json& job : held["items"]) {
+    const std::string path = jobs + "/" + job["metadata"]["name"].get<std::string>();
+    for (bool released = false; !released;) {
+      json current = server_.admin().call("GET", path);
+      current["metadata"].erase("finalizers");
+      try {
+        server_.admin().call("PUT", path, current);
+        released = true;
+      } catch (const cluster_adapter::KubeApiError& error) {
+        if (error.status() != 409) throw;  // the Job controller wrote it meanwhile: read again
+      }
+    }
+  }
+  auto all_gone = [&] { return list(jobs)["items"].empty() && list(pods)["items"].empty(); };
+  for (int i = 0; i < 1500 && !all_gone(); ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  EXPECT_TRUE(all_gone()) << list(pods).dump();
+  for (int i = 0; i < 10; ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  for (scheduler::AttemptHandle handle = 1; handle <= 4; ++handle) {
+    EXPECT_EQ(listener.count("started", handle), 1) << handle;
+    EXPECT_EQ(listener.count("succeeded", handle), 1) << handle;
+  }
+  EXPECT_EQ(listener.count("failed"), 0);
+  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
 
   server_.delete_namespace(ns);
 }
