@@ -1,11 +1,12 @@
 // The Kubernetes adapter's job-per-item end-to-end run against a real kube-apiserver v1.20
 // (RealApiServer fixture: etcd, the real Job and garbage-collector controllers, the project's
-// fake kubelet): the scheduler core drives 200 ranges through KubernetesCluster with at most 8
-// in flight while 5% of the first attempts' pods fail, and midway the Jobs' watch is made to
-// restart from a resourceVersion etcd has compacted away, so the server answers it with 410
-// inside the stream. Checked: every range succeeds exactly once in the trace store, the API
-// server never holds more than 8 unfinished Jobs of the run (from its own watch stream), the
-// history limits hold and no pod is left orphaned.
+// fake kubelet): the scheduler core drives 200 ranges through KubernetesCluster, connected as the
+// user millrace (a kubeconfig with the fixture's CA and a bearer token; exactly the documented
+// Role), with at most 8 in flight while 5% of the first attempts' pods fail; midway the Jobs'
+// watch is made to restart from a resourceVersion etcd has compacted away, so the server answers
+// it with 410 inside the stream. Checked: every range succeeds exactly once in the trace store,
+// the API server never holds more than 8 unfinished Jobs of the run (from its own watch stream),
+// the history limits hold and no pod is left orphaned.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,6 +79,13 @@ class RealApiServerJobPerItem : public ::testing::Test {
  protected:
   RealApiServerJobPerItem() : server_(MILLRACE_K8S_STATE_DIR) {}
 
+  // The adapter's client: the user millrace's kubeconfig (the fixture's CA and a bearer token),
+  // with exactly the documented Role in `ns`.
+  KubeClient millrace_client(const std::string& ns) const {
+    server_.grant_to_millrace(ns, documented_role());
+    return KubeClient(server_.config("millrace", ns), cluster_adapter::fast_backoff());
+  }
+
   // The run's Jobs and pods as the API server lists them now.
   json list(const std::string& collection) const {
     return server_.admin().call("GET", collection + "?labelSelector=" +
@@ -113,8 +121,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   options.watch_timeout_seconds = 2;  // streams end often, so the 410 is met soon after compaction
   options.backoff = cluster_adapter::fast_backoff();
   cluster_adapter::SteadyTestClock clock;
-  KubernetesCluster cluster(KubeClient(server_.config("admin", ns), cluster_adapter::fast_backoff()),
-                            worker_template(), options, clock);
+  KubernetesCluster cluster(millrace_client(ns), worker_template(), options, clock);
 
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.policy = "job-per-item";
@@ -235,13 +242,15 @@ TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinal
   options.backoff = cluster_adapter::fast_backoff();
   cluster_adapter::SteadyTestClock clock;
   cluster_adapter::RecordingListener listener;
-  KubernetesCluster cluster(KubeClient(server_.config("admin", ns), cluster_adapter::fast_backoff()),
+  KubernetesCluster cluster(millrace_client(ns),
                             cluster_adapter::JobTemplate::parse(manifest.dump(), "finalizer test template"), options,
                             clock);
   cluster.set_listener(&listener);
   std::vector<data::WorkItem> items = ranges();
   items.resize(4);
-  for (int i = 0; i < 4; ++i) cluster.submit({static_cast<scheduler::AttemptHandle>(i + 1), &items[i], 1, std::nullopt});
+  for (int i = 0; i < 4; ++i) {
+    cluster.submit({static_cast<scheduler::AttemptHandle>(i + 1), &items[i], 1, std::nullopt});
+  }
 
   auto all_held = [&] {
     const json job_list = list(jobs);

@@ -10,11 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "cluster_adapter/job_template.h"
 #include "cluster_adapter/kubernetes_cluster.h"
-#include "data/error.h"
 #include "scheduler/scheduler.h"
 #include "tests/cluster_adapter/k8s_test_support.h"
 #include "tests/k8s_real/real_apiserver.h"
@@ -25,24 +22,6 @@ namespace {
 using cluster_adapter::KubeClient;
 using cluster_adapter::KubernetesCluster;
 using nlohmann::json;
-
-// The Role of deploy/rbac.yaml, the one README.md's "Run on Kubernetes" section shows
-// (tests/cluster_adapter/deploy_manifests_test.cc keeps the two equal).
-json documented_role() {
-  const std::string path = std::string(MILLRACE_SOURCE_DIR) + "/deploy/rbac.yaml";
-  for (const YAML::Node& document : YAML::LoadAllFromFile(path)) {
-    if (document["kind"].as<std::string>() != "Role") continue;
-    json rules = json::array();
-    for (const YAML::Node& rule : document["rules"]) {
-      rules.push_back({{"apiGroups", rule["apiGroups"].as<std::vector<std::string>>()},
-                       {"resources", rule["resources"].as<std::vector<std::string>>()},
-                       {"verbs", rule["verbs"].as<std::vector<std::string>>()}});
-    }
-    return {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
-            {"metadata", {{"name", document["metadata"]["name"].as<std::string>()}}}, {"rules", rules}};
-  }
-  throw data::Error(path, "no Role in it");
-}
 
 struct MissingVerb {
   std::string resource;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "cluster_adapter/job_view.h"
 #include "data/error.h"
 
@@ -42,6 +44,22 @@ void wait_until(const std::string& what, Attempt attempt) {
 }
 
 }  // namespace
+
+json documented_role() {
+  const std::string path = std::string(MILLRACE_SOURCE_DIR) + "/deploy/rbac.yaml";
+  for (const YAML::Node& document : YAML::LoadAllFromFile(path)) {
+    if (document["kind"].as<std::string>() != "Role") continue;
+    json rules = json::array();
+    for (const YAML::Node& rule : document["rules"]) {
+      rules.push_back({{"apiGroups", rule["apiGroups"].as<std::vector<std::string>>()},
+                       {"resources", rule["resources"].as<std::vector<std::string>>()},
+                       {"verbs", rule["verbs"].as<std::vector<std::string>>()}});
+    }
+    return {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
+            {"metadata", {{"name", document["metadata"]["name"].as<std::string>()}}}, {"rules", rules}};
+  }
+  throw data::Error(path, "no Role in it");
+}
 
 RealApiServer::RealApiServer(std::string state_dir)
     : state_dir_(std::move(state_dir)),
@@ -101,6 +119,24 @@ void RealApiServer::grant_to_millrace(const std::string& namespace_name, json ro
                    {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", role_name}}},
                    {"subjects", json::array({{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"},
                                               {"name", "millrace"}}})}});
+  // The authorizer learns of the binding from its informers a moment later: wait until it
+  // grants every verb of the Role, so the test's first request is not refused.
+  for (const json& rule : role["rules"]) {
+    for (const json& resource : rule["resources"]) {
+      for (const json& verb : rule["verbs"]) {
+        json review = {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"},
+                       {"spec", {{"user", "millrace"},
+                                 {"resourceAttributes", {{"namespace", namespace_name},
+                                                         {"group", rule["apiGroups"][0]},
+                                                         {"resource", resource},
+                                                         {"verb", verb}}}}}};
+        wait_until("user millrace allowed to " + verb.get<std::string>() + " " + resource.get<std::string>(), [&] {
+          json answer = admin_.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review);
+          return answer["status"].value("allowed", false);
+        });
+      }
+    }
+  }
 }
 
 void RealApiServer::compact_etcd(const std::string& namespace_name) const {
