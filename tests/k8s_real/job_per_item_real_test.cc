@@ -20,6 +20,9 @@
 #include "cluster_adapter/job_template.h"
 #include "cluster_adapter/job_view.h"
 #include "cluster_adapter/kubernetes_cluster.h"
+#include "cluster_adapter/real_run_loop.h"
+#include "cluster_adapter/run_recorder.h"
+#include "cluster_adapter/wall_clock.h"
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
 #include "tests/cluster_adapter/k8s_test_support.h"
@@ -110,6 +113,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   run.source = data::RunSource::kReal;
   run.policy = "job-per-item";
   const std::int64_t run_id = store.add_run(run, items, {});
+  cluster_adapter::RunRecorder recorder(store, run_id, items, {});
 
   JobCensus census(server_.admin(), ns, std::string(cluster_adapter::kRunLabel) + "=e2e");
 
@@ -120,7 +124,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   options.keep_failed = kKeepFailed;
   options.watch_timeout_seconds = 2;  // streams end often, so the 410 is met soon after compaction
   options.backoff = cluster_adapter::fast_backoff();
-  cluster_adapter::SteadyTestClock clock;
+  cluster_adapter::WallClock clock;
   KubernetesCluster cluster(millrace_client(ns), worker_template(), options, clock);
 
   scheduler::SchedulerOptions scheduler_options;
@@ -130,8 +134,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   scheduler::Scheduler scheduler(items, scheduler_options, cluster, clock);
   int succeeded = 0;
   scheduler.set_observer([&](scheduler::AttemptHandle, const data::Attempt& attempt) {
-    if (attempt.outcome == data::Outcome::kRunning) return;
-    store.add_attempts(run_id, {attempt});
+    recorder.observe(attempt);
     succeeded += attempt.outcome == data::Outcome::kSucceeded;
   });
 
@@ -142,10 +145,11 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   auto quiet_since = std::chrono::steady_clock::now();
   int lists_before_compaction = 0;
 
+  // The event loop of `millrace run`, with the stages above stepped after each turn.
   scheduler.start();
-  auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(8);
-  while (!scheduler.finished() && std::chrono::steady_clock::now() < guard) {
-    cluster.poll(20 * data::kMicrosPerMilli);
+  const auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(8);  // a hang guard
+  cluster_adapter::RealRunLoop loop(clock, cluster, 20 * data::kMicrosPerMilli);
+  loop.run_until([&] { return scheduler.finished() || std::chrono::steady_clock::now() > guard; }, [&] {
     auto now = std::chrono::steady_clock::now();
     if (stage == Stage::kRunning && succeeded >= kRanges / 3) {
       server_.set_kubelet_rule(ns, kubelet_rule(failing, true));
@@ -163,7 +167,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
       server_.set_kubelet_rule(ns, kubelet_rule(failing, false));
       stage = Stage::kReleased;
     }
-  }
+  });
   ASSERT_TRUE(scheduler.finished()) << "run not finished: " << succeeded << " succeeded, stage "
                                     << static_cast<int>(stage) << ", API problem: " << cluster.status().api_problem;
   EXPECT_FALSE(scheduler.run_failed());
@@ -220,6 +224,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   EXPECT_TRUE(settled(why)) << why;
 
   server_.delete_namespace(ns);
+  std::filesystem::remove(db);
 }
 
 // DELETE answers a Status when the Job is gone at once (what the run above meets), or the Job
