@@ -103,15 +103,18 @@ bool KubernetesCluster::flush(data::Micros max_wait) {
 }
 
 void KubernetesCluster::perform(const Request& request, std::stop_token stop) {
-  auto on_retry = [this](const KubeApiError& error, data::Micros) { trouble("requests", error.what()); };
+  // Creates and deletes are separate sources of trouble: a forbidden delete stays shown (it is
+  // not retried) until a later delete goes through, whatever the creates meanwhile do.
+  const std::string source = request.create ? "create jobs" : "delete jobs";
+  auto on_retry = [this, &source](const KubeApiError& error, data::Micros) { trouble(source, error.what()); };
   if (request.create) {
     try {
       client_.call("POST", jobs_path(), request.body, stop, on_retry);
-      trouble("requests", "");
+      trouble(source, "");
       push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
     } catch (const KubeApiError& error) {
       if (error.reason() == "Stopped") throw;
-      trouble("requests", "");
+      trouble(source, "");
       if (error.status() == 409 && error.reason() == "AlreadyExists") {
         // The same deterministic name: an earlier try of this very create got through.
         push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
@@ -126,10 +129,10 @@ void KubernetesCluster::perform(const Request& request, std::stop_token stop) {
     // Either answer is fine: a Status (deleted) or the Job itself, still there with a
     // finalizer until its pods are gone; the watch then reports it DELETED.
     client_.call("DELETE", jobs_path() + "/" + request.name + "?propagationPolicy=Background", options, stop, on_retry);
-    trouble("requests", "");
+    trouble(source, "");
   } catch (const KubeApiError& error) {
     if (error.reason() == "Stopped") throw;
-    trouble("requests", error.status() == 404 ? "" : error.what());
+    trouble(source, error.status() == 404 ? "" : error.what());
   }
 }
 

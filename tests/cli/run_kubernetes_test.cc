@@ -33,7 +33,7 @@ cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
           1 * data::kMicrosPerMilli};
 }
 
-class RunKubernetesTest : public cli_test::CliRunTest {
+class FakeApiServerRunKubernetes : public cli_test::CliRunTest {
  protected:
   std::string kubeconfig_for(const FakeApiServer& server) {
     std::string path = (dir / "kubeconfig").string();
@@ -59,7 +59,7 @@ class RunKubernetesTest : public cli_test::CliRunTest {
   }
 };
 
-TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
+TEST_F(FakeApiServerRunKubernetes, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
   FakeApiServer server(pods_running(20));
   CliResult result = run(run_args(server, 12, 3));
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -87,7 +87,7 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
   }
 }
 
-TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
+TEST_F(FakeApiServerRunKubernetes, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
   FakeApiServer server(pods_running(300));
   pid_t pid = start(run_args(server, 8, 4));
   for (int i = 0; i < 3000 && (successes().size() < 2 || server.record().jobs_created < 6); ++i) usleep(10'000);
@@ -107,7 +107,7 @@ TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithou
   EXPECT_EQ(server.record().create_conflicts, 0);
 }
 
-TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
+TEST_F(FakeApiServerRunKubernetes, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
   FakeApiServer server(pods_running(60'000));
   pid_t pid = start(run_args(server, 5, 2));
   for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
@@ -123,7 +123,7 @@ TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCanc
   EXPECT_EQ(server.record().deletes_without_policy, 0);
 }
 
-TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
+TEST_F(FakeApiServerRunKubernetes, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
   FakeApiServer server(pods_running(100));
   std::vector<std::string> args = run_args(server, 10, 2);
   args.insert(args.end(), {"--api-patience", "1"});
@@ -153,7 +153,7 @@ TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKept
   EXPECT_EQ(server.record().jobs_created, 10);
 }
 
-TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
+TEST_F(FakeApiServerRunKubernetes, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
   std::vector<data::Attempt> kept;
   {
     FakeApiServer server(pods_running(1000));
@@ -171,7 +171,7 @@ TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas)
   EXPECT_EQ(data::TraceStore::open(store).attempts(1).size(), kept.size());
 }
 
-TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
+TEST_F(FakeApiServerRunKubernetes, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   CliResult result = run({"run", "--cluster", "slurm", "--store", store, "--span", "0:99", "--partitioner", "uniform",
                           "--ranges", "2", "--command", "true"});
   EXPECT_EQ(result.exit_code, 1);
@@ -181,7 +181,7 @@ TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
-TEST_F(RunKubernetesTest, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
+TEST_F(FakeApiServerRunKubernetes, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
   FakeApiServer server;
   std::vector<std::string> args = run_args(server, 2, 1);
   args.erase(args.begin() + 7, args.begin() + 9);  // --job-template FILE

@@ -21,7 +21,7 @@ struct CommandResult {
   std::string output;
 };
 
-class KubectlAgainstTestServer : public ::testing::Test {
+class FakeApiServerKubectl : public ::testing::Test {
  protected:
   void SetUp() override {
     folder_ = fs::temp_directory_path() / ("millrace-kubectl-" + std::to_string(::getpid()) + "-" +
@@ -58,7 +58,7 @@ class KubectlAgainstTestServer : public ::testing::Test {
   fs::path folder_;
 };
 
-TEST_F(KubectlAgainstTestServer, CreateFromJsonFileMakesTheJob) {
+TEST_F(FakeApiServerKubectl, CreateFromJsonFileMakesTheJob) {
   write_job("hello");
   CommandResult r = kubectl("create -f " + (folder_ / "job.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -66,7 +66,7 @@ TEST_F(KubectlAgainstTestServer, CreateFromJsonFileMakesTheJob) {
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 
-TEST_F(KubectlAgainstTestServer, CreatingAnExistingJobReportsAlreadyExists) {
+TEST_F(FakeApiServerKubectl, CreatingAnExistingJobReportsAlreadyExists) {
   write_job("twice");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("create -f " + (folder_ / "job.json").string());
@@ -74,7 +74,7 @@ TEST_F(KubectlAgainstTestServer, CreatingAnExistingJobReportsAlreadyExists) {
   EXPECT_NE(r.output.find("AlreadyExists"), std::string::npos) << r.output;
 }
 
-TEST_F(KubectlAgainstTestServer, GetJobsAsJsonListsThemWithStatus) {
+TEST_F(FakeApiServerKubectl, GetJobsAsJsonListsThemWithStatus) {
   write_job("listed");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("get jobs -l app=millrace -o json");
@@ -85,13 +85,13 @@ TEST_F(KubectlAgainstTestServer, GetJobsAsJsonListsThemWithStatus) {
   EXPECT_EQ(list["items"][0]["spec"]["backoffLimit"], 0);
 }
 
-TEST_F(KubectlAgainstTestServer, GetMissingJobFailsWithNotFound) {
+TEST_F(FakeApiServerKubectl, GetMissingJobFailsWithNotFound) {
   CommandResult r = kubectl("get job nowhere -o json");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("NotFound"), std::string::npos) << r.output;
 }
 
-TEST_F(KubectlAgainstTestServer, DeleteJobRemovesItWithBackgroundPropagation) {
+TEST_F(FakeApiServerKubectl, DeleteJobRemovesItWithBackgroundPropagation) {
   write_job("doomed");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("delete job doomed");

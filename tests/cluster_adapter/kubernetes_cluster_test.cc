@@ -24,9 +24,10 @@ data::WorkItem range_item(int i) {
   return item;
 }
 
-class KubernetesClusterTest : public ::testing::Test {
+class FakeApiServerKubernetesCluster : public ::testing::Test {
  protected:
-  explicit KubernetesClusterTest(FakeApiServerOptions server_options = {}) : server_(std::move(server_options)) {
+  explicit FakeApiServerKubernetesCluster(FakeApiServerOptions server_options = {})
+      : server_(std::move(server_options)) {
     for (int i = 0; i < 20; ++i) items_.push_back(range_item(i));
   }
 
@@ -49,7 +50,7 @@ class KubernetesClusterTest : public ::testing::Test {
   std::vector<data::WorkItem> items_;
 };
 
-TEST_F(KubernetesClusterTest, SucceededJobReportsStartedThenSucceededOnce) {
+TEST_F(FakeApiServerKubernetesCluster, SucceededJobReportsStartedThenSucceededOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -62,7 +63,7 @@ TEST_F(KubernetesClusterTest, SucceededJobReportsStartedThenSucceededOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(KubernetesClusterTest, CreatedJobCarriesTheItemsParameters) {
+TEST_F(FakeApiServerKubernetesCluster, CreatedJobCarriesTheItemsParameters) {
   auto cluster = make_cluster();
   cluster->submit(submission(3, 2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !server_.objects("jobs").empty(); }));
@@ -74,7 +75,7 @@ TEST_F(KubernetesClusterTest, CreatedJobCarriesTheItemsParameters) {
   EXPECT_EQ(args, json({"--range", "300", "100", "--end=400", "r3/2"}));
 }
 
-TEST_F(KubernetesClusterTest, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
+TEST_F(FakeApiServerKubernetesCluster, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
   auto first = make_cluster();
   first->submit(submission(0));
   ASSERT_TRUE(poll_until(*first, [&] { return server_.record().jobs_created == 1; }));
@@ -88,7 +89,7 @@ TEST_F(KubernetesClusterTest, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(KubernetesClusterTest, CreateRetriedAfterServerErrorsSucceedsOnce) {
+TEST_F(FakeApiServerKubernetesCluster, CreateRetriedAfterServerErrorsSucceedsOnce) {
   server_.inject_errors(3, 500);
   auto cluster = make_cluster();
   cluster->submit(submission(1));
@@ -97,7 +98,7 @@ TEST_F(KubernetesClusterTest, CreateRetriedAfterServerErrorsSucceedsOnce) {
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(KubernetesClusterTest, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
+TEST_F(FakeApiServerKubernetesCluster, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
   KubernetesClusterOptions options;
   options.max_concurrency = 3;
   auto cluster = make_cluster(options);
@@ -111,7 +112,7 @@ TEST_F(KubernetesClusterTest, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) 
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(KubernetesClusterTest, MaxPerTypeLimitsThatTypeOnly) {
+TEST_F(FakeApiServerKubernetesCluster, MaxPerTypeLimitsThatTypeOnly) {
   KubernetesClusterOptions options;
   options.max_per_type = {{"verify", 1}};
   auto cluster = make_cluster(options);
@@ -124,10 +125,10 @@ TEST_F(KubernetesClusterTest, MaxPerTypeLimitsThatTypeOnly) {
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 8; }));
 }
 
-class FailingPodsTest : public KubernetesClusterTest {
+class FakeApiServerFailingPods : public FakeApiServerKubernetesCluster {
  protected:
-  FailingPodsTest()
-      : KubernetesClusterTest({[](const json& job) {
+  FakeApiServerFailingPods()
+      : FakeApiServerKubernetesCluster({[](const json& job) {
           std::string item = job["metadata"]["labels"]["millrace.io/item"];
           PodPlan plan;
           if (item == "r1") plan.exit_code = 3;
@@ -137,7 +138,7 @@ class FailingPodsTest : public KubernetesClusterTest {
         }, 2 * data::kMicrosPerMilli}) {}
 };
 
-TEST_F(FailingPodsTest, FailedJobReportsTheExitCodeOnce) {
+TEST_F(FakeApiServerFailingPods, FailedJobReportsTheExitCodeOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(1));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
@@ -149,7 +150,7 @@ TEST_F(FailingPodsTest, FailedJobReportsTheExitCodeOnce) {
   EXPECT_EQ(failed.reason, "exit");
 }
 
-TEST_F(FailingPodsTest, DeadlineExceededIsReportedAsTimeout) {
+TEST_F(FakeApiServerFailingPods, DeadlineExceededIsReportedAsTimeout) {
   KubernetesClusterOptions options;
   options.active_deadline_seconds = 1;
   auto cluster = make_cluster(options);
@@ -158,7 +159,7 @@ TEST_F(FailingPodsTest, DeadlineExceededIsReportedAsTimeout) {
   EXPECT_EQ(listener_.events.back().event.reason, "timeout");
 }
 
-TEST_F(FailingPodsTest, CancelDeletesTheJobAndReportsCancelledOnce) {
+TEST_F(FakeApiServerFailingPods, CancelDeletesTheJobAndReportsCancelledOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started") == 1; }));
@@ -170,7 +171,21 @@ TEST_F(FailingPodsTest, CancelDeletesTheJobAndReportsCancelledOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
+TEST_F(FakeApiServerFailingPods, ForbiddenDeleteStaysShownWhileLaterCreatesSucceed) {
+  KubernetesClusterOptions options;
+  options.keep_succeeded = 0;
+  auto cluster = make_cluster(options);
+  server_.inject_errors(1, 403, 0, "DELETE");
+  cluster->submit(submission(0));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api_reachable; }));
+  cluster->submit(submission(2));  // runs for 10 s: no delete of its Job clears the problem
+  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started", 21) == 1; }));
+  for (int i = 0; i < 5; ++i) cluster->poll(5 * data::kMicrosPerMilli);
+  EXPECT_FALSE(cluster->status().api_reachable);
+  EXPECT_NE(cluster->status().api_problem.find("HTTP 403 Forbidden"), std::string::npos) << cluster->status().api_problem;
+}
+
+TEST_F(FakeApiServerFailingPods, PodPendingTooLongIsShownAsUnschedulable) {
   KubernetesClusterOptions options;
   options.unschedulable_after = 50 * data::kMicrosPerMilli;
   auto cluster = make_cluster(options);
@@ -182,7 +197,7 @@ TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
   EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});  // still holds its slot
 }
 
-TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
+TEST_F(FakeApiServerKubernetesCluster, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
   KubernetesClusterOptions options;
   options.keep_succeeded = 2;
   options.max_concurrency = 1;
@@ -197,7 +212,7 @@ TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroun
   EXPECT_EQ(server_.record().orphaned_pods, 0);
 }
 
-TEST_F(KubernetesClusterTest, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
+TEST_F(FakeApiServerKubernetesCluster, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -209,7 +224,7 @@ TEST_F(KubernetesClusterTest, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
   EXPECT_EQ(listener_.count("succeeded", 11), 1);
 }
 
-TEST_F(KubernetesClusterTest, DroppedWatchReconnectsFromTheLastResourceVersion) {
+TEST_F(FakeApiServerKubernetesCluster, DroppedWatchReconnectsFromTheLastResourceVersion) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return server_.record().watches_started >= 2; }));  // jobs and pods
   server_.drop_watches();
@@ -219,7 +234,7 @@ TEST_F(KubernetesClusterTest, DroppedWatchReconnectsFromTheLastResourceVersion) 
   EXPECT_EQ(cluster->status().lists, 1);
 }
 
-TEST_F(KubernetesClusterTest, UnreachableApiIsShownAndTheRunResumes) {
+TEST_F(FakeApiServerKubernetesCluster, UnreachableApiIsShownAndTheRunResumes) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().lists >= 1; }));
   server_.pause();
@@ -232,7 +247,7 @@ TEST_F(KubernetesClusterTest, UnreachableApiIsShownAndTheRunResumes) {
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 
-TEST_F(KubernetesClusterTest, AdoptReattachesToJobsLeftByACrashedRun) {
+TEST_F(FakeApiServerKubernetesCluster, AdoptReattachesToJobsLeftByACrashedRun) {
   auto before = make_cluster();
   before->submit(submission(0));
   before->submit(submission(1));
@@ -251,14 +266,14 @@ TEST_F(KubernetesClusterTest, AdoptReattachesToJobsLeftByACrashedRun) {
   EXPECT_EQ(server_.record().jobs_created, 2);
 }
 
-TEST_F(KubernetesClusterTest, AdoptedJobMissingFromTheClusterIsReportedLost) {
+TEST_F(FakeApiServerKubernetesCluster, AdoptedJobMissingFromTheClusterIsReportedLost) {
   auto cluster = make_cluster();
   cluster->adopt(submission(5));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
   EXPECT_EQ(listener_.events.back().event.reason, "lost");
 }
 
-TEST_F(KubernetesClusterTest, RejectedCreateFailsTheAttemptWithTheServersMessage) {
+TEST_F(FakeApiServerKubernetesCluster, RejectedCreateFailsTheAttemptWithTheServersMessage) {
   server_.inject_errors(1, 403, 0, "POST");
   auto cluster = make_cluster();
   cluster->submit(submission(0));

@@ -38,7 +38,7 @@ PodPlan plan(const json& job) {
   return p;
 }
 
-TEST(KubernetesEndToEndOnTestServer, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
+TEST(FakeApiServerKubernetesEndToEnd, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
   namespace fs = std::filesystem;
   fs::path db = fs::temp_directory_path() / ("millrace-k8s-e2e-" + std::to_string(::getpid()) + ".db");
   fs::remove(db);

@@ -25,7 +25,10 @@ if [ -x "$cache/bin/kube-apiserver" ] && [ -x "$cache/bin/kube-controller-manage
   exit 0
 fi
 [ -f "$recipe" ] || {
-  echo "build-control-plane: no build recipe at $recipe (shared/k8s/build-apiserver.sh beside the checkout; configure with -DMILLRACE_K8S_BUILD_SCRIPT=PATH)" >&2
+  echo "build-control-plane: no build recipe at $recipe and no control plane built in $cache/bin." >&2
+  echo "  The recipe is shared/k8s/build-apiserver.sh, laid beside the checkout (../shared) on CI;" >&2
+  echo "  configure with -DMILLRACE_K8S_BUILD_SCRIPT=PATH to point at it, or with" >&2
+  echo "  -DMILLRACE_REAL_APISERVER_TESTS=OFF to leave the RealApiServer suite out." >&2
   exit 1
 }
 start=$SECONDS

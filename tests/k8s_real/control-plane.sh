@@ -160,15 +160,26 @@ start() {
   echo "control-plane: ready at $server (state in $state)"
 }
 
+# True while PID runs one of this state folder's processes (every one names the folder in its
+# arguments), so a stale pid file never gets an unrelated process killed; an exited process
+# not yet reaped (a zombie) no longer counts.
+ours() {
+  local status
+  status=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $status != Z* ]] &&
+    ps -o args= -p "$1" 2>/dev/null | grep -qF "$state"
+}
+
 stop() {
   [ -d "$state/pids" ] || return 0
   local name pid
   for name in fake-kubelet kube-controller-manager kube-apiserver etcd; do
     [ -f "$state/pids/$name" ] || continue
     pid=$(cat "$state/pids/$name")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
+    if ours "$pid"; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 100); do ours "$pid" || break; sleep 0.1; done
+      ! ours "$pid" || kill -9 "$pid" 2>/dev/null || true
+    fi
     rm -f "$state/pids/$name"
   done
 }

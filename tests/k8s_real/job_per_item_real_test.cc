@@ -1,11 +1,12 @@
 // The Kubernetes adapter's job-per-item end-to-end run against a real kube-apiserver v1.20
 // (RealApiServer fixture: etcd, the real Job and garbage-collector controllers, the project's
-// fake kubelet): the scheduler core drives 200 ranges through KubernetesCluster with at most 8
-// in flight while 5% of the first attempts' pods fail, and midway the Jobs' watch is made to
-// restart from a resourceVersion etcd has compacted away, so the server answers it with 410
-// inside the stream. Checked: every range succeeds exactly once in the trace store, the API
-// server never holds more than 8 unfinished Jobs of the run (from its own watch stream), the
-// history limits hold and no pod is left orphaned.
+// fake kubelet): the scheduler core drives 200 ranges through KubernetesCluster, connected as the
+// user millrace (a kubeconfig with the fixture's CA and a bearer token; exactly the documented
+// Role), with at most 8 in flight while 5% of the first attempts' pods fail; midway the Jobs'
+// watch is made to restart from a resourceVersion etcd has compacted away, so the server answers
+// it with 410 inside the stream. Checked: every range succeeds exactly once in the trace store,
+// the API server never holds more than 8 unfinished Jobs of the run (from its own watch stream),
+// the history limits hold and no pod is left orphaned.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,9 @@
 #include "cluster_adapter/job_template.h"
 #include "cluster_adapter/job_view.h"
 #include "cluster_adapter/kubernetes_cluster.h"
+#include "cluster_adapter/real_run_loop.h"
+#include "cluster_adapter/run_recorder.h"
+#include "cluster_adapter/wall_clock.h"
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
 #include "tests/cluster_adapter/k8s_test_support.h"
@@ -41,7 +45,8 @@ std::vector<data::WorkItem> ranges() {
   std::vector<data::WorkItem> items;
   for (int i = 0; i < kRanges; ++i) {
     data::WorkItem item;
-    item.id = "r" + std::to_string(i);
+    item.id = "r";
+    item.id += std::to_string(i);
     item.range = data::Range{i * 1000, 1000};
     items.push_back(item);
   }
@@ -77,6 +82,13 @@ class RealApiServerJobPerItem : public ::testing::Test {
  protected:
   RealApiServerJobPerItem() : server_(MILLRACE_K8S_STATE_DIR) {}
 
+  // The adapter's client: the user millrace's kubeconfig (the fixture's CA and a bearer token),
+  // with exactly the documented Role in `ns`.
+  KubeClient millrace_client(const std::string& ns) const {
+    server_.grant_to_millrace(ns, documented_role());
+    return KubeClient(server_.config("millrace", ns), cluster_adapter::fast_backoff());
+  }
+
   // The run's Jobs and pods as the API server lists them now.
   json list(const std::string& collection) const {
     return server_.admin().call("GET", collection + "?labelSelector=" +
@@ -101,6 +113,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   run.source = data::RunSource::kReal;
   run.policy = "job-per-item";
   const std::int64_t run_id = store.add_run(run, items, {});
+  cluster_adapter::RunRecorder recorder(store, run_id, items, {});
 
   JobCensus census(server_.admin(), ns, std::string(cluster_adapter::kRunLabel) + "=e2e");
 
@@ -111,9 +124,8 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   options.keep_failed = kKeepFailed;
   options.watch_timeout_seconds = 2;  // streams end often, so the 410 is met soon after compaction
   options.backoff = cluster_adapter::fast_backoff();
-  cluster_adapter::SteadyTestClock clock;
-  KubernetesCluster cluster(KubeClient(server_.config("admin", ns), cluster_adapter::fast_backoff()),
-                            worker_template(), options, clock);
+  cluster_adapter::WallClock clock;
+  KubernetesCluster cluster(millrace_client(ns), worker_template(), options, clock);
 
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.policy = "job-per-item";
@@ -122,8 +134,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   scheduler::Scheduler scheduler(items, scheduler_options, cluster, clock);
   int succeeded = 0;
   scheduler.set_observer([&](scheduler::AttemptHandle, const data::Attempt& attempt) {
-    if (attempt.outcome == data::Outcome::kRunning) return;
-    store.add_attempts(run_id, {attempt});
+    recorder.observe(attempt);
     succeeded += attempt.outcome == data::Outcome::kSucceeded;
   });
 
@@ -134,10 +145,11 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   auto quiet_since = std::chrono::steady_clock::now();
   int lists_before_compaction = 0;
 
+  // The event loop of `millrace run`, with the stages above stepped after each turn.
   scheduler.start();
-  auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(8);
-  while (!scheduler.finished() && std::chrono::steady_clock::now() < guard) {
-    cluster.poll(20 * data::kMicrosPerMilli);
+  const auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(8);  // a hang guard
+  cluster_adapter::RealRunLoop loop(clock, cluster, 20 * data::kMicrosPerMilli);
+  loop.run_until([&] { return scheduler.finished() || std::chrono::steady_clock::now() > guard; }, [&] {
     auto now = std::chrono::steady_clock::now();
     if (stage == Stage::kRunning && succeeded >= kRanges / 3) {
       server_.set_kubelet_rule(ns, kubelet_rule(failing, true));
@@ -155,7 +167,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
       server_.set_kubelet_rule(ns, kubelet_rule(failing, false));
       stage = Stage::kReleased;
     }
-  }
+  });
   ASSERT_TRUE(scheduler.finished()) << "run not finished: " << succeeded << " succeeded, stage "
                                     << static_cast<int>(stage) << ", API problem: " << cluster.status().api_problem;
   EXPECT_FALSE(scheduler.run_failed());
@@ -210,6 +222,76 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   std::string why;
   for (int i = 0; i < 600 && !settled(why); ++i) cluster.poll(100 * data::kMicrosPerMilli);
   EXPECT_TRUE(settled(why)) << why;
+
+  server_.delete_namespace(ns);
+  std::filesystem::remove(db);
+}
+
+// DELETE answers a Status when the Job is gone at once (what the run above meets), or the Job
+// itself, deletionTimestamp set, while a finalizer still holds it. Here the template gives every
+// Job a finalizer of the test's own, so each of the adapter's history deletes gets the second
+// answer: the adapter takes it as done (no trouble shown), reports nothing more for the attempt
+// when the Job is finally gone, and the pods still go with it (Background).
+TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinalizerIsTakenAsDone) {
+  const std::string ns = server_.create_namespace("finalizer", {{"pending_ms", 20}, {"run_ms", 60}});
+  const std::string jobs = "/apis/batch/v1/namespaces/" + ns + "/jobs";
+  const std::string pods = "/api/v1/namespaces/" + ns + "/pods";
+  json manifest = json::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"finalizers": ["test.millrace.io/hold"]},
+    "spec": {"template": {"spec": {"automountServiceAccountToken": false,
+      "containers": [{"name": "worker", "image": "catchup:1", "args": ["{first}", "{count}"]}]}}}})");
+  cluster_adapter::KubernetesClusterOptions options;
+  options.run = "e2e";
+  options.max_concurrency = 2;
+  options.keep_succeeded = 0;
+  options.backoff = cluster_adapter::fast_backoff();
+  cluster_adapter::SteadyTestClock clock;
+  cluster_adapter::RecordingListener listener;
+  KubernetesCluster cluster(millrace_client(ns),
+                            cluster_adapter::JobTemplate::parse(manifest.dump(), "finalizer test template"), options,
+                            clock);
+  cluster.set_listener(&listener);
+  std::vector<data::WorkItem> items = ranges();
+  items.resize(4);
+  for (int i = 0; i < 4; ++i) {
+    cluster.submit({static_cast<scheduler::AttemptHandle>(i + 1), &items[i], 1, std::nullopt});
+  }
+
+  auto all_held = [&] {
+    const json job_list = list(jobs);
+    int held = 0;
+    for (const json& job : job_list["items"]) held += job["metadata"].contains("deletionTimestamp");
+    return listener.count("succeeded") == 4 && held == 4;
+  };
+  for (int i = 0; i < 1500 && !all_held(); ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  ASSERT_TRUE(all_held()) << listener.count("succeeded") << " succeeded; " << list(jobs).dump();
+  for (int i = 0; i < 10; ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
+
+  const json held = list(jobs);
+  for (const json& job : held["items"]) {
+    const std::string path = jobs + "/" + job["metadata"]["name"].get<std::string>();
+    for (bool released = false; !released;) {
+      json current = server_.admin().call("GET", path);
+      current["metadata"].erase("finalizers");
+      try {
+        server_.admin().call("PUT", path, current);
+        released = true;
+      } catch (const cluster_adapter::KubeApiError& error) {
+        if (error.status() != 409) throw;  // the Job controller wrote it meanwhile: read again
+      }
+    }
+  }
+  auto all_gone = [&] { return list(jobs)["items"].empty() && list(pods)["items"].empty(); };
+  for (int i = 0; i < 1500 && !all_gone(); ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  EXPECT_TRUE(all_gone()) << list(pods).dump();
+  for (int i = 0; i < 10; ++i) cluster.poll(20 * data::kMicrosPerMilli);
+  for (scheduler::AttemptHandle handle = 1; handle <= 4; ++handle) {
+    EXPECT_EQ(listener.count("started", handle), 1) << handle;
+    EXPECT_EQ(listener.count("succeeded", handle), 1) << handle;
+  }
+  EXPECT_EQ(listener.count("failed"), 0);
+  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
 
   server_.delete_namespace(ns);
 }

@@ -54,9 +54,14 @@ until_true "job bad's pod to lose its owner" \
 [ -n "$(k get pods -l job-name=bad -o name)" ] || fail "orphan delete removed job bad's pod"
 echo "kubectl_job_check: Background delete collected the pod, orphan delete left it ownerless"
 
-# 410 inside the stream: watch Jobs from a resourceVersion older than an etcd compaction.
-old=$(k get jobs -o jsonpath='{.metadata.resourceVersion}')
-rev=$(job bump ok | k create -f - -o jsonpath='{.metadata.resourceVersion}')
+# 410 inside the stream: watch Jobs from a resourceVersion older than an etcd compaction. A watch
+# from resourceVersion R starts at revision R+1, so the compaction must pass R+1: two writes.
+# (The list's own resourceVersion: `kubectl get` builds its List client-side, without one.)
+old=$(kubectl get --raw "/apis/batch/v1/namespaces/$ns/jobs" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"]["resourceVersion"])')
+[ -n "$old" ] || fail "no resourceVersion in the list of Jobs"
+job bump ok | k create -f - >/dev/null
+rev=$(job bump2 ok | k create -f - -o jsonpath='{.metadata.resourceVersion}')
 ETCDCTL_API=3 etcdctl --endpoints "$(cat "$state/etcd.endpoint")" compact "$rev" >/dev/null
 server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
 token=$(kubectl config view --minify --raw -o jsonpath='{.users[0].user.token}')

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "cluster_adapter/job_view.h"
 #include "data/error.h"
 
@@ -42,6 +44,22 @@ void wait_until(const std::string& what, Attempt attempt) {
 }
 
 }  // namespace
+
+json documented_role() {
+  const std::string path = std::string(MILLRACE_SOURCE_DIR) + "/deploy/rbac.yaml";
+  for (const YAML::Node& document : YAML::LoadAllFromFile(path)) {
+    if (document["kind"].as<std::string>() != "Role") continue;
+    json rules = json::array();
+    for (const YAML::Node& rule : document["rules"]) {
+      rules.push_back({{"apiGroups", rule["apiGroups"].as<std::vector<std::string>>()},
+                       {"resources", rule["resources"].as<std::vector<std::string>>()},
+                       {"verbs", rule["verbs"].as<std::vector<std::string>>()}});
+    }
+    return {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
+            {"metadata", {{"name", document["metadata"]["name"].as<std::string>()}}}, {"rules", rules}};
+  }
+  throw data::Error(path, "no Role in it");
+}
 
 RealApiServer::RealApiServer(std::string state_dir)
     : state_dir_(std::move(state_dir)),
@@ -101,14 +119,36 @@ void RealApiServer::grant_to_millrace(const std::string& namespace_name, json ro
                    {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", role_name}}},
                    {"subjects", json::array({{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"},
                                               {"name", "millrace"}}})}});
+  // The authorizer learns of the binding from its informers a moment later: wait until it
+  // grants every verb of the Role, so the test's first request is not refused.
+  for (const json& rule : role["rules"]) {
+    for (const json& resource : rule["resources"]) {
+      for (const json& verb : rule["verbs"]) {
+        json review = {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"},
+                       {"spec", {{"user", "millrace"},
+                                 {"resourceAttributes", {{"namespace", namespace_name},
+                                                         {"group", rule["apiGroups"][0]},
+                                                         {"resource", resource},
+                                                         {"verb", verb}}}}}};
+        wait_until("user millrace allowed to " + verb.get<std::string>() + " " + resource.get<std::string>(), [&] {
+          json answer = admin_.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review);
+          return answer["status"].value("allowed", false);
+        });
+      }
+    }
+  }
 }
 
 void RealApiServer::compact_etcd(const std::string& namespace_name) const {
+  // A watch from resourceVersion R starts at etcd revision R + 1, so the compaction has to pass
+  // R + 1 for every R seen before this call: two writes, compacted at the second.
   std::string path = "/api/v1/namespaces/" + namespace_name + "/configmaps";
-  std::string name = "compaction-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  json written = admin_.call("POST", path,
-                             json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}});
-  std::string revision = written["metadata"]["resourceVersion"];
+  std::string revision;
+  for (int i = 0; i < 2; ++i) {
+    json written = admin_.call("POST", path, json{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                                                  {"metadata", {{"generateName", "compaction-"}}}});
+    revision = written["metadata"]["resourceVersion"];
+  }
   std::string command = "ETCDCTL_API=3 etcdctl --endpoints " + read_file(state_dir_ + "/etcd.endpoint") +
                         " compact " + revision + " >/dev/null";
   if (std::system(command.c_str()) != 0) throw data::Error(command, "etcd compaction failed");

@@ -19,6 +19,10 @@
 
 namespace millrace::k8s_real {
 
+// The Role of deploy/rbac.yaml, the one README.md's "Run on Kubernetes" section shows
+// (tests/cluster_adapter/deploy_manifests_test.cc keeps the two equal), as a JSON object.
+nlohmann::json documented_role();
+
 class RealApiServer {
  public:
   explicit RealApiServer(std::string state_dir);
@@ -34,10 +38,11 @@ class RealApiServer {
   void set_kubelet_rule(const std::string& namespace_name, const nlohmann::json& rule) const;
   void delete_namespace(const std::string& namespace_name) const;
 
-  // Binds `role` (a rbac.authorization.k8s.io/v1 Role object) to the user `millrace`.
+  // Binds `role` (a rbac.authorization.k8s.io/v1 Role object) to the user `millrace`; returns once
+  // the API server grants each of its verbs.
   void grant_to_millrace(const std::string& namespace_name, nlohmann::json role) const;
 
-  // Writes an object (bumping etcd's revision) and compacts etcd at that revision: every
+  // Writes two objects (bumping etcd's revision) and compacts etcd at the second one: every
   // watch that starts afterwards from an older resourceVersion gets 410 Gone in its stream.
   void compact_etcd(const std::string& namespace_name) const;
 
