@@ -83,24 +83,22 @@ void print_savings(const std::vector<OrderSaving>& savings, const std::string& r
                    const sim::RecordedSummary& recorded, std::ostream& out) {
   data::Micros largest = recorded.span;
   for (const OrderSaving& s : savings) largest = std::max(largest, s.makespan);
-  const bool hours = largest >= data::kMicrosPerHour;
-  const double scale = static_cast<double>(hours ? data::kMicrosPerHour : data::kMicrosPerSecond);
-  auto t = [&](data::Micros us) { return static_cast<double>(us) / scale; };
+  const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
   std::snprintf(line, sizeof line, "%.3f %s on %zu workers, %.1f node-h with every worker held to the end",
-                t(recorded.span), hours ? "h" : "s", recorded.workers,
+                unit.of(recorded.span), unit.name, recorded.workers,
                 held_to_the_end(static_cast<int>(recorded.workers), recorded.span));
   out << "\nwhat each queue order would have saved on run " << run << " (as recorded: " << line << ")\n"
-      << "saved = against tip-first replayed with the recorded durations on as many workers, every worker held "
-         "to the end; lpt = longest predicted first (cost model); scale-down = idle workers leave once the queue "
-         "is drained; times in "
-      << (hours ? "hours" : "seconds") << "\n";
+      << "saved: against tip-first replayed with the recorded durations on as many workers, every worker held "
+         "to the end\nlpt = longest predicted first (cost model); scale-down = idle workers leave once the queue is "
+         "drained; times in "
+      << unit.name << "\n";
   std::snprintf(line, sizeof line, "%7s %-24s %9s %16s %10s %17s\n", "workers", "strategy", "makespan", "saved",
                 "node-h", "node-h saved");
   out << line;
   for (const OrderSaving& s : savings) {
     std::snprintf(line, sizeof line, "%7d %-24s %9.3f %9.3f %5.1f%% %10.1f %10.1f %5.1f%%\n", s.workers,
-                  s.strategy.c_str(), t(s.makespan), t(s.saved), 100 * s.saved_share, s.node_hours,
+                  s.strategy.c_str(), unit.of(s.makespan), unit.of(s.saved), 100 * s.saved_share, s.node_hours,
                   s.node_hours_saved, 100 * s.node_hours_share);
     out << line;
   }
