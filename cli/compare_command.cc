@@ -1,11 +1,14 @@
 // `millrace compare`: simulate every partitioner x worker count x queue order (x replicas with
 // failure injection) on a cost model, optionally next to a recorded run replayed as recorded,
 // print the table against the lower bound, and store it in the trace store for the notebooks.
+// With a recorded run, also what each queue order would have saved on it (cli/order_savings.h);
+// the recorded plan's tip-first and lpt rows this needs are simulated and stored too.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/order_savings.h"
 #include "sim/comparison_store.h"
 
 namespace millrace::cli {
@@ -23,7 +26,14 @@ void run_compare(const CompareOptions& o) {
   const data::CostModel model = data::CostModel::load(o.common.model_path);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
-  const sim::Comparison comparison = sim::run_comparison(spec);
+  sim::Comparison comparison = sim::run_comparison(spec);
+  std::vector<OrderSaving> savings;
+  sim::RecordedSummary recorded;
+  if (spec.recorded_items) {
+    comparison = with_order_rows(spec, std::move(comparison));
+    savings = order_savings(comparison);
+    recorded = sim::summarise(sim::load_run(store, o.common.run).attempts);
+  }
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
@@ -33,6 +43,10 @@ void run_compare(const CompareOptions& o) {
   if (o.common.json) {
     nlohmann::json out = sim::to_json(comparison);
     out["span"] = {{"first", spec.span.first}, {"last", spec.span.last()}};
+    if (spec.recorded_items) {
+      out["recorded"] = sim::to_json(recorded);
+      out["savings"] = to_json(savings);
+    }
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
@@ -40,6 +54,7 @@ void run_compare(const CompareOptions& o) {
   std::cout << "span " << spec.span.first << ":" << spec.span.last() << " (" << spec.span.count << " units), "
             << spec.replicas << " replica(s) per combination, seed " << spec.seed << "\n";
   sim::print_table(comparison, std::cout);
+  if (spec.recorded_items) print_savings(savings, o.common.run, recorded, std::cout);
   if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
 }
 

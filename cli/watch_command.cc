@@ -61,7 +61,7 @@ void run_watch(const WatchCommandOptions& options) {
   cluster_adapter::RedisQueue queue(redis, options.names);
   const cluster_adapter::WatchOptions watch_options{.poll = options.poll_ms * data::kMicrosPerMilli};
   const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
-      queue, std::cerr, watch_options, [&] { return find_or_plan_run(store, queue, options); });
+      queue, std::cerr, watch_options.backoff, [&] { return find_or_plan_run(store, queue, options); });
   cluster_adapter::RedisWatch watch(queue, store, run_id, std::cerr);
   watch.run(watch_options);
   std::cout << "run " << run_id << " '" << options.run_name << "': " << watch.recorded() << " attempts recorded, "

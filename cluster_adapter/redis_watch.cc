@@ -21,7 +21,7 @@ data::Micros wall_clock_now() {
 }
 
 RedisWatch::RedisWatch(RedisQueue& queue, data::TraceStore& store, std::int64_t run_id, std::ostream& log)
-    : queue_(queue), store_(store), run_id_(run_id), log_(log) {
+    : queue_(queue), store_(store), run_id_(run_id), log_(log), state_(load_watch_state(store, run_id)) {
   for (const data::WorkItem& item : store_.items(run_id_)) planned_.insert(item.id);
   for (const data::Attempt& a : store_.attempts(run_id_)) {
     ++attempts_[a.item_id];
@@ -31,6 +31,44 @@ RedisWatch::RedisWatch(RedisQueue& queue, data::TraceStore& store, std::int64_t 
 }
 
 int RedisWatch::next_number(const std::string& item) { return ++attempts_[item]; }
+
+void RedisWatch::follow_holders(const QueueSnapshot& s, data::Micros now) {
+  for (const std::string& worker : s.heartbeating) state_.last_heartbeat[worker] = now;
+  std::map<std::string, RangeHold> holds;
+  for (const std::string& range : s.in_progress) {
+    const auto owner = s.owners.find(range);
+    RangeHold hold{owner == s.owners.end() ? "" : owner->second, now};
+    const auto known = state_.holds.find(range);
+    if (known != state_.holds.end() && known->second.worker == hold.worker) hold.since = known->second.since;
+    holds.emplace(range, hold);
+  }
+  state_.holds = std::move(holds);
+  for (auto it = state_.holds.begin(); it != state_.holds.end();) {
+    const auto& [range, hold] = *it;
+    const auto beat = state_.last_heartbeat.find(hold.worker);
+    if (beat == state_.last_heartbeat.end() || s.heartbeating.count(hold.worker) || !queue_.requeue(range)) {
+      ++it;
+      continue;
+    }
+    ++requeued_;
+    log_ << "millrace: watch: " << hold.worker << " stopped heartbeating (last seen "
+         << (now - beat->second) / data::kMicrosPerSecond << " s ago); re-queued " << range << "\n";
+    if (planned_.count(range)) {
+      data::Attempt a;
+      a.item_id = range;
+      a.number = next_number(range);
+      a.worker = hold.worker;
+      a.start = hold.since;
+      a.end = now;
+      a.outcome = data::Outcome::kFailed;
+      a.exit_code = -1;
+      a.failure_reason = kHeartbeatLost;
+      store_.add_attempts(run_id_, {a});
+      ++recorded_;
+    }
+    it = state_.holds.erase(it);
+  }
+}
 
 bool RedisWatch::step(data::Micros now) {
   const QueueSnapshot s = queue_.snapshot();
@@ -72,31 +110,8 @@ bool RedisWatch::step(data::Micros now) {
   }
   if (!found.empty()) store_.add_attempts(run_id_, found);  // before any further Redis call can fail
   recorded_ += found.size();
-  std::set<std::string> holding(s.in_progress.begin(), s.in_progress.end());
-  std::erase_if(held_since_, [&](const auto& held) { return !holding.count(held.first); });
-  for (const std::string& range : s.in_progress) held_since_.emplace(range, now);
-  ever_beat_.insert(s.heartbeating.begin(), s.heartbeating.end());
-  for (const std::string& range : s.in_progress) {
-    const auto owner = s.owners.find(range);
-    if (owner == s.owners.end() || !ever_beat_.count(owner->second) || s.heartbeating.count(owner->second)) continue;
-    if (!queue_.requeue(range)) continue;
-    ++requeued_;
-    log_ << "millrace: watch: " << owner->second << " stopped heartbeating; re-queued " << range << "\n";
-    if (planned_.count(range)) {
-      data::Attempt a;
-      a.item_id = range;
-      a.number = next_number(range);
-      a.worker = owner->second;
-      a.start = held_since_[range];
-      a.end = now;
-      a.outcome = data::Outcome::kFailed;
-      a.exit_code = -1;
-      a.failure_reason = kHeartbeatLost;
-      store_.add_attempts(run_id_, {a});
-      ++recorded_;
-    }
-    held_since_.erase(range);
-  }
+  follow_holders(s, now);
+  save_watch_state(store_, run_id_, state_);
   if (!s.ranges.empty() || !s.in_progress.empty()) return false;
   std::set<std::string> failed_ranges;
   for (const std::string& f : s.failed) failed_ranges.insert(f.substr(0, f.find('|')));
@@ -105,7 +120,7 @@ bool RedisWatch::step(data::Micros now) {
 }
 
 void RedisWatch::run(const WatchOptions& options) {
-  while (!retry_while_redis_down(queue_, log_, options, [&] { return step(wall_clock_now()); })) {
+  while (!retry_while_redis_down(queue_, log_, options.backoff, [&] { return step(wall_clock_now()); })) {
     std::this_thread::sleep_for(std::chrono::microseconds(options.poll));
   }
   store_.set_run_ended(run_id_, wall_clock_now());

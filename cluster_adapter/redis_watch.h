@@ -4,11 +4,13 @@
 // the range is in `succeeded`, failed otherwise), and each in-progress range whose worker
 // stopped heartbeating is re-queued (the job monitor's retry) and recorded as a failed attempt
 // of that worker. Attempts already in the store are recognised on restart (by range, worker and
-// duration), so a restarted watch neither loses nor duplicates them. Redis being down is
+// duration), so a restarted watch neither loses nor duplicates them; which workers were seen
+// heartbeating and since when each range is held are saved in the store every step
+// (watch_state.h), so a restarted watch still re-queues the ranges of workers that stopped while
+// it was down, and dates their failed attempts from when they were taken. Redis being down is
 // reported and retried with backoff; it never ends the watch.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ostream>
@@ -17,30 +19,33 @@
 #include <set>
 #include <string>
 
+#include "cluster_adapter/backoff.h"
 #include "cluster_adapter/redis_queue.h"
+#include "cluster_adapter/watch_state.h"
 #include "data/error.h"
 #include "data/trace_store.h"
 
 namespace millrace::cluster_adapter {
 
 struct WatchOptions {
-  data::Micros poll = data::kMicrosPerSecond;            // between looks at the queue
-  data::Micros backoff_first = 200 * data::kMicrosPerMilli;
-  data::Micros backoff_max = 30 * data::kMicrosPerSecond;
+  data::Micros poll = data::kMicrosPerSecond;  // between looks at the queue
+  // Waits while Redis is down; max_attempts is not used: Redis being down never ends a watch.
+  BackoffPolicy backoff{.initial = 200 * data::kMicrosPerMilli, .max = 30 * data::kMicrosPerSecond};
 };
 
 // Calls `fn` until it returns without a Redis connection error: each failure is reported to
-// `log` and followed by a wait that doubles from backoff_first up to backoff_max. Other errors
-// pass through.
+// `log` and followed by the policy's next wait (cluster_adapter/backoff.h). Other errors pass
+// through.
 template <typename Fn>
-auto retry_while_redis_down(const RedisQueue& queue, std::ostream& log, const WatchOptions& options, Fn&& fn) {
-  for (data::Micros backoff = options.backoff_first;; backoff = std::min(options.backoff_max, backoff * 2)) {
+auto retry_while_redis_down(const RedisQueue& queue, std::ostream& log, const BackoffPolicy& policy, Fn&& fn) {
+  for (Backoff backoff(policy);;) {
     try {
       return fn();
     } catch (const data::Error& e) {
       if (e.input() != queue.server()) throw;
-      log << "millrace: watch: " << e.what() << "; retrying in " << backoff / data::kMicrosPerMilli << " ms\n";
-      std::this_thread::sleep_for(std::chrono::microseconds(backoff));
+      const data::Micros delay = backoff.next_delay();
+      log << "millrace: watch: " << e.what() << "; retrying in " << delay / data::kMicrosPerMilli << " ms\n";
+      std::this_thread::sleep_for(std::chrono::microseconds(delay));
     }
   }
 }
@@ -62,6 +67,8 @@ class RedisWatch {
 
  private:
   int next_number(const std::string& item);
+  // Notes who heartbeats and who holds what, and re-queues the ranges of workers that stopped.
+  void follow_holders(const QueueSnapshot& s, data::Micros now);
 
   RedisQueue& queue_;
   data::TraceStore& store_;
@@ -72,8 +79,7 @@ class RedisWatch {
   std::map<std::string, int> attempts_;              // item -> attempts recorded
   std::map<std::string, int> succeeded_;             // item -> succeeded attempts recorded
   std::set<std::string> malformed_;                  // metrics lines reported once and skipped
-  std::set<std::string> ever_beat_;                  // workers whose heartbeat key was seen
-  std::map<std::string, data::Micros> held_since_;   // in-progress range -> first seen
+  WatchState state_;                                 // heartbeats and holds, saved every step
   std::size_t recorded_ = 0;
   std::size_t requeued_ = 0;
 };

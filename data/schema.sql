@@ -1,7 +1,8 @@
 -- The trace store's schema, as the list of migrations applied in order at open.
--- Each "-- migration N" section takes a store from user_version N-1 to N; the store's
--- PRAGMA user_version is the number of the last applied section. Never edit a released
--- section: append a new one.
+-- Each "-- migration N" section is applied once, in order. The store's PRAGMA user_version
+-- counts the sections applied, and the loader counts this header as one too (it mentions the
+-- marker): a store is at user_version N + 1 after section N. Never edit a released section or
+-- this header: append a new section.
 
 -- migration 1: runs, planned items with dependencies, attempts, cost profiles
 CREATE TABLE runs (
@@ -109,4 +110,24 @@ CREATE TABLE comparison_rows (
   failed_runs          INTEGER NOT NULL,
   deadline_met         REAL,
   PRIMARY KEY (comparison_id, position)
+) WITHOUT ROWID;
+
+-- migration 3: what `millrace watch` knows of a live Redis work queue beyond the queue itself,
+-- kept so a restarted watch goes on where it stopped: when it last saw each worker's heartbeat
+-- key (a worker seen heartbeating whose key is gone has stopped), and since when each range has
+-- been in progress and with which owner (the start of the failed attempt recorded when the range
+-- is re-queued). Times in microseconds since the Unix epoch.
+CREATE TABLE watch_heartbeats (
+  run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  worker       TEXT    NOT NULL,
+  last_seen_us INTEGER NOT NULL,
+  PRIMARY KEY (run_id, worker)
+) WITHOUT ROWID;
+
+CREATE TABLE watch_holds (
+  run_id   INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  item_id  TEXT    NOT NULL,  -- the END/COUNT in the in-progress list
+  worker   TEXT    NOT NULL,  -- its owner in job_owners ('' when none was named)
+  since_us INTEGER NOT NULL,  -- when the watch first saw it in progress with that owner
+  PRIMARY KEY (run_id, item_id)
 ) WITHOUT ROWID;

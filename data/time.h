@@ -19,4 +19,16 @@ constexpr Micros micros_from_seconds(double seconds) {
 
 constexpr double seconds_from_micros(Micros us) { return static_cast<double>(us) / kMicrosPerSecond; }
 
+// The unit a table of times up to `largest` reads best in: hours from an hour up, else seconds.
+struct DisplayUnit {
+  const char* name;  // "hours" or "seconds"
+  Micros micros;     // microseconds per unit
+
+  double of(Micros us) const { return static_cast<double>(us) / static_cast<double>(micros); }
+};
+
+constexpr DisplayUnit display_unit(Micros largest) {
+  return largest >= kMicrosPerHour ? DisplayUnit{"hours", kMicrosPerHour} : DisplayUnit{"seconds", kMicrosPerSecond};
+}
+
 }  // namespace millrace::data

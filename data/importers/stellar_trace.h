@@ -7,10 +7,15 @@
 //   recorded 320-ledger overlap reaches before the chain's first ledger, and the store keeps
 //   the recorded numbers rather than clamping them. Plan order is tip first (END descending),
 //   the order the deployment handed ranges out.
-// - attempts: one succeeded attempt per range, worker as recorded, duration = total_s, work
-//   time = tx_apply_ms. The recording has no start times: each worker's ranges are laid back
-//   to back from t = 0 in tip-first order (lay_back_to_back), so a worker's busy time and the
-//   run's makespan are exact but individual start times are a reconstruction.
+// - attempts: one succeeded attempt per entry, worker as recorded, duration = total_s, work
+//   time = tx_apply_ms. A range listed several times was tried several times (re-queued after
+//   its worker was lost, then finished by two workers): each entry is an attempt of the one
+//   item, numbered by worker id (numerically when both are numbers), then duration, so the
+//   numbers do not depend on the order a Redis set was dumped in. One END with two COUNTs, or
+//   the same entry twice, is an Error naming the later entry and the earlier one.
+//   The recording has no start times: each worker's ranges are laid back to back from t = 0 in
+//   tip-first order (lay_back_to_back), so a worker's busy time and the run's makespan are
+//   exact but individual start times are a reconstruction.
 #pragma once
 
 #include <cstdint>

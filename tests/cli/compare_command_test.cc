@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "data/cost_model.h"
 #include "data/sqlite_db.h"
@@ -86,6 +89,60 @@ TEST_F(CompareCommand, UnknownNamesAndBadWorkerCountsAreClearErrors) {
     EXPECT_NE(r.output.find(c.names), std::string::npos) << r.output;
   }
   EXPECT_EQ(rows_of(store_, "comparisons"), 0);
+}
+
+TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
+  // Recorded on 2 workers, tip first: 999/100 and 899/100 (400 s each, as the model predicts),
+  // then 799/800 (800 s) alone: 1,200 s, 2 x 1,200 s held. Longest predicted first starts
+  // 799/800 at once: 800 s. Scale-down frees the idle worker: 1,600 s of worker time either way.
+  const std::string metrics = store_ + ".metrics";
+  {
+    std::FILE* f = std::fopen(metrics.c_str(), "w");
+    std::fputs("999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n", f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+  std::filesystem::remove(metrics);
+  const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
+                           " --partitioners uniform --order plan";
+  const CommandResult r = run_cli(args + " --json --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json savings = nlohmann::json::parse(r.output)["savings"];
+  ASSERT_EQ(savings.size(), 4u) << r.output;
+  const struct {
+    const char* strategy;
+    double makespan_s, saved_s, saved_share, held_s, held_saved_s;
+  } expected[] = {{"tip-first (today's)", 1200, 0, 0, 2400, 0},
+                  {"lpt", 800, 400, 1.0 / 3, 1600, 800},
+                  {"tip-first + scale-down", 1200, 0, 0, 1600, 800},
+                  {"lpt + scale-down", 800, 400, 1.0 / 3, 1600, 800}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const nlohmann::json& s = savings[i];
+    EXPECT_EQ(s["strategy"], expected[i].strategy);
+    EXPECT_EQ(s["workers"], 2);
+    EXPECT_EQ(s["makespan_us"], expected[i].makespan_s * 1e6) << expected[i].strategy;
+    EXPECT_EQ(s["saved_us"], expected[i].saved_s * 1e6) << expected[i].strategy;
+    EXPECT_NEAR(s["saved_share"].get<double>(), expected[i].saved_share, 1e-9) << expected[i].strategy;
+    EXPECT_NEAR(s["node_hours"].get<double>(), expected[i].held_s / 3600, 1e-9) << expected[i].strategy;
+    EXPECT_NEAR(s["node_hours_saved"].get<double>(), expected[i].held_saved_s / 3600, 1e-9) << expected[i].strategy;
+  }
+  EXPECT_EQ(nlohmann::json::parse(r.output)["recorded"]["span_us"], 1200 * 1e6);
+
+  // The table says it, and the stored comparison holds the rows it came from: the recorded plan
+  // in plan, tip-first and lpt order, then the uniform partition.
+  const CommandResult table = run_cli(args);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("what each queue order would have saved on run rec"), std::string::npos)
+      << table.output;
+  EXPECT_NE(table.output.find("      2 lpt                        800.000   400.000  33.3%"), std::string::npos)
+      << table.output;
+  EXPECT_EQ(rows_of(store_, "comparison_rows"), 4);
+  data::TraceStore store = data::TraceStore::open_existing(store_);
+  data::Statement orders(store.handle(), store_,
+                         "SELECT partitioner || ' ' || queue_order FROM comparison_rows ORDER BY position");
+  std::vector<std::string> stored;
+  while (orders.step()) stored.push_back(orders.text(0));
+  EXPECT_EQ(stored, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "uniform plan"}));
 }
 
 TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {

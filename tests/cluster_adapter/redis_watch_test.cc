@@ -107,6 +107,41 @@ TEST_F(RedisWatchTest, ARangeWhoseWorkerStoppedHeartbeatingIsRequeuedFirstAndRec
   EXPECT_NE(log_.str().find("w0 stopped heartbeating"), std::string::npos);
 }
 
+TEST_F(RedisWatchTest, ARestartedWatchRequeuesTheRangeOfAWorkerThatStoppedMeanwhileAndKeepsHealthyOnes) {
+  constexpr data::Micros s = data::kMicrosPerSecond;
+  std::string lost, healthy;
+  {
+    RedisWatch watch(queue_, store_, run_, log_);
+    lost = take("w0", true);
+    healthy = take("w1", true);
+    EXPECT_FALSE(watch.step(10 * s));
+  }
+  redis_.command({"DEL", "heartbeat:w0"});  // w0 stops while no watch runs
+  RedisWatch restarted(queue_, store_, run_, log_);
+  EXPECT_FALSE(restarted.step(30 * s));
+  EXPECT_EQ(redis_.strings({"LRANGE", "ranges", "0", "0"}), std::vector<std::string>{lost});
+  EXPECT_EQ(redis_.strings({"LRANGE", "in_progress", "0", "-1"}), std::vector<std::string>{healthy});
+  ASSERT_EQ(store_.attempts(run_).size(), 1u);
+  const data::Attempt a = store_.attempts(run_)[0];
+  EXPECT_EQ(a.item_id, lost);
+  EXPECT_EQ(a.worker, "w0");
+  EXPECT_EQ(a.start, 10 * s);  // taken before the restart
+  EXPECT_EQ(a.end, 30 * s);
+
+  // The healthy range, held across two restarts, is dated from when it was taken too.
+  redis_.command({"DEL", "heartbeat:w1"});
+  RedisWatch again(queue_, store_, run_, log_);
+  EXPECT_FALSE(again.step(40 * s));
+  EXPECT_TRUE(redis_.strings({"LRANGE", "in_progress", "0", "-1"}).empty());
+  ASSERT_EQ(store_.attempts(run_).size(), 2u);
+  for (const data::Attempt& b : store_.attempts(run_)) {
+    EXPECT_EQ(b.start, 10 * s) << b.worker;
+    EXPECT_EQ(b.failure_reason, kHeartbeatLost);
+  }
+  EXPECT_NE(log_.str().find("w1 stopped heartbeating (last seen 10 s ago)"), std::string::npos) << log_.str();
+  EXPECT_EQ(restarted.requeued() + again.requeued(), 2u);
+}
+
 TEST_F(RedisWatchTest, RedisDownIsReportedAndRetriedAndLosesNothingRecorded) {
   RedisWatch watch(queue_, store_, run_, log_);
   finish(take("w0", true), "w0", "30");
@@ -125,7 +160,7 @@ TEST_F(RedisWatchTest, RedisDownIsReportedAndRetriedAndLosesNothingRecorded) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     server_.start();
   });
-  const bool over = retry_while_redis_down(queue_, log_, {.backoff_first = 50 * data::kMicrosPerMilli},
+  const bool over = retry_while_redis_down(queue_, log_, {.initial = 50 * data::kMicrosPerMilli},
                                            [&] { return watch.step(3 * data::kMicrosPerSecond); });
   restart.join();
   EXPECT_FALSE(over);  // two planned ranges never succeeded

@@ -2,6 +2,8 @@
 // workers' metrics set dumped with `redis-cli SMEMBERS` and a saved /status JSON.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
@@ -45,8 +47,42 @@ TEST(StellarMetricsImport, SmembersLinesBecomeATipFirstRunWithTheOverlapRecorded
   }
 }
 
+TEST(StellarMetricsImport, ARangeOnSeveralLinesIsOneItemWithAnAttemptPerLineInAnyDumpOrder) {
+  TempDir dir;
+  // 22463/16320 tried three times: worker 48 lost it and later finished it again, worker 7
+  // finished it after the re-queue. A Redis set dumps its members in no particular order.
+  const std::vector<std::string> lines = {"22463/16320|48|9.1|20s", "38463/16320|29|11.9|46s",
+                                          "22463/16320|7|9.3|44s", "22463/16320|48|9.2|44s"};
+  TraceStore store = TraceStore::open(dir.file("t.db"));
+  std::vector<std::vector<Attempt>> imported;
+  for (const bool reversed : {false, true}) {
+    std::string text;
+    for (std::size_t i = 0; i < lines.size(); ++i) text += lines[reversed ? lines.size() - 1 - i : i] + "\n";
+    const std::string path = dir.file(reversed ? "reversed.txt" : "metrics.txt");
+    write_file(path, text);
+    const importers::ImportResult r = importers::import_file(store, "stellar-metrics", path, {.name = path});
+    EXPECT_EQ(r.items, 2u);
+    EXPECT_EQ(r.attempts, 4u);
+    EXPECT_EQ(nlohmann::json::parse(store.run(r.run_id).parameters)["overlap"], 320);
+    std::vector<Attempt> tries;
+    for (const Attempt& a : store.attempts(r.run_id)) {
+      if (a.item_id == "22463/16320") tries.push_back(a);
+    }
+    std::sort(tries.begin(), tries.end(), [](const Attempt& a, const Attempt& b) { return a.number < b.number; });
+    imported.push_back(tries);
+  }
+  ASSERT_EQ(imported[0].size(), 3u);
+  EXPECT_EQ(imported[0][0].worker, "7");  // by worker id, numerically: 7 before 48
+  EXPECT_EQ(imported[0][1].worker, "48");
+  EXPECT_EQ(imported[0][1].duration(), 20 * kMicrosPerSecond);  // then by duration
+  EXPECT_EQ(imported[0][2].worker, "48");
+  EXPECT_EQ(imported[0][2].duration(), 44 * kMicrosPerSecond);
+  for (const Attempt& a : imported[0]) EXPECT_EQ(a.outcome, Outcome::kSucceeded);
+  EXPECT_EQ(imported[1], imported[0]);
+}
+
 struct Malformed {
-  std::string label;
+  std::string name;
   std::string line3;
   std::string reason;
 };
@@ -64,7 +100,7 @@ TEST_P(StellarMetricsMalformed, IsReportedWithItsLineNumberAndChangesNothing) {
   const auto before = row_counts(store);
   try {
     importers::import_file(store, "stellar-metrics", path, {.name = "bad"});
-    FAIL() << "no error for " << GetParam().label;
+    FAIL() << "no error for " << GetParam().name;
   } catch (const Error& e) {
     EXPECT_EQ(e.input(), path + ":3") << e.what();
     EXPECT_NE(std::string(e.what()).find(GetParam().reason), std::string::npos) << e.what();
@@ -74,12 +110,13 @@ TEST_P(StellarMetricsMalformed, IsReportedWithItsLineNumberAndChangesNothing) {
 
 INSTANTIATE_TEST_SUITE_P(
     Lines, StellarMetricsMalformed,
-    ::testing::Values(Malformed{"missing field", "54463/16320|88|42s", "field count"},
-                      Malformed{"non-numeric duration", "54463/16320|88|1.5|fast", "fast"},
-                      Malformed{"count zero", "54463/0|88|1.5|42s", "0"}),
-    [](const auto& info) { return std::string(info.param.label == "missing field" ? "MissingField"
-                                              : info.param.label == "count zero" ? "CountZero"
-                                                                                 : "NonNumericDuration"); });
+    ::testing::Values(Malformed{"MissingField", "54463/16320|88|42s", "field count"},
+                      Malformed{"NonNumericDuration", "54463/16320|88|1.5|fast", "fast"},
+                      Malformed{"CountZero", "54463/0|88|1.5|42s", "0"},
+                      Malformed{"CountDisagreesForTheSameEnd", "22463/16000|7|9.3|44s",
+                                "metrics.txt:1: one END, two COUNTs"},
+                      Malformed{"RepeatedEntry", "22463/16320|48|9.27333|44s", "metrics.txt:1 (each try is recorded once)"}),
+    [](const auto& info) { return info.param.name; });
 
 TEST(StellarStatusImport, FailedAndInProgressRangesBecomeAttemptsAndTheCountsParameters) {
   TempDir dir;

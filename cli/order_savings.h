@@ -1,0 +1,49 @@
+// What each queue order would have saved on a recorded run, for `millrace compare --run`: the
+// recorded plan replayed with its recorded durations on each compared worker count, in tip-first
+// order (today's), longest-predicted-first (lpt, predictions from the fitted cost model), and
+// either of them with the workers scaled down as the queue drains.
+//
+// The baseline is the tip-first replay on as many workers with every worker held until the last
+// range ends (node-hours = workers x makespan), not the recorded makespan itself: all strategies
+// then come from the same simulator, so a saving is the order's or the scale-down's alone and not
+// the replay's distance from the recording (which is printed beside it as a check). Scale-down
+// is what the simulator's pools do (scheduler/worker_pool_policy.h: idle workers retire once
+// nothing is queued), so its node-hours are the simulated slot time.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/comparison.h"
+#include "sim/replay.h"
+
+namespace millrace::cli {
+
+struct OrderSaving {
+  int workers = 0;
+  std::string strategy;       // "tip-first (today's)", "lpt", "tip-first + scale-down", "lpt + scale-down"
+  data::Micros makespan = 0;  // mean over replicas
+  data::Micros saved = 0;     // baseline makespan - makespan
+  double saved_share = 0;     // saved / baseline makespan
+  double node_hours = 0;
+  double node_hours_saved = 0;
+  double node_hours_share = 0;  // node_hours_saved / baseline node-hours
+};
+
+// `comparison` (run on `spec`, which has a recorded run) with the recorded plan's tip-first and
+// lpt rows added where the spec's orders lacked them, next to its other recorded rows of the
+// same worker count. The added rows are simulated with the spec's seed, so they equal the rows
+// the spec would have given had it listed those orders.
+sim::Comparison with_order_rows(const sim::ComparisonSpec& spec, sim::Comparison comparison);
+
+// Four strategies per worker count of the recorded rows (which must include tip-first and lpt).
+std::vector<OrderSaving> order_savings(const sim::Comparison& comparison);
+
+void print_savings(const std::vector<OrderSaving>& savings, const std::string& run,
+                   const sim::RecordedSummary& recorded, std::ostream& out);
+nlohmann::json to_json(const std::vector<OrderSaving>& savings);
+
+}  // namespace millrace::cli
