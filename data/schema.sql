@@ -1,8 +1,7 @@
 -- The trace store's schema, as the list of migrations applied in order at open.
--- Each "-- migration N" section is applied once, in order. The store's PRAGMA user_version
--- counts the sections applied, and the loader counts this header as one too (it mentions the
--- marker): a store is at user_version N + 1 after section N. Never edit a released section or
--- this header: append a new section.
+-- Each section starting with a "-- migration N" line is applied once, in order, and the
+-- store's PRAGMA user_version is the number of sections applied. Never edit a released
+-- section: append a new one.
 
 -- migration 1: runs, planned items with dependencies, attempts, cost profiles
 CREATE TABLE runs (

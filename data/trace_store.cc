@@ -23,16 +23,18 @@ namespace millrace::data {
 namespace {
 
 constexpr int kBusyTimeoutMs = 30'000;
-constexpr std::string_view kMigrationMarker = "-- migration ";
+constexpr std::string_view kMigrationMarker = "\n-- migration ";
 
-// schema.sql split at its "-- migration N" markers: element N-1 takes a store to version N.
+// schema.sql split at the lines that start with its "-- migration N" markers: element N-1 takes
+// a store to version N. A marker quoted elsewhere in a line is not one.
 const std::vector<std::string>& migrations() {
   static const std::vector<std::string> steps = [] {
     std::vector<std::string> out;
     std::string_view sql = kSchemaSql;
     std::size_t at = sql.find(kMigrationMarker);
     while (at != std::string_view::npos) {
-      std::size_t next = sql.find(kMigrationMarker, at + 1);
+      ++at;  // past the newline
+      std::size_t next = sql.find(kMigrationMarker, at);
       out.emplace_back(sql.substr(at, next == std::string_view::npos ? sql.size() - at : next - at));
       at = next;
     }

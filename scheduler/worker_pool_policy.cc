@@ -15,7 +15,9 @@ WorkerPoolPolicy::WorkerPoolPolicy(Sizing sizing, const PolicyParams& params)
   names_.reserve(params.workers);
   for (int w = 0; w < params.workers; ++w) {
     std::string digits = std::to_string(w);
-    names_.push_back("w" + std::string(width - std::min(width, digits.size()), '0') + digits);
+    std::string name = "w";
+    name.append(width - std::min(width, digits.size()), '0');
+    names_.push_back(name + digits);
   }
 }
 
