@@ -253,14 +253,13 @@ Comparison run_comparison(const ComparisonSpec& spec) {
 void print_table(const Comparison& comparison, std::ostream& out) {
   data::Micros largest = 0;
   for (const ComparisonRow& r : comparison.rows) largest = std::max(largest, r.makespan_max);
-  const bool hours = largest >= data::kMicrosPerHour;
-  const double scale = hours ? static_cast<double>(data::kMicrosPerHour) : static_cast<double>(data::kMicrosPerSecond);
-  auto t = [&](data::Micros us) { return static_cast<double>(us) / scale; };
+  const data::DisplayUnit unit = data::display_unit(largest);
+  auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
   std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %9s %9s %9s %8s %6s %6s %10s %9s %6s\n",
                 "partitioner", "workers", "order", "ranges", "longest", "bound", "mean", "min", "max", "stddev",
                 "ratio", "util", "node-h", "tail", "failed");
-  out << "times in " << (hours ? "hours" : "seconds")
+  out << "times in " << unit.name
       << "; bound = max(critical path, work / workers) + start-up; ratio = mean / bound; tail = final stretch "
          "with < 10% of peak workers busy\n"
       << line;
