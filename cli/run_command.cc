@@ -20,6 +20,7 @@
 #include "cluster_adapter/kube_config.h"
 #include "cluster_adapter/kubernetes_cluster.h"
 #include "cluster_adapter/kubernetes_resume.h"
+#include "cluster_adapter/kubernetes_status.h"
 #include "cluster_adapter/local_process_cluster.h"
 #include "cluster_adapter/progress_line.h"
 #include "cluster_adapter/real_run_loop.h"
@@ -58,6 +59,7 @@ struct KubernetesSettings {
   int history_failed = 10;
   int active_deadline_s = 0;   // 0: none
   double api_patience_s = 600;
+  double unschedulable_after_s = 300;
 };
 
 struct RunOptions {
@@ -96,6 +98,9 @@ class RunCluster {
   virtual std::string trouble() const { return ""; }
   // The run loop ended (not for trouble): lets what the cluster still has to send get there.
   virtual void flush() {}
+  // The cluster's own state for GET /status ("cluster"; null: none) and GET /metrics.
+  virtual json status_json(data::Micros /*now*/) const { return nullptr; }
+  virtual std::string metrics_text(data::Micros /*now*/) const { return ""; }
 };
 
 class LocalRun : public RunCluster {
@@ -150,10 +155,16 @@ class KubernetesRun : public RunCluster {
   }
   void flush() override { cluster_.flush(kFlushWait); }
   std::string trouble() const override {
-    cluster_adapter::KubernetesClusterStatus status = cluster_.status();
-    if (status.api_reachable || clock_.now() - status.api_problem_since < patience_) return "";
+    const cluster_adapter::ApiHealthStatus api = cluster_.status().api;
+    if (api.reachable || clock_.now() - api.unreachable_since < patience_) return "";
     return "the Kubernetes API has failed for more than " + std::to_string(patience_ / data::kMicrosPerSecond) +
-           " s (" + status.api_problem + ")";
+           " s (" + api.last_error + ")";
+  }
+  json status_json(data::Micros now) const override { return cluster_adapter::to_json(cluster_.status(), now); }
+  std::string metrics_text(data::Micros now) const override {
+    cluster_adapter::PrometheusWriter out;
+    cluster_adapter::write_metrics(out, cluster_.status(), now);
+    return out.text();
   }
 
  private:
@@ -164,6 +175,7 @@ class KubernetesRun : public RunCluster {
     options.keep_succeeded = o.k8s.history_succeeded;
     options.keep_failed = o.k8s.history_failed;
     if (o.k8s.active_deadline_s > 0) options.active_deadline_seconds = o.k8s.active_deadline_s;
+    options.unschedulable_after = data::micros_from_seconds(o.k8s.unschedulable_after_s);
     return options;
   }
 
@@ -231,7 +243,8 @@ const ClusterKind kClusterKinds[] = {
                    {"history_succeeded", o.k8s.history_succeeded},
                    {"history_failed", o.k8s.history_failed},
                    {"active_deadline_s", o.k8s.active_deadline_s},
-                   {"api_patience_s", o.k8s.api_patience_s}};
+                   {"api_patience_s", o.k8s.api_patience_s},
+                   {"unschedulable_after_s", o.k8s.unschedulable_after_s}};
      },
      [](const json& p, RunOptions& o) {
        // Credentials may have moved since: a --kubeconfig / --context given now wins.
@@ -244,6 +257,7 @@ const ClusterKind kClusterKinds[] = {
        o.k8s.history_failed = p.at("history_failed").get<int>();
        o.k8s.active_deadline_s = p.at("active_deadline_s").get<int>();
        o.k8s.api_patience_s = p.at("api_patience_s").get<double>();
+       o.k8s.unschedulable_after_s = p.value("unschedulable_after_s", o.k8s.unschedulable_after_s);
      },
      [](RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
         cluster_adapter::ShutdownSignal&) -> std::unique_ptr<RunCluster> {
@@ -313,10 +327,14 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
 }
 
 void publish(const scheduler::Scheduler& scheduler, const cluster_adapter::RunRecorder& recorder,
-             cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress, int slots) {
+             const RunCluster& target, cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress,
+             int slots) {
   scheduler::StatusReport status = scheduler.status();
   if (server != nullptr) {
-    server->publish({scheduler::to_json(status).dump(), cluster_adapter::prometheus_text(recorder.metrics(status))});
+    json document = scheduler::to_json(status);
+    if (json cluster = target.status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
+    server->publish({document.dump(), cluster_adapter::prometheus_text(recorder.metrics(status)) +
+                                          target.metrics_text(status.at)});
   }
   progress.update(cluster_adapter::Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
                                             static_cast<std::int64_t>(status.num_items),
@@ -389,7 +407,7 @@ void run(RunOptions& o) {
   std::string trouble;
   auto step = [&] {
     if (shutdown.requested()) scheduler->stop();
-    publish(*scheduler, recorder, server ? &*server : nullptr, progress, o.workers);
+    publish(*scheduler, recorder, *target, server ? &*server : nullptr, progress, o.workers);
     trouble = target->trouble();
   };
 
@@ -470,6 +488,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--api-patience", o->k8s.api_patience_s,
                   "kubernetes: seconds the API may fail before the run stops (its state kept for --resume)")
       ->default_val(600);
+  cmd->add_option("--unschedulable-after", o->k8s.unschedulable_after_s,
+                  "kubernetes: seconds an attempt's pod may wait for a node before /status lists it as unschedulable")
+      ->default_val(300);
   cmd->callback([o] { run(*o); });
 }
 

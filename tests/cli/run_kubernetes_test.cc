@@ -5,6 +5,7 @@
 // re-attaches to the Jobs in the cluster; an API failing past --api-patience stops the run with
 // its state kept; an unknown cluster name is refused before anything is recorded.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -28,7 +29,7 @@ using cluster_adapter::PodPlan;
 // Every pod waits a little for a node, then runs `run_ms`.
 cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
   return {[run_ms](const nlohmann::json&) {
-            return PodPlan{2 * data::kMicrosPerMilli, run_ms * data::kMicrosPerMilli, 0};
+            return PodPlan{2 * data::kMicrosPerMilli, run_ms * data::kMicrosPerMilli, 0, ""};
           },
           1 * data::kMicrosPerMilli};
 }
@@ -44,6 +45,16 @@ class RunKubernetesTest : public cli_test::CliRunTest {
                            "contexts:\n- name: test\n  context: {cluster: loopback, user: tester, namespace: batch-work}\n"
                            "users:\n- name: tester\n  user: {token: test-token}\n";
     return path;
+  }
+
+  // The status server's port, once the run printed it (0 if it did not within ~30 s).
+  int status_port() {
+    const std::string marker = "status on http://127.0.0.1:";
+    for (int i = 0; i < 3000; ++i, usleep(10'000)) {
+      std::string err = cli_test::read_text(dir / "stderr");
+      if (auto at = err.find(marker); at != std::string::npos) return std::atoi(err.c_str() + at + marker.size());
+    }
+    return 0;
   }
 
   std::vector<std::string> run_args(const FakeApiServer& server, int ranges, int workers) {
@@ -85,6 +96,69 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
     EXPECT_EQ(job["metadata"]["namespace"], "batch-work");
     EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["image"], "registry.example.com/catchup:1.0");
   }
+}
+
+// GET /status's "cluster" part and GET /metrics while the run is going: an attempt whose pod
+// cannot be placed is listed as unschedulable with its item; the API going away shows as
+// unreachable with what is being retried, and as reachable again once it answers.
+TEST_F(RunKubernetesTest, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableApiBeingRetried) {
+  FakeApiServer server({[](const nlohmann::json& job) {
+                          PodPlan plan{0, 60 * data::kMicrosPerSecond, 0, ""};
+                          if (job["metadata"]["labels"]["millrace.io/item"] == "0-99") {
+                            plan.pending = 60 * data::kMicrosPerSecond;
+                            plan.unschedulable_message = "0/2 nodes are available: 2 Insufficient memory.";
+                          }
+                          return plan;
+                        },
+                        1 * data::kMicrosPerMilli});
+  std::vector<std::string> args = run_args(server, 3, 3);
+  args.insert(args.end(), {"--status-port", "0", "--unschedulable-after", "0.1"});
+  pid_t pid = start(args);
+  int port = status_port();
+  ASSERT_GT(port, 0) << cli_test::read_text(dir / "stderr");
+  httplib::Client client("127.0.0.1", port);
+  auto status_until = [&](const std::function<bool(const nlohmann::json&)>& done) {
+    nlohmann::json status;
+    for (int i = 0; i < 3000; ++i, usleep(10'000)) {
+      auto response = client.Get("/status");
+      status = response ? nlohmann::json::parse(response->body, nullptr, false) : nlohmann::json();
+      if (status.is_object() && status.contains("cluster") && done(status["cluster"])) break;
+    }
+    return status;
+  };
+
+  nlohmann::json waiting = status_until([](const nlohmann::json& c) { return c["unschedulable"].size() == 1; });
+  ASSERT_EQ(waiting["cluster"]["unschedulable"].size(), 1u) << waiting.dump(2);
+  nlohmann::json pod = waiting["cluster"]["unschedulable"][0];
+  EXPECT_EQ(pod["item"], "0-99");
+  EXPECT_EQ(pod["attempt"], 1);
+  EXPECT_GE(pod["pending_for_us"].get<data::Micros>(), 100'000);
+  EXPECT_EQ(waiting["cluster"]["kind"], "kubernetes");
+  EXPECT_EQ(waiting["cluster"]["api"]["reachable"], true);
+  EXPECT_EQ(waiting["jobs_in_progress"].size(), 3u);  // the scheduler's part is still there
+
+  server.pause();
+  nlohmann::json down = status_until([](const nlohmann::json& c) { return c["api"]["reachable"] == false; });
+  nlohmann::json api = down["cluster"]["api"];
+  ASSERT_EQ(api["reachable"], false) << down.dump(2);
+  EXPECT_GE(api["consecutive_failures"].get<int>(), 1);
+  EXPECT_GE(api["retries"].get<int>(), 1);
+  EXPECT_GT(api["unreachable_since_us"].get<data::Micros>(), 0);
+  ASSERT_FALSE(api["retrying"].empty());
+  EXPECT_NE(api["retrying"][0]["problem"].get<std::string>().find(server.url()), std::string::npos) << api.dump(2);
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\nmillrace_kubernetes_api_reachable 0\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("\nmillrace_kubernetes_unschedulable_attempts 1\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("\nmillrace_items_total 3\n"), std::string::npos);
+
+  server.resume();
+  nlohmann::json up = status_until([](const nlohmann::json& c) { return c["api"]["reachable"] == true; });
+  EXPECT_EQ(up["cluster"]["api"]["reachable"], true) << up.dump(2);
+  EXPECT_EQ(up["cluster"]["api"]["consecutive_failures"], 0);
+  EXPECT_NE(up["cluster"]["api"]["last_error"].get<std::string>().find("no response"), std::string::npos);
+  kill(pid, SIGINT);
+  EXPECT_EQ(finish(pid).exit_code, 1);
 }
 
 TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {

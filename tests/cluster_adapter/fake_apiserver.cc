@@ -673,8 +673,13 @@ void FakeApiServer::step(data::Micros now) {
                                                       {"blockOwnerDeletion", true}}}}}},
                   {"spec", job["spec"]["template"].value("spec", json::object())},
                   {"status", {{"phase", "Pending"}}}};
+      PodPlan plan = options_.plan(job);
+      if (!plan.unschedulable_message.empty()) {
+        pod["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"},
+                                        {"message", plan.unschedulable_message}, {"lastTransitionTime", stamp}}};
+      }
       pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] = name;
-      pod_states_[pod_key] = {options_.plan(job), now};
+      pod_states_[pod_key] = {plan, now};
       job_started_[key] = now;
       changed_pods.emplace_back(pod, "ADDED");
       job["status"]["startTime"] = stamp;

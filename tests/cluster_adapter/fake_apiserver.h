@@ -37,6 +37,9 @@ struct PodPlan {
   data::Micros pending = 0;  // time before the pod runs
   data::Micros running = 0;  // time it runs
   int exit_code = 0;         // 0: Succeeded, else Failed
+  // While pending, the pod says the scheduler cannot place it (PodScheduled=False,
+  // Unschedulable) with this message; empty: it only waits.
+  std::string unschedulable_message;
 };
 
 struct FakeApiServerOptions {

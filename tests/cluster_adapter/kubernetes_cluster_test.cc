@@ -132,7 +132,10 @@ class FailingPodsTest : public KubernetesClusterTest {
           PodPlan plan;
           if (item == "r1") plan.exit_code = 3;
           if (item == "r2") plan.running = 10 * data::kMicrosPerSecond;
-          if (item == "r4") plan.pending = 10 * data::kMicrosPerSecond;
+          if (item == "r4") {
+            plan.pending = 10 * data::kMicrosPerSecond;
+            plan.unschedulable_message = "0/3 nodes are available: 3 Insufficient cpu.";
+          }
           return plan;
         }, 2 * data::kMicrosPerMilli}) {}
 };
@@ -177,9 +180,15 @@ TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
   cluster->submit(submission(4));
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().unschedulable.empty(); }));
-  EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().in_flight == 1; }));
-  EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});  // still holds its slot
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().unschedulable[0].reason.empty(); }));
+  std::vector<UnschedulableAttempt> unschedulable = cluster->status().unschedulable;  // still holds its slot
+  ASSERT_EQ(unschedulable.size(), 1u);
+  EXPECT_EQ(unschedulable[0].job, "run-1-r4-a1");
+  EXPECT_EQ(unschedulable[0].item, "r4");
+  EXPECT_EQ(unschedulable[0].attempt, 1);
+  EXPECT_EQ(unschedulable[0].pod, "run-1-r4-a1-pod");
+  EXPECT_EQ(unschedulable[0].reason, "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.");
 }
 
 TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
@@ -224,11 +233,11 @@ TEST_F(KubernetesClusterTest, UnreachableApiIsShownAndTheRunResumes) {
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().lists >= 1; }));
   server_.pause();
   cluster->submit(submission(0));
-  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api_reachable; }));
-  EXPECT_NE(cluster->status().api_problem.find("no response"), std::string::npos) << cluster->status().api_problem;
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api.reachable; }));
+  EXPECT_NE(cluster->status().api.last_error.find("no response"), std::string::npos) << cluster->status().api.last_error;
   server_.resume();
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
-  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().api_reachable; }));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().api.reachable; }));
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 

@@ -135,7 +135,7 @@ TEST(KubernetesEndToEndOnTestServer, SchedulerRunsTwoHundredRangesOnceUnderFault
   EXPECT_EQ(record.orphaned_pods, 0);
   EXPECT_GE(record.injected_errors_served, 9);
   EXPECT_GE(cluster.status().lists, 2);  // the 410 forced a re-list
-  EXPECT_TRUE(cluster.status().api_reachable);
+  EXPECT_TRUE(cluster.status().api.reachable);
   fs::remove(db);
 }
 
