@@ -7,6 +7,7 @@
 // cluster is built and re-attached differs between clusters; the rest of a run is shared.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -141,6 +142,9 @@ class KubernetesRun : public RunCluster {
   cluster_adapter::PolledCluster& cluster() override { return cluster_; }
   std::string where() const override { return where_; }
 
+  // Jobs an earlier session left running: the unrecorded latest attempts are adopted, and those
+  // whose attempt the store says ended (a Ctrl-C's deletes that never reached the API) are
+  // deleted before anything new is created, so the cap holds.
   void add_survivors(scheduler::SchedulerSnapshot& snapshot) override {
     std::vector<cluster_adapter::ExistingJob> jobs;
     try {
@@ -149,11 +153,26 @@ class KubernetesRun : public RunCluster {
       throw data::Error(where_, std::string("cannot list the run's Jobs to resume: ") + error.what());
     }
     cluster_adapter::add_unrecorded_jobs(snapshot, jobs, clock_.now());
+    std::vector<std::string> stale = cluster_adapter::stale_jobs(snapshot, jobs);
+    if (stale.empty()) return;
+    std::string names;
+    for (const std::string& name : stale) {
+      names += (names.empty() ? "" : ", ") + name;
+      cluster_.delete_job(name);
+    }
+    std::cerr << "millrace: deleting " << stale.size() << " Jobs whose attempts already ended: " << names << "\n";
   }
   void reattach(const std::vector<data::WorkItem>& items, const scheduler::SchedulerSnapshot& snapshot) override {
     cluster_adapter::adopt_in_flight(cluster_, items, snapshot);
   }
-  void flush() override { cluster_.flush(kFlushWait); }
+  // Waits for the queued deletes (a Ctrl-C's) as long as the API's patience allows at most.
+  void flush() override {
+    if (!cluster_.flush(std::min(kFlushWait, patience_))) {
+      std::cerr << "millrace: " << cluster_.status().requests_pending
+                << " Job requests did not reach the Kubernetes API; a --resume of the run deletes its Jobs left "
+                   "running\n";
+    }
+  }
   std::string trouble() const override {
     const cluster_adapter::ApiHealthStatus api = cluster_.status().api;
     if (api.reachable || clock_.now() - api.unreachable_since < patience_) return "";

@@ -101,7 +101,7 @@ void KubernetesCluster::send_delete(const std::string& name, std::stop_token sto
   }
 }
 
-void KubernetesCluster::queue_delete(const std::string& name) {
+void KubernetesCluster::delete_job(const std::string& name) {
   requests_.push([this, name](std::stop_token stop) { send_delete(name, stop); });
 }
 
@@ -137,7 +137,7 @@ void KubernetesCluster::cancel(scheduler::AttemptHandle handle) {
   if (attempt.state == State::kWaiting) {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), handle));
   } else {
-    queue_delete(attempt.name);
+    delete_job(attempt.name);
   }
   attempt.state = State::kDone;
   cancelled_.emplace_back(handle, attempt.name);
@@ -371,7 +371,7 @@ void KubernetesCluster::trim_history() {
   auto doomed = jobs_beyond_history(std::move(candidates), options_.keep_succeeded, options_.keep_failed);
   for (const auto& name : doomed) {
     finished_[name].deleting = true;
-    queue_delete(name);
+    delete_job(name);
   }
 }
 

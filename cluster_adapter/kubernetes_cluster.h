@@ -105,6 +105,9 @@ class KubernetesCluster : public PolledCluster {
   // Follows an attempt whose Job already exists (created before a crash) without creating it;
   // if the cluster turns out not to have it, the attempt is reported failed ("lost").
   void adopt(const scheduler::Submission& submission);
+  // Deletes a Job of the run that is no attempt of this session (propagationPolicy Background,
+  // retried with backoff like every request; one already gone is fine).
+  void delete_job(const std::string& name);
 
   KubernetesClusterStatus status() const;
 
@@ -154,7 +157,6 @@ class KubernetesCluster : public PolledCluster {
   void push(Note note);
   void send_create(scheduler::AttemptHandle handle, const nlohmann::json& body, std::stop_token stop);
   void send_delete(const std::string& name, std::stop_token stop);
-  void queue_delete(const std::string& name);
   std::string jobs_path() const;
 
   void handle_note(Note& note);

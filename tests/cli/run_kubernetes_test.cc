@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -195,6 +196,48 @@ TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCanc
   EXPECT_EQ(server.record().jobs_created, 2);
   EXPECT_TRUE(server.objects("jobs").empty());
   EXPECT_EQ(server.record().deletes_without_policy, 0);
+}
+
+// A Ctrl-C while the API is unreachable records the attempts in flight as cancelled, but their
+// deletes never reach the cluster and the Jobs run on; the resumed run deletes them (Background)
+// before it creates anything, so it neither runs them twice nor goes over its cap.
+TEST_F(RunKubernetesTest, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableApi) {
+  std::atomic<bool> slow{true};  // pods of the first session run a minute, later ones a moment
+  FakeApiServer server({[&slow](const nlohmann::json&) {
+                          return PodPlan{0, (slow ? 60'000 : 20) * data::kMicrosPerMilli, 0, ""};
+                        },
+                        1 * data::kMicrosPerMilli});
+  std::vector<std::string> args = run_args(server, 4, 2);
+  args.insert(args.end(), {"--api-patience", "1"});
+  pid_t pid = start(args);
+  for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
+  server.pause();
+  kill(pid, SIGINT);
+  CliResult stopped = finish(pid);
+  EXPECT_EQ(stopped.exit_code, 1);
+  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+  ASSERT_EQ(attempts.size(), 2u) << stopped.err;
+  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  EXPECT_NE(stopped.err.find("did not reach the Kubernetes API"), std::string::npos) << stopped.err;
+
+  server.resume();
+  ASSERT_EQ(server.objects("jobs").size(), 2u);  // the cancelled attempts still run
+  slow = false;
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("deleting 2 Jobs whose attempts already ended: catchup-1-"), std::string::npos)
+      << resumed.err;
+  std::map<std::string, int> after = successes();
+  EXPECT_EQ(after.size(), 4u);
+  for (const auto& [item, count] : after) EXPECT_EQ(count, 1) << item;
+  for (const auto& job : server.objects("jobs")) {
+    EXPECT_TRUE(job["status"].contains("completionTime")) << job["metadata"]["name"];  // no cancelled Job left
+  }
+  cluster_adapter::FakeApiRecord record = server.record();
+  EXPECT_EQ(record.jobs_created, 2 + 4);
+  EXPECT_LE(record.max_unfinished_jobs, 2);
+  EXPECT_EQ(record.deletes_without_policy, 0);
+  EXPECT_EQ(record.orphaned_pods, 0);
 }
 
 TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
