@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -122,6 +123,21 @@ cluster_adapter::KubeConfig kube_config(const KubernetesSettings& k) {
                                                     : cluster_adapter::load_kubeconfig(k.kubeconfig, k.context);
   if (!k.namespace_name.empty()) config.namespace_name = k.namespace_name;
   return config;
+}
+
+// A new run is refused before anything is recorded when its API cannot be used: a server
+// certificate the configured CA did not sign, refused credentials, no right to list Jobs in the
+// namespace (each a KubeApiError naming the server). An API that does not answer is waited for
+// up to the API patience.
+void check_api_access(const KubernetesSettings& k) {
+  cluster_adapter::KubeConfig config = kube_config(k);
+  const auto since = std::chrono::steady_clock::now();
+  const auto patience = std::chrono::microseconds(data::micros_from_seconds(k.api_patience_s));
+  cluster_adapter::KubeClient(config).call(
+      "GET", "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", std::nullopt, {},
+      [&](const cluster_adapter::KubeApiError& error, data::Micros) {
+        if (std::chrono::steady_clock::now() - since >= patience) throw error;
+      });
 }
 
 class KubernetesRun : public RunCluster {
@@ -250,8 +266,8 @@ const ClusterKind kClusterKinds[] = {
        if (o.k8s.kubeconfig.empty() && !o.k8s.in_cluster) {
          throw data::Error("millrace run", "--cluster kubernetes needs --kubeconfig FILE or --in-cluster");
        }
-       kube_config(o.k8s);
        o.k8s.job_template = cluster_adapter::JobTemplate::load(o.k8s.job_template_path).manifest();
+       check_api_access(o.k8s);
      },
      [](const RunOptions& o) {
        return json{{"kubeconfig", o.k8s.kubeconfig},

@@ -19,6 +19,7 @@
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
 #include "tests/cluster_adapter/fake_apiserver.h"
+#include "tests/cluster_adapter/test_certificates.h"
 
 namespace millrace {
 namespace {
@@ -30,7 +31,7 @@ using cluster_adapter::PodPlan;
 // Every pod waits a little for a node, then runs `run_ms`.
 cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
   return {[run_ms](const nlohmann::json&) {
-            return PodPlan{2 * data::kMicrosPerMilli, run_ms * data::kMicrosPerMilli, 0, ""};
+            return PodPlan{2 * data::kMicrosPerMilli, run_ms * data::kMicrosPerMilli, 0};
           },
           1 * data::kMicrosPerMilli};
 }
@@ -104,7 +105,7 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
 // unreachable with what is being retried, and as reachable again once it answers.
 TEST_F(RunKubernetesTest, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableApiBeingRetried) {
   FakeApiServer server({[](const nlohmann::json& job) {
-                          PodPlan plan{0, 60 * data::kMicrosPerSecond, 0, ""};
+                          PodPlan plan{0, 60 * data::kMicrosPerSecond};
                           if (job["metadata"]["labels"]["millrace.io/item"] == "0-99") {
                             plan.pending = 60 * data::kMicrosPerSecond;
                             plan.unschedulable_message = "0/2 nodes are available: 2 Insufficient memory.";
@@ -204,7 +205,7 @@ TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCanc
 TEST_F(RunKubernetesTest, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableApi) {
   std::atomic<bool> slow{true};  // pods of the first session run a minute, later ones a moment
   FakeApiServer server({[&slow](const nlohmann::json&) {
-                          return PodPlan{0, (slow ? 60'000 : 20) * data::kMicrosPerMilli, 0, ""};
+                          return PodPlan{0, (slow ? 60'000 : 20) * data::kMicrosPerMilli};
                         },
                         1 * data::kMicrosPerMilli});
   std::vector<std::string> args = run_args(server, 4, 2);
@@ -286,6 +287,30 @@ TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas)
   EXPECT_EQ(resumed.exit_code, 1);
   EXPECT_NE(resumed.err.find("cannot list the run's Jobs to resume"), std::string::npos) << resumed.err;
   EXPECT_EQ(data::TraceStore::open(store).attempts(1).size(), kept.size());
+}
+
+TEST_F(RunKubernetesTest, WrongCertificateAuthorityIsRefusedNamingTheServerBeforeAnythingIsRecorded) {
+  cluster_adapter::TestCertificates certs = cluster_adapter::TestCertificates::make(dir / "certs");
+  cluster_adapter::FakeApiServerOptions options;
+  options.tls = cluster_adapter::FakeApiTls{certs.server_certificate, certs.server_key, ""};
+  FakeApiServer server(options);
+  std::vector<std::string> args = run_args(server, 2, 1);
+  std::string kubeconfig = args[6];
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                               "clusters:\n- name: loopback\n  cluster: {server: "
+                            << server.url() << ", certificate-authority: " << certs.wrong_ca
+                            << "}\ncontexts:\n- name: test\n  context: {cluster: loopback, user: tester}\n"
+                               "users:\n- name: tester\n  user: {token: test-token}\n";
+  CliResult result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: " + server.url() + "/apis/batch/v1/namespaces/default/jobs?limit=1: "
+                            "no response (TLS): the server's certificate is not trusted by the configured "
+                            "certificate authority; check the cluster's certificate-authority / "
+                            "certificate-authority-data in " + kubeconfig),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  EXPECT_EQ(server.record().lists, 0);
 }
 
 TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <regex>
+#include <stdexcept>
 #include <sstream>
 
 namespace millrace::cluster_adapter {
@@ -163,7 +164,16 @@ FakeApiServer::~FakeApiServer() {
 }
 
 void FakeApiServer::start_http() {
-  http_ = std::make_unique<httplib::Server>();
+  if (options_.tls) {
+    const FakeApiTls& tls = *options_.tls;
+    http_ = std::make_unique<httplib::SSLServer>(tls.certificate.c_str(), tls.key.c_str(),
+                                                 tls.client_ca.empty() ? nullptr : tls.client_ca.c_str());
+    auto* server = static_cast<httplib::SSLServer*>(http_.get());
+    if (!server->is_valid()) throw std::runtime_error("test API server: cannot use " + tls.certificate);
+    if (!tls.client_ca.empty()) SSL_CTX_set_verify(server->ssl_context(), SSL_VERIFY_PEER, nullptr);
+  } else {
+    http_ = std::make_unique<httplib::Server>();
+  }
   http_->new_task_queue = [] { return new httplib::ThreadPool(24); };
   route();
   if (port_ == 0) {
@@ -313,6 +323,17 @@ void FakeApiServer::route() {
     s.Post(pattern, collection("pods"));
     s.Delete(pattern, collection("pods"));
   }
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    bool by_certificate = options_.tls && !options_.tls->client_ca.empty();
+    bool open = options_.required_token.empty() && !by_certificate;
+    bool token_ok = !options_.required_token.empty() &&
+                    req.get_header_value("Authorization") == "Bearer " + options_.required_token;
+    bool certificate_ok = by_certificate && req.ssl != nullptr && SSL_get0_peer_certificate(req.ssl) != nullptr &&
+                          SSL_get_verify_result(req.ssl) == X509_V_OK;
+    if (open || token_ok || certificate_ok) return httplib::Server::HandlerResponse::Unhandled;
+    fail(res, 401, "Unauthorized", "Unauthorized");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) fail(res, 404, "NotFound", "the server could not find the requested resource (" + req.path + ")");
   });

@@ -6,7 +6,8 @@
 // real controller does. Faults can be injected (error responses, dropped watches, 410 Gone
 // inside a watch stream, a server that stops answering for a while), and it keeps a record of
 // what it saw (most Jobs unfinished at once, creates, deletes without a propagation policy,
-// orphaned pods) so tests judge the adapter by the server's own view.
+// orphaned pods) so tests judge the adapter by the server's own view. It can serve HTTPS and
+// require a bearer token or a client certificate, for the kubeconfig's credential paths.
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +36,9 @@ namespace millrace::cluster_adapter {
 
 // What the simulated kubelet does with a Job's pod.
 struct PodPlan {
+  PodPlan(data::Micros pending_time = 0, data::Micros running_time = 0, int exit = 0)
+      : pending(pending_time), running(running_time), exit_code(exit) {}
+
   data::Micros pending = 0;  // time before the pod runs
   data::Micros running = 0;  // time it runs
   int exit_code = 0;         // 0: Succeeded, else Failed
@@ -42,9 +47,27 @@ struct PodPlan {
   std::string unschedulable_message;
 };
 
+// Serving HTTPS instead of plain HTTP: PEM files of the server's certificate (for 127.0.0.1)
+// and key, and, when given, the CA whose client certificates authenticate a client. As on a
+// real API server, a client certificate is asked for but not required by the TLS handshake:
+// a request with neither a certificate the CA signed nor the required token gets 401.
+struct FakeApiTls {
+  std::string certificate;
+  std::string key;
+  std::string client_ca;
+};
+
 struct FakeApiServerOptions {
-  std::function<PodPlan(const nlohmann::json& job)> plan;  // default: every pod succeeds at once
+  using Plan = std::function<PodPlan(const nlohmann::json& job)>;
+  FakeApiServerOptions(Plan pod_plan = {}, data::Micros step = 2 * data::kMicrosPerMilli)
+      : plan(std::move(pod_plan)), tick(step) {}
+
+  Plan plan;                                               // default: every pod succeeds at once
   data::Micros tick = 2 * data::kMicrosPerMilli;           // kubelet/controller step
+  std::optional<FakeApiTls> tls;
+  // When set, a request must carry "Authorization: Bearer <token>" (or, with tls.client_ca, a
+  // client certificate), else it gets 401 Unauthorized.
+  std::string required_token;
 };
 
 struct FakeApiRecord {
@@ -66,7 +89,7 @@ class FakeApiServer {
   FakeApiServer& operator=(const FakeApiServer&) = delete;
 
   int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return (options_.tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_); }
 
   // The next `count` resource requests (not discovery; only those with `method` when given)
   // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
