@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "cluster_adapter/job_deletion.h"
 #include "cluster_adapter/job_history.h"
 #include "cluster_adapter/job_view.h"
 
@@ -83,26 +84,10 @@ void KubernetesCluster::send_create(scheduler::AttemptHandle handle, const json&
   }
 }
 
-void KubernetesCluster::send_delete(const std::string& name, std::stop_token stop) {
-  auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
-  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
-  try {
-    // Either answer is fine: a Status (deleted) or the Job itself, still there with a
-    // finalizer until its pods are gone; the watch then reports it DELETED.
-    client_.call("DELETE", jobs_path() + "/" + name + "?propagationPolicy=Background", options, stop, on_retry);
-    health_.answered("requests");
-  } catch (const KubeApiError& error) {
-    if (error.reason() == "Stopped") throw;
-    if (error.status() == 404) {
-      health_.answered("requests");  // already gone
-    } else {
-      health_.rejected("requests", error.what());
-    }
-  }
-}
-
 void KubernetesCluster::delete_job(const std::string& name) {
-  requests_.push([this, name](std::stop_token stop) { send_delete(name, stop); });
+  requests_.push([this, name](std::stop_token stop) {
+    delete_job_in_background(client_, jobs_path(), name, health_, stop);
+  });
 }
 
 // ---- the Cluster seam (poll thread) --------------------------------------------------------

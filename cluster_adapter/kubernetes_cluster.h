@@ -156,7 +156,6 @@ class KubernetesCluster : public PolledCluster {
   };
   void push(Note note);
   void send_create(scheduler::AttemptHandle handle, const nlohmann::json& body, std::stop_token stop);
-  void send_delete(const std::string& name, std::stop_token stop);
   std::string jobs_path() const;
 
   void handle_note(Note& note);
