@@ -11,7 +11,8 @@
 //        -> 200 {"recorded": "succeeded" | "failed"}
 // A heartbeat or completion of a lease that expired or was cancelled gets 410 Gone, of one the
 // scheduler does not know (it restarted) 404; both with {"error": TEXT}: the worker drops that
-// item and asks for a new lease. A malformed body gets 400 {"error"} naming the field.
+// item and asks for a new lease. A malformed body gets 400 {"error"} naming the field. Every
+// request sends a JSON body ({} when it has nothing to say), so it carries a Content-Length.
 #pragma once
 
 #include <memory>

@@ -19,6 +19,7 @@
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
 #include "tests/cluster_adapter/fake_apiserver.h"
+#include "tests/cluster_adapter/simulated_pool.h"
 #include "tests/cluster_adapter/test_certificates.h"
 
 namespace millrace {
@@ -311,6 +312,64 @@ TEST_F(RunKubernetesTest, WrongCertificateAuthorityIsRefusedNamingTheServerBefor
       << result.err;
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
   EXPECT_EQ(server.record().lists, 0);
+}
+
+// --mode worker-pool: one Indexed Job whose pods (simulated workers speaking the lease protocol)
+// run every range; a worker that stops heartbeating loses its range to another, and the store
+// records that attempt as failed "lease-expired"; the Job is deleted when the run ends.
+TEST_F(RunKubernetesTest, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesItAtTheEnd) {
+  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+                        1 * data::kMicrosPerMilli});
+  cluster_adapter::SimulatedPool pool(server, {.hang_index = 2, .hang_on_lease = 1, .work_ms_per_100 = 10});
+  std::vector<std::string> args = run_args(server, 12, 3);
+  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port", "0",
+                           "--lease-duration", "0.3", "--heartbeat", "0.05"});
+  CliResult result = run(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("run 1: 12/12 items succeeded"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("the Indexed Job catchup-1-pool (3 worker pods) in namespace batch-work at " + server.url() +
+                            ", its workers leasing ranges from http://127.0.0.1:"),
+            std::string::npos)
+      << result.err;
+
+  data::TraceStore trace = data::TraceStore::open(store);
+  EXPECT_EQ(trace.run(1).policy, "fixed-pool");
+  std::map<std::string, int> succeeded = successes();
+  EXPECT_EQ(succeeded.size(), 12u);
+  for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+  int expired = 0;
+  for (const data::Attempt& a : trace.attempts(1)) {
+    if (a.outcome == data::Outcome::kSucceeded) continue;
+    EXPECT_EQ(a.failure_reason, "lease-expired") << a.item_id;
+    EXPECT_EQ(a.worker, pool.hung_pod());
+    ++expired;
+  }
+  EXPECT_EQ(expired, 1);
+  EXPECT_EQ(server.record().jobs_created, 1);
+  EXPECT_TRUE(server.objects("jobs").empty());  // deleted before the run ended
+  EXPECT_EQ(server.record().deletes_without_policy, 0);
+}
+
+TEST_F(RunKubernetesTest, WorkerPoolRefusesATemplateWithItemPlaceholdersAndAnotherPolicyBeforeRecording) {
+  FakeApiServer server;
+  std::vector<std::string> args = run_args(server, 2, 1);
+  args.insert(args.end(), {"--mode", "worker-pool"});
+  CliResult placeholders = run(args);
+  EXPECT_EQ(placeholders.exit_code, 1);
+  EXPECT_NE(placeholders.err.find("deploy/job-template.json: a worker-pool Job template cannot use {first}"),
+            std::string::npos)
+      << placeholders.err;
+  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+  args.insert(args.end(), {"--policy", "autoscale"});
+  CliResult policy = run(args);
+  EXPECT_EQ(policy.exit_code, 1);
+  EXPECT_NE(policy.err.find("millrace: --mode worker-pool: runs a fixed pool of --workers pods: --policy must be "
+                            "fixed-pool, not autoscale"),
+            std::string::npos)
+      << policy.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  EXPECT_EQ(server.record().jobs_created, 0);
 }
 
 TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
