@@ -155,23 +155,47 @@ std::string api_trouble(const cluster_adapter::ApiHealthStatus& api, data::Micro
          api.last_error + ")";
 }
 
-class KubernetesRun : public RunCluster {
+// What both Kubernetes modes share: the cluster made from the run's kubeconfig and Job
+// template, the API's patience, and the cluster's own state in GET /status and /metrics.
+template <typename Cluster>
+class KubernetesRunBase : public RunCluster {
  public:
-  static constexpr data::Micros kFlushWait = 30 * data::kMicrosPerSecond;
-
-  KubernetesRun(const RunOptions& o, const std::string& run_label, const std::string& input,
-                const scheduler::Clock& clock)
-      : cluster_(cluster_adapter::KubeClient(kube_config(o.k8s)),
+  template <typename ClusterOptions>
+  KubernetesRunBase(const RunOptions& o, const std::string& input, ClusterOptions options, const scheduler::Clock& clock)
+      : config_(kube_config(o.k8s)),
+        cluster_(cluster_adapter::KubeClient(config_),
                  cluster_adapter::JobTemplate::parse(o.k8s.job_template.dump(), input + " job template"),
-                 options(o, run_label), clock),
+                 std::move(options), clock),
         clock_(clock),
-        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {
-    cluster_adapter::KubeConfig config = kube_config(o.k8s);
-    where_ = "Jobs labelled " + std::string(cluster_adapter::kRunLabel) + "=" + cluster_adapter::dns_label(run_label) +
-             " in namespace " + config.namespace_name + " at " + config.server;
-  }
+        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {}
   cluster_adapter::PolledCluster& cluster() override { return cluster_; }
   std::string where() const override { return where_; }
+  json status_json(data::Micros now) const override { return cluster_adapter::to_json(cluster_.status(), now); }
+  std::string metrics_text(data::Micros now) const override {
+    cluster_adapter::PrometheusWriter out;
+    cluster_adapter::write_metrics(out, cluster_.status(), now);
+    return out.text();
+  }
+
+ protected:
+  static constexpr data::Micros kFlushWait = 30 * data::kMicrosPerSecond;
+
+  cluster_adapter::KubeConfig config_;
+  Cluster cluster_;
+  const scheduler::Clock& clock_;
+  data::Micros patience_;
+  std::string where_;
+};
+
+// Job-per-item mode: a Job per attempt.
+class KubernetesRun : public KubernetesRunBase<cluster_adapter::KubernetesCluster> {
+ public:
+  KubernetesRun(const RunOptions& o, const std::string& run_label, const std::string& input,
+                const scheduler::Clock& clock)
+      : KubernetesRunBase(o, input, options(o, run_label), clock) {
+    where_ = "Jobs labelled " + std::string(cluster_adapter::kRunLabel) + "=" + cluster_adapter::dns_label(run_label) +
+             " in namespace " + config_.namespace_name + " at " + config_.server;
+  }
 
   // Jobs an earlier session left running: the unrecorded latest attempts are adopted, and those
   // whose attempt the store says ended (a Ctrl-C's deletes that never reached the API) are
@@ -205,12 +229,6 @@ class KubernetesRun : public RunCluster {
     }
   }
   std::string trouble() const override { return api_trouble(cluster_.status().api, clock_.now(), patience_); }
-  json status_json(data::Micros now) const override { return cluster_adapter::to_json(cluster_.status(), now); }
-  std::string metrics_text(data::Micros now) const override {
-    cluster_adapter::PrometheusWriter out;
-    cluster_adapter::write_metrics(out, cluster_.status(), now);
-    return out.text();
-  }
 
  private:
   static cluster_adapter::KubernetesClusterOptions options(const RunOptions& o, const std::string& run_label) {
@@ -223,48 +241,29 @@ class KubernetesRun : public RunCluster {
     options.unschedulable_after = data::micros_from_seconds(o.k8s.unschedulable_after_s);
     return options;
   }
-
-  cluster_adapter::KubernetesCluster cluster_;
-  const scheduler::Clock& clock_;
-  data::Micros patience_;
-  std::string where_;
 };
 
 // Worker-pool mode: one Indexed Job of --workers pods that lease the ranges from this run.
-class WorkerPoolRun : public RunCluster {
+class WorkerPoolRun : public KubernetesRunBase<cluster_adapter::WorkerPoolCluster> {
  public:
-  static constexpr data::Micros kShutDownWait = 30 * data::kMicrosPerSecond;
-
   WorkerPoolRun(const RunOptions& o, const std::string& run_label, const std::string& input,
                 const scheduler::Clock& clock)
-      : cluster_(cluster_adapter::KubeClient(kube_config(o.k8s)),
-                 cluster_adapter::JobTemplate::parse(o.k8s.job_template.dump(), input + " job template"),
-                 options(o, run_label), clock),
-        clock_(clock),
-        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {
-    cluster_adapter::KubeConfig config = kube_config(o.k8s);
+      : KubernetesRunBase(o, input, options(o, run_label), clock) {
     where_ = "the Indexed Job " + cluster_adapter::pool_job_name(run_label) + " (" + std::to_string(o.workers) +
-             " worker pods) in namespace " + config.namespace_name + " at " + config.server +
+             " worker pods) in namespace " + config_.namespace_name + " at " + config_.server +
              ", its workers leasing ranges from " + cluster_.lease_url();
   }
-  cluster_adapter::PolledCluster& cluster() override { return cluster_; }
-  std::string where() const override { return where_; }
   std::string trouble() const override {
     cluster_adapter::WorkerPoolStatus status = cluster_.status();
     std::string api = api_trouble(status.api, clock_.now(), patience_);
     return api.empty() ? status.trouble : api;
   }
+  // The run over, workers are told to exit, else to wait for a resume; the pool's Job is deleted.
   void flush(bool run_over) override {
-    if (!cluster_.shut_down(run_over, std::min(kShutDownWait, patience_))) {
+    if (!cluster_.shut_down(run_over, std::min(kFlushWait, patience_))) {
       std::cerr << "millrace: the delete of the worker pool Job did not reach the Kubernetes API; a --resume of "
                    "the run takes its workers back\n";
     }
-  }
-  json status_json(data::Micros now) const override { return cluster_adapter::to_json(cluster_.status(), now); }
-  std::string metrics_text(data::Micros now) const override {
-    cluster_adapter::PrometheusWriter out;
-    cluster_adapter::write_metrics(out, cluster_.status(), now);
-    return out.text();
   }
 
  private:
@@ -280,11 +279,6 @@ class WorkerPoolRun : public RunCluster {
     options.unschedulable_after = data::micros_from_seconds(o.k8s.unschedulable_after_s);
     return options;
   }
-
-  cluster_adapter::WorkerPoolCluster cluster_;
-  const scheduler::Clock& clock_;
-  data::Micros patience_;
-  std::string where_;
 };
 
 // Worker-pool mode's own options, checked before anything is recorded.
