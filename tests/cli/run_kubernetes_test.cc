@@ -4,9 +4,12 @@
 // trace store and by the server's own record. Also: a SIGINT deletes the unfinished Jobs; a SIGKILL mid-run followed by --resume
 // re-attaches to the Jobs in the cluster; an API failing past --api-patience stops the run with
 // its state kept; an unknown cluster name is refused before anything is recorded.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,7 +40,7 @@ cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
           1 * data::kMicrosPerMilli};
 }
 
-class RunKubernetesTest : public cli_test::CliRunTest {
+class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
  protected:
   std::string kubeconfig_for(const FakeApiServer& server) {
     std::string path = (dir / "kubeconfig").string();
@@ -73,7 +76,7 @@ class RunKubernetesTest : public cli_test::CliRunTest {
   }
 };
 
-TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
+TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
   FakeApiServer server(pods_running(20));
   CliResult result = run(run_args(server, 12, 3));
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -104,7 +107,7 @@ TEST_F(RunKubernetesTest, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSucc
 // GET /status's "cluster" part and GET /metrics while the run is going: an attempt whose pod
 // cannot be placed is listed as unschedulable with its item; the API going away shows as
 // unreachable with what is being retried, and as reachable again once it answers.
-TEST_F(RunKubernetesTest, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableApiBeingRetried) {
+TEST_F(RunKubernetesOnLoopbackServer, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableApiBeingRetried) {
   FakeApiServer server({[](const nlohmann::json& job) {
                           PodPlan plan{0, 60 * data::kMicrosPerSecond};
                           if (job["metadata"]["labels"]["millrace.io/item"] == "0-99") {
@@ -164,7 +167,7 @@ TEST_F(RunKubernetesTest, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableA
   EXPECT_EQ(finish(pid).exit_code, 1);
 }
 
-TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
+TEST_F(RunKubernetesOnLoopbackServer, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
   FakeApiServer server(pods_running(300));
   pid_t pid = start(run_args(server, 8, 4));
   for (int i = 0; i < 3000 && (successes().size() < 2 || server.record().jobs_created < 6); ++i) usleep(10'000);
@@ -184,7 +187,7 @@ TEST_F(RunKubernetesTest, SigkillThenResumeReattachesToTheJobsInTheClusterWithou
   EXPECT_EQ(server.record().create_conflicts, 0);
 }
 
-TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
+TEST_F(RunKubernetesOnLoopbackServer, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
   FakeApiServer server(pods_running(60'000));
   pid_t pid = start(run_args(server, 5, 2));
   for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
@@ -203,7 +206,7 @@ TEST_F(RunKubernetesTest, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCanc
 // A Ctrl-C while the API is unreachable records the attempts in flight as cancelled, but their
 // deletes never reach the cluster and the Jobs run on; the resumed run deletes them (Background)
 // before it creates anything, so it neither runs them twice nor goes over its cap.
-TEST_F(RunKubernetesTest, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableApi) {
+TEST_F(RunKubernetesOnLoopbackServer, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableApi) {
   std::atomic<bool> slow{true};  // pods of the first session run a minute, later ones a moment
   FakeApiServer server({[&slow](const nlohmann::json&) {
                           return PodPlan{0, (slow ? 60'000 : 20) * data::kMicrosPerMilli};
@@ -242,7 +245,7 @@ TEST_F(RunKubernetesTest, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableA
   EXPECT_EQ(record.orphaned_pods, 0);
 }
 
-TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
+TEST_F(RunKubernetesOnLoopbackServer, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
   FakeApiServer server(pods_running(100));
   std::vector<std::string> args = run_args(server, 10, 2);
   args.insert(args.end(), {"--api-patience", "1"});
@@ -272,7 +275,7 @@ TEST_F(RunKubernetesTest, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKept
   EXPECT_EQ(server.record().jobs_created, 10);
 }
 
-TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
+TEST_F(RunKubernetesOnLoopbackServer, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
   std::vector<data::Attempt> kept;
   {
     FakeApiServer server(pods_running(1000));
@@ -290,7 +293,7 @@ TEST_F(RunKubernetesTest, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas)
   EXPECT_EQ(data::TraceStore::open(store).attempts(1).size(), kept.size());
 }
 
-TEST_F(RunKubernetesTest, WrongCertificateAuthorityIsRefusedNamingTheServerBeforeAnythingIsRecorded) {
+TEST_F(RunKubernetesOnLoopbackServer, WrongCertificateAuthorityIsRefusedNamingTheServerBeforeAnythingIsRecorded) {
   cluster_adapter::TestCertificates certs = cluster_adapter::TestCertificates::make(dir / "certs");
   cluster_adapter::FakeApiServerOptions options;
   options.tls = cluster_adapter::FakeApiTls{certs.server_certificate, certs.server_key, ""};
@@ -317,7 +320,7 @@ TEST_F(RunKubernetesTest, WrongCertificateAuthorityIsRefusedNamingTheServerBefor
 // --mode worker-pool: one Indexed Job whose pods (simulated workers speaking the lease protocol)
 // run every range; a worker that stops heartbeating loses its range to another, and the store
 // records that attempt as failed "lease-expired"; the Job is deleted when the run ends.
-TEST_F(RunKubernetesTest, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesItAtTheEnd) {
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesItAtTheEnd) {
   FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
                         1 * data::kMicrosPerMilli});
   cluster_adapter::SimulatedPool pool(server, {.hang_index = 2, .hang_on_lease = 1, .work_ms_per_100 = 10});
@@ -351,7 +354,74 @@ TEST_F(RunKubernetesTest, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesI
   EXPECT_EQ(server.record().deletes_without_policy, 0);
 }
 
-TEST_F(RunKubernetesTest, WorkerPoolRefusesATemplateWithItemPlaceholdersAndAnotherPolicyBeforeRecording) {
+// A port free now, for a lease API that must keep its address across a resume.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A worker-pool run killed with SIGKILL leaves its pool running; its workers keep asking at the
+// lease URL, and the resumed run adopts the Indexed Job (no second one) and serves them again.
+// Ranges whose completion the killed run never heard of run again; each success is recorded once.
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigkillThenResumeAdoptsThePoolAndItsWorkersFinishTheRun) {
+  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+                        1 * data::kMicrosPerMilli});
+  cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 150});
+  std::vector<std::string> args = run_args(server, 12, 3);
+  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port",
+                           std::to_string(free_port()), "--lease-duration", "2", "--heartbeat", "0.05"});
+  pid_t pid = start(args);
+  for (int i = 0; i < 3000 && successes().size() < 3; ++i) usleep(10'000);
+  kill(pid, SIGKILL);
+  ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
+  ASSERT_GE(successes().size(), 3u);
+  ASSERT_LT(successes().size(), 12u);
+  ASSERT_EQ(server.objects("jobs").size(), 1u);  // the pool runs on
+
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  std::map<std::string, int> after = successes();
+  EXPECT_EQ(after.size(), 12u);
+  for (const auto& [item, count] : after) EXPECT_EQ(count, 1) << item;
+  EXPECT_EQ(server.record().jobs_created, 1);
+  EXPECT_EQ(server.record().create_conflicts, 1);  // the resumed run's create met the pool: adopted
+  EXPECT_EQ(pool.workers_started(), 3);
+  EXPECT_TRUE(server.objects("jobs").empty());
+}
+
+// A Ctrl-C of a worker-pool run cancels the leases held (recorded as cancelled, not as failures)
+// and deletes the pool's Job.
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigintCancelsTheLeasesAndDeletesThePool) {
+  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+                        1 * data::kMicrosPerMilli});
+  cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 60'000});
+  std::vector<std::string> args = run_args(server, 5, 2);
+  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port", "0",
+                           "--heartbeat", "0.05"});
+  pid_t pid = start(args);
+  for (int i = 0; i < 3000 && pool.workers_started() < 2; ++i) usleep(10'000);
+  usleep(200'000);  // the workers lease their first ranges
+  kill(pid, SIGINT);
+  CliResult result = finish(pid);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("interrupted with 5 items not succeeded"), std::string::npos) << result.err;
+  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+  ASSERT_EQ(attempts.size(), 2u);
+  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  EXPECT_TRUE(server.objects("jobs").empty());
+  EXPECT_EQ(server.record().deletes_without_policy, 0);
+}
+
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolRefusesATemplateWithItemPlaceholdersAndAnotherPolicyBeforeRecording) {
   FakeApiServer server;
   std::vector<std::string> args = run_args(server, 2, 1);
   args.insert(args.end(), {"--mode", "worker-pool"});
@@ -372,7 +442,7 @@ TEST_F(RunKubernetesTest, WorkerPoolRefusesATemplateWithItemPlaceholdersAndAnoth
   EXPECT_EQ(server.record().jobs_created, 0);
 }
 
-TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
+TEST_F(RunKubernetesOnLoopbackServer, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   CliResult result = run({"run", "--cluster", "slurm", "--store", store, "--span", "0:99", "--partitioner", "uniform",
                           "--ranges", "2", "--command", "true"});
   EXPECT_EQ(result.exit_code, 1);
@@ -382,7 +452,7 @@ TEST_F(RunKubernetesTest, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
-TEST_F(RunKubernetesTest, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
+TEST_F(RunKubernetesOnLoopbackServer, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
   FakeApiServer server;
   std::vector<std::string> args = run_args(server, 2, 1);
   args.erase(args.begin() + 7, args.begin() + 9);  // --job-template FILE

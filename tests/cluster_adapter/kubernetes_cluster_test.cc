@@ -24,9 +24,9 @@ data::WorkItem range_item(int i) {
   return item;
 }
 
-class KubernetesClusterTest : public ::testing::Test {
+class KubernetesClusterOnLoopbackServer : public ::testing::Test {
  protected:
-  explicit KubernetesClusterTest(FakeApiServerOptions server_options = {}) : server_(std::move(server_options)) {
+  explicit KubernetesClusterOnLoopbackServer(FakeApiServerOptions server_options = {}) : server_(std::move(server_options)) {
     for (int i = 0; i < 20; ++i) items_.push_back(range_item(i));
   }
 
@@ -49,7 +49,7 @@ class KubernetesClusterTest : public ::testing::Test {
   std::vector<data::WorkItem> items_;
 };
 
-TEST_F(KubernetesClusterTest, SucceededJobReportsStartedThenSucceededOnce) {
+TEST_F(KubernetesClusterOnLoopbackServer, SucceededJobReportsStartedThenSucceededOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -62,7 +62,7 @@ TEST_F(KubernetesClusterTest, SucceededJobReportsStartedThenSucceededOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(KubernetesClusterTest, CreatedJobCarriesTheItemsParameters) {
+TEST_F(KubernetesClusterOnLoopbackServer, CreatedJobCarriesTheItemsParameters) {
   auto cluster = make_cluster();
   cluster->submit(submission(3, 2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !server_.objects("jobs").empty(); }));
@@ -74,7 +74,7 @@ TEST_F(KubernetesClusterTest, CreatedJobCarriesTheItemsParameters) {
   EXPECT_EQ(args, json({"--range", "300", "100", "--end=400", "r3/2"}));
 }
 
-TEST_F(KubernetesClusterTest, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
+TEST_F(KubernetesClusterOnLoopbackServer, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
   auto first = make_cluster();
   first->submit(submission(0));
   ASSERT_TRUE(poll_until(*first, [&] { return server_.record().jobs_created == 1; }));
@@ -88,7 +88,7 @@ TEST_F(KubernetesClusterTest, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(KubernetesClusterTest, CreateRetriedAfterServerErrorsSucceedsOnce) {
+TEST_F(KubernetesClusterOnLoopbackServer, CreateRetriedAfterServerErrorsSucceedsOnce) {
   server_.inject_errors(3, 500);
   auto cluster = make_cluster();
   cluster->submit(submission(1));
@@ -97,7 +97,7 @@ TEST_F(KubernetesClusterTest, CreateRetriedAfterServerErrorsSucceedsOnce) {
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(KubernetesClusterTest, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
+TEST_F(KubernetesClusterOnLoopbackServer, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
   KubernetesClusterOptions options;
   options.max_concurrency = 3;
   auto cluster = make_cluster(options);
@@ -111,7 +111,7 @@ TEST_F(KubernetesClusterTest, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) 
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(KubernetesClusterTest, MaxPerTypeLimitsThatTypeOnly) {
+TEST_F(KubernetesClusterOnLoopbackServer, MaxPerTypeLimitsThatTypeOnly) {
   KubernetesClusterOptions options;
   options.max_per_type = {{"verify", 1}};
   auto cluster = make_cluster(options);
@@ -124,10 +124,10 @@ TEST_F(KubernetesClusterTest, MaxPerTypeLimitsThatTypeOnly) {
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 8; }));
 }
 
-class FailingPodsTest : public KubernetesClusterTest {
+class FailingPodsOnLoopbackServer : public KubernetesClusterOnLoopbackServer {
  protected:
-  FailingPodsTest()
-      : KubernetesClusterTest({[](const json& job) {
+  FailingPodsOnLoopbackServer()
+      : KubernetesClusterOnLoopbackServer({[](const json& job) {
           std::string item = job["metadata"]["labels"]["millrace.io/item"];
           PodPlan plan;
           if (item == "r1") plan.exit_code = 3;
@@ -140,7 +140,7 @@ class FailingPodsTest : public KubernetesClusterTest {
         }, 2 * data::kMicrosPerMilli}) {}
 };
 
-TEST_F(FailingPodsTest, FailedJobReportsTheExitCodeOnce) {
+TEST_F(FailingPodsOnLoopbackServer, FailedJobReportsTheExitCodeOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(1));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
@@ -152,7 +152,7 @@ TEST_F(FailingPodsTest, FailedJobReportsTheExitCodeOnce) {
   EXPECT_EQ(failed.reason, "exit");
 }
 
-TEST_F(FailingPodsTest, DeadlineExceededIsReportedAsTimeout) {
+TEST_F(FailingPodsOnLoopbackServer, DeadlineExceededIsReportedAsTimeout) {
   KubernetesClusterOptions options;
   options.active_deadline_seconds = 1;
   auto cluster = make_cluster(options);
@@ -161,7 +161,7 @@ TEST_F(FailingPodsTest, DeadlineExceededIsReportedAsTimeout) {
   EXPECT_EQ(listener_.events.back().event.reason, "timeout");
 }
 
-TEST_F(FailingPodsTest, CancelDeletesTheJobAndReportsCancelledOnce) {
+TEST_F(FailingPodsOnLoopbackServer, CancelDeletesTheJobAndReportsCancelledOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started") == 1; }));
@@ -173,7 +173,7 @@ TEST_F(FailingPodsTest, CancelDeletesTheJobAndReportsCancelledOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
+TEST_F(FailingPodsOnLoopbackServer, PodPendingTooLongIsShownAsUnschedulable) {
   KubernetesClusterOptions options;
   options.unschedulable_after = 50 * data::kMicrosPerMilli;
   auto cluster = make_cluster(options);
@@ -191,7 +191,7 @@ TEST_F(FailingPodsTest, PodPendingTooLongIsShownAsUnschedulable) {
   EXPECT_EQ(unschedulable[0].reason, "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.");
 }
 
-TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
+TEST_F(KubernetesClusterOnLoopbackServer, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
   KubernetesClusterOptions options;
   options.keep_succeeded = 2;
   options.max_concurrency = 1;
@@ -206,7 +206,7 @@ TEST_F(KubernetesClusterTest, HistoryLimitsDeleteOldestFinishedJobsWithBackgroun
   EXPECT_EQ(server_.record().orphaned_pods, 0);
 }
 
-TEST_F(KubernetesClusterTest, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
+TEST_F(KubernetesClusterOnLoopbackServer, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -218,7 +218,7 @@ TEST_F(KubernetesClusterTest, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
   EXPECT_EQ(listener_.count("succeeded", 11), 1);
 }
 
-TEST_F(KubernetesClusterTest, DroppedWatchReconnectsFromTheLastResourceVersion) {
+TEST_F(KubernetesClusterOnLoopbackServer, DroppedWatchReconnectsFromTheLastResourceVersion) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return server_.record().watches_started >= 2; }));  // jobs and pods
   server_.drop_watches();
@@ -228,7 +228,7 @@ TEST_F(KubernetesClusterTest, DroppedWatchReconnectsFromTheLastResourceVersion) 
   EXPECT_EQ(cluster->status().lists, 1);
 }
 
-TEST_F(KubernetesClusterTest, UnreachableApiIsShownAndTheRunResumes) {
+TEST_F(KubernetesClusterOnLoopbackServer, UnreachableApiIsShownAndTheRunResumes) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().lists >= 1; }));
   server_.pause();
@@ -241,7 +241,7 @@ TEST_F(KubernetesClusterTest, UnreachableApiIsShownAndTheRunResumes) {
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 
-TEST_F(KubernetesClusterTest, AdoptReattachesToJobsLeftByACrashedRun) {
+TEST_F(KubernetesClusterOnLoopbackServer, AdoptReattachesToJobsLeftByACrashedRun) {
   auto before = make_cluster();
   before->submit(submission(0));
   before->submit(submission(1));
@@ -260,14 +260,14 @@ TEST_F(KubernetesClusterTest, AdoptReattachesToJobsLeftByACrashedRun) {
   EXPECT_EQ(server_.record().jobs_created, 2);
 }
 
-TEST_F(KubernetesClusterTest, AdoptedJobMissingFromTheClusterIsReportedLost) {
+TEST_F(KubernetesClusterOnLoopbackServer, AdoptedJobMissingFromTheClusterIsReportedLost) {
   auto cluster = make_cluster();
   cluster->adopt(submission(5));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
   EXPECT_EQ(listener_.events.back().event.reason, "lost");
 }
 
-TEST_F(KubernetesClusterTest, RejectedCreateFailsTheAttemptWithTheServersMessage) {
+TEST_F(KubernetesClusterOnLoopbackServer, RejectedCreateFailsTheAttemptWithTheServersMessage) {
   server_.inject_errors(1, 403, 0, "POST");
   auto cluster = make_cluster();
   cluster->submit(submission(0));

@@ -1,10 +1,11 @@
 // Worker pods of a worker-pool run, simulated for the loopback API test server: a thread
 // watches the server's pods and, for each pool pod the simulated kubelet runs, starts a worker
 // thread that speaks the lease protocol at the pod's MILLRACE_LEASE_URL, as the pod's container
-// would (lease, heartbeat while "working", complete; wait and ask again; exit when told). When
-// the worker returns, its pod ends with that exit code. A test may make a worker misbehave: a
-// worker told to hang on its Nth lease stops heartbeating and completing, until release_hung(),
-// then tries to complete that lease anyway and notes the answer.
+// would (lease, heartbeat while "working", complete; drop a range whose heartbeat is refused;
+// wait and ask again; exit when told). When the worker returns, its pod ends with that exit
+// code. A test may make a worker misbehave: a worker told to hang on its Nth lease stops
+// heartbeating and completing, until release_hung(), then tries to complete that lease anyway
+// and notes the answer.
 #pragma once
 
 #include <atomic>
@@ -112,10 +113,14 @@ class SimulatedPool {
       auto work_time = std::chrono::milliseconds(offer["item"].value("count", 100) * options_.work_ms_per_100 / 100);
       auto heartbeat = std::chrono::milliseconds(offer["lease"]["heartbeat_every_ms"].get<int>());
       auto done = std::chrono::steady_clock::now() + work_time;
-      while (std::chrono::steady_clock::now() < done) {
+      bool lost = false;  // the lease expired or was cancelled: the range is dropped
+      while (!lost && !stop_ && std::chrono::steady_clock::now() < done) {
         std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(heartbeat, done - std::chrono::steady_clock::now()));
-        if (std::chrono::steady_clock::now() < done) client.Post((lease + "/heartbeat").c_str(), "{}", "application/json");
+        if (std::chrono::steady_clock::now() >= done) break;
+        auto beat = client.Post((lease + "/heartbeat").c_str(), "{}", "application/json");
+        lost = beat && (beat->status == 410 || beat->status == 404);
       }
+      if (lost || stop_) continue;
       nlohmann::json result = {{"exit_code", 0}, {"work_time_ms", work_time.count()}};
       client.Post((lease + "/complete").c_str(), result.dump(), "application/json");
     }
