@@ -40,8 +40,35 @@ cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
           1 * data::kMicrosPerMilli};
 }
 
+// Pool pods run until their simulated worker exits.
+cluster_adapter::FakeApiServerOptions pool_pods() {
+  return {[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+          1 * data::kMicrosPerMilli};
+}
+
 class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
  protected:
+  // A worker-pool run of the documented pool template, its lease API on loopback, plus `extra`.
+  std::vector<std::string> pool_args(const FakeApiServer& server, int ranges, int workers,
+                                     const std::vector<std::string>& extra) {
+    std::vector<std::string> args = run_args(server, ranges, workers);
+    args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+    args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  // A run ended by Ctrl-C: exit 1 with `items` not succeeded, and `cancelled` attempts recorded,
+  // every one of them cancelled.
+  void expect_interrupted(const CliResult& result, int items, std::size_t cancelled) {
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find("interrupted with " + std::to_string(items) + " items not succeeded"), std::string::npos)
+        << result.err;
+    std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+    EXPECT_EQ(attempts.size(), cancelled);
+    for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  }
+
   std::string kubeconfig_for(const FakeApiServer& server) {
     std::string path = (dir / "kubeconfig").string();
     std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
@@ -192,12 +219,7 @@ TEST_F(RunKubernetesOnLoopbackServer, SigintDeletesTheUnfinishedJobsAndRecordsOn
   pid_t pid = start(run_args(server, 5, 2));
   for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
   kill(pid, SIGINT);
-  CliResult result = finish(pid);
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.err.find("interrupted with 5 items not succeeded"), std::string::npos) << result.err;
-  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
-  ASSERT_EQ(attempts.size(), 2u);
-  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  expect_interrupted(finish(pid), 5, 2);
   EXPECT_EQ(server.record().jobs_created, 2);
   EXPECT_TRUE(server.objects("jobs").empty());
   EXPECT_EQ(server.record().deletes_without_policy, 0);
@@ -321,14 +343,10 @@ TEST_F(RunKubernetesOnLoopbackServer, WrongCertificateAuthorityIsRefusedNamingTh
 // run every range; a worker that stops heartbeating loses its range to another, and the store
 // records that attempt as failed "lease-expired"; the Job is deleted when the run ends.
 TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesItAtTheEnd) {
-  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
-                        1 * data::kMicrosPerMilli});
+  FakeApiServer server(pool_pods());
   cluster_adapter::SimulatedPool pool(server, {.hang_index = 2, .hang_on_lease = 1, .work_ms_per_100 = 10});
-  std::vector<std::string> args = run_args(server, 12, 3);
-  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
-  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port", "0",
-                           "--lease-duration", "0.3", "--heartbeat", "0.05"});
-  CliResult result = run(args);
+  CliResult result =
+      run(pool_args(server, 12, 3, {"--lease-port", "0", "--lease-duration", "0.3", "--heartbeat", "0.05"}));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("run 1: 12/12 items succeeded"), std::string::npos) << result.out;
   EXPECT_NE(result.err.find("the Indexed Job catchup-1-pool (3 worker pods) in namespace batch-work at " + server.url() +
@@ -371,14 +389,10 @@ int free_port() {
 // lease URL, and the resumed run adopts the Indexed Job (no second one) and serves them again.
 // Ranges whose completion the killed run never heard of run again; each success is recorded once.
 TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigkillThenResumeAdoptsThePoolAndItsWorkersFinishTheRun) {
-  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
-                        1 * data::kMicrosPerMilli});
+  FakeApiServer server(pool_pods());
   cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 150});
-  std::vector<std::string> args = run_args(server, 12, 3);
-  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
-  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port",
-                           std::to_string(free_port()), "--lease-duration", "2", "--heartbeat", "0.05"});
-  pid_t pid = start(args);
+  pid_t pid = start(pool_args(server, 12, 3,
+                              {"--lease-port", std::to_string(free_port()), "--lease-duration", "2", "--heartbeat", "0.05"}));
   for (int i = 0; i < 3000 && successes().size() < 3; ++i) usleep(10'000);
   kill(pid, SIGKILL);
   ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
@@ -400,23 +414,13 @@ TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigkillThenResumeAdoptsThePoolAn
 // A Ctrl-C of a worker-pool run cancels the leases held (recorded as cancelled, not as failures)
 // and deletes the pool's Job.
 TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigintCancelsTheLeasesAndDeletesThePool) {
-  FakeApiServer server({[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
-                        1 * data::kMicrosPerMilli});
+  FakeApiServer server(pool_pods());
   cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 60'000});
-  std::vector<std::string> args = run_args(server, 5, 2);
-  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
-  args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1", "--lease-port", "0",
-                           "--heartbeat", "0.05"});
-  pid_t pid = start(args);
+  pid_t pid = start(pool_args(server, 5, 2, {"--lease-port", "0", "--heartbeat", "0.05"}));
   for (int i = 0; i < 3000 && pool.workers_started() < 2; ++i) usleep(10'000);
   usleep(200'000);  // the workers lease their first ranges
   kill(pid, SIGINT);
-  CliResult result = finish(pid);
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.err.find("interrupted with 5 items not succeeded"), std::string::npos) << result.err;
-  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
-  ASSERT_EQ(attempts.size(), 2u);
-  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  expect_interrupted(finish(pid), 5, 2);
   EXPECT_TRUE(server.objects("jobs").empty());
   EXPECT_EQ(server.record().deletes_without_policy, 0);
 }
