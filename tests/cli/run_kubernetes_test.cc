@@ -425,23 +425,23 @@ TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigintCancelsTheLeasesAndDeletes
   EXPECT_EQ(server.record().deletes_without_policy, 0);
 }
 
-TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolRefusesATemplateWithItemPlaceholdersAndAnotherPolicyBeforeRecording) {
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolOptionsThatCannotWorkAreRefusedBeforeAnythingIsRecorded) {
   FakeApiServer server;
-  std::vector<std::string> args = run_args(server, 2, 1);
-  args.insert(args.end(), {"--mode", "worker-pool"});
-  CliResult placeholders = run(args);
-  EXPECT_EQ(placeholders.exit_code, 1);
-  EXPECT_NE(placeholders.err.find("deploy/job-template.json: a worker-pool Job template cannot use {first}"),
-            std::string::npos)
-      << placeholders.err;
-  args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
-  args.insert(args.end(), {"--policy", "autoscale"});
-  CliResult policy = run(args);
-  EXPECT_EQ(policy.exit_code, 1);
-  EXPECT_NE(policy.err.find("millrace: --mode worker-pool: runs a fixed pool of --workers pods: --policy must be "
-                            "fixed-pool, not autoscale"),
-            std::string::npos)
-      << policy.err;
+  auto refused = [&](std::vector<std::string> args, const std::string& error) {
+    CliResult result = run(args);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find(error), std::string::npos) << result.err;
+  };
+  std::vector<std::string> item_template = run_args(server, 2, 1);
+  item_template.insert(item_template.end(), {"--mode", "worker-pool"});
+  refused(item_template, "deploy/job-template.json: a worker-pool Job template cannot use {first}");
+  refused(pool_args(server, 2, 1, {"--policy", "autoscale"}),
+          "millrace: --mode worker-pool: runs a fixed pool of --workers pods: --policy must be fixed-pool, not autoscale");
+  refused(pool_args(server, 2, 1, {"--lease-duration", "10", "--heartbeat", "10"}),
+          "millrace: --mode worker-pool: needs 0 < --heartbeat < --lease-duration");
+  std::vector<std::string> unknown_mode = run_args(server, 2, 1);
+  unknown_mode.insert(unknown_mode.end(), {"--mode", "pool"});
+  refused(unknown_mode, "millrace: --mode: unknown mode 'pool' (known: job-per-item, worker-pool)");
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
   EXPECT_EQ(server.record().jobs_created, 0);
 }
