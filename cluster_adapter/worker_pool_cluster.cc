@@ -65,12 +65,9 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
       client_, jobs_path(), run_selector,
       ReflectorHandlers{[this](std::vector<json> items) { observe_jobs(items, true); },
                         [this](const std::string& type, const json& job) {
-                          if (type == "DELETED" && name_of(job) == job_name_) {
-                            std::lock_guard lock(mutex_);
-                            job_state_ = "deleted";
-                          } else if (type != "DELETED") {
-                            observe_jobs({job}, false);
-                          }
+                          if (type != "DELETED") return observe_jobs({job}, false);
+                          std::lock_guard lock(mutex_);
+                          if (!job_uid_.empty() && job["metadata"].value("uid", "") == job_uid_) job_state_ = "deleted";
                         },
                         trouble("watch jobs")},
       options_.backoff, options_.watch_timeout_seconds);
@@ -107,17 +104,17 @@ void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
   try {
     for (Backoff backoff(options_.backoff);;) {
       try {
-        client_.call("POST", jobs_path(), body, stop, on_retry);
-        health_.answered("requests");
+        adopt(client_.call("POST", jobs_path(), body, stop, on_retry));
         return;
       } catch (const KubeApiError& error) {
         if (error.status() != 409 || error.reason() != "AlreadyExists") throw;
       }
       // An earlier session's pool: adopted while it runs; a finished one is deleted and made again.
       try {
-        JobView existing = view_job(client_.call("GET", path, std::nullopt, stop, on_retry));
+        json job = client_.call("GET", path, std::nullopt, stop, on_retry);
+        JobView existing = view_job(job);
         if (!existing.terminal() && !existing.deleting) {
-          health_.answered("requests");
+          adopt(job);
           return;
         }
         if (!existing.deleting) client_.call("DELETE", path + "?propagationPolicy=Background", std::nullopt, stop, on_retry);
@@ -132,6 +129,13 @@ void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
     std::lock_guard lock(mutex_);
     trouble_ = "the worker pool Job " + job_name_ + " cannot be made: " + error.what();
   }
+}
+
+void WorkerPoolCluster::adopt(const json& job) {
+  health_.answered("requests");
+  std::lock_guard lock(mutex_);
+  job_uid_ = job["metadata"].value("uid", "");
+  job_state_ = "running";
 }
 
 bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
@@ -152,17 +156,22 @@ bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
 
 // ---- what the watches say (reflector threads) ----------------------------------------------------
 
+// Only the pool's own Job counts (by uid): not an earlier session's, being deleted to be made again.
 void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_list) {
   std::lock_guard lock(mutex_);
+  if (job_uid_.empty()) return;
   for (const json& job : jobs) {
-    if (name_of(job) != job_name_) continue;
+    if (job["metadata"].value("uid", "") != job_uid_) continue;
     JobView view = view_job(job);
+    std::string why = view.failure_reason == "exit"      ? "its workers failed more often than its backoffLimit allows"
+                      : view.failure_reason == "timeout" ? "its activeDeadlineSeconds passed"
+                                                         : view.failure_reason;
     job_state_ = view.phase == JobPhase::kSucceeded ? "complete"
-                 : view.phase == JobPhase::kFailed  ? "failed (" + view.failure_reason + ")"
+                 : view.phase == JobPhase::kFailed  ? "failed: " + why
                                                     : "running";
     return;
   }
-  if (whole_list && job_state_ != "creating") job_state_ = "deleted";
+  if (whole_list) job_state_ = "deleted";
 }
 
 void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
@@ -215,8 +224,8 @@ WorkerPoolStatus WorkerPoolCluster::status() const {
   if (!trouble_.empty()) {
     status.trouble = trouble_;
   } else if (!shutting_down_ && work_waits && job_state_ != "creating" && job_state_ != "running") {
-    status.trouble = "the worker pool Job " + job_name_ + " is " + job_state_ +
-                     " while work waits for it; resume the run to make it again";
+    status.trouble = "the worker pool Job " + job_name_ + " can serve no more work (" + job_state_ +
+                     "); resume the run to make it again";
   }
   return status;
 }

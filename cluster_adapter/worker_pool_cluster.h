@@ -59,7 +59,7 @@ struct PendingPod {
 struct WorkerPoolStatus {
   ApiHealthStatus api;
   std::string job;                 // the Indexed Job's name
-  std::string job_state;           // creating, running, complete, failed, deleted
+  std::string job_state;           // creating, running, complete, "failed: WHY", deleted
   std::string lease_url;
   int workers = 0;
   std::map<std::string, int> pods;  // by phase: Pending, Running, Succeeded, Failed
@@ -99,6 +99,7 @@ class WorkerPoolCluster : public PolledCluster {
 
  private:
   void create_job(const nlohmann::json& body, std::stop_token stop);
+  void adopt(const nlohmann::json& job);  // the pool's Job, made or found running
   void observe_jobs(const std::vector<nlohmann::json>& jobs, bool whole_list);
   void observe_pod(const std::string& type, const nlohmann::json& pod);
   std::string jobs_path() const;
@@ -113,6 +114,7 @@ class WorkerPoolCluster : public PolledCluster {
   ApiHealth health_;
 
   mutable std::mutex mutex_;  // what the threads learn about the Job and its pods
+  std::string job_uid_;                                // of the pool's Job, once made or adopted
   std::string job_state_ = "creating";
   std::string trouble_;
   bool shutting_down_ = false;

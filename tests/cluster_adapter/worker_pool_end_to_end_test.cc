@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 
@@ -116,6 +117,48 @@ TEST(WorkerPoolOnLoopbackServer, EveryRangeSucceedsOnceAnExpiredLeaseIsRunAgainE
   pool.release_hung();
   ASSERT_TRUE(poll_until(cluster, [&] { return pool.late_completion_status() != 0; }));
   EXPECT_EQ(pool.late_completion_status(), 410);
+}
+
+WorkerPoolOptions small_pool() {
+  WorkerPoolOptions options;
+  options.run = "pool";
+  options.workers = 2;
+  options.lease_host = "127.0.0.1";
+  options.backoff = fast_backoff();
+  return options;
+}
+
+TEST(WorkerPoolOnLoopbackServer, FinishedPoolJobOfAnEarlierSessionIsDeletedAndMadeAgain) {
+  std::atomic<bool> earlier{true};  // the earlier session's pods end at once
+  FakeApiServer server({[&](const json&) { return earlier ? PodPlan{} : PodPlan{0, kUntilEnded}; },
+                        1 * data::kMicrosPerMilli});
+  KubeClient client(test_server_config(server), fast_backoff());
+  client.call("POST", "/apis/batch/v1/namespaces/default/jobs", pool_template().render_pool("pool", "default", 2, "x"));
+  auto complete = [&] {
+    return !server.objects("jobs").empty() && server.objects("jobs")[0]["status"].contains("completionTime");
+  };
+  for (int i = 0; i < 3000 && !complete(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(complete());
+  earlier = false;
+  SteadyTestClock clock;
+  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(), small_pool(), clock);
+  ASSERT_TRUE(poll_until(cluster, [&] { return cluster.status().pods["Running"] == 2; }));
+  EXPECT_EQ(server.record().jobs_created, 2);
+  EXPECT_EQ(cluster.status().job_state, "running");
+  EXPECT_EQ(cluster.status().trouble, "");
+}
+
+TEST(WorkerPoolOnLoopbackServer, FailedPoolJobIsTroubleWhileWorkWaitsForIt) {
+  FakeApiServer server({[](const json&) { return PodPlan{0, 0, 1}; }, 1 * data::kMicrosPerMilli});  // pods crash
+  SteadyTestClock clock;
+  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(), small_pool(), clock);
+  data::WorkItem item = plan()[0];
+  cluster.submit({1, &item, 1, "w000"});
+  ASSERT_TRUE(poll_until(cluster, [&] { return !cluster.status().trouble.empty(); }));
+  EXPECT_EQ(cluster.status().trouble,
+            "the worker pool Job pool-pool can serve no more work (failed: its workers failed more often than its "
+            "backoffLimit allows); resume the run to make it again");
+  EXPECT_EQ(cluster.status().leases.offered, 1);
 }
 
 }  // namespace
