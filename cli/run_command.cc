@@ -7,6 +7,8 @@
 // cluster is built and re-attached differs between clusters; the rest of a run is shared.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,6 +22,8 @@
 #include "cluster_adapter/kube_config.h"
 #include "cluster_adapter/kubernetes_cluster.h"
 #include "cluster_adapter/kubernetes_resume.h"
+#include "cluster_adapter/kubernetes_status.h"
+#include "cluster_adapter/worker_pool_status.h"
 #include "cluster_adapter/local_process_cluster.h"
 #include "cluster_adapter/progress_line.h"
 #include "cluster_adapter/real_run_loop.h"
@@ -58,6 +62,13 @@ struct KubernetesSettings {
   int history_failed = 10;
   int active_deadline_s = 0;   // 0: none
   double api_patience_s = 600;
+  double unschedulable_after_s = 300;
+  std::string mode = "job-per-item";  // or worker-pool
+  std::string lease_address = "0.0.0.0";
+  int lease_port = 8642;
+  std::string lease_url;              // empty: http://HOSTNAME:PORT
+  double lease_duration_s = 60;
+  double heartbeat_s = 20;
 };
 
 struct RunOptions {
@@ -94,8 +105,12 @@ class RunCluster {
   virtual void reattach(const std::vector<data::WorkItem>&, const scheduler::SchedulerSnapshot&) {}
   // Why the run cannot go on for now (empty: it can); the run then stops, its state kept.
   virtual std::string trouble() const { return ""; }
-  // The run loop ended (not for trouble): lets what the cluster still has to send get there.
-  virtual void flush() {}
+  // The run loop ended (not for trouble), the run over or stopped: lets what the cluster still
+  // has to send get there.
+  virtual void flush(bool /*run_over*/) {}
+  // The cluster's own state for GET /status ("cluster"; null: none) and GET /metrics.
+  virtual json status_json(data::Micros /*now*/) const { return nullptr; }
+  virtual std::string metrics_text(data::Micros /*now*/) const { return ""; }
 };
 
 class LocalRun : public RunCluster {
@@ -118,24 +133,73 @@ cluster_adapter::KubeConfig kube_config(const KubernetesSettings& k) {
   return config;
 }
 
-class KubernetesRun : public RunCluster {
- public:
-  static constexpr data::Micros kFlushWait = 30 * data::kMicrosPerSecond;
+// A new run is refused before anything is recorded when its API cannot be used: a server
+// certificate the configured CA did not sign, refused credentials, no right to list Jobs in the
+// namespace (each a KubeApiError naming the server). An API that does not answer is waited for
+// up to the API patience.
+void check_api_access(const KubernetesSettings& k) {
+  cluster_adapter::KubeConfig config = kube_config(k);
+  const auto since = std::chrono::steady_clock::now();
+  const auto patience = std::chrono::microseconds(data::micros_from_seconds(k.api_patience_s));
+  cluster_adapter::KubeClient(config).call(
+      "GET", "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", std::nullopt, {},
+      [&](const cluster_adapter::KubeApiError& error, data::Micros) {
+        if (std::chrono::steady_clock::now() - since >= patience) throw error;
+      });
+}
 
-  KubernetesRun(const RunOptions& o, const std::string& run_label, const std::string& input,
-                const scheduler::Clock& clock)
-      : cluster_(cluster_adapter::KubeClient(kube_config(o.k8s)),
+// Why a Kubernetes run stops: its API has failed for longer than the patience (empty: it has not).
+std::string api_trouble(const cluster_adapter::ApiHealthStatus& api, data::Micros now, data::Micros patience) {
+  if (api.reachable || now - api.unreachable_since < patience) return "";
+  return "the Kubernetes API has failed for more than " + std::to_string(patience / data::kMicrosPerSecond) + " s (" +
+         api.last_error + ")";
+}
+
+// What both Kubernetes modes share: the cluster made from the run's kubeconfig and Job
+// template, the API's patience, and the cluster's own state in GET /status and /metrics.
+template <typename Cluster>
+class KubernetesRunBase : public RunCluster {
+ public:
+  template <typename ClusterOptions>
+  KubernetesRunBase(const RunOptions& o, const std::string& input, ClusterOptions options, const scheduler::Clock& clock)
+      : config_(kube_config(o.k8s)),
+        cluster_(cluster_adapter::KubeClient(config_),
                  cluster_adapter::JobTemplate::parse(o.k8s.job_template.dump(), input + " job template"),
-                 options(o, run_label), clock),
+                 std::move(options), clock),
         clock_(clock),
-        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {
-    cluster_adapter::KubeConfig config = kube_config(o.k8s);
-    where_ = "Jobs labelled " + std::string(cluster_adapter::kRunLabel) + "=" + cluster_adapter::dns_label(run_label) +
-             " in namespace " + config.namespace_name + " at " + config.server;
-  }
+        patience_(data::micros_from_seconds(o.k8s.api_patience_s)) {}
   cluster_adapter::PolledCluster& cluster() override { return cluster_; }
   std::string where() const override { return where_; }
+  json status_json(data::Micros now) const override { return cluster_adapter::to_json(cluster_.status(), now); }
+  std::string metrics_text(data::Micros now) const override {
+    cluster_adapter::PrometheusWriter out;
+    cluster_adapter::write_metrics(out, cluster_.status(), now);
+    return out.text();
+  }
 
+ protected:
+  static constexpr data::Micros kFlushWait = 30 * data::kMicrosPerSecond;
+
+  cluster_adapter::KubeConfig config_;
+  Cluster cluster_;
+  const scheduler::Clock& clock_;
+  data::Micros patience_;
+  std::string where_;
+};
+
+// Job-per-item mode: a Job per attempt.
+class KubernetesRun : public KubernetesRunBase<cluster_adapter::KubernetesCluster> {
+ public:
+  KubernetesRun(const RunOptions& o, const std::string& run_label, const std::string& input,
+                const scheduler::Clock& clock)
+      : KubernetesRunBase(o, input, options(o, run_label), clock) {
+    where_ = "Jobs labelled " + std::string(cluster_adapter::kRunLabel) + "=" + cluster_adapter::dns_label(run_label) +
+             " in namespace " + config_.namespace_name + " at " + config_.server;
+  }
+
+  // Jobs an earlier session left running: the unrecorded latest attempts are adopted, and those
+  // whose attempt the store says ended (a Ctrl-C's deletes that never reached the API) are
+  // deleted before anything new is created, so the cap holds.
   void add_survivors(scheduler::SchedulerSnapshot& snapshot) override {
     std::vector<cluster_adapter::ExistingJob> jobs;
     try {
@@ -144,17 +208,27 @@ class KubernetesRun : public RunCluster {
       throw data::Error(where_, std::string("cannot list the run's Jobs to resume: ") + error.what());
     }
     cluster_adapter::add_unrecorded_jobs(snapshot, jobs, clock_.now());
+    std::vector<std::string> stale = cluster_adapter::stale_jobs(snapshot, jobs);
+    if (stale.empty()) return;
+    std::string names;
+    for (const std::string& name : stale) {
+      names += (names.empty() ? "" : ", ") + name;
+      cluster_.delete_job(name);
+    }
+    std::cerr << "millrace: deleting " << stale.size() << " Jobs whose attempts already ended: " << names << "\n";
   }
   void reattach(const std::vector<data::WorkItem>& items, const scheduler::SchedulerSnapshot& snapshot) override {
     cluster_adapter::adopt_in_flight(cluster_, items, snapshot);
   }
-  void flush() override { cluster_.flush(kFlushWait); }
-  std::string trouble() const override {
-    cluster_adapter::KubernetesClusterStatus status = cluster_.status();
-    if (status.api_reachable || clock_.now() - status.api_problem_since < patience_) return "";
-    return "the Kubernetes API has failed for more than " + std::to_string(patience_ / data::kMicrosPerSecond) +
-           " s (" + status.api_problem + ")";
+  // Waits for the queued deletes (a Ctrl-C's) as long as the API's patience allows at most.
+  void flush(bool) override {
+    if (!cluster_.flush(std::min(kFlushWait, patience_))) {
+      std::cerr << "millrace: " << cluster_.status().requests_pending
+                << " Job requests did not reach the Kubernetes API; a --resume of the run deletes its Jobs left "
+                   "running\n";
+    }
   }
+  std::string trouble() const override { return api_trouble(cluster_.status().api, clock_.now(), patience_); }
 
  private:
   static cluster_adapter::KubernetesClusterOptions options(const RunOptions& o, const std::string& run_label) {
@@ -164,14 +238,66 @@ class KubernetesRun : public RunCluster {
     options.keep_succeeded = o.k8s.history_succeeded;
     options.keep_failed = o.k8s.history_failed;
     if (o.k8s.active_deadline_s > 0) options.active_deadline_seconds = o.k8s.active_deadline_s;
+    options.unschedulable_after = data::micros_from_seconds(o.k8s.unschedulable_after_s);
     return options;
   }
-
-  cluster_adapter::KubernetesCluster cluster_;
-  const scheduler::Clock& clock_;
-  data::Micros patience_;
-  std::string where_;
 };
+
+// Worker-pool mode: one Indexed Job of --workers pods that lease the ranges from this run.
+class WorkerPoolRun : public KubernetesRunBase<cluster_adapter::WorkerPoolCluster> {
+ public:
+  WorkerPoolRun(const RunOptions& o, const std::string& run_label, const std::string& input,
+                const scheduler::Clock& clock)
+      : KubernetesRunBase(o, input, options(o, run_label), clock) {
+    where_ = "the Indexed Job " + cluster_adapter::pool_job_name(run_label) + " (" + std::to_string(o.workers) +
+             " worker pods) in namespace " + config_.namespace_name + " at " + config_.server +
+             ", its workers leasing ranges from " + cluster_.lease_url();
+  }
+  std::string trouble() const override {
+    cluster_adapter::WorkerPoolStatus status = cluster_.status();
+    std::string api = api_trouble(status.api, clock_.now(), patience_);
+    return api.empty() ? status.trouble : api;
+  }
+  // The run over, workers are told to exit, else to wait for a resume; the pool's Job is deleted.
+  void flush(bool run_over) override {
+    if (!cluster_.shut_down(run_over, std::min(kFlushWait, patience_))) {
+      std::cerr << "millrace: the delete of the worker pool Job did not reach the Kubernetes API; a --resume of "
+                   "the run takes its workers back\n";
+    }
+  }
+
+ private:
+  static cluster_adapter::WorkerPoolOptions options(const RunOptions& o, const std::string& run_label) {
+    cluster_adapter::WorkerPoolOptions options;
+    options.run = run_label;
+    options.workers = o.workers;
+    options.lease_host = o.k8s.lease_address;
+    options.lease_port = o.k8s.lease_port;
+    options.lease_url = o.k8s.lease_url;
+    options.lease.duration = data::micros_from_seconds(o.k8s.lease_duration_s);
+    options.lease.heartbeat = data::micros_from_seconds(o.k8s.heartbeat_s);
+    options.unschedulable_after = data::micros_from_seconds(o.k8s.unschedulable_after_s);
+    return options;
+  }
+};
+
+// Worker-pool mode's own options, checked before anything is recorded.
+void check_worker_pool(RunOptions& o) {
+  const std::string input = "--mode worker-pool";
+  if (o.policy.empty()) o.policy = "fixed-pool";
+  if (o.policy != "fixed-pool") {
+    throw data::Error(input, "runs a fixed pool of --workers pods: --policy must be fixed-pool, not " + o.policy);
+  }
+  if (o.k8s.active_deadline_s > 0) {
+    throw data::Error(input, "--active-deadline is per attempt's Job; pool workers hold leases that expire "
+                             "unless extended (--lease-duration)");
+  }
+  if (o.k8s.lease_duration_s <= 0 || o.k8s.heartbeat_s <= 0 || o.k8s.heartbeat_s >= o.k8s.lease_duration_s) {
+    throw data::Error(input, "needs 0 < --heartbeat < --lease-duration");
+  }
+  cluster_adapter::JobTemplate::parse(o.k8s.job_template.dump(), o.k8s.job_template_path)
+      .render_pool("check", "default", o.workers, "http://check");
+}
 
 // What a cluster needs: its options checked for a new run (before anything is recorded), kept
 // in the run's parameters for --resume, and the cluster built for a session of the run.
@@ -219,8 +345,13 @@ const ClusterKind kClusterKinds[] = {
        if (o.k8s.kubeconfig.empty() && !o.k8s.in_cluster) {
          throw data::Error("millrace run", "--cluster kubernetes needs --kubeconfig FILE or --in-cluster");
        }
-       kube_config(o.k8s);
        o.k8s.job_template = cluster_adapter::JobTemplate::load(o.k8s.job_template_path).manifest();
+       if (o.k8s.mode == "worker-pool") {
+         check_worker_pool(o);
+       } else if (o.k8s.mode != "job-per-item") {
+         throw data::Error("--mode", "unknown mode '" + o.k8s.mode + "' (known: job-per-item, worker-pool)");
+       }
+       check_api_access(o.k8s);
      },
      [](const RunOptions& o) {
        return json{{"kubeconfig", o.k8s.kubeconfig},
@@ -231,7 +362,14 @@ const ClusterKind kClusterKinds[] = {
                    {"history_succeeded", o.k8s.history_succeeded},
                    {"history_failed", o.k8s.history_failed},
                    {"active_deadline_s", o.k8s.active_deadline_s},
-                   {"api_patience_s", o.k8s.api_patience_s}};
+                   {"api_patience_s", o.k8s.api_patience_s},
+                   {"unschedulable_after_s", o.k8s.unschedulable_after_s},
+                   {"mode", o.k8s.mode},
+                   {"lease_address", o.k8s.lease_address},
+                   {"lease_port", o.k8s.lease_port},
+                   {"lease_url", o.k8s.lease_url},
+                   {"lease_duration_s", o.k8s.lease_duration_s},
+                   {"heartbeat_s", o.k8s.heartbeat_s}};
      },
      [](const json& p, RunOptions& o) {
        // Credentials may have moved since: a --kubeconfig / --context given now wins.
@@ -244,12 +382,22 @@ const ClusterKind kClusterKinds[] = {
        o.k8s.history_failed = p.at("history_failed").get<int>();
        o.k8s.active_deadline_s = p.at("active_deadline_s").get<int>();
        o.k8s.api_patience_s = p.at("api_patience_s").get<double>();
+       // Runs recorded before these options existed get their defaults.
+       o.k8s.unschedulable_after_s = p.value("unschedulable_after_s", o.k8s.unschedulable_after_s);
+       o.k8s.mode = p.value("mode", o.k8s.mode);
+       o.k8s.lease_address = p.value("lease_address", o.k8s.lease_address);
+       o.k8s.lease_port = p.value("lease_port", o.k8s.lease_port);
+       o.k8s.lease_url = p.value("lease_url", o.k8s.lease_url);
+       o.k8s.lease_duration_s = p.value("lease_duration_s", o.k8s.lease_duration_s);
+       o.k8s.heartbeat_s = p.value("heartbeat_s", o.k8s.heartbeat_s);
      },
      [](RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
         cluster_adapter::ShutdownSignal&) -> std::unique_ptr<RunCluster> {
        // Jobs are named and labelled after the run's name and id.
-       return std::make_unique<KubernetesRun>(o, run.name + "-" + std::to_string(run.id), "run " + std::to_string(run.id),
-                                              clock);
+       std::string label = run.name + "-" + std::to_string(run.id);
+       std::string input = "run " + std::to_string(run.id);
+       if (o.k8s.mode == "worker-pool") return std::make_unique<WorkerPoolRun>(o, label, input, clock);
+       return std::make_unique<KubernetesRun>(o, label, input, clock);
      }},
 };
 
@@ -313,10 +461,14 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
 }
 
 void publish(const scheduler::Scheduler& scheduler, const cluster_adapter::RunRecorder& recorder,
-             cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress, int slots) {
+             const RunCluster& target, cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress,
+             int slots) {
   scheduler::StatusReport status = scheduler.status();
   if (server != nullptr) {
-    server->publish({scheduler::to_json(status).dump(), cluster_adapter::prometheus_text(recorder.metrics(status))});
+    json document = scheduler::to_json(status);
+    if (json cluster = target.status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
+    server->publish({document.dump(), cluster_adapter::prometheus_text(recorder.metrics(status)) +
+                                          target.metrics_text(status.at)});
   }
   progress.update(cluster_adapter::Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
                                             static_cast<std::int64_t>(status.num_items),
@@ -389,7 +541,7 @@ void run(RunOptions& o) {
   std::string trouble;
   auto step = [&] {
     if (shutdown.requested()) scheduler->stop();
-    publish(*scheduler, recorder, server ? &*server : nullptr, progress, o.workers);
+    publish(*scheduler, recorder, *target, server ? &*server : nullptr, progress, o.workers);
     trouble = target->trouble();
   };
 
@@ -397,7 +549,7 @@ void run(RunOptions& o) {
   cluster_adapter::RealRunLoop loop(clock, target->cluster());
   loop.run_until([&] { return scheduler->finished() || scheduler->stopped() || !trouble.empty(); }, step);
   step();
-  if (trouble.empty()) target->flush();
+  if (trouble.empty()) target->flush(scheduler->finished());
   progress.finish();
 
   const scheduler::StatusReport status = scheduler->status();
@@ -470,6 +622,24 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--api-patience", o->k8s.api_patience_s,
                   "kubernetes: seconds the API may fail before the run stops (its state kept for --resume)")
       ->default_val(600);
+  cmd->add_option("--unschedulable-after", o->k8s.unschedulable_after_s,
+                  "kubernetes: seconds an attempt's pod may wait for a node before /status lists it as unschedulable")
+      ->default_val(300);
+  cmd->add_option("--mode", o->k8s.mode,
+                  "kubernetes: job-per-item (a Job per attempt) or worker-pool (one Indexed Job of --workers pods "
+                  "that lease ranges over HTTP)")
+      ->default_val("job-per-item");
+  cmd->add_option("--lease-address", o->k8s.lease_address, "worker-pool: address the lease API listens on")
+      ->default_val("0.0.0.0");
+  cmd->add_option("--lease-port", o->k8s.lease_port, "worker-pool: port of the lease API (0: any free port)")
+      ->default_val(8642);
+  cmd->add_option("--lease-url", o->k8s.lease_url,
+                  "worker-pool: URL the pods reach the lease API at (default http://HOSTNAME:PORT)");
+  cmd->add_option("--lease-duration", o->k8s.lease_duration_s,
+                  "worker-pool: seconds a lease lasts without a heartbeat before its range goes back to the queue")
+      ->default_val(60);
+  cmd->add_option("--heartbeat", o->k8s.heartbeat_s, "worker-pool: seconds between the workers' heartbeats")
+      ->default_val(20);
   cmd->callback([o] { run(*o); });
 }
 

@@ -31,8 +31,9 @@ std::string hash_hex(const std::string& text) {
   return out;
 }
 
-// The placeholder names in `text`; throws on an unknown one or a stray brace.
-void check_placeholders(const std::string& text, const std::string& origin) {
+// Calls `fn` with the name of each placeholder in `text`; throws on a stray brace.
+template <typename Fn>
+void for_each_placeholder(const std::string& text, const std::string& origin, Fn fn) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
       ++i;
@@ -41,16 +42,22 @@ void check_placeholders(const std::string& text, const std::string& origin) {
     } else if (text[i] == '{') {
       std::size_t close = text.find('}', i);
       if (close == std::string::npos) throw data::Error(origin, "unclosed '{' in \"" + text + "\"");
-      std::string name = text.substr(i + 1, close - i - 1);
-      bool known = false;
-      for (auto k : kPlaceholders) known = known || k == name;
-      if (!known) {
-        throw data::Error(origin, "unknown placeholder {" + name + "} in \"" + text +
-                                      "\" (known: first, count, last, end, end_count, id, attempt, payload, type)");
-      }
+      fn(text.substr(i + 1, close - i - 1));
       i = close;
     }
   }
+}
+
+// Throws on an unknown placeholder name or a stray brace.
+void check_placeholders(const std::string& text, const std::string& origin) {
+  for_each_placeholder(text, origin, [&](const std::string& name) {
+    bool known = false;
+    for (auto k : kPlaceholders) known = known || k == name;
+    if (!known) {
+      throw data::Error(origin, "unknown placeholder {" + name + "} in \"" + text +
+                                    "\" (known: first, count, last, end, end_count, id, attempt, payload, type)");
+    }
+  });
 }
 
 std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
@@ -115,6 +122,8 @@ std::string dns_label(const std::string& text, std::size_t max) {
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "x" + hash : out + "-" + hash;
 }
+
+std::string pool_job_name(const std::string& run) { return dns_label(run + "-pool"); }
 
 std::string job_name(const std::string& run, const std::string& item_id, int attempt) {
   return dns_label(run + "-" + item_id + "-a" + std::to_string(attempt));
@@ -196,6 +205,40 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
   for_each_argument(job, [&](const std::string& arg) { return substitute(arg, values, item.id); });
   for (auto& container : spec["template"]["spec"]["containers"]) {
     for (const auto& [key, value] : env) set_env(container, key, value);
+  }
+  return job;
+}
+
+json JobTemplate::render_pool(const std::string& run, const std::string& ns, int workers,
+                              const std::string& lease_url) const {
+  json job = manifest_;
+  for_each_argument(job, [&](const std::string& arg) {
+    for_each_placeholder(arg, origin_, [&](const std::string& name) {
+      throw data::Error(origin_, "a worker-pool Job template cannot use {" + name + "} (in \"" + arg +
+                                     "\"): pool workers get each item from the lease API at MILLRACE_LEASE_URL");
+    });
+    return substitute(arg, {}, "");  // only "{{" and "}}" left to unescape
+  });
+  json labels = {{kRunLabel, dns_label(run)}, {kPoolLabel, "true"}};
+  json& meta = job["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta.erase("generateName");
+  meta["name"] = pool_job_name(run);
+  meta["namespace"] = ns;
+  meta["labels"].update(labels);
+  json& spec = job["spec"];
+  spec["completionMode"] = "Indexed";
+  spec["completions"] = workers;
+  spec["parallelism"] = workers;
+  spec.erase("activeDeadlineSeconds");
+  json& pod_meta = spec["template"]["metadata"];
+  if (!pod_meta.is_object()) pod_meta = json::object();
+  pod_meta["labels"].update(labels);
+  spec["template"]["spec"]["restartPolicy"] = "OnFailure";
+  for (auto& container : spec["template"]["spec"]["containers"]) {
+    set_env(container, "MILLRACE_RUN", run);
+    set_env(container, "MILLRACE_LEASE_URL", lease_url);
+    set_env(container, "MILLRACE_WORKERS", std::to_string(workers));
   }
   return job;
 }

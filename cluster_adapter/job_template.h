@@ -28,6 +28,7 @@ inline constexpr const char* kAttemptLabel = "millrace.io/attempt";
 inline constexpr const char* kJobLabel = "millrace.io/job";
 inline constexpr const char* kItemAnnotation = "millrace.io/item-id";
 inline constexpr const char* kHandleAnnotation = "millrace.io/handle";
+inline constexpr const char* kPoolLabel = "millrace.io/pool";
 
 // `text` made a valid DNS label / label value of at most `max` characters: lower-cased, other
 // characters turned into '-', and when anything had to change, a hash of the original appended
@@ -36,6 +37,8 @@ std::string dns_label(const std::string& text, std::size_t max = 63);
 
 // The Job name of an attempt: the same (run, item id, attempt) always gives the same name.
 std::string job_name(const std::string& run, const std::string& item_id, int attempt);
+// The name of a run's worker-pool Job.
+std::string pool_job_name(const std::string& run);
 
 class JobTemplate {
  public:
@@ -49,6 +52,16 @@ class JobTemplate {
   nlohmann::json render(const std::string& run, const std::string& ns,
                         const scheduler::Submission& submission,
                         std::optional<int> active_deadline_seconds) const;
+
+  // The worker pool's one Indexed Job (worker-pool mode): named pool_job_name(run),
+  // completionMode Indexed with `workers` completions and parallelism (one long-lived pod per
+  // index, which Kubernetes tells its JOB_COMPLETION_INDEX), labels millrace.io/run and
+  // millrace.io/pool on the Job and its pods, restartPolicy OnFailure (a crashed worker restarts
+  // in its pod and asks for work again), and MILLRACE_RUN, MILLRACE_LEASE_URL and
+  // MILLRACE_WORKERS in every container. Throws data::Error naming the template when a command
+  // or argument uses a placeholder: pool workers get their items from the lease API.
+  nlohmann::json render_pool(const std::string& run, const std::string& ns, int workers,
+                             const std::string& lease_url) const;
 
   // The manifest as parsed, to keep it with a run (a resume renders the very same Jobs).
   const nlohmann::json& manifest() const { return manifest_; }

@@ -13,6 +13,10 @@ namespace millrace::cluster_adapter {
 
 class KubeApiError : public data::Error {
  public:
+  // The reason of a TLS failure no retry can mend (an untrusted server certificate, an unusable
+  // client certificate): a configuration to fix, not an outage.
+  static constexpr const char* kTlsReason = "TLS";
+
   KubeApiError(std::string url, int status, std::string reason, std::string message,
                std::optional<data::Micros> retry_after = std::nullopt)
       : data::Error(std::move(url), describe(status, reason, message)),
@@ -23,13 +27,16 @@ class KubeApiError : public data::Error {
   const std::string& reason() const { return reason_; }     // Status.reason, e.g. "AlreadyExists"
   const std::string& message() const { return message_; }   // Status.message
   std::optional<data::Micros> retry_after() const { return retry_after_; }
-  // Worth trying again: no response, 429 Too Many Requests, or a 5xx server error.
-  bool retryable() const { return status_ == 0 || status_ == 429 || status_ >= 500; }
+  // Worth trying again: no response (but for a TLS configuration failure), 429 Too Many
+  // Requests, or a 5xx server error.
+  bool retryable() const {
+    return (status_ == 0 && reason_ != kTlsReason) || status_ == 429 || status_ >= 500;
+  }
 
  private:
   static std::string describe(int status, const std::string& reason, const std::string& message) {
     std::string head = status == 0 ? "no response" : "HTTP " + std::to_string(status);
-    if (!reason.empty()) head += " " + reason;
+    if (!reason.empty()) head += status == 0 ? " (" + reason + ")" : " " + reason;
     return message.empty() ? head : head + ": " + message;
   }
 

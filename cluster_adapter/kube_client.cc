@@ -53,6 +53,7 @@ class Request {
     }
     curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, &Request::on_header);
     curl_easy_setopt(curl_, CURLOPT_HEADERDATA, this);
+    curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, error_);
   }
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
@@ -63,6 +64,8 @@ class Request {
 
   CURL* handle() const { return curl_; }
   const std::string& url() const { return url_; }
+  // libcurl's detailed message of the last failure ("SSL certificate problem: ...").
+  std::string error_detail() const { return error_; }
   std::optional<data::Micros> retry_after() const { return retry_after_; }
   int status() const {
     long code = 0;
@@ -104,6 +107,7 @@ class Request {
   curl_slist* headers_ = nullptr;
   std::string url_;
   std::optional<data::Micros> retry_after_;
+  char error_[CURL_ERROR_SIZE] = {};
 };
 
 size_t append_body(char* data, size_t size, size_t count, void* out) {
@@ -141,8 +145,31 @@ struct StreamSink {
   }
 };
 
-KubeApiError no_response(const std::string& url, CURLcode code) {
-  return KubeApiError(url, 0, "", curl_easy_strerror(code));
+// No response came: a connection or TLS failure. TLS failures that no retry can mend (a server
+// certificate the configured CA did not sign, an unusable client certificate, an unreadable CA
+// file) say which kubeconfig setting to check and are not retried.
+KubeApiError no_response(const KubeConfig& config, const Request& request, CURLcode code) {
+  std::string detail = request.error_detail();
+  std::string problem = curl_easy_strerror(code);
+  if (!detail.empty()) problem += " (" + detail + ")";
+  std::string origin = config.origin.empty() ? "the configuration" : config.origin;
+  std::string check;
+  switch (code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+      check = "the server's certificate is not trusted by the configured certificate authority; check the "
+              "cluster's certificate-authority / certificate-authority-data in ";
+      break;
+    case CURLE_SSL_CERTPROBLEM:
+      check = "the client certificate or key cannot be used; check the user's client-certificate(-data) and "
+              "client-key(-data) in ";
+      break;
+    case CURLE_SSL_CACERT_BADFILE:
+      check = "the certificate authority cannot be read; check the cluster's certificate-authority in ";
+      break;
+    default:
+      return KubeApiError(request.url(), 0, "", problem);
+  }
+  return KubeApiError(request.url(), 0, std::string(KubeApiError::kTlsReason), check + origin + ": " + problem);
 }
 
 }  // namespace
@@ -166,7 +193,7 @@ HttpResponse KubeClient::send(const std::string& method, const std::string& path
   curl_easy_setopt(request.handle(), CURLOPT_WRITEFUNCTION, &append_body);
   curl_easy_setopt(request.handle(), CURLOPT_WRITEDATA, &response.body);
   CURLcode code = curl_easy_perform(request.handle());
-  if (code != CURLE_OK) throw no_response(request.url(), code);
+  if (code != CURLE_OK) throw no_response(config_, request, code);
   response.status = request.status();
   response.retry_after = request.retry_after();
   return response;
@@ -244,7 +271,7 @@ int KubeClient::stream(const std::string& path, const std::function<void(std::st
   curl_multi_remove_handle(multi.get(), request.handle());
   if (sink.failure) std::rethrow_exception(sink.failure);
   int status = request.status();
-  if (status == 0) throw no_response(request.url(), result);
+  if (status == 0) throw no_response(config_, request, result);
   if (error_body) *error_body = sink.error_body;
   return status;
 }

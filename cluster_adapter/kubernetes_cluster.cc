@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "cluster_adapter/job_deletion.h"
 #include "cluster_adapter/job_history.h"
 #include "cluster_adapter/job_view.h"
 
@@ -22,15 +23,18 @@ std::string label(const json& object, const char* key) {
 
 KubernetesCluster::KubernetesCluster(KubeClient client, JobTemplate job_template, KubernetesClusterOptions options,
                                      const scheduler::Clock& clock)
-    : client_(std::move(client)), template_(std::move(job_template)), options_(std::move(options)), clock_(clock) {
+    : client_(std::move(client)),
+      template_(std::move(job_template)),
+      options_(std::move(options)),
+      clock_(clock),
+      health_(clock) {
   options_.backoff.max_attempts = 0;
-  request_thread_ = std::jthread([this](std::stop_token stop) { request_loop(stop); });
   std::string selector = std::string(kRunLabel) + "=" + dns_label(options_.run);
   auto handlers = [this](Note::Kind list_kind, Note::Kind event_kind, std::string source) {
     return ReflectorHandlers{
         [this, list_kind](std::vector<json> items) { push({list_kind, "", {}, std::move(items), 0, ""}); },
         [this, event_kind](const std::string& type, const json& object) { push({event_kind, type, object, {}, 0, ""}); },
-        [this, source](const std::string& problem) { trouble(source, problem); }};
+        [this, source](const std::string& problem) { health_.report(source, problem); }};
   };
   jobs_ = std::make_unique<Reflector>(client_, jobs_path(), selector,
                                       handlers(Note::Kind::kJobList, Note::Kind::kJobEvent, "watch jobs"),
@@ -43,8 +47,6 @@ KubernetesCluster::KubernetesCluster(KubeClient client, JobTemplate job_template
 
 KubernetesCluster::~KubernetesCluster() {
   stop_.request_stop();
-  request_thread_.request_stop();
-  requested_.notify_all();
   jobs_.reset();
   pods_.reset();
 }
@@ -61,79 +63,31 @@ void KubernetesCluster::push(Note note) {
   arrived_.notify_one();
 }
 
-void KubernetesCluster::trouble(const std::string& source, const std::string& problem) {
-  std::lock_guard lock(mutex_);
-  if (problem.empty()) {
-    problems_.erase(source);
-  } else {
-    if (problems_.empty()) problem_since_ = clock_.now();
-    problems_[source] = problem;
-  }
-}
+// ---- the request thread ----------------------------------------------------------------------
 
-// ---- request thread ------------------------------------------------------------------------
-
-void KubernetesCluster::request_loop(std::stop_token stop) {
-  for (;;) {
-    Request request;
-    {
-      std::unique_lock lock(mutex_);
-      if (!requested_.wait(lock, stop, [&] { return !requests_.empty(); })) return;
-      request = std::move(requests_.front());
-      requests_.pop_front();
-      performing_ = true;
-    }
-    try {
-      perform(request, stop);
-    } catch (const KubeApiError&) {
-      if (stop.stop_requested()) return;
-    }
-    {
-      std::lock_guard lock(mutex_);
-      performing_ = false;
-    }
-    flushed_.notify_all();
-  }
-}
-
-bool KubernetesCluster::flush(data::Micros max_wait) {
-  std::unique_lock lock(mutex_);
-  return flushed_.wait_for(lock, std::chrono::microseconds(max_wait),
-                           [&] { return requests_.empty() && !performing_; });
-}
-
-void KubernetesCluster::perform(const Request& request, std::stop_token stop) {
-  // Creates and deletes are separate sources of trouble: a forbidden delete stays shown (it is
-  // not retried) until a later delete goes through, whatever the creates meanwhile do.
-  const std::string source = request.create ? "create jobs" : "delete jobs";
-  auto on_retry = [this, &source](const KubeApiError& error, data::Micros) { trouble(source, error.what()); };
-  if (request.create) {
-    try {
-      client_.call("POST", jobs_path(), request.body, stop, on_retry);
-      trouble(source, "");
-      push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
-    } catch (const KubeApiError& error) {
-      if (error.reason() == "Stopped") throw;
-      trouble(source, "");
-      if (error.status() == 409 && error.reason() == "AlreadyExists") {
-        // The same deterministic name: an earlier try of this very create got through.
-        push({Note::Kind::kCreated, "", {}, {}, request.handle, ""});
-      } else {
-        push({Note::Kind::kCreateFailed, "", {}, {}, request.handle, error.what()});
-      }
-    }
-    return;
-  }
-  json options = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}};
+void KubernetesCluster::send_create(scheduler::AttemptHandle handle, const json& body, std::stop_token stop) {
+  auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
   try {
-    // Either answer is fine: a Status (deleted) or the Job itself, still there with a
-    // finalizer until its pods are gone; the watch then reports it DELETED.
-    client_.call("DELETE", jobs_path() + "/" + request.name + "?propagationPolicy=Background", options, stop, on_retry);
-    trouble(source, "");
+    client_.call("POST", jobs_path(), body, stop, on_retry);
+    health_.answered("requests");
+    push({Note::Kind::kCreated, "", {}, {}, handle, ""});
   } catch (const KubeApiError& error) {
     if (error.reason() == "Stopped") throw;
-    trouble(source, error.status() == 404 ? "" : error.what());
+    if (error.status() == 409 && error.reason() == "AlreadyExists") {
+      // The same deterministic name: an earlier try of this very create got through.
+      health_.answered("requests");
+      push({Note::Kind::kCreated, "", {}, {}, handle, ""});
+    } else {
+      health_.rejected("requests", error.what());
+      push({Note::Kind::kCreateFailed, "", {}, {}, handle, error.what()});
+    }
   }
+}
+
+void KubernetesCluster::delete_job(const std::string& name) {
+  requests_.push([this, name](std::stop_token stop) {
+    delete_job_in_background(client_, jobs_path(), name, health_, stop);
+  });
 }
 
 // ---- the Cluster seam (poll thread) --------------------------------------------------------
@@ -168,11 +122,7 @@ void KubernetesCluster::cancel(scheduler::AttemptHandle handle) {
   if (attempt.state == State::kWaiting) {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), handle));
   } else {
-    {
-      std::lock_guard lock(mutex_);
-      requests_.push_back({false, handle, attempt.name, {}});
-    }
-    requested_.notify_one();
+    delete_job(attempt.name);
   }
   attempt.state = State::kDone;
   cancelled_.emplace_back(handle, attempt.name);
@@ -216,11 +166,9 @@ void KubernetesCluster::dispatch_waiting() {
     }
     attempt.state = State::kCreating;
     attempt.waiting_since = clock_.now();
-    {
-      std::lock_guard lock(mutex_);
-      requests_.push_back({true, attempt.submission.handle, attempt.name, std::move(body)});
-    }
-    requested_.notify_one();
+    requests_.push([this, handle = attempt.submission.handle, body = std::move(body)](std::stop_token stop) {
+      send_create(handle, body, stop);
+    });
     it = waiting_.erase(it);
     ++created;
   }
@@ -346,6 +294,12 @@ void KubernetesCluster::observe_pod(const json& pod) {
   if (attempt.state == State::kDone) return;
   attempt.pod = pod["metadata"].value("name", "");
   std::string phase = pod.value("status", json::object()).value("phase", "");
+  attempt.pod_problem.clear();
+  for (const auto& condition : pod["status"].value("conditions", json::array())) {
+    if (condition.value("type", "") == "PodScheduled" && condition.value("status", "") == "False") {
+      attempt.pod_problem = condition.value("reason", "") + ": " + condition.value("message", "");
+    }
+  }
   for (const auto& container : pod["status"].value("containerStatuses", json::array())) {
     const json& state = container.value("state", json::object());
     if (state.contains("terminated")) attempt.exit_code = state["terminated"].value("exitCode", 0);
@@ -400,15 +354,10 @@ void KubernetesCluster::trim_history() {
     candidates.push_back({name, finished.succeeded, finished.at, finished.seen});
   }
   auto doomed = jobs_beyond_history(std::move(candidates), options_.keep_succeeded, options_.keep_failed);
-  if (doomed.empty()) return;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& name : doomed) {
-      finished_[name].deleting = true;
-      requests_.push_back({false, 0, name, {}});
-    }
+  for (const auto& name : doomed) {
+    finished_[name].deleting = true;
+    delete_job(name);
   }
-  requested_.notify_one();
 }
 
 void KubernetesCluster::publish_status() {
@@ -416,20 +365,20 @@ void KubernetesCluster::publish_status() {
   data::Micros now = clock_.now();
   status.in_flight = in_flight();
   status.waiting = static_cast<int>(waiting_.size());
+  status.requests_pending = requests_.pending();
   for (const auto& [handle, attempt] : attempts_) {
     if ((attempt.state == State::kCreating || attempt.state == State::kCreated) && !attempt.started &&
         now - attempt.waiting_since > options_.unschedulable_after) {
-      status.unschedulable.push_back(attempt.name);
+      status.unschedulable.push_back({attempt.name, attempt.submission.item->id, attempt.submission.attempt,
+                                      attempt.pod, attempt.waiting_since, attempt.pod_problem});
     }
   }
+  std::sort(status.unschedulable.begin(), status.unschedulable.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
   status.lists = jobs_ ? jobs_->lists() : 0;
   status.watches = jobs_ ? jobs_->watches() : 0;
+  status.api = health_.status();
   std::lock_guard lock(mutex_);
-  status.api_reachable = problems_.empty();
-  if (!problems_.empty()) {
-    status.api_problem = problems_.begin()->second;
-    status.api_problem_since = problem_since_;
-  }
   status_ = std::move(status);
 }
 

@@ -24,11 +24,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cluster_adapter/api_health.h"
+#include "cluster_adapter/api_request_queue.h"
 #include "cluster_adapter/backoff.h"
 #include "cluster_adapter/job_template.h"
 #include "cluster_adapter/kube_client.h"
@@ -51,13 +52,23 @@ struct KubernetesClusterOptions {
   data::Micros pod_grace = 2 * data::kMicrosPerSecond;  // wait for the pod's name / exit code
 };
 
+// An attempt whose Job was sent for creation longer ago than unschedulable_after and whose pod
+// does not run yet: it holds a slot of the cap while it waits for a node.
+struct UnschedulableAttempt {
+  std::string job;
+  std::string item;
+  int attempt = 0;
+  std::string pod;                         // empty until the pod exists
+  data::Micros waiting_since = 0;          // sent for creation (or adopted)
+  std::string reason;                      // the scheduler's message (PodScheduled=False), if any
+};
+
 struct KubernetesClusterStatus {
-  bool api_reachable = true;
-  std::string api_problem;                 // the last error while unreachable
-  data::Micros api_problem_since = 0;
+  ApiHealthStatus api;                     // reachability, failures in a row, retries, last error
   int in_flight = 0;                       // submitted and not yet reported finished
   int waiting = 0;                         // of which held back by the concurrency cap
-  std::vector<std::string> unschedulable;  // Jobs whose pod waited longer than unschedulable_after
+  int requests_pending = 0;                // Job creates and deletes queued or being sent (retried)
+  std::vector<UnschedulableAttempt> unschedulable;  // by job name
   int lists = 0;                           // list calls of the Job reflector (1 + re-lists)
   int watches = 0;                         // watch streams opened by the Job reflector
 };
@@ -94,13 +105,16 @@ class KubernetesCluster : public PolledCluster {
   // Follows an attempt whose Job already exists (created before a crash) without creating it;
   // if the cluster turns out not to have it, the attempt is reported failed ("lost").
   void adopt(const scheduler::Submission& submission);
+  // Deletes a Job of the run that is no attempt of this session (propagationPolicy Background,
+  // retried with backoff like every request; one already gone is fine).
+  void delete_job(const std::string& name);
 
   KubernetesClusterStatus status() const;
 
   // Waits until every request queued so far (Job creates, deletes of cancelled Jobs) has been
   // sent, or `max_wait` passed; true when all were. A run calls it before it ends, so a Ctrl-C's
   // deletes reach the cluster.
-  bool flush(data::Micros max_wait);
+  bool flush(data::Micros max_wait) { return requests_.flush(max_wait); }
 
  private:
   enum class State { kWaiting, kCreating, kCreated, kDone };
@@ -113,6 +127,7 @@ class KubernetesCluster : public PolledCluster {
     bool started = false;   // on_started was reported
     data::Micros waiting_since = 0;  // sent for creation (or adopted), not yet running
     std::string pod;
+    std::string pod_problem;  // why the pod is not scheduled (PodScheduled=False), if told
     std::optional<int> exit_code;
     // A Job seen finished before its pod (another stream) told its name or, for a failure by
     // the pod's exit, its exit code: the report waits up to pod_grace for them.
@@ -139,17 +154,8 @@ class KubernetesCluster : public PolledCluster {
     scheduler::AttemptHandle handle = 0;
     std::string problem;
   };
-  struct Request {
-    bool create = true;  // else delete
-    scheduler::AttemptHandle handle = 0;
-    std::string name;
-    nlohmann::json body;
-  };
-
   void push(Note note);
-  void trouble(const std::string& source, const std::string& problem);
-  void request_loop(std::stop_token stop);
-  void perform(const Request& request, std::stop_token stop);
+  void send_create(scheduler::AttemptHandle handle, const nlohmann::json& body, std::stop_token stop);
   std::string jobs_path() const;
 
   void handle_note(Note& note);
@@ -183,16 +189,11 @@ class KubernetesCluster : public PolledCluster {
   mutable std::mutex mutex_;
   std::condition_variable arrived_;
   std::deque<Note> inbox_;
-  std::deque<Request> requests_;
-  std::condition_variable_any requested_;
-  bool performing_ = false;               // the request thread is sending one
-  std::condition_variable flushed_;
-  std::map<std::string, std::string> problems_;  // source -> problem, while failing
-  data::Micros problem_since_ = 0;
   KubernetesClusterStatus status_;
+  ApiHealth health_;
   std::stop_source stop_;
 
-  std::jthread request_thread_;
+  ApiRequestQueue requests_;  // after what its requests use: destroyed (joined) before it
   std::unique_ptr<Reflector> jobs_;
   std::unique_ptr<Reflector> pods_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 namespace millrace::cluster_adapter {
@@ -24,6 +25,18 @@ void add_unrecorded_jobs(scheduler::SchedulerSnapshot& snapshot, const std::vect
     flight.submitted = now;
     snapshot.in_flight.push_back(flight);
   }
+}
+
+std::vector<std::string> stale_jobs(const scheduler::SchedulerSnapshot& snapshot, const std::vector<ExistingJob>& jobs) {
+  std::set<std::pair<std::string, int>> in_flight;
+  for (const scheduler::InFlight& flight : snapshot.in_flight) in_flight.emplace(flight.item_id, flight.attempt);
+  std::vector<std::string> stale;
+  for (const ExistingJob& job : jobs) {
+    if (!job.finished && !job.item_id.empty() && !in_flight.count({job.item_id, job.attempt})) {
+      stale.push_back(job.name);
+    }
+  }
+  return stale;
 }
 
 void adopt_in_flight(KubernetesCluster& cluster, const std::vector<data::WorkItem>& items,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster_adapter/prometheus.h"
 #include "data/time.h"
 
 namespace millrace::cluster_adapter {
@@ -47,8 +48,5 @@ struct RunMetrics {
 
 // Prometheus text exposition: HELP and TYPE lines, then samples, metric names prefixed millrace_.
 std::string prometheus_text(const RunMetrics& metrics);
-
-// Seconds as Prometheus prints them, exact to the microsecond ("1.5", "0.000001", "3").
-std::string prometheus_seconds(data::Micros micros);
 
 }  // namespace millrace::cluster_adapter

@@ -8,7 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include "cluster_adapter/http_listener.h"
 
 namespace httplib {
 class Server;
@@ -31,7 +32,7 @@ class StatusServer {
   StatusServer(const StatusServer&) = delete;
   StatusServer& operator=(const StatusServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return listener_->port(); }
   // Replaces what the endpoints serve; called from the event loop's thread.
   void publish(StatusDocuments documents);
 
@@ -39,10 +40,9 @@ class StatusServer {
   StatusDocuments current() const;
 
   std::unique_ptr<httplib::Server> server_;
-  int port_ = 0;
   mutable std::mutex mutex_;
   StatusDocuments documents_;
-  std::thread thread_;
+  std::unique_ptr<HttpListener> listener_;  // last: stopped before what its handlers use
 };
 
 }  // namespace millrace::cluster_adapter

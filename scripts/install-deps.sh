@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev libeigen3-dev libboost-graph-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libhiredis-dev
+  libssl-dev openssl curl jq
   zlib1g-dev libyaml-cpp-dev
   redis-server redis-tools
   "$@"

@@ -4,10 +4,15 @@
 // trace store and by the server's own record. Also: a SIGINT deletes the unfinished Jobs; a SIGKILL mid-run followed by --resume
 // re-attaches to the Jobs in the cluster; an API failing past --api-patience stops the run with
 // its state kept; an unknown cluster name is refused before anything is recorded.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +22,8 @@
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
 #include "tests/cluster_adapter/fake_apiserver.h"
+#include "tests/cluster_adapter/simulated_pool.h"
+#include "tests/cluster_adapter/test_certificates.h"
 
 namespace millrace {
 namespace {
@@ -33,8 +40,35 @@ cluster_adapter::FakeApiServerOptions pods_running(int run_ms) {
           1 * data::kMicrosPerMilli};
 }
 
-class FakeApiServerRunKubernetes : public cli_test::CliRunTest {
+// Pool pods run until their simulated worker exits.
+cluster_adapter::FakeApiServerOptions pool_pods() {
+  return {[](const nlohmann::json&) { return PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+          1 * data::kMicrosPerMilli};
+}
+
+class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
  protected:
+  // A worker-pool run of the documented pool template, its lease API on loopback, plus `extra`.
+  std::vector<std::string> pool_args(const FakeApiServer& server, int ranges, int workers,
+                                     const std::vector<std::string>& extra) {
+    std::vector<std::string> args = run_args(server, ranges, workers);
+    args[8] = std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json";
+    args.insert(args.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  // A run ended by Ctrl-C: exit 1 with `items` not succeeded, and `cancelled` attempts recorded,
+  // every one of them cancelled.
+  void expect_interrupted(const CliResult& result, int items, std::size_t cancelled) {
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find("interrupted with " + std::to_string(items) + " items not succeeded"), std::string::npos)
+        << result.err;
+    std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+    EXPECT_EQ(attempts.size(), cancelled);
+    for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  }
+
   std::string kubeconfig_for(const FakeApiServer& server) {
     std::string path = (dir / "kubeconfig").string();
     std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
@@ -44,6 +78,16 @@ class FakeApiServerRunKubernetes : public cli_test::CliRunTest {
                            "contexts:\n- name: test\n  context: {cluster: loopback, user: tester, namespace: batch-work}\n"
                            "users:\n- name: tester\n  user: {token: test-token}\n";
     return path;
+  }
+
+  // The status server's port, once the run printed it (0 if it did not within ~30 s).
+  int status_port() {
+    const std::string marker = "status on http://127.0.0.1:";
+    for (int i = 0; i < 3000; ++i, usleep(10'000)) {
+      std::string err = cli_test::read_text(dir / "stderr");
+      if (auto at = err.find(marker); at != std::string::npos) return std::atoi(err.c_str() + at + marker.size());
+    }
+    return 0;
   }
 
   std::vector<std::string> run_args(const FakeApiServer& server, int ranges, int workers) {
@@ -59,7 +103,7 @@ class FakeApiServerRunKubernetes : public cli_test::CliRunTest {
   }
 };
 
-TEST_F(FakeApiServerRunKubernetes, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
+TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
   FakeApiServer server(pods_running(20));
   CliResult result = run(run_args(server, 12, 3));
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -87,7 +131,70 @@ TEST_F(FakeApiServerRunKubernetes, RunCreatesOneJobPerRangeWithinTheCapAndRecord
   }
 }
 
-TEST_F(FakeApiServerRunKubernetes, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
+// GET /status's "cluster" part and GET /metrics while the run is going: an attempt whose pod
+// cannot be placed is listed as unschedulable with its item; the API going away shows as
+// unreachable with what is being retried, and as reachable again once it answers.
+TEST_F(RunKubernetesOnLoopbackServer, StatusAndMetricsShowUnschedulablePodsAndAnUnreachableApiBeingRetried) {
+  FakeApiServer server({[](const nlohmann::json& job) {
+                          PodPlan plan{0, 60 * data::kMicrosPerSecond};
+                          if (job["metadata"]["labels"]["millrace.io/item"] == "0-99") {
+                            plan.pending = 60 * data::kMicrosPerSecond;
+                            plan.unschedulable_message = "0/2 nodes are available: 2 Insufficient memory.";
+                          }
+                          return plan;
+                        },
+                        1 * data::kMicrosPerMilli});
+  std::vector<std::string> args = run_args(server, 3, 3);
+  args.insert(args.end(), {"--status-port", "0", "--unschedulable-after", "0.1"});
+  pid_t pid = start(args);
+  int port = status_port();
+  ASSERT_GT(port, 0) << cli_test::read_text(dir / "stderr");
+  httplib::Client client("127.0.0.1", port);
+  auto status_until = [&](const std::function<bool(const nlohmann::json&)>& done) {
+    nlohmann::json status;
+    for (int i = 0; i < 3000; ++i, usleep(10'000)) {
+      auto response = client.Get("/status");
+      status = response ? nlohmann::json::parse(response->body, nullptr, false) : nlohmann::json();
+      if (status.is_object() && status.contains("cluster") && done(status["cluster"])) break;
+    }
+    return status;
+  };
+
+  nlohmann::json waiting = status_until([](const nlohmann::json& c) { return c["unschedulable"].size() == 1; });
+  ASSERT_EQ(waiting["cluster"]["unschedulable"].size(), 1u) << waiting.dump(2);
+  nlohmann::json pod = waiting["cluster"]["unschedulable"][0];
+  EXPECT_EQ(pod["item"], "0-99");
+  EXPECT_EQ(pod["attempt"], 1);
+  EXPECT_GE(pod["pending_for_us"].get<data::Micros>(), 100'000);
+  EXPECT_EQ(waiting["cluster"]["kind"], "kubernetes");
+  EXPECT_EQ(waiting["cluster"]["api"]["reachable"], true);
+  EXPECT_EQ(waiting["jobs_in_progress"].size(), 3u);  // the scheduler's part is still there
+
+  server.pause();
+  nlohmann::json down = status_until([](const nlohmann::json& c) { return c["api"]["reachable"] == false; });
+  nlohmann::json api = down["cluster"]["api"];
+  ASSERT_EQ(api["reachable"], false) << down.dump(2);
+  EXPECT_GE(api["consecutive_failures"].get<int>(), 1);
+  EXPECT_GE(api["retries"].get<int>(), 1);
+  EXPECT_GT(api["unreachable_since_us"].get<data::Micros>(), 0);
+  ASSERT_FALSE(api["retrying"].empty());
+  EXPECT_NE(api["retrying"][0]["problem"].get<std::string>().find(server.url()), std::string::npos) << api.dump(2);
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\nmillrace_kubernetes_api_reachable 0\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("\nmillrace_kubernetes_unschedulable_attempts 1\n"), std::string::npos);
+  EXPECT_NE(metrics->body.find("\nmillrace_items_total 3\n"), std::string::npos);
+
+  server.resume();
+  nlohmann::json up = status_until([](const nlohmann::json& c) { return c["api"]["reachable"] == true; });
+  EXPECT_EQ(up["cluster"]["api"]["reachable"], true) << up.dump(2);
+  EXPECT_EQ(up["cluster"]["api"]["consecutive_failures"], 0);
+  EXPECT_NE(up["cluster"]["api"]["last_error"].get<std::string>().find("no response"), std::string::npos);
+  kill(pid, SIGINT);
+  EXPECT_EQ(finish(pid).exit_code, 1);
+}
+
+TEST_F(RunKubernetesOnLoopbackServer, SigkillThenResumeReattachesToTheJobsInTheClusterWithoutCreatingThemAgain) {
   FakeApiServer server(pods_running(300));
   pid_t pid = start(run_args(server, 8, 4));
   for (int i = 0; i < 3000 && (successes().size() < 2 || server.record().jobs_created < 6); ++i) usleep(10'000);
@@ -107,23 +214,60 @@ TEST_F(FakeApiServerRunKubernetes, SigkillThenResumeReattachesToTheJobsInTheClus
   EXPECT_EQ(server.record().create_conflicts, 0);
 }
 
-TEST_F(FakeApiServerRunKubernetes, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
+TEST_F(RunKubernetesOnLoopbackServer, SigintDeletesTheUnfinishedJobsAndRecordsOnlyThemAsCancelled) {
   FakeApiServer server(pods_running(60'000));
   pid_t pid = start(run_args(server, 5, 2));
   for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
   kill(pid, SIGINT);
-  CliResult result = finish(pid);
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.err.find("interrupted with 5 items not succeeded"), std::string::npos) << result.err;
-  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
-  ASSERT_EQ(attempts.size(), 2u);
-  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  expect_interrupted(finish(pid), 5, 2);
   EXPECT_EQ(server.record().jobs_created, 2);
   EXPECT_TRUE(server.objects("jobs").empty());
   EXPECT_EQ(server.record().deletes_without_policy, 0);
 }
 
-TEST_F(FakeApiServerRunKubernetes, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
+// A Ctrl-C while the API is unreachable records the attempts in flight as cancelled, but their
+// deletes never reach the cluster and the Jobs run on; the resumed run deletes them (Background)
+// before it creates anything, so it neither runs them twice nor goes over its cap.
+TEST_F(RunKubernetesOnLoopbackServer, ResumeDeletesJobsWhoseCancelNeverReachedAnUnreachableApi) {
+  std::atomic<bool> slow{true};  // pods of the first session run a minute, later ones a moment
+  FakeApiServer server({[&slow](const nlohmann::json&) {
+                          return PodPlan{0, (slow ? 60'000 : 20) * data::kMicrosPerMilli};
+                        },
+                        1 * data::kMicrosPerMilli});
+  std::vector<std::string> args = run_args(server, 4, 2);
+  args.insert(args.end(), {"--api-patience", "1"});
+  pid_t pid = start(args);
+  for (int i = 0; i < 3000 && server.record().jobs_created < 2; ++i) usleep(10'000);
+  server.pause();
+  kill(pid, SIGINT);
+  CliResult stopped = finish(pid);
+  EXPECT_EQ(stopped.exit_code, 1);
+  std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
+  ASSERT_EQ(attempts.size(), 2u) << stopped.err;
+  for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  EXPECT_NE(stopped.err.find("did not reach the Kubernetes API"), std::string::npos) << stopped.err;
+
+  server.resume();
+  ASSERT_EQ(server.objects("jobs").size(), 2u);  // the cancelled attempts still run
+  slow = false;
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("deleting 2 Jobs whose attempts already ended: catchup-1-"), std::string::npos)
+      << resumed.err;
+  std::map<std::string, int> after = successes();
+  EXPECT_EQ(after.size(), 4u);
+  for (const auto& [item, count] : after) EXPECT_EQ(count, 1) << item;
+  for (const auto& job : server.objects("jobs")) {
+    EXPECT_TRUE(job["status"].contains("completionTime")) << job["metadata"]["name"];  // no cancelled Job left
+  }
+  cluster_adapter::FakeApiRecord record = server.record();
+  EXPECT_EQ(record.jobs_created, 2 + 4);
+  EXPECT_LE(record.max_unfinished_jobs, 2);
+  EXPECT_EQ(record.deletes_without_policy, 0);
+  EXPECT_EQ(record.orphaned_pods, 0);
+}
+
+TEST_F(RunKubernetesOnLoopbackServer, ApiFailingPastThePatienceStopsTheRunWithItsRecordsKeptAndResumeFinishesIt) {
   FakeApiServer server(pods_running(100));
   std::vector<std::string> args = run_args(server, 10, 2);
   args.insert(args.end(), {"--api-patience", "1"});
@@ -153,7 +297,7 @@ TEST_F(FakeApiServerRunKubernetes, ApiFailingPastThePatienceStopsTheRunWithItsRe
   EXPECT_EQ(server.record().jobs_created, 10);
 }
 
-TEST_F(FakeApiServerRunKubernetes, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
+TEST_F(RunKubernetesOnLoopbackServer, UnreachableApiAtResumeIsReportedWithTheRunLeftAsItWas) {
   std::vector<data::Attempt> kept;
   {
     FakeApiServer server(pods_running(1000));
@@ -171,7 +315,138 @@ TEST_F(FakeApiServerRunKubernetes, UnreachableApiAtResumeIsReportedWithTheRunLef
   EXPECT_EQ(data::TraceStore::open(store).attempts(1).size(), kept.size());
 }
 
-TEST_F(FakeApiServerRunKubernetes, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
+TEST_F(RunKubernetesOnLoopbackServer, WrongCertificateAuthorityIsRefusedNamingTheServerBeforeAnythingIsRecorded) {
+  cluster_adapter::TestCertificates certs = cluster_adapter::TestCertificates::make(dir / "certs");
+  cluster_adapter::FakeApiServerOptions options;
+  options.tls = cluster_adapter::FakeApiTls{certs.server_certificate, certs.server_key, ""};
+  FakeApiServer server(options);
+  std::vector<std::string> args = run_args(server, 2, 1);
+  std::string kubeconfig = args[6];
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                               "clusters:\n- name: loopback\n  cluster: {server: "
+                            << server.url() << ", certificate-authority: " << certs.wrong_ca
+                            << "}\ncontexts:\n- name: test\n  context: {cluster: loopback, user: tester}\n"
+                               "users:\n- name: tester\n  user: {token: test-token}\n";
+  CliResult result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: " + server.url() + "/apis/batch/v1/namespaces/default/jobs?limit=1: "
+                            "no response (TLS): the server's certificate is not trusted by the configured "
+                            "certificate authority; check the cluster's certificate-authority / "
+                            "certificate-authority-data in " + kubeconfig),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  EXPECT_EQ(server.record().lists, 0);
+}
+
+// --mode worker-pool: one Indexed Job whose pods (simulated workers speaking the lease protocol)
+// run every range; a worker that stops heartbeating loses its range to another, and the store
+// records that attempt as failed "lease-expired"; the Job is deleted when the run ends.
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolRunsEveryRangeOnceOnOneIndexedJobAndDeletesItAtTheEnd) {
+  FakeApiServer server(pool_pods());
+  cluster_adapter::SimulatedPool pool(server, {.hang_index = 2, .hang_on_lease = 1, .work_ms_per_100 = 10});
+  CliResult result =
+      run(pool_args(server, 12, 3, {"--lease-port", "0", "--lease-duration", "0.3", "--heartbeat", "0.05"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("run 1: 12/12 items succeeded"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("the Indexed Job catchup-1-pool (3 worker pods) in namespace batch-work at " + server.url() +
+                            ", its workers leasing ranges from http://127.0.0.1:"),
+            std::string::npos)
+      << result.err;
+
+  data::TraceStore trace = data::TraceStore::open(store);
+  EXPECT_EQ(trace.run(1).policy, "fixed-pool");
+  std::map<std::string, int> succeeded = successes();
+  EXPECT_EQ(succeeded.size(), 12u);
+  for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+  int expired = 0;
+  for (const data::Attempt& a : trace.attempts(1)) {
+    if (a.outcome == data::Outcome::kSucceeded) continue;
+    EXPECT_EQ(a.failure_reason, "lease-expired") << a.item_id;
+    EXPECT_EQ(a.worker, pool.hung_pod());
+    ++expired;
+  }
+  EXPECT_EQ(expired, 1);
+  EXPECT_EQ(server.record().jobs_created, 1);
+  EXPECT_TRUE(server.objects("jobs").empty());  // deleted before the run ended
+  EXPECT_EQ(server.record().deletes_without_policy, 0);
+}
+
+// A port free now, for a lease API that must keep its address across a resume.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A worker-pool run killed with SIGKILL leaves its pool running; its workers keep asking at the
+// lease URL, and the resumed run adopts the Indexed Job (no second one) and serves them again.
+// Ranges whose completion the killed run never heard of run again; each success is recorded once.
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigkillThenResumeAdoptsThePoolAndItsWorkersFinishTheRun) {
+  FakeApiServer server(pool_pods());
+  cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 150});
+  pid_t pid = start(pool_args(server, 12, 3,
+                              {"--lease-port", std::to_string(free_port()), "--lease-duration", "2", "--heartbeat", "0.05"}));
+  for (int i = 0; i < 3000 && successes().size() < 3; ++i) usleep(10'000);
+  kill(pid, SIGKILL);
+  ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
+  ASSERT_GE(successes().size(), 3u);
+  ASSERT_LT(successes().size(), 12u);
+  ASSERT_EQ(server.objects("jobs").size(), 1u);  // the pool runs on
+
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  std::map<std::string, int> after = successes();
+  EXPECT_EQ(after.size(), 12u);
+  for (const auto& [item, count] : after) EXPECT_EQ(count, 1) << item;
+  EXPECT_EQ(server.record().jobs_created, 1);
+  EXPECT_EQ(server.record().create_conflicts, 1);  // the resumed run's create met the pool: adopted
+  EXPECT_EQ(pool.workers_started(), 3);
+  EXPECT_TRUE(server.objects("jobs").empty());
+}
+
+// A Ctrl-C of a worker-pool run cancels the leases held (recorded as cancelled, not as failures)
+// and deletes the pool's Job.
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolSigintCancelsTheLeasesAndDeletesThePool) {
+  FakeApiServer server(pool_pods());
+  cluster_adapter::SimulatedPool pool(server, {.work_ms_per_100 = 60'000});
+  pid_t pid = start(pool_args(server, 5, 2, {"--lease-port", "0", "--heartbeat", "0.05"}));
+  for (int i = 0; i < 3000 && pool.workers_started() < 2; ++i) usleep(10'000);
+  usleep(200'000);  // the workers lease their first ranges
+  kill(pid, SIGINT);
+  expect_interrupted(finish(pid), 5, 2);
+  EXPECT_TRUE(server.objects("jobs").empty());
+  EXPECT_EQ(server.record().deletes_without_policy, 0);
+}
+
+TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolOptionsThatCannotWorkAreRefusedBeforeAnythingIsRecorded) {
+  FakeApiServer server;
+  auto refused = [&](std::vector<std::string> args, const std::string& error) {
+    CliResult result = run(args);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find(error), std::string::npos) << result.err;
+  };
+  std::vector<std::string> item_template = run_args(server, 2, 1);
+  item_template.insert(item_template.end(), {"--mode", "worker-pool"});
+  refused(item_template, "deploy/job-template.json: a worker-pool Job template cannot use {first}");
+  refused(pool_args(server, 2, 1, {"--policy", "autoscale"}),
+          "millrace: --mode worker-pool: runs a fixed pool of --workers pods: --policy must be fixed-pool, not autoscale");
+  refused(pool_args(server, 2, 1, {"--lease-duration", "10", "--heartbeat", "10"}),
+          "millrace: --mode worker-pool: needs 0 < --heartbeat < --lease-duration");
+  std::vector<std::string> unknown_mode = run_args(server, 2, 1);
+  unknown_mode.insert(unknown_mode.end(), {"--mode", "pool"});
+  refused(unknown_mode, "millrace: --mode: unknown mode 'pool' (known: job-per-item, worker-pool)");
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  EXPECT_EQ(server.record().jobs_created, 0);
+}
+
+TEST_F(RunKubernetesOnLoopbackServer, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   CliResult result = run({"run", "--cluster", "slurm", "--store", store, "--span", "0:99", "--partitioner", "uniform",
                           "--ranges", "2", "--command", "true"});
   EXPECT_EQ(result.exit_code, 1);
@@ -181,7 +456,7 @@ TEST_F(FakeApiServerRunKubernetes, UnknownClusterNameIsAnErrorListingTheKnownOne
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
-TEST_F(FakeApiServerRunKubernetes, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
+TEST_F(RunKubernetesOnLoopbackServer, KubernetesRunWithoutAJobTemplateIsRefusedBeforeAnythingIsRecorded) {
   FakeApiServer server;
   std::vector<std::string> args = run_args(server, 2, 1);
   args.erase(args.begin() + 7, args.begin() + 9);  // --job-template FILE

@@ -1,5 +1,6 @@
 // The Kubernetes deployment files under deploy/ are what the README shows, and the documented
-// Job template renders through JobTemplate into the Job of one attempt, so neither can rot.
+// Job templates render through JobTemplate into the Job of one attempt and the worker pool's
+// Indexed Job, so neither can rot.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -21,10 +22,10 @@ std::string source_file(const std::string& relative) {
   return text.str();
 }
 
-// The first ```<language> block of the README's "Run on Kubernetes" section.
-std::string readme_block(const std::string& language) {
+// The first ```<language> block after the README's heading `heading`.
+std::string readme_block(const std::string& language, const std::string& heading = "## Run on Kubernetes") {
   std::string readme = source_file("README.md");
-  std::size_t section = readme.find("\n## Run on Kubernetes\n");
+  std::size_t section = readme.find("\n" + heading + "\n");
   if (section == std::string::npos) return "";
   std::string fence = "```" + language + "\n";
   std::size_t open = readme.find(fence, section);
@@ -63,6 +64,23 @@ TEST(DeployManifests, ReadmeShowsTheDeployedJobTemplateAndRbacAsTheyAre) {
   ASSERT_FALSE(documented.empty()) << "no json block in README's Run on Kubernetes section";
   EXPECT_EQ(json::parse(documented), json::parse(source_file("deploy/job-template.json")));
   EXPECT_EQ(readme_block("yaml"), source_file("deploy/rbac.yaml"));
+  std::string pool = readme_block("json", "### Worker-pool mode");
+  ASSERT_FALSE(pool.empty()) << "no json block in README's Worker-pool mode section";
+  EXPECT_EQ(json::parse(pool), json::parse(source_file("deploy/pool-job-template.json")));
+}
+
+TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {
+  JobTemplate pool = JobTemplate::load(std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json");
+  json job = pool.render_pool("catchup-1", "batch-work", 8, "http://millrace.batch-work.svc:8642");
+  EXPECT_EQ(job["metadata"]["name"], "catchup-1-pool");
+  EXPECT_EQ(job["spec"]["completionMode"], "Indexed");
+  EXPECT_EQ(job["spec"]["completions"], 8);
+  const json& container = job["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["command"], json::parse(R"(["/bin/sh", "/opt/millrace/pool-worker.sh"])"));
+  std::map<std::string, json> env;
+  for (const json& var : container["env"]) env[var["name"]] = var;
+  EXPECT_EQ(env["MILLRACE_LEASE_URL"]["value"], "http://millrace.batch-work.svc:8642");
+  EXPECT_EQ(env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.name");  // the worker's name
 }
 
 }  // namespace

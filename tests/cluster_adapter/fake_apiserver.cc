@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <regex>
+#include <stdexcept>
 #include <sstream>
 
 namespace millrace::cluster_adapter {
@@ -123,6 +124,22 @@ bool is_finished(const json& job) {
   return false;
 }
 
+// Indexes as the Job controller writes status.completedIndexes: "0-2,5".
+std::string index_ranges(const std::set<int>& indexes) {
+  std::string out;
+  for (auto it = indexes.begin(); it != indexes.end();) {
+    int first = *it, last = first;
+    while (++it != indexes.end() && *it == last + 1) ++last;
+    if (!out.empty()) out += ',';
+    out += std::to_string(first);
+    if (last > first) {
+      out += '-';
+      out += std::to_string(last);
+    }
+  }
+  return out;
+}
+
 bool valid_dns_label(const std::string& name) {
   static const std::regex kLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   return !name.empty() && name.size() <= 63 && std::regex_match(name, kLabel);
@@ -163,7 +180,16 @@ FakeApiServer::~FakeApiServer() {
 }
 
 void FakeApiServer::start_http() {
-  http_ = std::make_unique<httplib::Server>();
+  if (options_.tls) {
+    const FakeApiTls& tls = *options_.tls;
+    http_ = std::make_unique<httplib::SSLServer>(tls.certificate.c_str(), tls.key.c_str(),
+                                                 tls.client_ca.empty() ? nullptr : tls.client_ca.c_str());
+    auto* server = static_cast<httplib::SSLServer*>(http_.get());
+    if (!server->is_valid()) throw std::runtime_error("test API server: cannot use " + tls.certificate);
+    if (!tls.client_ca.empty()) SSL_CTX_set_verify(server->ssl_context(), SSL_VERIFY_PEER, nullptr);
+  } else {
+    http_ = std::make_unique<httplib::Server>();
+  }
   http_->new_task_queue = [] { return new httplib::ThreadPool(24); };
   route();
   if (port_ == 0) {
@@ -313,6 +339,17 @@ void FakeApiServer::route() {
     s.Post(pattern, collection("pods"));
     s.Delete(pattern, collection("pods"));
   }
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    bool by_certificate = options_.tls && !options_.tls->client_ca.empty();
+    bool open = options_.required_token.empty() && !by_certificate;
+    bool token_ok = !options_.required_token.empty() &&
+                    req.get_header_value("Authorization") == "Bearer " + options_.required_token;
+    bool certificate_ok = by_certificate && req.ssl != nullptr && SSL_get0_peer_certificate(req.ssl) != nullptr &&
+                          SSL_get_verify_result(req.ssl) == X509_V_OK;
+    if (open || token_ok || certificate_ok) return httplib::Server::HandlerResponse::Unhandled;
+    fail(res, 401, "Unauthorized", "Unauthorized");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) fail(res, 404, "NotFound", "the server could not find the requested resource (" + req.path + ")");
   });
@@ -481,6 +518,14 @@ void FakeApiServer::create(const std::string& resource, const std::string& ns, c
                       {"message", "Invalid value: \"" + name + "\": a lowercase RFC 1123 label of at most 63 characters"}});
   }
   if (resource == "jobs") {
+    std::string mode = object["spec"].value("completionMode", "NonIndexed");
+    if (mode != "NonIndexed" && mode != "Indexed") {
+      causes.push_back({{"reason", "FieldValueNotSupported"}, {"field", "spec.completionMode"},
+                        {"message", "Unsupported value: \"" + mode + "\": supported values: \"NonIndexed\", \"Indexed\""}});
+    } else if (mode == "Indexed" && !object["spec"].contains("completions")) {
+      causes.push_back({{"reason", "FieldValueRequired"}, {"field", "spec.completions"},
+                        {"message", "Required value: when completion mode is Indexed"}});
+    }
     const json& pod_spec = object["spec"]["template"]["spec"];
     if (!pod_spec.is_object() || pod_spec.value("containers", json::array()).empty()) {
       causes.push_back({{"reason", "FieldValueRequired"}, {"field", "spec.template.spec.containers"}, {"message", "Required value"}});
@@ -583,7 +628,10 @@ void FakeApiServer::erase(const std::string& resource, const std::string& key) {
   json object = std::move(node.mapped());
   object["metadata"]["resourceVersion"] = std::to_string(++rv_);
   if (resource == "pods") pod_states_.erase(key);
-  if (resource == "jobs") job_started_.erase(key);
+  if (resource == "jobs") {
+    job_started_.erase(key);
+    job_pods_.erase(key);
+  }
   events_.push_back({rv_, resource, "DELETED", std::move(object)});
   changed_.notify_all();
 }
@@ -608,7 +656,8 @@ void FakeApiServer::finish_job(json& job, bool succeeded, const std::string& rea
   json& status = job["status"];
   status["active"] = 0;
   status["ready"] = 0;
-  status[succeeded ? "succeeded" : "failed"] = 1;
+  const char* count = succeeded ? "succeeded" : "failed";
+  if (status.value(count, 0) == 0) status[count] = 1;  // a controller that counted pods keeps its count
   if (succeeded) status["completionTime"] = now;
   json condition = {{"type", succeeded ? "Complete" : "Failed"}, {"status", "True"},
                     {"lastProbeTime", now}, {"lastTransitionTime", now}};
@@ -658,64 +707,71 @@ void FakeApiServer::step(data::Micros now) {
   for (auto& [key, job_ref] : objects_["jobs"]) {
     if (is_finished(job_ref) || job_ref["metadata"].contains("deletionTimestamp")) continue;
     json job = job_ref;
-    std::string ns = ns_of(job), name = name_of(job);
-    std::string pod_key = key_of(ns, name + "-pod");
+    const json& spec = job["spec"];
+    bool indexed = spec.value("completionMode", "NonIndexed") == "Indexed";
+    int completions = spec.value("completions", 1);
+    JobPods& pods = job_pods_[key];
     bool job_changed = false;
-    auto pod_it = objects_["pods"].find(pod_key);
     if (!job["status"].contains("startTime")) {
-      json pod = {{"kind", "Pod"}, {"apiVersion", "v1"},
-                  {"metadata", {{"name", name + "-pod"}, {"namespace", ns},
-                                {"labels", job["spec"]["template"]["metadata"].value("labels", json::object())},
-                                {"uid", "00000000-0000-4000-9000-" + std::to_string(1000000000000 + ++uid_counter_)},
-                                {"creationTimestamp", stamp},
-                                {"ownerReferences", {{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", name},
-                                                      {"uid", job["metadata"]["uid"]}, {"controller", true},
-                                                      {"blockOwnerDeletion", true}}}}}},
-                  {"spec", job["spec"]["template"].value("spec", json::object())},
-                  {"status", {{"phase", "Pending"}}}};
-      pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] = name;
-      pod_states_[pod_key] = {options_.plan(job), now};
       job_started_[key] = now;
-      changed_pods.emplace_back(pod, "ADDED");
       job["status"]["startTime"] = stamp;
-      job["status"]["active"] = 1;
-      job["status"]["ready"] = 0;
+      if (!indexed) changed_pods.emplace_back(make_pod(job, -1, stamp, now), "ADDED");
       job_changed = true;
-    } else if (pod_it != objects_["pods"].end()) {
-      json pod = pod_it->second;
-      PodState& ps = pod_states_[pod_key];
-      std::string phase = pod["status"].value("phase", "");
-      std::string container = pod["spec"]["containers"][0].value("name", "main");
-      if (phase == "Pending" && now - ps.since >= ps.plan.pending) {
-        pod["spec"]["nodeName"] = "fake-node";
-        pod["status"] = {{"phase", "Running"}, {"startTime", stamp},
-                         {"containerStatuses", {{{"name", container}, {"ready", true},
-                                                 {"state", {{"running", {{"startedAt", stamp}}}}}}}}};
-        ps.since = now;
-        changed_pods.emplace_back(pod, "MODIFIED");
-        job["status"]["ready"] = 1;
-        job_changed = true;
-      } else if (phase == "Running" && now - ps.since >= ps.plan.running) {
-        bool ok = ps.plan.exit_code == 0;
-        pod["status"]["phase"] = ok ? "Succeeded" : "Failed";
-        pod["status"]["containerStatuses"][0]["ready"] = false;
-        pod["status"]["containerStatuses"][0]["state"] = {
-            {"terminated", {{"exitCode", ps.plan.exit_code}, {"reason", ok ? "Completed" : "Error"},
-                            {"startedAt", pod["status"]["startTime"]}, {"finishedAt", stamp}}}};
-        changed_pods.emplace_back(pod, "MODIFIED");
-        if (ok) {
-          finish_job(job, true, "", "");
-        } else {
-          finish_job(job, false, "BackoffLimitExceeded", "Job has reached the specified backoff limit");
-        }
-        job_changed = true;
-      }
     }
-    if (!is_finished(job) && job["spec"].contains("activeDeadlineSeconds") && job_started_.count(key)) {
-      data::Micros deadline = job["spec"]["activeDeadlineSeconds"].get<data::Micros>() * data::kMicrosPerSecond;
+    std::set<int> busy;  // indexes with a pod pending or running
+    int active = 0, ready = 0;
+    for (auto& [index, pod_key] : pods.current) {
+      auto pod_it = objects_["pods"].find(pod_key);
+      json pod = pod_it != objects_["pods"].end() ? pod_it->second : json();
+      for (const auto& [added, type] : changed_pods) {
+        if (key_of(ns_of(added), name_of(added)) == pod_key) pod = added;
+      }
+      if (pod.is_null()) continue;
+      if (pod_it != objects_["pods"].end() && step_pod(pod, pod_states_[pod_key], stamp, now)) {
+        changed_pods.emplace_back(pod, "MODIFIED");
+        std::string phase = pod["status"].value("phase", "");
+        if (phase == "Succeeded") pods.succeeded.insert(index);
+        pods.failed += phase == "Failed";
+      }
+      std::string phase = pod["status"].value("phase", "");
+      if (phase == "Pending" || phase == "Running") busy.insert(index);
+      active += phase == "Pending" || phase == "Running";
+      ready += phase == "Running";
+    }
+    int backoff_limit = spec.value("backoffLimit", 6);
+    bool failed = pods.failed > (indexed ? backoff_limit : 0);
+    // An Indexed Job runs up to `parallelism` pods, lowest pending index first; an index whose
+    // pod failed gets a new one.
+    int parallel = std::min(completions, spec.value("parallelism", 1));
+    for (int index = 0; indexed && !failed && index < completions && active < parallel; ++index) {
+      if (pods.succeeded.count(index) || busy.count(index)) continue;
+      changed_pods.emplace_back(make_pod(job, index, stamp, now), "ADDED");
+      ++active;
+    }
+    json& status = job["status"];
+    int succeeded = static_cast<int>(pods.succeeded.size());
+    if (status.value("active", -1) != active || status.value("ready", -1) != ready ||
+        status.value("succeeded", 0) != succeeded || status.value("failed", 0) != pods.failed) {
+      status["active"] = active;
+      status["ready"] = ready;
+      if (succeeded > 0) status["succeeded"] = succeeded;
+      if (pods.failed > 0) status["failed"] = pods.failed;
+      job_changed = true;
+    }
+    if (indexed && succeeded > 0) status["completedIndexes"] = index_ranges(pods.succeeded);
+    if (succeeded >= completions) {
+      finish_job(job, true, "", "");
+    } else if (failed) {
+      finish_job(job, false, "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+    }
+    if (!is_finished(job) && spec.contains("activeDeadlineSeconds") && job_started_.count(key)) {
+      data::Micros deadline = spec["activeDeadlineSeconds"].get<data::Micros>() * data::kMicrosPerSecond;
       if (now - job_started_[key] >= deadline) {
         finish_job(job, false, "DeadlineExceeded", "Job was active longer than specified deadline");
-        if (pod_it != objects_["pods"].end()) pod_it->second["metadata"]["deletionTimestamp"] = stamp;
+        for (const auto& [index, pod_key] : pods.current) {
+          auto pod_it = objects_["pods"].find(pod_key);
+          if (pod_it != objects_["pods"].end()) pod_it->second["metadata"]["deletionTimestamp"] = stamp;
+        }
         job_changed = true;
       }
     }
@@ -723,6 +779,75 @@ void FakeApiServer::step(data::Micros now) {
   }
   for (auto& [pod, type] : changed_pods) put("pods", pod, type);
   for (auto& job : changed_jobs) put("jobs", job, "MODIFIED");
+}
+
+json FakeApiServer::make_pod(const json& job, int index, const std::string& stamp, data::Micros now) {
+  std::string ns = ns_of(job), name = name_of(job);
+  std::string job_key = key_of(ns, name);
+  JobPods& pods = job_pods_[job_key];
+  int slot = std::max(index, 0);
+  std::string pod_name = index < 0 ? name + "-pod" : name + "-" + std::to_string(index) + "-" +
+                                                         std::to_string(pods.generation[slot]++);
+  json pod = {{"kind", "Pod"}, {"apiVersion", "v1"},
+              {"metadata", {{"name", pod_name}, {"namespace", ns},
+                            {"labels", job["spec"]["template"]["metadata"].value("labels", json::object())},
+                            {"uid", "00000000-0000-4000-9000-" + std::to_string(1000000000000 + ++uid_counter_)},
+                            {"creationTimestamp", stamp},
+                            {"ownerReferences", {{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", name},
+                                                  {"uid", job["metadata"]["uid"]}, {"controller", true},
+                                                  {"blockOwnerDeletion", true}}}}}},
+              {"spec", job["spec"]["template"].value("spec", json::object())},
+              {"status", {{"phase", "Pending"}}}};
+  pod["metadata"]["labels"]["batch.kubernetes.io/job-name"] = name;
+  if (index >= 0) {
+    std::string text = std::to_string(index);
+    pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] = text;
+    pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] = text;
+    for (auto& container : pod["spec"]["containers"]) {
+      container["env"].push_back({{"name", "JOB_COMPLETION_INDEX"}, {"value", text}});
+    }
+  }
+  PodPlan plan = options_.plan(job);
+  if (!plan.unschedulable_message.empty()) {
+    pod["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"},
+                                    {"message", plan.unschedulable_message}, {"lastTransitionTime", stamp}}};
+  }
+  std::string pod_key = key_of(ns, pod_name);
+  pod_states_[pod_key] = {plan, now};
+  pods.current[slot] = pod_key;
+  return pod;
+}
+
+bool FakeApiServer::step_pod(json& pod, PodState& state, const std::string& stamp, data::Micros now) {
+  std::string phase = pod["status"].value("phase", "");
+  std::string container = pod["spec"]["containers"][0].value("name", "main");
+  if (phase == "Pending" && now - state.since >= state.plan.pending) {
+    pod["spec"]["nodeName"] = "fake-node";
+    pod["status"] = {{"phase", "Running"}, {"startTime", stamp},
+                     {"containerStatuses", {{{"name", container}, {"ready", true},
+                                             {"state", {{"running", {{"startedAt", stamp}}}}}}}}};
+    state.since = now;
+    return true;
+  }
+  if (phase != "Running" || state.plan.running == kUntilEnded || now - state.since < state.plan.running) return false;
+  bool ok = state.plan.exit_code == 0;
+  pod["status"]["phase"] = ok ? "Succeeded" : "Failed";
+  pod["status"]["containerStatuses"][0]["ready"] = false;
+  pod["status"]["containerStatuses"][0]["state"] = {
+      {"terminated", {{"exitCode", state.plan.exit_code}, {"reason", ok ? "Completed" : "Error"},
+                      {"startedAt", pod["status"]["startTime"]}, {"finishedAt", stamp}}}};
+  return true;
+}
+
+void FakeApiServer::end_pod(const std::string& name, int exit_code) {
+  std::lock_guard lock(mutex_);
+  for (auto& [key, state] : pod_states_) {
+    if (key.substr(key.find('/') + 1) == name && state.plan.running == kUntilEnded) {
+      state.plan.running = 0;
+      state.plan.exit_code = exit_code;
+    }
+  }
+  changed_.notify_all();
 }
 
 }  // namespace millrace::cluster_adapter

@@ -2,11 +2,15 @@
 // endpoints, batch/v1 Jobs and v1 Pods (create/get/list/delete/watch with labelSelector,
 // fieldSelector metadata.name and resourceVersion), Status objects with the real codes, and
 // simulated kubelets plus a Job controller that move each Job's pod Pending -> Running ->
-// Succeeded/Failed after times a test chooses and set the Job's status and conditions as the
-// real controller does. Faults can be injected (error responses, dropped watches, 410 Gone
-// inside a watch stream, a server that stops answering for a while), and it keeps a record of
-// what it saw (most Jobs unfinished at once, creates, deletes without a propagation policy,
-// orphaned pods) so tests judge the adapter by the server's own view.
+// Succeeded/Failed after times a test chooses (or until the test ends them) and set the Job's
+// status and conditions as the real controller does. Indexed Jobs (completionMode Indexed,
+// which the RealApiServer suite's v1.20 lacks) get one pod per index with JOB_COMPLETION_INDEX,
+// status.completedIndexes, and a failed index's pod replaced up to backoffLimit. Faults can be
+// injected (error responses, dropped watches, 410 Gone inside a watch stream, a server that
+// stops answering for a while), and it keeps a record of what it saw (most Jobs unfinished at
+// once, creates, deletes without a propagation policy, orphaned pods) so tests judge the
+// adapter by the server's own view. It can serve HTTPS and require a bearer token or a client
+// certificate, for the kubeconfig's credential paths.
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +20,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,15 +39,41 @@ class Response;
 namespace millrace::cluster_adapter {
 
 // What the simulated kubelet does with a Job's pod.
+inline constexpr data::Micros kUntilEnded = -1;
+
 struct PodPlan {
+  PodPlan(data::Micros pending_time = 0, data::Micros running_time = 0, int exit = 0)
+      : pending(pending_time), running(running_time), exit_code(exit) {}
+
   data::Micros pending = 0;  // time before the pod runs
-  data::Micros running = 0;  // time it runs
+  data::Micros running = 0;  // time it runs; kUntilEnded: until FakeApiServer::end_pod()
   int exit_code = 0;         // 0: Succeeded, else Failed
+  // While pending, the pod says the scheduler cannot place it (PodScheduled=False,
+  // Unschedulable) with this message; empty: it only waits.
+  std::string unschedulable_message;
+};
+
+// Serving HTTPS instead of plain HTTP: PEM files of the server's certificate (for 127.0.0.1)
+// and key, and, when given, the CA whose client certificates authenticate a client. As on a
+// real API server, a client certificate is asked for but not required by the TLS handshake:
+// a request with neither a certificate the CA signed nor the required token gets 401.
+struct FakeApiTls {
+  std::string certificate;
+  std::string key;
+  std::string client_ca;
 };
 
 struct FakeApiServerOptions {
-  std::function<PodPlan(const nlohmann::json& job)> plan;  // default: every pod succeeds at once
+  using Plan = std::function<PodPlan(const nlohmann::json& job)>;
+  FakeApiServerOptions(Plan pod_plan = {}, data::Micros step = 2 * data::kMicrosPerMilli)
+      : plan(std::move(pod_plan)), tick(step) {}
+
+  Plan plan;                                               // default: every pod succeeds at once
   data::Micros tick = 2 * data::kMicrosPerMilli;           // kubelet/controller step
+  std::optional<FakeApiTls> tls;
+  // When set, a request must carry "Authorization: Bearer <token>" (or, with tls.client_ca, a
+  // client certificate), else it gets 401 Unauthorized.
+  std::string required_token;
 };
 
 struct FakeApiRecord {
@@ -63,7 +95,7 @@ class FakeApiServer {
   FakeApiServer& operator=(const FakeApiServer&) = delete;
 
   int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return (options_.tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port_); }
 
   // The next `count` resource requests (not discovery; only those with `method` when given)
   // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
@@ -73,6 +105,8 @@ class FakeApiServer {
   // Makes the next watch (and every open one) answer an ERROR event with 410 Gone inside its
   // 200 stream, and forgets the event history, so resuming from an old resourceVersion fails.
   void expire_watches();
+  // Ends a running pod planned kUntilEnded with `exit_code`, as its container exiting would.
+  void end_pod(const std::string& name, int exit_code);
   // Stops answering (connections refused) until resume(); the simulated cluster runs on.
   void pause();
   void resume();
@@ -92,6 +126,14 @@ class FakeApiServer {
   struct PodState {
     PodPlan plan;
     data::Micros since = 0;  // steady time of the last phase change
+  };
+  // A Job's pods as its controller sees them: the current pod of each index (one pod, index 0,
+  // for a non-indexed Job), the indexes that succeeded and the pods that failed.
+  struct JobPods {
+    std::map<int, std::string> current;  // index -> ns/name of its pod
+    std::map<int, int> generation;       // index -> pods made for it so far
+    std::set<int> succeeded;
+    int failed = 0;
   };
   struct WatchState;
 
@@ -117,6 +159,9 @@ class FakeApiServer {
   void step(data::Micros now);
   void finish_job(nlohmann::json& job, bool succeeded, const std::string& reason,
                   const std::string& message);
+  nlohmann::json make_pod(const nlohmann::json& job, int index, const std::string& stamp, data::Micros now);
+  // Moves a pod on by its plan; true when it changed (phase, or ended by end_pod()).
+  bool step_pod(nlohmann::json& pod, PodState& state, const std::string& stamp, data::Micros now);
 
   FakeApiServerOptions options_;
   mutable std::mutex mutex_;
@@ -124,6 +169,7 @@ class FakeApiServer {
   std::map<std::string, std::map<std::string, nlohmann::json>> objects_;  // resource -> ns/name
   std::map<std::string, PodState> pod_states_;                           // ns/name of pod
   std::map<std::string, data::Micros> job_started_;                      // ns/name of job
+  std::map<std::string, JobPods> job_pods_;                              // ns/name of job
   std::map<std::string, int> create_requests_;
   std::deque<Event> events_;
   std::int64_t rv_ = 1;

@@ -109,5 +109,40 @@ TEST(JobTemplateParse, RejectsWhatIsNotAJobWithContainers) {
   EXPECT_THROW(JobTemplate::load("/nonexistent/job.json"), data::Error);
 }
 
+TEST(JobTemplateRenderPool, OneIndexedJobWithAPodPerWorkerAndTheLeaseUrl) {
+  JobTemplate pool = JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"generateName": "x-"},
+    "spec": {"activeDeadlineSeconds": 60, "template": {"spec": {"containers": [
+      {"name": "w", "image": "i", "args": ["--brace={{literal}}"]}]}}}})", "pool.json");
+  json job = pool.render_pool("Run 7", "batch", 6, "http://sched:8642");
+  EXPECT_EQ(job["metadata"]["name"], pool_job_name("Run 7"));
+  EXPECT_FALSE(job["metadata"].contains("generateName"));
+  EXPECT_EQ(job["metadata"]["namespace"], "batch");
+  EXPECT_EQ(job["metadata"]["labels"]["millrace.io/pool"], "true");
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"]["millrace.io/run"], dns_label("Run 7"));
+  EXPECT_EQ(job["spec"]["completionMode"], "Indexed");
+  EXPECT_EQ(job["spec"]["completions"], 6);
+  EXPECT_EQ(job["spec"]["parallelism"], 6);
+  EXPECT_FALSE(job["spec"].contains("activeDeadlineSeconds"));  // the pool lives as long as the run
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "OnFailure");
+  const json& container = job["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["args"], json({"--brace={literal}"}));
+  std::map<std::string, std::string> env = env_of(container);
+  EXPECT_EQ(env["MILLRACE_LEASE_URL"], "http://sched:8642");
+  EXPECT_EQ(env["MILLRACE_RUN"], "Run 7");
+  EXPECT_EQ(env["MILLRACE_WORKERS"], "6");
+}
+
+TEST(JobTemplateRenderPool, ItemPlaceholderIsRefusedNamingTheTemplate) {
+  try {
+    test_job_template().render_pool("run", "default", 2, "http://sched:8642");
+    FAIL() << "expected an error";
+  } catch (const data::Error& error) {
+    EXPECT_EQ(error.input(), "test template");
+    EXPECT_NE(error.problem().find("a worker-pool Job template cannot use {first}"), std::string::npos)
+        << error.problem();
+  }
+}
+
 }  // namespace
 }  // namespace millrace::cluster_adapter

@@ -30,13 +30,13 @@ KubeApiError error_of(const std::function<void()>& fn) {
   return KubeApiError("", -1, "", "");
 }
 
-class FakeApiServerKubeClient : public ::testing::Test {
+class KubeClientOnLoopbackServer : public ::testing::Test {
  protected:
   FakeApiServer server_;
   KubeClient client_{test_server_config(server_), fast_backoff()};
 };
 
-TEST_F(FakeApiServerKubeClient, NotFoundCarriesStatusReasonAndMessageWithoutRetry) {
+TEST_F(KubeClientOnLoopbackServer, NotFoundCarriesStatusReasonAndMessageWithoutRetry) {
   KubeApiError e = error_of([&] { client_.call("GET", kJobs + "/missing"); });
   EXPECT_EQ(e.status(), 404);
   EXPECT_EQ(e.reason(), "NotFound");
@@ -45,7 +45,7 @@ TEST_F(FakeApiServerKubeClient, NotFoundCarriesStatusReasonAndMessageWithoutRetr
   EXPECT_EQ(e.input(), server_.url() + kJobs + "/missing");
 }
 
-TEST_F(FakeApiServerKubeClient, CreateAnswers201ThenAlreadyExistsThenInvalid) {
+TEST_F(KubeClientOnLoopbackServer, CreateAnswers201ThenAlreadyExistsThenInvalid) {
   json created = client_.call("POST", kJobs, job("one"));
   EXPECT_EQ(created["metadata"]["name"], "one");
   EXPECT_EQ(server_.record().jobs_created, 1);
@@ -58,7 +58,7 @@ TEST_F(FakeApiServerKubeClient, CreateAnswers201ThenAlreadyExistsThenInvalid) {
   EXPECT_EQ(invalid.reason(), "Invalid");
 }
 
-TEST_F(FakeApiServerKubeClient, ServerErrorsAreRetriedWithDoublingBackoff) {
+TEST_F(KubeClientOnLoopbackServer, ServerErrorsAreRetriedWithDoublingBackoff) {
   server_.inject_errors(3, 500);
   std::vector<data::Micros> delays;
   json list = client_.call("GET", kJobs, std::nullopt, {},
@@ -70,7 +70,7 @@ TEST_F(FakeApiServerKubeClient, ServerErrorsAreRetriedWithDoublingBackoff) {
   EXPECT_EQ(delays, (std::vector<data::Micros>{1000, 2000, 4000}));
 }
 
-TEST_F(FakeApiServerKubeClient, TooManyRequestsCarriesRetryAfter) {
+TEST_F(KubeClientOnLoopbackServer, TooManyRequestsCarriesRetryAfter) {
   server_.inject_errors(1, 429, 7);
   HttpResponse response = client_.send("GET", kJobs);
   EXPECT_EQ(response.status, 429);
@@ -92,7 +92,7 @@ TEST(Backoff, DoublesUpToTheMaxAndHonoursALongerRetryAfter) {
   EXPECT_FALSE(backoff.exhausted());
 }
 
-TEST_F(FakeApiServerKubeClient, GivesUpAfterThePolicysAttemptsWithTheLastError) {
+TEST_F(KubeClientOnLoopbackServer, GivesUpAfterThePolicysAttemptsWithTheLastError) {
   KubeClient client(test_server_config(server_), {1000, 2000, 3});
   server_.inject_errors(10, 503);
   KubeApiError e = error_of([&] { client.call("GET", kJobs); });
@@ -111,14 +111,14 @@ TEST(KubeClient, NoServerIsARetryableNoResponseError) {
   EXPECT_NE(std::string(e.what()).find("no response"), std::string::npos);
 }
 
-TEST_F(FakeApiServerKubeClient, StopRequestEndsRetrying) {
+TEST_F(KubeClientOnLoopbackServer, StopRequestEndsRetrying) {
   std::stop_source stop;
   stop.request_stop();
   KubeApiError e = error_of([&] { client_.call("GET", kJobs, std::nullopt, stop.get_token()); });
   EXPECT_EQ(e.reason(), "Stopped");
 }
 
-TEST_F(FakeApiServerKubeClient, DeleteAnswersAStatusWithBackgroundAndTheJobWithFinalizerOtherwise) {
+TEST_F(KubeClientOnLoopbackServer, DeleteAnswersAStatusWithBackgroundAndTheJobWithFinalizerOtherwise) {
   client_.call("POST", kJobs, job("bg"));
   client_.call("POST", kJobs, job("orphaned"));
   json background = client_.call("DELETE", kJobs + "/bg", json{{"propagationPolicy", "Background"}});
@@ -133,7 +133,7 @@ TEST_F(FakeApiServerKubeClient, DeleteAnswersAStatusWithBackgroundAndTheJobWithF
   EXPECT_EQ(by_query, 404);
 }
 
-TEST_F(FakeApiServerKubeClient, WatchFromAnExpiredVersionGetsGoneInsideA200Stream) {
+TEST_F(KubeClientOnLoopbackServer, WatchFromAnExpiredVersionGetsGoneInsideA200Stream) {
   client_.call("POST", kJobs, job("a"));
   std::string rv = client_.call("GET", kJobs)["metadata"]["resourceVersion"];
   server_.expire_watches();
@@ -147,7 +147,7 @@ TEST_F(FakeApiServerKubeClient, WatchFromAnExpiredVersionGetsGoneInsideA200Strea
   EXPECT_EQ(events[0]["object"]["reason"], "Expired");
 }
 
-TEST_F(FakeApiServerKubeClient, WatchDeliversChangesAfterTheResourceVersionAsLines) {
+TEST_F(KubeClientOnLoopbackServer, WatchDeliversChangesAfterTheResourceVersionAsLines) {
   std::string rv = client_.call("GET", kJobs)["metadata"]["resourceVersion"];
   client_.call("POST", kJobs, job("w"));
   std::vector<std::string> types;

@@ -21,7 +21,7 @@ struct CommandResult {
   std::string output;
 };
 
-class FakeApiServerKubectl : public ::testing::Test {
+class KubectlOnLoopbackServer : public ::testing::Test {
  protected:
   void SetUp() override {
     folder_ = fs::temp_directory_path() / ("millrace-kubectl-" + std::to_string(::getpid()) + "-" +
@@ -58,7 +58,7 @@ class FakeApiServerKubectl : public ::testing::Test {
   fs::path folder_;
 };
 
-TEST_F(FakeApiServerKubectl, CreateFromJsonFileMakesTheJob) {
+TEST_F(KubectlOnLoopbackServer, CreateFromJsonFileMakesTheJob) {
   write_job("hello");
   CommandResult r = kubectl("create -f " + (folder_ / "job.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -66,7 +66,7 @@ TEST_F(FakeApiServerKubectl, CreateFromJsonFileMakesTheJob) {
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 
-TEST_F(FakeApiServerKubectl, CreatingAnExistingJobReportsAlreadyExists) {
+TEST_F(KubectlOnLoopbackServer, CreatingAnExistingJobReportsAlreadyExists) {
   write_job("twice");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("create -f " + (folder_ / "job.json").string());
@@ -74,7 +74,7 @@ TEST_F(FakeApiServerKubectl, CreatingAnExistingJobReportsAlreadyExists) {
   EXPECT_NE(r.output.find("AlreadyExists"), std::string::npos) << r.output;
 }
 
-TEST_F(FakeApiServerKubectl, GetJobsAsJsonListsThemWithStatus) {
+TEST_F(KubectlOnLoopbackServer, GetJobsAsJsonListsThemWithStatus) {
   write_job("listed");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("get jobs -l app=millrace -o json");
@@ -85,13 +85,13 @@ TEST_F(FakeApiServerKubectl, GetJobsAsJsonListsThemWithStatus) {
   EXPECT_EQ(list["items"][0]["spec"]["backoffLimit"], 0);
 }
 
-TEST_F(FakeApiServerKubectl, GetMissingJobFailsWithNotFound) {
+TEST_F(KubectlOnLoopbackServer, GetMissingJobFailsWithNotFound) {
   CommandResult r = kubectl("get job nowhere -o json");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("NotFound"), std::string::npos) << r.output;
 }
 
-TEST_F(FakeApiServerKubectl, DeleteJobRemovesItWithBackgroundPropagation) {
+TEST_F(KubectlOnLoopbackServer, DeleteJobRemovesItWithBackgroundPropagation) {
   write_job("doomed");
   ASSERT_EQ(kubectl("create -f " + (folder_ / "job.json").string()).exit_code, 0);
   CommandResult r = kubectl("delete job doomed");

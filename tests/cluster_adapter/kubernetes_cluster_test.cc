@@ -24,10 +24,9 @@ data::WorkItem range_item(int i) {
   return item;
 }
 
-class FakeApiServerKubernetesCluster : public ::testing::Test {
+class KubernetesClusterOnLoopbackServer : public ::testing::Test {
  protected:
-  explicit FakeApiServerKubernetesCluster(FakeApiServerOptions server_options = {})
-      : server_(std::move(server_options)) {
+  explicit KubernetesClusterOnLoopbackServer(FakeApiServerOptions server_options = {}) : server_(std::move(server_options)) {
     for (int i = 0; i < 20; ++i) items_.push_back(range_item(i));
   }
 
@@ -50,7 +49,7 @@ class FakeApiServerKubernetesCluster : public ::testing::Test {
   std::vector<data::WorkItem> items_;
 };
 
-TEST_F(FakeApiServerKubernetesCluster, SucceededJobReportsStartedThenSucceededOnce) {
+TEST_F(KubernetesClusterOnLoopbackServer, SucceededJobReportsStartedThenSucceededOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -63,7 +62,7 @@ TEST_F(FakeApiServerKubernetesCluster, SucceededJobReportsStartedThenSucceededOn
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, CreatedJobCarriesTheItemsParameters) {
+TEST_F(KubernetesClusterOnLoopbackServer, CreatedJobCarriesTheItemsParameters) {
   auto cluster = make_cluster();
   cluster->submit(submission(3, 2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !server_.objects("jobs").empty(); }));
@@ -75,7 +74,7 @@ TEST_F(FakeApiServerKubernetesCluster, CreatedJobCarriesTheItemsParameters) {
   EXPECT_EQ(args, json({"--range", "300", "100", "--end=400", "r3/2"}));
 }
 
-TEST_F(FakeApiServerKubernetesCluster, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
+TEST_F(KubernetesClusterOnLoopbackServer, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
   auto first = make_cluster();
   first->submit(submission(0));
   ASSERT_TRUE(poll_until(*first, [&] { return server_.record().jobs_created == 1; }));
@@ -89,7 +88,7 @@ TEST_F(FakeApiServerKubernetesCluster, AlreadyExistingJobIsTakenAsTheAttemptNotA
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, CreateRetriedAfterServerErrorsSucceedsOnce) {
+TEST_F(KubernetesClusterOnLoopbackServer, CreateRetriedAfterServerErrorsSucceedsOnce) {
   server_.inject_errors(3, 500);
   auto cluster = make_cluster();
   cluster->submit(submission(1));
@@ -98,7 +97,7 @@ TEST_F(FakeApiServerKubernetesCluster, CreateRetriedAfterServerErrorsSucceedsOnc
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
+TEST_F(KubernetesClusterOnLoopbackServer, CapIsCountedFromOwnRecordsBeforeTheJobsAreActive) {
   KubernetesClusterOptions options;
   options.max_concurrency = 3;
   auto cluster = make_cluster(options);
@@ -112,7 +111,7 @@ TEST_F(FakeApiServerKubernetesCluster, CapIsCountedFromOwnRecordsBeforeTheJobsAr
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, MaxPerTypeLimitsThatTypeOnly) {
+TEST_F(KubernetesClusterOnLoopbackServer, MaxPerTypeLimitsThatTypeOnly) {
   KubernetesClusterOptions options;
   options.max_per_type = {{"verify", 1}};
   auto cluster = make_cluster(options);
@@ -125,20 +124,23 @@ TEST_F(FakeApiServerKubernetesCluster, MaxPerTypeLimitsThatTypeOnly) {
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 8; }));
 }
 
-class FakeApiServerFailingPods : public FakeApiServerKubernetesCluster {
+class FailingPodsOnLoopbackServer : public KubernetesClusterOnLoopbackServer {
  protected:
-  FakeApiServerFailingPods()
-      : FakeApiServerKubernetesCluster({[](const json& job) {
+  FailingPodsOnLoopbackServer()
+      : KubernetesClusterOnLoopbackServer({[](const json& job) {
           std::string item = job["metadata"]["labels"]["millrace.io/item"];
           PodPlan plan;
           if (item == "r1") plan.exit_code = 3;
           if (item == "r2") plan.running = 10 * data::kMicrosPerSecond;
-          if (item == "r4") plan.pending = 10 * data::kMicrosPerSecond;
+          if (item == "r4") {
+            plan.pending = 10 * data::kMicrosPerSecond;
+            plan.unschedulable_message = "0/3 nodes are available: 3 Insufficient cpu.";
+          }
           return plan;
         }, 2 * data::kMicrosPerMilli}) {}
 };
 
-TEST_F(FakeApiServerFailingPods, FailedJobReportsTheExitCodeOnce) {
+TEST_F(FailingPodsOnLoopbackServer, FailedJobReportsTheExitCodeOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(1));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
@@ -150,7 +152,7 @@ TEST_F(FakeApiServerFailingPods, FailedJobReportsTheExitCodeOnce) {
   EXPECT_EQ(failed.reason, "exit");
 }
 
-TEST_F(FakeApiServerFailingPods, DeadlineExceededIsReportedAsTimeout) {
+TEST_F(FailingPodsOnLoopbackServer, DeadlineExceededIsReportedAsTimeout) {
   KubernetesClusterOptions options;
   options.active_deadline_seconds = 1;
   auto cluster = make_cluster(options);
@@ -159,7 +161,25 @@ TEST_F(FakeApiServerFailingPods, DeadlineExceededIsReportedAsTimeout) {
   EXPECT_EQ(listener_.events.back().event.reason, "timeout");
 }
 
-TEST_F(FakeApiServerFailingPods, CancelDeletesTheJobAndReportsCancelledOnce) {
+// A delete refused for good (RBAC without `delete`) is not retried, and stays shown as the API's
+// last error while later creates go through (found against the real API server).
+TEST_F(FailingPodsOnLoopbackServer, ForbiddenDeleteStaysShownWhileLaterCreatesSucceed) {
+  KubernetesClusterOptions options;
+  options.keep_succeeded = 0;
+  auto cluster = make_cluster(options);
+  server_.inject_errors(1, 403, 0, "DELETE");
+  cluster->submit(submission(0));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().api.rejections == 1; }));
+  cluster->submit(submission(2));  // runs for 10 s: no delete of its Job hides the refusal
+  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started", 21) == 1; }));
+  for (int i = 0; i < 5; ++i) cluster->poll(5 * data::kMicrosPerMilli);
+  EXPECT_TRUE(cluster->status().api.reachable);
+  EXPECT_EQ(cluster->status().api.rejections, 1);
+  EXPECT_NE(cluster->status().api.last_error.find("HTTP 403 Forbidden"), std::string::npos)
+      << cluster->status().api.last_error;
+}
+
+TEST_F(FailingPodsOnLoopbackServer, CancelDeletesTheJobAndReportsCancelledOnce) {
   auto cluster = make_cluster();
   cluster->submit(submission(2));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started") == 1; }));
@@ -171,33 +191,25 @@ TEST_F(FakeApiServerFailingPods, CancelDeletesTheJobAndReportsCancelledOnce) {
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(FakeApiServerFailingPods, ForbiddenDeleteStaysShownWhileLaterCreatesSucceed) {
-  KubernetesClusterOptions options;
-  options.keep_succeeded = 0;
-  auto cluster = make_cluster(options);
-  server_.inject_errors(1, 403, 0, "DELETE");
-  cluster->submit(submission(0));
-  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api_reachable; }));
-  cluster->submit(submission(2));  // runs for 10 s: no delete of its Job clears the problem
-  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started", 21) == 1; }));
-  for (int i = 0; i < 5; ++i) cluster->poll(5 * data::kMicrosPerMilli);
-  EXPECT_FALSE(cluster->status().api_reachable);
-  EXPECT_NE(cluster->status().api_problem.find("HTTP 403 Forbidden"), std::string::npos) << cluster->status().api_problem;
-}
-
-TEST_F(FakeApiServerFailingPods, PodPendingTooLongIsShownAsUnschedulable) {
+TEST_F(FailingPodsOnLoopbackServer, PodPendingTooLongIsShownAsUnschedulable) {
   KubernetesClusterOptions options;
   options.unschedulable_after = 50 * data::kMicrosPerMilli;
   auto cluster = make_cluster(options);
   cluster->submit(submission(4));
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().unschedulable.empty(); }));
-  EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().in_flight == 1; }));
-  EXPECT_EQ(cluster->status().unschedulable, std::vector<std::string>{"run-1-r4-a1"});  // still holds its slot
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().unschedulable[0].reason.empty(); }));
+  std::vector<UnschedulableAttempt> unschedulable = cluster->status().unschedulable;  // still holds its slot
+  ASSERT_EQ(unschedulable.size(), 1u);
+  EXPECT_EQ(unschedulable[0].job, "run-1-r4-a1");
+  EXPECT_EQ(unschedulable[0].item, "r4");
+  EXPECT_EQ(unschedulable[0].attempt, 1);
+  EXPECT_EQ(unschedulable[0].pod, "run-1-r4-a1-pod");
+  EXPECT_EQ(unschedulable[0].reason, "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.");
 }
 
-TEST_F(FakeApiServerKubernetesCluster, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
+TEST_F(KubernetesClusterOnLoopbackServer, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {
   KubernetesClusterOptions options;
   options.keep_succeeded = 2;
   options.max_concurrency = 1;
@@ -212,7 +224,7 @@ TEST_F(FakeApiServerKubernetesCluster, HistoryLimitsDeleteOldestFinishedJobsWith
   EXPECT_EQ(server_.record().orphaned_pods, 0);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
+TEST_F(KubernetesClusterOnLoopbackServer, GoneWatchIsFollowedByAReListWithoutLosingEvents) {
   auto cluster = make_cluster();
   cluster->submit(submission(0));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
@@ -224,7 +236,7 @@ TEST_F(FakeApiServerKubernetesCluster, GoneWatchIsFollowedByAReListWithoutLosing
   EXPECT_EQ(listener_.count("succeeded", 11), 1);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, DroppedWatchReconnectsFromTheLastResourceVersion) {
+TEST_F(KubernetesClusterOnLoopbackServer, DroppedWatchReconnectsFromTheLastResourceVersion) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return server_.record().watches_started >= 2; }));  // jobs and pods
   server_.drop_watches();
@@ -234,20 +246,20 @@ TEST_F(FakeApiServerKubernetesCluster, DroppedWatchReconnectsFromTheLastResource
   EXPECT_EQ(cluster->status().lists, 1);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, UnreachableApiIsShownAndTheRunResumes) {
+TEST_F(KubernetesClusterOnLoopbackServer, UnreachableApiIsShownAndTheRunResumes) {
   auto cluster = make_cluster();
   ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().lists >= 1; }));
   server_.pause();
   cluster->submit(submission(0));
-  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api_reachable; }));
-  EXPECT_NE(cluster->status().api_problem.find("no response"), std::string::npos) << cluster->status().api_problem;
+  ASSERT_TRUE(poll_until(*cluster, [&] { return !cluster->status().api.reachable; }));
+  EXPECT_NE(cluster->status().api.last_error.find("no response"), std::string::npos) << cluster->status().api.last_error;
   server_.resume();
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 1; }));
-  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().api_reachable; }));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return cluster->status().api.reachable; }));
   EXPECT_EQ(server_.record().jobs_created, 1);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, AdoptReattachesToJobsLeftByACrashedRun) {
+TEST_F(KubernetesClusterOnLoopbackServer, AdoptReattachesToJobsLeftByACrashedRun) {
   auto before = make_cluster();
   before->submit(submission(0));
   before->submit(submission(1));
@@ -266,14 +278,14 @@ TEST_F(FakeApiServerKubernetesCluster, AdoptReattachesToJobsLeftByACrashedRun) {
   EXPECT_EQ(server_.record().jobs_created, 2);
 }
 
-TEST_F(FakeApiServerKubernetesCluster, AdoptedJobMissingFromTheClusterIsReportedLost) {
+TEST_F(KubernetesClusterOnLoopbackServer, AdoptedJobMissingFromTheClusterIsReportedLost) {
   auto cluster = make_cluster();
   cluster->adopt(submission(5));
   ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("failed") == 1; }));
   EXPECT_EQ(listener_.events.back().event.reason, "lost");
 }
 
-TEST_F(FakeApiServerKubernetesCluster, RejectedCreateFailsTheAttemptWithTheServersMessage) {
+TEST_F(KubernetesClusterOnLoopbackServer, RejectedCreateFailsTheAttemptWithTheServersMessage) {
   server_.inject_errors(1, 403, 0, "POST");
   auto cluster = make_cluster();
   cluster->submit(submission(0));

@@ -38,7 +38,7 @@ PodPlan plan(const json& job) {
   return p;
 }
 
-TEST(FakeApiServerKubernetesEndToEnd, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
+TEST(KubernetesEndToEndOnLoopbackServer, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
   namespace fs = std::filesystem;
   fs::path db = fs::temp_directory_path() / ("millrace-k8s-e2e-" + std::to_string(::getpid()) + ".db");
   fs::remove(db);
@@ -135,7 +135,7 @@ TEST(FakeApiServerKubernetesEndToEnd, SchedulerRunsTwoHundredRangesOnceUnderFaul
   EXPECT_EQ(record.orphaned_pods, 0);
   EXPECT_GE(record.injected_errors_served, 9);
   EXPECT_GE(cluster.status().lists, 2);  // the 410 forced a re-list
-  EXPECT_TRUE(cluster.status().api_reachable);
+  EXPECT_TRUE(cluster.status().api.reachable);
   fs::remove(db);
 }
 

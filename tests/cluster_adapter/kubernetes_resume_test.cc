@@ -38,5 +38,25 @@ TEST(KubernetesResume, OnlyTheLatestUnrecordedJobOfAnUnsettledItemBecomesAnAttem
   EXPECT_EQ(snapshot.items[3].attempts, 2);
 }
 
+TEST(KubernetesResume, UnfinishedJobsThatAreNoAttemptInFlightAreStaleTheInFlightOnesAreAdopted) {
+  scheduler::SchedulerSnapshot snapshot;
+  snapshot.items = {
+      ItemSnapshot{"r0", ItemState::kWaiting, 1, 1},    // attempt 1 recorded cancelled; its Job still runs
+      ItemSnapshot{"r1", ItemState::kWaiting, 1, 0},    // attempt 1 recorded failed, attempt 2 unrecorded
+      ItemSnapshot{"r2", ItemState::kSucceeded, 1, 0},  // its finished Job is history, not stale
+  };
+  std::vector<ExistingJob> jobs = {
+      {"j-r0-a1", "r0", 1, false, false},
+      {"j-r1-a1", "r1", 1, false, false},  // an older attempt that somehow still runs
+      {"j-r1-a2", "r1", 2, false, false},
+      {"j-r2-a1", "r2", 1, true, true},
+      {"pool", "", 0, false, false},       // not an attempt's Job
+  };
+  add_unrecorded_jobs(snapshot, jobs, 0);
+  ASSERT_EQ(snapshot.in_flight.size(), 1u);
+  EXPECT_EQ(snapshot.in_flight[0].item_id, "r1");
+  EXPECT_EQ(stale_jobs(snapshot, jobs), (std::vector<std::string>{"j-r0-a1", "j-r1-a1"}));
+}
+
 }  // namespace
 }  // namespace millrace::cluster_adapter

@@ -169,7 +169,7 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
     }
   });
   ASSERT_TRUE(scheduler.finished()) << "run not finished: " << succeeded << " succeeded, stage "
-                                    << static_cast<int>(stage) << ", API problem: " << cluster.status().api_problem;
+                                    << static_cast<int>(stage) << ", API problem: " << cluster.status().api.last_error;
   EXPECT_FALSE(scheduler.run_failed());
   EXPECT_EQ(stage, Stage::kReleased) << "the adapter never listed again after the compaction";
 
@@ -266,7 +266,7 @@ TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinal
   for (int i = 0; i < 1500 && !all_held(); ++i) cluster.poll(20 * data::kMicrosPerMilli);
   ASSERT_TRUE(all_held()) << listener.count("succeeded") << " succeeded; " << list(jobs).dump();
   for (int i = 0; i < 10; ++i) cluster.poll(20 * data::kMicrosPerMilli);
-  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
+  EXPECT_TRUE(cluster.status().api.reachable) << cluster.status().api.last_error;
 
   const json held = list(jobs);
   for (const json& job : held["items"]) {
@@ -291,7 +291,7 @@ TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinal
     EXPECT_EQ(listener.count("succeeded", handle), 1) << handle;
   }
   EXPECT_EQ(listener.count("failed"), 0);
-  EXPECT_TRUE(cluster.status().api_reachable) << cluster.status().api_problem;
+  EXPECT_TRUE(cluster.status().api.reachable) << cluster.status().api.last_error;
 
   server_.delete_namespace(ns);
 }

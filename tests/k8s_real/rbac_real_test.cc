@@ -108,7 +108,7 @@ RunOutcome run_as_millrace(const RealApiServer& server, const std::string& ns, c
   auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // a hang guard
   while (std::chrono::steady_clock::now() < guard) {
     cluster.poll(20 * data::kMicrosPerMilli);
-    note(cluster.status().api_problem);
+    note(cluster.status().api.last_error);
     if (!expected.empty() && outcome.messages.find(expected) != std::string::npos) break;
     // With no Job kept, the run's last deletions follow its end.
     if (scheduler.finished() && (outcome.jobs_left = jobs_left()) == 0) break;

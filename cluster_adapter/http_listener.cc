@@ -1,0 +1,37 @@
+#include "cluster_adapter/http_listener.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+#include "data/error.h"
+
+namespace millrace::cluster_adapter {
+
+HttpListener::HttpListener(httplib::Server& server, const std::string& host, int port) : server_(server) {
+  // httplib's default sets SO_REUSEPORT, which would let two servers share a port silently.
+  server_.set_socket_options([](int socket) {
+    int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  const std::string address = "http://" + host + ":" + std::to_string(port);
+  port_ = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+  if (port_ < 0) throw data::Error(address, "cannot bind (port in use or not permitted)");
+  auto listening_ended = std::make_shared<std::atomic<bool>>(false);
+  thread_ = std::thread([this, listening_ended] {
+    server_.listen_after_bind();
+    *listening_ended = true;
+  });
+  // httplib's stop() does nothing before the server runs: wait until it does.
+  while (!server_.is_running() && !*listening_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+HttpListener::~HttpListener() {
+  server_.stop();
+  thread_.join();
+}
+
+}  // namespace millrace::cluster_adapter
