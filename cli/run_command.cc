@@ -315,6 +315,7 @@ const ClusterKind kClusterKinds[] = {
     {"local", "fixed-pool",
      [](RunOptions& o) {
        if (o.local.process.command.empty()) throw data::Error("millrace run", "--cluster local needs --command");
+       if (o.k8s.mode != "job-per-item") throw data::Error("--mode " + o.k8s.mode, "applies to --cluster kubernetes only");
        cluster_adapter::CommandTemplate check(o.local.process.command);
        o.local.process.timeout = data::micros_from_seconds(o.local.timeout_s);
        o.local.process.kill_grace = data::micros_from_seconds(o.local.kill_grace_s);

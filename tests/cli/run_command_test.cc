@@ -94,6 +94,16 @@ TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
+TEST_F(RunCommandTest, WorkerPoolModeOnTheLocalClusterIsRefusedBeforeAnythingIsRecorded) {
+  std::vector<std::string> args = run_args("true", 2, 1);
+  args.insert(args.end(), {"--mode", "worker-pool"});
+  Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: --mode worker-pool: applies to --cluster kubernetes only"), std::string::npos)
+      << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+}
+
 TEST_F(RunCommandTest, ResumingAnUnknownRunNamesIt) {
   Result result = run({"run", "--store", store, "--resume", "7"});
   EXPECT_EQ(result.exit_code, 1);
