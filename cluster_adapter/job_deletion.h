@@ -11,9 +11,9 @@
 
 namespace millrace::cluster_adapter {
 
-// `jobs_path` is the namespace's Job collection (/apis/batch/v1/namespaces/NS/jobs). Throws
-// only KubeApiError "Stopped" when `stop` is requested.
-void delete_job_in_background(const KubeClient& client, const std::string& jobs_path, const std::string& name,
-                              ApiHealth& health, std::stop_token stop);
+// Deletes the Job `name` of the client's namespace. Throws only KubeApiError "Stopped" when
+// `stop` is requested.
+void delete_job_in_background(const KubeClient& client, const std::string& name, ApiHealth& health,
+                              std::stop_token stop);
 
 }  // namespace millrace::cluster_adapter

@@ -34,6 +34,9 @@ class KubeClient {
                       data::Micros request_timeout = 30 * data::kMicrosPerSecond);
 
   const KubeConfig& config() const { return config_; }
+  // The collection paths of the configured namespace's batch/v1 Jobs and v1 pods.
+  std::string jobs_path() const { return "/apis/batch/v1/namespaces/" + config_.namespace_name + "/jobs"; }
+  std::string pods_path() const { return "/api/v1/namespaces/" + config_.namespace_name + "/pods"; }
 
   // One HTTP exchange, no retry. Throws KubeApiError with status 0 when no response came.
   HttpResponse send(const std::string& method, const std::string& path,

@@ -36,10 +36,10 @@ KubernetesCluster::KubernetesCluster(KubeClient client, JobTemplate job_template
         [this, event_kind](const std::string& type, const json& object) { push({event_kind, type, object, {}, 0, ""}); },
         [this, source](const std::string& problem) { health_.report(source, problem); }};
   };
-  jobs_ = std::make_unique<Reflector>(client_, jobs_path(), selector,
+  jobs_ = std::make_unique<Reflector>(client_, client_.jobs_path(), selector,
                                       handlers(Note::Kind::kJobList, Note::Kind::kJobEvent, "watch jobs"),
                                       options_.backoff, options_.watch_timeout_seconds);
-  pods_ = std::make_unique<Reflector>(client_, "/api/v1/namespaces/" + client_.config().namespace_name + "/pods",
+  pods_ = std::make_unique<Reflector>(client_, client_.pods_path(),
                                       selector, handlers(Note::Kind::kPodList, Note::Kind::kPodEvent, "watch pods"),
                                       options_.backoff, options_.watch_timeout_seconds);
   publish_status();
@@ -49,10 +49,6 @@ KubernetesCluster::~KubernetesCluster() {
   stop_.request_stop();
   jobs_.reset();
   pods_.reset();
-}
-
-std::string KubernetesCluster::jobs_path() const {
-  return "/apis/batch/v1/namespaces/" + client_.config().namespace_name + "/jobs";
 }
 
 void KubernetesCluster::push(Note note) {
@@ -68,7 +64,7 @@ void KubernetesCluster::push(Note note) {
 void KubernetesCluster::send_create(scheduler::AttemptHandle handle, const json& body, std::stop_token stop) {
   auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
   try {
-    client_.call("POST", jobs_path(), body, stop, on_retry);
+    client_.call("POST", client_.jobs_path(), body, stop, on_retry);
     health_.answered("requests");
     push({Note::Kind::kCreated, "", {}, {}, handle, ""});
   } catch (const KubeApiError& error) {
@@ -86,7 +82,7 @@ void KubernetesCluster::send_create(scheduler::AttemptHandle handle, const json&
 
 void KubernetesCluster::delete_job(const std::string& name) {
   requests_.push([this, name](std::stop_token stop) {
-    delete_job_in_background(client_, jobs_path(), name, health_, stop);
+    delete_job_in_background(client_, name, health_, stop);
   });
 }
 
@@ -392,7 +388,7 @@ std::vector<ExistingJob> KubernetesCluster::existing_jobs(data::Micros patience)
   auto impatient = [&](const KubeApiError& error, data::Micros) {
     if (patience > 0 && clock_.now() - since >= patience) throw error;
   };
-  json list = client_.call("GET", jobs_path() + "?labelSelector=" +
+  json list = client_.call("GET", client_.jobs_path() + "?labelSelector=" +
                                       KubeClient::query_escape(std::string(kRunLabel) + "=" + dns_label(options_.run)),
                            std::nullopt, stop_.get_token(), impatient);
   std::vector<ExistingJob> out;

@@ -156,7 +156,6 @@ class KubernetesCluster : public PolledCluster {
   };
   void push(Note note);
   void send_create(scheduler::AttemptHandle handle, const nlohmann::json& body, std::stop_token stop);
-  std::string jobs_path() const;
 
   void handle_note(Note& note);
   void observe_job(const nlohmann::json& job);

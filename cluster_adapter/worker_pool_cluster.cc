@@ -62,7 +62,7 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
     return [this, source](const std::string& problem) { health_.report(source, problem); };
   };
   jobs_ = std::make_unique<Reflector>(
-      client_, jobs_path(), run_selector,
+      client_, client_.jobs_path(), run_selector,
       ReflectorHandlers{[this](std::vector<json> items) { observe_jobs(items, true); },
                         [this](const std::string& type, const json& job) {
                           if (type != "DELETED") return observe_jobs({job}, false);
@@ -72,7 +72,7 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
                         trouble("watch jobs")},
       options_.backoff, options_.watch_timeout_seconds);
   pods_ = std::make_unique<Reflector>(
-      client_, "/api/v1/namespaces/" + client_.config().namespace_name + "/pods",
+      client_, client_.pods_path(),
       run_selector + "," + kPoolLabel + "=true",
       ReflectorHandlers{[this](std::vector<json> items) {
                           {
@@ -92,19 +92,15 @@ WorkerPoolCluster::~WorkerPoolCluster() {
   pods_.reset();
 }
 
-std::string WorkerPoolCluster::jobs_path() const {
-  return "/apis/batch/v1/namespaces/" + client_.config().namespace_name + "/jobs";
-}
-
 // ---- the pool's Job (request thread) -----------------------------------------------------------
 
 void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
   auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
-  const std::string path = jobs_path() + "/" + job_name_;
+  const std::string path = client_.jobs_path() + "/" + job_name_;
   try {
     for (Backoff backoff(options_.backoff);;) {
       try {
-        adopt(client_.call("POST", jobs_path(), body, stop, on_retry));
+        adopt(client_.call("POST", client_.jobs_path(), body, stop, on_retry));
         return;
       } catch (const KubeApiError& error) {
         if (error.status() != 409 || error.reason() != "AlreadyExists") throw;
@@ -149,7 +145,7 @@ bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
     book_.stop_waiting();
   }
   requests_.push([this](std::stop_token stop) {
-    delete_job_in_background(client_, jobs_path(), job_name_, health_, stop);
+    delete_job_in_background(client_, job_name_, health_, stop);
   });
   return requests_.flush(max_wait);
 }

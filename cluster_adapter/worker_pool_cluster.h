@@ -102,7 +102,6 @@ class WorkerPoolCluster : public PolledCluster {
   void adopt(const nlohmann::json& job);  // the pool's Job, made or found running
   void observe_jobs(const std::vector<nlohmann::json>& jobs, bool whole_list);
   void observe_pod(const std::string& type, const nlohmann::json& pod);
-  std::string jobs_path() const;
 
   KubeClient client_;
   WorkerPoolOptions options_;
