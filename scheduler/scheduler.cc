@@ -28,6 +28,7 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
   attempt_log_.reserve(items_.size());
   for (std::size_t i = 0; i < items_.size(); ++i) {
     records_[i].waiting_on = graph_.predecessor_count(i);
+    records_[i].predicted = items_[i].predicted;
     remaining_predicted_ += items_[i].predicted;
   }
   cluster_.set_listener(this);
@@ -212,7 +213,7 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
   if (outcome == data::Outcome::kSucceeded) {
     settle(index, ItemState::kSucceeded);
     ++succeeded_;
-    remaining_predicted_ -= items_[index].predicted;
+    remaining_predicted_ -= record.predicted;
     for (std::size_t next : graph_.dependents(index)) {
       if (--records_[next].waiting_on == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
     }

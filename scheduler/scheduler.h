@@ -139,6 +139,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
     int waiting_on = 0;                // predecessors not yet succeeded
     std::uint32_t last_worker = kNoWorkerRecord;
     std::uint32_t last_reason = 0;
+    data::Micros predicted = 0;        // the item's, kept here so finishing an attempt stays off the plan
   };
   struct WorkerRecord {
     std::string name;
