@@ -1,11 +1,12 @@
 #include "scheduler/work_graph.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory_resource>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
-#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 #include <boost/graph/topological_sort.hpp>
 
@@ -15,7 +16,7 @@ namespace millrace::scheduler {
 
 namespace {
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+using Graph = WorkGraph::Graph;
 
 // Walks edges inside one strongly connected component from its first member until a vertex
 // repeats: that walk is a cycle, returned as item ids "a -> b -> ... -> a".
@@ -28,8 +29,7 @@ std::string describe_cycle(const Graph& graph, const std::vector<int>& component
   seen_at[start] = 0;
   for (std::size_t at = start;;) {
     std::size_t next = at;
-    for (auto [e, end] = boost::out_edges(at, graph); e != end; ++e) {
-      std::size_t target = boost::target(*e, graph);
+    for (std::size_t target : boost::make_iterator_range(boost::adjacent_vertices(static_cast<std::uint32_t>(at), graph))) {
       if (component[target] == which) {
         next = target;
         break;
@@ -50,20 +50,27 @@ std::string describe_cycle(const Graph& graph, const std::vector<int>& component
 
 }  // namespace
 
-WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string& plan_name)
-    : dependents_(items.size()), predecessors_(items.size(), 0) {
+WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string& plan_name) {
   // Keys view the items' ids; nodes come from one arena, released together.
   std::pmr::monotonic_buffer_resource arena;
-  std::pmr::unordered_map<std::string_view, std::size_t> index_of(&arena);
+  std::pmr::unordered_map<std::string_view, std::uint32_t> index_of(&arena);
   index_of.reserve(items.size());
+  std::size_t edge_count = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!index_of.emplace(items[i].id, i).second) {
+    if (!index_of.emplace(items[i].id, static_cast<std::uint32_t>(i)).second) {
       throw data::Error(plan_name, "item id '" + items[i].id + "' appears twice");
     }
+    edge_count += items[i].depends_on.size();
   }
-  bool any_dependency = std::any_of(items.begin(), items.end(),
-                                    [](const data::WorkItem& item) { return !item.depends_on.empty(); });
-  if (!any_dependency) {
+  // The graph indexes vertices and edges with 32 bits.
+  constexpr std::size_t kMaxCount = std::numeric_limits<std::uint32_t>::max() - 1;
+  if (items.size() > kMaxCount || edge_count > kMaxCount) {
+    throw data::Error(plan_name, "plan has " + std::to_string(items.size()) + " items and " +
+                                     std::to_string(edge_count) + " dependencies; a work graph holds at most " +
+                                     std::to_string(kMaxCount) + " of each");
+  }
+  if (edge_count == 0) {
+    graph_ = Graph(static_cast<std::uint32_t>(items.size()));
     // Independent items: the critical path is the longest single item.
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (critical_items_.empty() || items[i].predicted > critical_path_) {
@@ -73,49 +80,56 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
     }
     return;
   }
-  Graph graph(items.size());
+  // Edges in plan order of the dependent item, then its depends_on order; the unsorted
+  // constructor's histogram sort by source keeps that order within each source's row, which is
+  // the order dependents() gives (tested: the scheduler's output depends on it).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(edge_count);
+  predecessors_.assign(items.size(), 0);
+  std::size_t first_self_loop = items.size();
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (const std::string& dep : items[i].depends_on) {
       auto found = index_of.find(dep);
       if (found == index_of.end()) {
         throw data::Error(plan_name, "item '" + items[i].id + "' depends on unknown item '" + dep + "'");
       }
-      boost::add_edge(found->second, i, graph);
-      dependents_[found->second].push_back(i);
+      if (found->second == i && first_self_loop == items.size()) first_self_loop = i;
+      edges.emplace_back(found->second, static_cast<std::uint32_t>(i));
       ++predecessors_[i];
     }
   }
+  graph_ = Graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), items.size());
+  edges = {};
 
   std::vector<int> component(items.size());
-  int count = items.empty() ? 0 : boost::strong_components(graph, component.data());
+  int count = boost::strong_components(
+      graph_, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, graph_)));
   if (count < static_cast<int>(items.size())) {
     std::vector<int> size(count, 0);
     for (int c : component) ++size[c];
     int which = static_cast<int>(std::find_if(size.begin(), size.end(), [](int s) { return s > 1; }) - size.begin());
-    throw data::Error(plan_name, "dependency cycle: " + describe_cycle(graph, component, which, items));
+    throw data::Error(plan_name, "dependency cycle: " + describe_cycle(graph_, component, which, items));
   }
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (boost::edge(i, i, graph).second) {
-      throw data::Error(plan_name, "dependency cycle: " + items[i].id + " -> " + items[i].id);
-    }
+  if (first_self_loop != items.size()) {
+    const std::string& id = items[first_self_loop].id;
+    throw data::Error(plan_name, "dependency cycle: " + id + " -> " + id);
   }
 
   std::vector<std::size_t> order;
   order.reserve(items.size());
-  boost::topological_sort(graph, std::back_inserter(order));
+  boost::topological_sort(graph_, std::back_inserter(order));
   std::reverse(order.begin(), order.end());
   std::vector<data::Micros> finish(items.size(), 0);
   std::vector<std::size_t> via(items.size(), items.size());
   for (std::size_t v : order) {
     finish[v] += items[v].predicted;
-    for (std::size_t next : dependents_[v]) {
+    for (std::size_t next : dependents(v)) {
       if (via[next] == items.size() || finish[v] > finish[next]) {
         finish[next] = finish[v];
         via[next] = v;
       }
     }
   }
-  if (items.empty()) return;
   std::size_t last = static_cast<std::size_t>(std::max_element(finish.begin(), finish.end()) - finish.begin());
   critical_path_ = finish[last];
   for (std::size_t v = last; v != items.size(); v = via[v]) critical_items_.push_back(v);
