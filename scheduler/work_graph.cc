@@ -29,7 +29,8 @@ std::string describe_cycle(const Graph& graph, const std::vector<int>& component
   seen_at[start] = 0;
   for (std::size_t at = start;;) {
     std::size_t next = at;
-    for (std::size_t target : boost::make_iterator_range(boost::adjacent_vertices(static_cast<std::uint32_t>(at), graph))) {
+    auto [first, last] = boost::adjacent_vertices(static_cast<std::uint32_t>(at), graph);
+    for (std::size_t target : boost::make_iterator_range(first, last)) {
       if (component[target] == which) {
         next = target;
         break;
