@@ -35,12 +35,15 @@ class Engines:
     def __init__(self, build):
         self.reference = os.path.join(build, "bench/bench_reference_model")
         self.simgrid = os.path.join(build, "bench/bench_peer_simgrid")
+        self.floor = os.path.join(build, "bench/bench_floor_model")
         self.millrace = os.path.join(build, "cli/millrace")
         self.simpy = os.path.join(ROOT, "bench/peers/simpy_peer.py")
 
     def command(self, engine, trace, workers, repeat=1):
         if engine == "millrace":
             return [self.reference, "run", "--trace", trace, "--workers", str(workers), "--repeat", str(repeat)]
+        if engine == "floor":
+            return [self.floor, trace, str(workers), str(max(repeat, 5))]
         if engine == "simgrid":
             return [self.simgrid, trace, str(workers), "--log=root.thres:warning"]
         return ["/usr/bin/python3", self.simpy, trace, str(workers)]
@@ -77,14 +80,17 @@ def generated_trace(engines, out, ranges, seed):
 
 
 def compare(engines, cases, simpy_max_ranges, store):
-    """Runs each engine on each (label, trace, ranges, workers); returns False on any disagreement."""
+    """Runs each engine on each (label, trace, ranges, workers); returns False on any disagreement and
+    the floor's speed-ups over the peers, a row per case."""
     agree = True
+    floor_rows = []
     print("| trace | ranges | workers | makespan (us) | millrace sim s | SimGrid sim s | SimPy sim s "
-          "| x vs SimGrid | x vs SimPy | millrace proc s / MiB | SimGrid proc s / MiB | SimPy proc s / MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
+          "| x vs SimGrid | x vs SimPy | floor sim s | millrace / floor "
+          "| millrace proc s / MiB | SimGrid proc s / MiB | SimPy proc s / MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
     for label, trace, ranges, workers in cases:
         results = {}
-        for engine in ("millrace", "simgrid", "simpy"):
+        for engine in ("millrace", "simgrid", "simpy", "floor"):
             if engine == "simpy" and ranges > simpy_max_ranges:
                 continue
             results[engine] = run(engines.command(engine, trace, workers))
@@ -98,20 +104,32 @@ def compare(engines, cases, simpy_max_ranges, store):
         def sim_s(e):
             return "%.4f" % float(results[e][0]["sim_cpu_s"]) if e in results else "skipped"
 
-        def speedup(e):
+        def speedup(e, over="millrace"):
             if e not in results:
                 return "-"
-            return "%.1f" % (float(results[e][0]["sim_cpu_s"]) / max(float(m[0]["sim_cpu_s"]), 1e-6))
+            return "%.1f" % (float(results[e][0]["sim_cpu_s"]) / max(float(results[over][0]["sim_cpu_s"]), 1e-6))
 
         def usage(e):
             return "%.2f / %.1f" % (results[e][1], results[e][2]) if e in results else "skipped"
 
         makespan = str(makespans["millrace"]) if same else "DISAGREE " + repr(makespans)
-        print("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             label, ranges, workers, makespan, sim_s("millrace"), sim_s("simgrid"), sim_s("simpy"),
-            speedup("simgrid"), speedup("simpy"), usage("millrace"), usage("simgrid"), usage("simpy")))
+            speedup("simgrid"), speedup("simpy"), sim_s("floor"), speedup("millrace", over="floor"),
+            usage("millrace"), usage("simgrid"), usage("simpy")))
         sys.stdout.flush()
-    return agree
+        floor_rows.append((label, ranges, workers, speedup("simgrid", over="floor"), speedup("simpy", over="floor")))
+    return agree, floor_rows
+
+
+def print_floor(rows):
+    """The floor's speed-up over each peer: a yardstick for what a simulator doing more per range can reach."""
+    print("\nthe floor (one event per range in a bare binary heap, nothing else) against the peers: a simulator "
+          "that also schedules, validates and records per range stays below these speed-ups")
+    print("| trace | ranges | workers | floor x vs SimGrid | floor x vs SimPy |")
+    print("|---|---:|---:|---:|---:|")
+    for row in rows:
+        print("| %s | %d | %d | %s | %s |" % row)
 
 
 def growth_exponent(xs, ys):
@@ -173,7 +191,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     engines = Engines(args.build)
-    for path in (engines.reference, engines.simgrid, engines.millrace):
+    for path in (engines.reference, engines.simgrid, engines.millrace, engines.floor):
         if not os.path.exists(path):
             sys.exit("compare_peers: %s is not built (SimGrid: scripts/install-bench-deps.sh)" % path)
 
@@ -190,10 +208,12 @@ def main():
         cases += [("generated", trace, ranges, w) for w in workers_list]
     print("reference model: FIFO queue of ranges, W identical workers, durations from the trace file; "
           "sim s = CPU time of the simulation in-process (file reading excluded); proc s / MiB = CPU time "
-          "(user + sys) and peak RSS of the whole process (GNU time); x = peer sim s / millrace sim s. "
+          "(user + sys) and peak RSS of the whole process (GNU time); x = peer sim s / millrace sim s; floor = "
+          "bench_floor_model, the least work an event-driven simulator of the model does (best of 5). "
           "CPU time, not wall time, because the machine may be shared.\n")
-    agree = compare(engines, cases, args.simpy_max_ranges, store)
+    agree, floor_rows = compare(engines, cases, args.simpy_max_ranges, store)
     print("\nmakespans agree: %s" % ("yes" if agree else "NO"))
+    print_floor(floor_rows)
     if not args.smoke:
         scaling(engines, args.out, sizes, [16, 64, 256, 1024, 4096], 256, 10 ** 5, args.seed)
         sweep_throughput(engines, stellar, stellar_ranges, 20)
