@@ -154,7 +154,7 @@ void Scheduler::launch(std::size_t index) {
   ++record.attempts;
   const Flight& flight = flights_.insert(
       handle, Flight{static_cast<std::uint32_t>(index), lane, record.attempts, worker, clock_.now(), {}});
-  notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
+  if (observer_) notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
   Submission submission{handle, &items_[index], record.attempts, std::nullopt, lane};
   if (worker != kNoWorkerRecord) submission.worker = workers_[worker].name;
   cluster_.submit(submission);
@@ -173,7 +173,7 @@ void Scheduler::on_started(const AttemptEvent& event) {
   w.started = true;
   w.busy = true;
   w.item = flight->item;
-  notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
+  if (observer_) notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
 }
 
 void Scheduler::on_succeeded(const AttemptEvent& event) { finish(event, data::Outcome::kSucceeded); }
@@ -195,7 +195,7 @@ void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
   std::size_t index = flight.item;
   ItemRecord& record = records_[index];
   std::uint32_t reason = reason_named(event.reason);
-  notify(event.handle, flight, outcome, event.at, &event);
+  if (observer_) notify(event.handle, flight, outcome, event.at, &event);
   attempt_log_.push_back(AttemptRecord{event.handle, flight.item, flight.worker, flight.attempt, outcome, event.exit_code,
                                        outcome == data::Outcome::kSucceeded ? 0 : reason,
                                        flight.started.value_or(event.at), event.at, event.work_time});
@@ -260,10 +260,10 @@ void Scheduler::settle(std::size_t index, ItemState state) {
   ++settled_;
 }
 
-// Tells the observer (a real run's recorder) of an attempt's transition.
+// Tells the observer (a real run's recorder) of an attempt's transition. Callers check there is
+// one first: a simulation has none, and building the attempt would cost it on every transition.
 void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
                        const AttemptEvent* event) {
-  if (!observer_) return;
   bool done = outcome != data::Outcome::kRunning;
   data::Attempt attempt;
   attempt.item_id = items_[flight.item].id;
