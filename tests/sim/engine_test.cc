@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <map>
 #include <vector>
 
 #include "sim/virtual_clock.h"
@@ -83,6 +85,61 @@ TEST(Engine, ManyRandomEventsComeOutSorted) {
       ASSERT_LT(rec.seen[k - 1].second, rec.seen[k].second);
     }
   }
+}
+
+// A handler that keeps scheduling (at now, soon and far ahead, over 40 bits of time) and
+// cancelling while the engine runs, checked against a reference: a std::map keyed by
+// (time, insertion number), which is the order the engine promises.
+struct Churn {
+  SimEngine* engine = nullptr;
+  std::map<std::pair<data::Micros, std::uint64_t>, EventId> expected;  // pending, in promised order
+  std::uint64_t inserted = 0;
+  std::uint64_t x = 99;
+  std::uint64_t handled = 0;
+  std::uint64_t next_random() {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 17;
+  }
+  void schedule(data::Micros at) {
+    std::uint64_t number = inserted++;
+    EventId id = engine->at(at, SimEvent{SimEvent::Kind::kPlace, 0, number});
+    expected.emplace(std::make_pair(at, number), id);
+  }
+  void operator()(const SimEvent& e) {
+    ASSERT_FALSE(expected.empty());
+    auto first = expected.begin();
+    ASSERT_EQ(first->first.first, engine->now()) << "event " << e.value << " after " << handled;
+    ASSERT_EQ(first->first.second, e.value) << "at " << engine->now();
+    expected.erase(first);
+    if (++handled > 40000) return;
+    std::uint64_t r = next_random();
+    int spread = static_cast<int>(r % 5);
+    data::Micros delay = spread == 0 ? 0 : static_cast<data::Micros>(next_random() % (std::uint64_t{1} << (spread * 10)));
+    schedule(engine->now() + delay);
+    if (r % 3 == 0) {
+      schedule(engine->now() + delay);  // a tie, waiting in the same bucket
+      schedule(engine->now() + delay / 2);
+    }
+    if (r % 7 == 0 && !expected.empty()) {
+      auto victim = std::next(expected.begin(), static_cast<long>(next_random() % expected.size()));
+      ASSERT_TRUE(engine->cancel(victim->second));
+      expected.erase(victim);
+    }
+  }
+};
+
+TEST(Engine, ChurnOfSchedulingAndCancellingKeepsTimeThenInsertionOrder) {
+  SimEngine engine;
+  Churn churn{&engine, {}};
+  for (int i = 0; i < 2000; ++i) churn.schedule(static_cast<data::Micros>(churn.next_random() % (1 << 20)));
+  // Stops at a limit (the engine peeks at the next time), then schedules before that next event.
+  engine.run(churn, 1 << 19);
+  churn.schedule(engine.now() + 1);
+  churn.schedule(engine.now() + 1);
+  engine.run(churn);
+  EXPECT_TRUE(churn.expected.empty());
+  EXPECT_GT(churn.handled, 40000u);
+  EXPECT_EQ(engine.pending(), 0u);
 }
 
 struct ClockDriver {
