@@ -102,7 +102,7 @@ def compare(engines, cases, simpy_max_ranges, store):
         m = results["millrace"]
 
         def sim_s(e):
-            return "%.4f" % float(results[e][0]["sim_cpu_s"]) if e in results else "skipped"
+            return "%.5f" % float(results[e][0]["sim_cpu_s"]) if e in results else "skipped"
 
         def speedup(e, over="millrace"):
             if e not in results:
