@@ -99,7 +99,6 @@ def compare(engines, cases, simpy_max_ranges, store):
             makespans["millrace simulate"] = simulate_command_makespan(engines, store, workers)
         same = len(set(makespans.values())) == 1
         agree = agree and same
-        m = results["millrace"]
 
         def sim_s(e):
             return "%.5f" % float(results[e][0]["sim_cpu_s"]) if e in results else "skipped"
