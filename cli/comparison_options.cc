@@ -1,12 +1,16 @@
 #include "cli/comparison_options.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <limits>
 #include <stdexcept>
 
 #include "cli/duration_option.h"
 #include "cli/span_option.h"
 #include "data/error.h"
+#include "data/model_span.h"
+#include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "sim/duration_model.h"
 #include "sim/replay.h"
@@ -25,6 +29,46 @@ std::vector<std::string> split_list(const std::string& text) {
   return parts;
 }
 
+// "NAME=FILE" or "FILE" (named after the file's stem).
+std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals != std::string::npos && equals > 0 && text.find('/') > equals) {
+    return {text.substr(0, equals), text.substr(equals + 1)};
+  }
+  return {std::filesystem::path(text).stem().string(), text};
+}
+
+std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, const data::CostModel& model,
+                                                    const std::vector<std::string>& partitioner_names) {
+  std::vector<sim::ListedPartition> listed;
+  std::set<std::string> taken(partitioner_names.begin(), partitioner_names.end());
+  taken.insert("recorded");
+  for (const std::string& text : o.ranges_files) {
+    auto [name, path] = candidate_name_and_file(text);
+    if (name.empty() || !taken.insert(name).second) {
+      throw data::Error("--ranges " + text, "candidate name '" + name + "' is empty or already taken (use NAME=FILE)");
+    }
+    const partitioners::RangesFile file = partitioners::read_ranges_file(path);
+    partitioners::require_within_model(file, model);
+    listed.push_back({name, file.partition()});
+  }
+  return listed;
+}
+
+// The units the recorded run's ranges cover, without the bottom `overlap` units (which the
+// partitions' lowest work range replays).
+data::Range recorded_span(const std::vector<data::WorkItem>& items, std::int64_t overlap, const std::string& name) {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t end = std::numeric_limits<std::int64_t>::min();
+  for (const data::WorkItem& item : items) {
+    if (!item.range) throw data::Error(name, "item " + item.id + " has no range to compare partitions on");
+    first = std::min(first, item.range->first);
+    end = std::max(end, item.range->end());
+  }
+  if (end - first <= overlap) throw data::Error("--overlap " + std::to_string(overlap), "leaves nothing of " + name);
+  return {first + overlap, end - first - overlap};
+}
+
 }  // namespace
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
@@ -32,7 +76,8 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ",") + n;
   cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
   cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)")->required();
-  cmd->add_option("--span", o.span, "FIRST:LAST, inclusive (default with --run: the recorded run's span)");
+  cmd->add_option("--span", o.span,
+                  "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
   cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + names)->capture_default_str();
   cmd->add_option("--policy", o.policy, "Concurrency policy")->capture_default_str();
@@ -46,7 +91,10 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
       ->capture_default_str();
   cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")->capture_default_str();
-  cmd->add_option("--ranges", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)");
+  cmd->add_option("--ranges", o.ranges_files,
+                  "A ranges file (END/COUNT lines, CSV first,count or first,last, or JSON) scored as a candidate "
+                  "named after the file, or NAME=FILE; repeatable");
+  cmd->add_option("--range-count", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)");
   cmd->add_option("--range-length", o.range_length, "uniform: units per range, cut from the top");
   cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first");
   cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")->capture_default_str();
@@ -98,32 +146,32 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
   spec.partition.overlap = o.overlap;
   spec.partition.align = o.align;
   spec.partition.floor = o.floor;
+  std::string span_source = "--span " + o.span;
   if (!o.run.empty()) {
     const std::string name = o.store + " run " + o.run;
     sim::RecordedRun recorded = sim::load_run(store, o.run);
     auto durations = sim::recorded_durations(recorded.items, recorded.attempts, name);
-    std::int64_t first = std::numeric_limits<std::int64_t>::max();
-    std::int64_t end = std::numeric_limits<std::int64_t>::min();
-    for (const data::WorkItem& item : recorded.items) {
-      spec.recorded_durations.push_back(durations.at(item.id));
-      if (!item.range) throw data::Error(name, "item " + item.id + " has no range to compare partitions on");
-      first = std::min(first, item.range->first);
-      end = std::max(end, item.range->end());
-    }
-    spec.span = data::Range{first, end - first};
+    for (const data::WorkItem& item : recorded.items) spec.recorded_durations.push_back(durations.at(item.id));
+    spec.span = recorded_span(recorded.items, o.overlap, name);
     spec.recorded_items = std::move(recorded.items);
+    if (o.span.empty()) span_source = "--run " + o.run + " (span " + data::span_text(spec.span) + ")";
   }
   if (!o.span.empty()) {
     spec.span = parse_span(o.span);
   } else if (o.run.empty()) {
-    throw data::Error("--span", "needs --span FIRST:LAST or --run R (the recorded run's span)");
+    spec.span = model.span();
+    span_source = "the model's span";
   }
+  data::require_within_model_span(model, {spec.span.first - o.overlap, spec.span.count + o.overlap},
+                                  span_source + (o.overlap > 0 ? " with --overlap " + std::to_string(o.overlap) : ""));
+  spec.listed = listed_partitions(o, model, spec.partitioners);
   return spec;
 }
 
 nlohmann::json parameters_of(const ComparisonOptions& o) {
   return {{"run", o.run},
           {"partitioners", o.partitioners},
+          {"ranges_files", o.ranges_files},
           {"policy", o.policy},
           {"orders", o.orders},
           {"replicas", o.replicas},

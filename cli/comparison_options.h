@@ -1,6 +1,7 @@
 // The options `millrace compare` and `millrace plan` share: the store, the cost model, the span
-// (or a recorded run's span), partitioners, queue orders, replicas with failure injection, and
-// the partition parameters; turned into a sim::ComparisonSpec.
+// (--span, else a recorded run's span, else the model's), partitioners and ranges files (each a
+// candidate of its own), queue orders, replicas with failure injection, and the partition
+// parameters; turned into a sim::ComparisonSpec. Units outside the model's span are refused.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct ComparisonOptions {
   std::string span;
   std::string run;
   std::string partitioners = "uniform,logarithmic,cost-balanced,optimal";
+  std::vector<std::string> ranges_files;  // FILE or NAME=FILE
   std::string policy = "fixed-pool";
   std::string orders = "plan";
   int replicas = 1;
@@ -46,9 +48,11 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);
 // integers.
 std::vector<int> parse_workers(const std::string& text, const std::string& option);
 
-// The spec of everything but the worker counts: the span (--span, or the recorded run's span
-// with --run), the recorded baseline (with --run), partitioners, orders, replicas, cluster and
-// partition parameters. `model` must outlive the spec. Throws data::Error for bad options.
+// The spec of everything but the worker counts: the span (--span; with --run the units the
+// recorded ranges cover, less --overlap at the bottom so the partitions' work covers the same
+// units; else the model's span), the recorded baseline (with --run), partitioners, ranges files,
+// orders, replicas, cluster and partition parameters. `model` must outlive the spec. Throws
+// data::Error for bad options, unreadable ranges files and units outside the model's span.
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,
                                     const data::CostModel& model);
 

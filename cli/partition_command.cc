@@ -1,5 +1,6 @@
 // `millrace partition`: cut a span of units into ranges with a named partitioner and write
-// them as CSV, JSON, or the END/COUNT lines parallel catch-up deployments consume.
+// them as CSV, JSON, or the END/COUNT lines parallel catch-up deployments consume. With a
+// model, units outside the model's span are refused rather than extrapolated.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/span_option.h"
 #include "data/error.h"
+#include "data/model_span.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
 #include "partitioners/preset.h"
@@ -98,7 +100,15 @@ void resolve_span(PartitionOptions& options, const CLI::App& cmd) {
 void run_partition(PartitionOptions& options, const CLI::App& cmd) {
   resolve_span(options, cmd);
   std::optional<data::CostModel> model;
-  if (!options.model_path.empty()) model = data::CostModel::load(options.model_path);
+  if (!options.model_path.empty()) {
+    model = data::CostModel::load(options.model_path);
+    const data::Range& span = options.params.span;
+    data::require_within_model_span(*model, {span.first - options.params.overlap, span.count + options.params.overlap},
+                                    (options.tip ? "--tip " + std::to_string(*options.tip) : "--span " + options.span) +
+                                        (options.params.overlap > 0
+                                             ? " with overlap " + std::to_string(options.params.overlap)
+                                             : std::string()));
+  }
   options.params.model = model ? &*model : nullptr;
   const partitioners::Partition partition = partitioners::make_partition(options.partitioner, options.params);
   std::ostringstream text;

@@ -1,10 +1,11 @@
-// `millrace runs`: lists the runs of a trace store.
+// `millrace runs`: lists the runs of a trace store, then its cost profiles apart from them.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "data/model_span.h"
 #include "data/trace_store.h"
 
 namespace millrace::cli {
@@ -27,11 +28,18 @@ void add_runs_command(CLI::App& app) {
                 << store.count_rows("items", run.id) << std::setw(10) << store.count_rows("attempts", run.id)
                 << "\n";
     }
-    for (const auto& name : store.profile_names()) {
-      auto profile = store.profile(name);
-      std::cout << "profile " << name << ": " << profile.bins.size() << " bins over "
-                << (profile.bins.empty() ? 0 : profile.bins.back().range.end() - profile.bins.front().range.first)
-                << " " << profile.units << "\n";
+    const std::vector<std::string> profiles = store.profile_names();
+    if (profiles.empty()) return;
+    std::cout << "\ncost profiles (`millrace show NAME`, `millrace fit --profile NAME`):\n";
+    for (const auto& name : profiles) {
+      const data::CostProfile profile = store.profile(name);
+      std::cout << "  " << name << ": " << profile.bins.size() << " bins";
+      if (!profile.bins.empty()) {
+        const data::Range span{profile.bins.front().range.first,
+                               profile.bins.back().range.end() - profile.bins.front().range.first};
+        std::cout << " over " << data::span_text(span) << " (" << span.count << " " << profile.units << ")";
+      }
+      std::cout << "\n";
     }
   });
 }

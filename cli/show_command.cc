@@ -1,10 +1,15 @@
-// `millrace show RUN`: a recorded run in a few figures (data/run_summary.h).
+// `millrace show RUN`: a recorded run in a few figures (data/run_summary.h); `millrace show
+// PROFILE`, when no run has that name: a cost profile's span, total work and densest stretch
+// (data/profile_summary.h).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "data/model_span.h"
+#include "data/profile_summary.h"
 #include "data/run_summary.h"
 #include "data/trace_store.h"
 
@@ -67,16 +72,46 @@ void print(const data::Run& run, const std::vector<data::WorkItem>& items, const
   std::cout << "\n";
 }
 
+void print_profile(const data::CostProfile& profile) {
+  const data::ProfileSummary s = data::summarise_profile(profile);
+  const double mean = s.total_work / static_cast<double>(s.span.count);
+  char line[256];
+  std::cout << "profile '" << profile.name << "' (units " << profile.units << ", from " << profile.source << ")\n";
+  std::snprintf(line, sizeof line, "  span:            %s (%lld %s, %zu bins)\n", data::span_text(s.span).c_str(),
+                static_cast<long long>(s.span.count), profile.units.c_str(), s.bins);
+  std::cout << line;
+  std::snprintf(line, sizeof line, "  total work:      %s (mean %.3f us per unit)\n",
+                hours(static_cast<data::Micros>(s.total_work)).c_str(), mean);
+  std::cout << line;
+  std::snprintf(line, sizeof line, "  densest stretch: %s (%lld %s) holds %s, %.1f%% of the work (%.1fx the mean)\n",
+                data::span_text(s.densest).c_str(), static_cast<long long>(s.densest.count), profile.units.c_str(),
+                hours(static_cast<data::Micros>(s.densest_work)).c_str(), 100 * s.densest_work / s.total_work,
+                s.densest_work / (mean * static_cast<double>(s.densest.count)));
+  std::cout << line;
+}
+
+bool has_run(const data::TraceStore& store, const std::string& ref) {
+  const std::vector<data::Run> runs = store.runs();
+  return std::any_of(runs.begin(), runs.end(),
+                     [&](const data::Run& r) { return r.name == ref || std::to_string(r.id) == ref; });
+}
+
 }  // namespace
 
 void add_show_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto run_ref = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("show", "Summarize a run: items, work, longest ranges, failures, workers, stragglers");
+  auto* cmd = app.add_subcommand(
+      "show", "Summarize a run (items, work, longest ranges, failures, workers, stragglers) or a cost profile");
   cmd->add_option("--store", *store_path, "Trace store file")->required();
-  cmd->add_option("run", *run_ref, "Run id or name")->required();
+  cmd->add_option("run", *run_ref, "Run id or name, or a cost profile's name")->required();
   cmd->callback([store_path, run_ref] {
     auto store = data::TraceStore::open_existing(*store_path);
+    const std::vector<std::string> profiles = store.profile_names();
+    if (!has_run(store, *run_ref) && std::find(profiles.begin(), profiles.end(), *run_ref) != profiles.end()) {
+      print_profile(store.profile(*run_ref));
+      return;
+    }
     auto id = store.find_run(*run_ref);
     auto items = store.items(id);
     print(store.run(id), items, data::summarize(items, store.attempts(id)));

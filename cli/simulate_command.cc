@@ -1,8 +1,11 @@
 // `millrace simulate`: replay a recorded run of the trace store in the simulator under a
 // concurrency policy and queue order, print makespan, utilisation, node-hours, failures and the
 // straggler tail next to what the recording says, and store the simulated run beside the real
-// one (unless --no-record).
+// one (unless --no-record). With --model and --ranges instead of --run, simulate a ranges file
+// (partitioners/ranges_file.h) with durations from the cost model.
 #include <cstdio>
+#include <filesystem>
+#include <unordered_map>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,7 +13,9 @@
 #include "cli/commands.h"
 #include "cli/duration_option.h"
 #include "data/error.h"
+#include "data/model_span.h"
 #include "data/trace_store.h"
+#include "partitioners/ranges_file.h"
 #include "sim/duration_model.h"
 #include "sim/replay.h"
 #include "sim/simulation.h"
@@ -22,6 +27,8 @@ namespace {
 struct SimulateOptions {
   std::string store;
   std::string run;
+  std::string model_path;
+  std::string ranges;
   std::string policy = "fixed-pool";
   int workers = 64;
   int min_workers = 1;
@@ -79,7 +86,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
     cluster.api_down.push_back(sim::Window{parse_duration(begin, "--api-down"), parse_duration(end, "--api-down")});
   }
   scheduler::SchedulerOptions& s = config.scheduler;
-  s.plan_name = o.store + " run " + o.run;
+  s.plan_name = o.run.empty() ? o.ranges : o.store + " run " + o.run;
   s.policy = o.policy;
   s.params.workers = o.workers;
   s.params.max_in_flight = o.workers;
@@ -93,8 +100,8 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   return config;
 }
 
-nlohmann::json parameters_of(const SimulateOptions& o, const sim::RecordedRun& recorded) {
-  return {{"simulated_from_run", recorded.run.id}, {"policy", o.policy},  {"workers", o.workers},
+nlohmann::json parameters_of(const SimulateOptions& o) {
+  return {{"policy", o.policy},  {"workers", o.workers},
           {"min_workers", o.min_workers},         {"deadline", o.deadline}, {"scale_up_delay", o.scale_up_delay},
           {"order", o.order},                     {"seed", o.seed},      {"fail_prob", o.fail_prob},
           {"startup_latency", o.startup_latency}, {"create_overhead", o.create_overhead},
@@ -122,7 +129,56 @@ void print_recorded(const sim::RecordedRun& recorded, const sim::RecordedSummary
   }
 }
 
+// A ranges file simulated with the model's durations.
+void simulate_ranges(const SimulateOptions& o) {
+  if (o.model_path.empty()) throw data::Error("--ranges " + o.ranges, "simulating a ranges file needs --model");
+  const data::CostModel model = data::CostModel::load(o.model_path);
+  const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
+  partitioners::require_within_model(file, model);
+  std::vector<data::WorkItem> items;
+  std::unordered_map<std::string, data::Micros> predicted;
+  for (const data::Range& r : file.partition().work_ranges()) {
+    data::WorkItem item;
+    item.range = r;
+    item.id = r.end_count();
+    item.predicted = model.predict(r);
+    predicted.emplace(item.id, item.predicted);
+    items.push_back(std::move(item));
+  }
+  data::TraceStore store = data::TraceStore::open(o.store);
+  sim::SimulationConfig config = config_of(o);
+  config.predict_from_durations = false;
+  const sim::SimulationResult result = sim::simulate(items, sim::table_model(std::move(predicted), o.ranges), config);
+  std::int64_t stored = 0;
+  if (!o.no_record) {
+    data::Run source;
+    source.name = std::filesystem::path(o.ranges).stem().string();
+    source.units = model.units();
+    source.partitioner = "ranges file " + o.ranges;
+    nlohmann::json parameters = parameters_of(o);
+    parameters["ranges_file"] = o.ranges;
+    parameters["model"] = o.model_path;
+    stored = sim::record_simulation(store, source, items, result, parameters);
+  }
+  if (o.json) {
+    nlohmann::json out = sim::to_json(result, o.timeline);
+    out["span"] = {{"first", file.span().first}, {"last", file.span().last()}, {"overlap", file.overlap}};
+    if (stored != 0) out["stored_run"] = stored;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << o.ranges << ": " << items.size() << " ranges over " << data::span_text(file.span()) << " ("
+            << file.span().count << " " << model.units() << ", overlap " << file.overlap << "), durations from "
+            << o.model_path << "\n";
+  sim::print_table(result, std::cout);
+  if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
+}
+
 void run_simulate(const SimulateOptions& o) {
+  if (o.run.empty() == o.ranges.empty()) {
+    throw data::Error("millrace simulate", "give --run R (replay a recorded run) or --model M --ranges FILE");
+  }
+  if (!o.ranges.empty()) return simulate_ranges(o);
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::RecordedRun recorded = sim::load_run(store, o.run);
   sim::DurationModel durations = sim::table_model(
@@ -132,7 +188,9 @@ void run_simulate(const SimulateOptions& o) {
   sim::RecordedSummary summary = sim::summarise(recorded.attempts);
   std::int64_t stored = 0;
   if (!o.no_record) {
-    stored = sim::record_simulation(store, recorded.run, recorded.items, result, parameters_of(o, recorded));
+    nlohmann::json parameters = parameters_of(o);
+    parameters["simulated_from_run"] = recorded.run.id;
+    stored = sim::record_simulation(store, recorded.run, recorded.items, result, parameters);
   }
   if (o.json) {
     nlohmann::json out = sim::to_json(result, o.timeline);
@@ -151,9 +209,15 @@ void run_simulate(const SimulateOptions& o) {
 
 void add_simulate_command(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
-  CLI::App* cmd = app.add_subcommand("simulate", "Replay a recorded run in the simulator under a policy");
+  CLI::App* cmd =
+      app.add_subcommand("simulate", "Replay a recorded run, or simulate a ranges file on a cost model, under a policy");
   cmd->add_option("--store", options->store, "Trace store (SQLite file)")->required();
-  cmd->add_option("--run", options->run, "Recorded run to replay (id or name)")->required();
+  auto* run = cmd->add_option("--run", options->run, "Recorded run to replay (id or name)");
+  auto* ranges = cmd->add_option("--ranges", options->ranges,
+                                 "Instead of --run: a ranges file (END/COUNT lines, CSV first,count or first,last, or "
+                                 "JSON) simulated with durations from --model");
+  run->excludes(ranges);
+  cmd->add_option("--model", options->model_path, "Cost model JSON (from `millrace fit`) for --ranges")->needs(ranges);
   cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
       ->capture_default_str();
   cmd->add_option("--workers", options->workers,

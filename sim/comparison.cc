@@ -11,6 +11,8 @@
 #include <unordered_map>
 
 #include "data/error.h"
+#include "data/model_span.h"
+#include "partitioners/contiguous_bound.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/work_graph.h"
@@ -104,8 +106,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
   return p;
 }
 
-PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
-  const partitioners::Partition partition = partitioners::make_partition(name, params_for(spec, name, workers));
+PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
   PlanCase plan{name, {}, {}, {}};
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
@@ -117,6 +118,10 @@ PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int
   }
   plan.index();
   return plan;
+}
+
+PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
+  return plan_of(spec, name, partitioners::make_partition(name, params_for(spec, name, workers)));
 }
 
 void validate(const ComparisonSpec& spec) {
@@ -131,13 +136,23 @@ void validate(const ComparisonSpec& spec) {
   if (!spec.partitioners.empty() && spec.model == nullptr) {
     throw data::Error("--partitioners", "simulating a new partition needs a cost model (--model)");
   }
+  if (spec.model != nullptr) {
+    const data::Range units{spec.span.first - spec.partition.overlap, spec.span.count + spec.partition.overlap};
+    data::require_within_model_span(*spec.model, units, "span " + data::span_text(spec.span));
+  }
+  for (const ListedPartition& listed : spec.listed) {
+    if (spec.model == nullptr) throw data::Error(listed.name, "simulating listed ranges needs a cost model (--model)");
+    for (const data::Range& r : listed.partition.work_ranges()) {
+      data::require_within_model_span(*spec.model, r, listed.name + ": range " + r.end_count());
+    }
+  }
   if (spec.recorded_items && spec.recorded_items->size() != spec.recorded_durations.size()) {
     throw data::Error("recorded run", "every recorded item needs a duration");
   }
 }
 
 ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,
-                        data::Micros startup) {
+                        data::Micros startup, data::Micros contiguous) {
   ComparisonRow row;
   row.partitioner = plan.name;
   row.workers = c.workers;
@@ -146,6 +161,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.replicas = static_cast<int>(replicas.size());
   row.longest_range = plan.durations.empty() ? 0 : *std::max_element(plan.durations.begin(), plan.durations.end());
   row.lower_bound = lower_bound(plan.items, plan.durations, c.workers, startup, plan.name);
+  row.contiguous_bound = contiguous;
   double sum = 0;
   double sum_sq = 0;
   row.makespan_min = replicas.front().makespan;
@@ -167,6 +183,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.makespan_mean = static_cast<data::Micros>(std::llround(mean));
   row.makespan_stddev = static_cast<data::Micros>(std::llround(std::sqrt(std::max(0.0, sum_sq / n - mean * mean))));
   row.ratio_to_lower_bound = row.lower_bound > 0 ? mean / static_cast<double>(row.lower_bound) : 0;
+  row.ratio_to_contiguous_bound = contiguous > 0 ? mean / static_cast<double>(contiguous) : 0;
   row.utilisation /= n;
   row.node_hours /= n;
   row.tail_below_tenth = static_cast<data::Micros>(std::llround(static_cast<double>(row.tail_below_tenth) / n));
@@ -218,6 +235,12 @@ Comparison run_comparison(const ComparisonSpec& spec) {
       combos.push_back({first_partition + i, spec.workers[i % spec.workers.size()], order});
     }
   }
+  for (const ListedPartition& listed : spec.listed) {
+    plans.push_back(plan_of(spec, listed.name, listed.partition));
+    for (int w : spec.workers) {
+      for (scheduler::QueueOrder order : spec.orders) combos.push_back({plans.size() - 1, w, order});
+    }
+  }
 
   const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
   std::vector<ReplicaResult> results(combos.size() * replicas);
@@ -243,9 +266,15 @@ Comparison run_comparison(const ComparisonSpec& spec) {
 
   Comparison comparison;
   const data::Micros startup = smallest_startup(spec.base.cluster.startup);
+  std::unordered_map<int, data::Micros> contiguous;  // by worker count
+  for (int w : spec.workers) {
+    if (spec.model != nullptr) {
+      contiguous[w] = partitioners::contiguous_bound(*spec.model, spec.span, spec.partition.overlap, w).bound + startup;
+    }
+  }
   for (std::size_t c = 0; c < combos.size(); ++c) {
     std::vector<ReplicaResult> mine(results.begin() + c * replicas, results.begin() + (c + 1) * replicas);
-    comparison.rows.push_back(summarise(plans[combos[c].plan], combos[c], mine, startup));
+    comparison.rows.push_back(summarise(plans[combos[c].plan], combos[c], mine, startup, contiguous[combos[c].workers]));
   }
   return comparison;
 }
@@ -256,18 +285,21 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   const data::DisplayUnit unit = data::display_unit(largest);
   auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
-  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %9s %9s %9s %8s %6s %6s %10s %9s %6s\n",
-                "partitioner", "workers", "order", "ranges", "longest", "bound", "mean", "min", "max", "stddev",
-                "ratio", "util", "node-h", "tail", "failed");
+  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %6s %9s %6s %9s %9s %9s %8s %6s %10s %9s %6s\n",
+                "partitioner", "workers", "order", "ranges", "longest", "bound", "ratio", "contig", "c-rat", "mean",
+                "min", "max", "stddev", "util", "node-h", "tail", "failed");
   out << "times in " << unit.name
-      << "; bound = max(critical path, work / workers) + start-up; ratio = mean / bound; tail = final stretch "
-         "with < 10% of peak workers busy\n"
+      << "; bound = max(critical path, work / workers) + start-up of the row's own partition; contig = the best any "
+         "contiguous partition of the span could reach on these workers + start-up; ratio, c-rat = mean / bound, "
+         "mean / contig; tail = final stretch with < 10% of peak workers busy\n"
       << line;
   for (const ComparisonRow& r : comparison.rows) {
-    std::snprintf(line, sizeof line, "%-14s %7d %-5s %6zu %9.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %6.3f %10.1f %9.3f %6.1f\n",
+    std::snprintf(line, sizeof line,
+                  "%-14s %7d %-5s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f %6.1f\n",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
-                  t(r.makespan_mean), t(r.makespan_min), t(r.makespan_max), t(r.makespan_stddev),
-                  r.ratio_to_lower_bound, r.utilisation, r.node_hours, t(r.tail_below_tenth), r.failed_attempts);
+                  r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
+                  t(r.makespan_min), t(r.makespan_max), t(r.makespan_stddev), r.utilisation, r.node_hours,
+                  t(r.tail_below_tenth), r.failed_attempts);
     out << line;
   }
 }
@@ -282,6 +314,8 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"replicas", r.replicas},
                     {"longest_range_us", r.longest_range},
                     {"lower_bound_us", r.lower_bound},
+                    {"contiguous_bound_us", r.contiguous_bound},
+                    {"ratio_to_contiguous_bound", r.ratio_to_contiguous_bound},
                     {"makespan_mean_us", r.makespan_mean},
                     {"makespan_min_us", r.makespan_min},
                     {"makespan_max_us", r.makespan_max},

@@ -8,7 +8,9 @@
 // seeded from (seed, combination, replica) alone, so the results do not depend on the thread
 // count. The lower bound of a combination is max(critical path, total work / workers) + the
 // smallest pod start-up latency, with work as predicted (partitions) or as recorded (the
-// recorded run).
+// recorded run). Beside it, with a model, the contiguous bound of the worker count: what the
+// best contiguous partition of the span could reach (partitioners/contiguous_bound.h) + the same
+// start-up latency, so a row's ratio to it says how far the row is from what is possible.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +28,17 @@
 
 namespace millrace::sim {
 
+// A partition given as it is (a ranges file, `compare --ranges`), simulated at every worker count.
+struct ListedPartition {
+  std::string name;
+  partitioners::Partition partition;
+};
+
 struct ComparisonSpec {
   const data::CostModel* model = nullptr;
   data::Range span;
   std::vector<std::string> partitioners;
+  std::vector<ListedPartition> listed;  // rows after the partitioners', in this order
   std::vector<int> workers;
   std::vector<scheduler::QueueOrder> orders{scheduler::QueueOrder::kPlan};
   int replicas = 1;
@@ -57,11 +66,13 @@ struct ComparisonRow {
   int replicas = 0;
   data::Micros longest_range = 0;       // predicted (or recorded) duration of the longest range
   data::Micros lower_bound = 0;
+  data::Micros contiguous_bound = 0;    // of the span on these workers (0 without a model)
   data::Micros makespan_mean = 0;
   data::Micros makespan_min = 0;
   data::Micros makespan_max = 0;
   data::Micros makespan_stddev = 0;
   double ratio_to_lower_bound = 0;      // mean makespan / lower bound
+  double ratio_to_contiguous_bound = 0; // mean makespan / contiguous bound (0 without one)
   double utilisation = 0;               // means over replicas
   double node_hours = 0;
   data::Micros tail_below_tenth = 0;
@@ -76,7 +87,8 @@ struct Comparison {
 };
 
 // Throws data::Error for unknown partitioner names, an empty or non-positive worker list, a
-// replica count below 1, a missing model, or a partitioner rejecting its parameters.
+// replica count below 1, a missing model, a partitioner rejecting its parameters, or a span
+// (with the partition overlap) or listed range outside the model's span.
 Comparison run_comparison(const ComparisonSpec& spec);
 
 // The lower bound of a plan with these durations on `workers` workers.

@@ -8,6 +8,7 @@
 #include "data/importers/csv_importer.h"
 #include "data/importers/ethereum_importer.h"
 #include "data/importers/json_importer.h"
+#include "data/importers/profile_importer.h"
 #include "data/importers/stellar_csv_importer.h"
 #include "data/importers/stellar_log_importer.h"
 #include "data/importers/stellar_metrics_importer.h"
@@ -43,7 +44,7 @@ std::string stem(const std::string& path) {
 
 const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {"csv", "json", "swf", "ethereum", "stellar-log", "stellar-csv",
-                                                     "stellar-metrics", "stellar-status"};
+                                                     "stellar-metrics", "stellar-status", "profile"};
   return formats;
 }
 
@@ -52,6 +53,11 @@ ParsedInput parse_input(const std::string& format, const std::string& path, cons
   if (format == "ethereum") {
     parsed.profile = read_ethereum_profile(path, ethereum_series_from_string(options.series));
     if (!options.name.empty()) parsed.profile->name = options.name;
+    return parsed;
+  }
+  if (format == "profile") {
+    parsed.profile = read_cost_profile(path);
+    parsed.profile->name = options.name.empty() ? stem(path) : options.name;
     return parsed;
   }
   auto reader = trace_readers().find(format);

@@ -8,6 +8,7 @@
 //   stellar-csv    the same recording parsed to CSV (stellar_csv_importer.h)
 //   stellar-metrics  the workers' Redis metrics set, one line each (stellar_metrics_importer.h)
 //   stellar-status   a saved job monitor /status JSON (stellar_status_importer.h)
+//   profile        any per-unit cost series, CSV or JSON rows (profile_importer.h)
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,7 @@ struct ImportResult {
   std::size_t profile_bins = 0;
 };
 
-// A parsed input, not yet stored: a run, or a cost profile (ethereum).
+// A parsed input, not yet stored: a run, or a cost profile (ethereum, profile).
 struct ParsedInput {
   std::optional<Trace> trace;
   std::optional<CostProfile> profile;

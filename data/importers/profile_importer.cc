@@ -1,0 +1,125 @@
+#include "data/importers/profile_importer.h"
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "data/importers/csv_table.h"
+#include "data/importers/fields.h"
+#include "data/importers/json_lines.h"
+#include "data/importers/text_input.h"
+
+namespace millrace::data::importers {
+
+namespace {
+
+// One row as read, before the contiguity check.
+struct ProfileRow {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  double micros_per_unit = 0;
+  std::string where;
+};
+
+// Which cost a row gives: per unit (micros) or for the whole row (seconds).
+enum class CostKind { kUnitMicros, kRowSeconds };
+
+double density(double value, CostKind kind, std::int64_t count, const std::string& where) {
+  if (value < 0) throw Error(where, std::string(kind == CostKind::kUnitMicros ? "unit_cost_us" : "cost_s") +
+                                        " must not be negative");
+  return kind == CostKind::kUnitMicros ? value : value * kMicrosPerSecond / static_cast<double>(count);
+}
+
+std::vector<ProfileRow> read_csv_rows(const TextInput& input) {
+  const CsvTable table = read_csv_table(input);
+  const CostKind kind = table.column("cost_s") ? CostKind::kRowSeconds : CostKind::kUnitMicros;
+  require_columns(input, table, {"first", "count", kind == CostKind::kRowSeconds ? "cost_s" : "unit_cost_us"});
+  const std::size_t first = *table.column("first");
+  const std::size_t count = *table.column("count");
+  const std::size_t cost = *table.column(kind == CostKind::kRowSeconds ? "cost_s" : "unit_cost_us");
+  std::vector<ProfileRow> rows;
+  for (const CsvRow& row : table.rows) {
+    ProfileRow r;
+    r.where = input.where(row.line);
+    r.first = parse_int(row.fields[first], r.where, "first");
+    r.count = parse_int(row.fields[count], r.where, "count");
+    check_count(r.count, r.where, "count");
+    r.micros_per_unit = density(parse_real(row.fields[cost], r.where, "cost"), kind, r.count, r.where);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+const nlohmann::json& json_number(const nlohmann::json& row, const char* key, const std::string& where) {
+  if (!row.contains(key)) throw Error(where, std::string("a row needs \"") + key + "\"");
+  if (!row[key].is_number()) throw Error(where, std::string("\"") + key + "\" must be a number, got " + row[key].dump());
+  return row[key];
+}
+
+std::int64_t json_integer(const nlohmann::json& row, const char* key, const std::string& where) {
+  const nlohmann::json& value = json_number(row, key, where);
+  if (!value.is_number_integer()) throw Error(where, std::string("\"") + key + "\" must be an integer, got " + value.dump());
+  return value.get<std::int64_t>();
+}
+
+std::vector<ProfileRow> read_json_rows(const TextInput& input, std::string& units) {
+  const JsonWithLines parsed = parse_json_with_lines(input, "rows");
+  const nlohmann::json* list = &parsed.doc;
+  if (parsed.doc.is_object()) {
+    if (!parsed.doc.contains("rows")) throw Error(input.where(1), "a JSON object needs a \"rows\" array");
+    if (parsed.doc.contains("units")) {
+      if (!parsed.doc["units"].is_string()) throw Error(input.where(1), "\"units\" must be a string");
+      units = parsed.doc["units"].get<std::string>();
+    }
+    list = &parsed.doc["rows"];
+  }
+  if (!list->is_array()) throw Error(input.where(1), "expected an array of rows");
+  std::vector<ProfileRow> rows;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& row = (*list)[i];
+    ProfileRow r;
+    r.where = input.where(parsed.element_lines.at(i));
+    if (!row.is_object()) throw Error(r.where, "a row must be an object, got " + row.dump());
+    const bool per_unit = row.contains("unit_cost_us");
+    if (per_unit == row.contains("cost_s")) throw Error(r.where, "a row needs exactly one of unit_cost_us and cost_s");
+    r.first = json_integer(row, "first", r.where);
+    r.count = json_integer(row, "count", r.where);
+    check_count(r.count, r.where, "count");
+    const CostKind kind = per_unit ? CostKind::kUnitMicros : CostKind::kRowSeconds;
+    r.micros_per_unit = density(json_number(row, per_unit ? "unit_cost_us" : "cost_s", r.where).get<double>(), kind,
+                                r.count, r.where);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace
+
+CostProfile read_cost_profile(const std::string& path) {
+  const TextInput input = TextInput::read(path);
+  CostProfile profile;
+  profile.source = path;
+  const std::vector<ProfileRow> rows = looks_like_json(input) ? read_json_rows(input, profile.units)
+                                                               : read_csv_rows(input);
+  if (rows.empty()) throw Error(path, "no rows");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ProfileRow& r = rows[i];
+    if (i > 0) {
+      const ProfileRow& before = rows[i - 1];
+      const std::int64_t end = before.first + before.count;
+      if (r.first > end) {
+        throw Error(r.where, "gap: units " + std::to_string(end) + ".." + std::to_string(r.first - 1) +
+                                 " between this row and the one before (" + before.where + ") are in no row");
+      }
+      if (r.first < end) {
+        throw Error(r.where, "row starts at " + std::to_string(r.first) + ", inside the row before (" + before.where +
+                                 ", which ends at " + std::to_string(end - 1) + "); rows must be contiguous and ascending");
+      }
+    }
+    profile.bins.push_back({{r.first, r.count}, r.micros_per_unit});
+  }
+  return profile;
+}
+
+}  // namespace millrace::data::importers

@@ -1,0 +1,239 @@
+#include "partitioners/ranges_file.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "data/importers/fields.h"
+#include "data/importers/json_lines.h"
+#include "data/importers/text_input.h"
+#include "data/model_span.h"
+
+namespace millrace::partitioners {
+
+namespace {
+
+using data::importers::TextInput;
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> split_commas(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t comma; (comma = line.find(',')) != std::string_view::npos; line.remove_prefix(comma + 1)) {
+    fields.push_back(trim(line.substr(0, comma)));
+  }
+  fields.push_back(trim(line));
+  return fields;
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// [first, last] or [first, first + count) from the values a row gives; checks they agree.
+data::Range range_from(std::int64_t first, std::optional<std::int64_t> count, std::optional<std::int64_t> last,
+                       const std::string& where) {
+  if (last && count && *last != first + *count - 1) {
+    throw data::Error(where, "last " + std::to_string(*last) + " does not match first " + std::to_string(first) +
+                                 " + count " + std::to_string(*count) + " - 1");
+  }
+  const std::int64_t n = count ? *count : *last - first + 1;
+  if (n < 1) {
+    throw data::Error(where, count ? "count " + std::to_string(n) + ": a range needs at least one unit"
+                                   : "last " + std::to_string(*last) + " is before first " + std::to_string(first));
+  }
+  return {first, n};
+}
+
+void declare_overlap(std::optional<std::int64_t>& overlap, std::int64_t value, const std::string& where) {
+  if (value < 0) throw data::Error(where, "overlap " + std::to_string(value) + " must not be negative");
+  if (overlap && *overlap != value) {
+    throw data::Error(where, "overlap declared again as " + std::to_string(value) + " (was " +
+                                 std::to_string(*overlap) + ")");
+  }
+  overlap = value;
+}
+
+// The columns of a CSV ranges file: where first, count and last are (last or count may be absent).
+struct CsvColumns {
+  std::size_t fields = 2;
+  std::size_t first = 0;
+  std::optional<std::size_t> count = 1;
+  std::optional<std::size_t> last;
+};
+
+CsvColumns header_columns(const std::vector<std::string_view>& header, const std::string& where) {
+  CsvColumns columns{header.size(), 0, std::nullopt, std::nullopt};
+  std::optional<std::size_t> first;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string name = lowercase(header[i]);
+    if (name == "first") first = i;
+    if (name == "count") columns.count = i;
+    if (name == "last") columns.last = i;
+  }
+  if (!first || (!columns.count && !columns.last)) {
+    throw data::Error(where, "the header needs columns first and count (or first and last)");
+  }
+  columns.first = *first;
+  return columns;
+}
+
+// END/COUNT and CSV lines (the two text formats, one per file).
+void read_text(const TextInput& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+  enum class Kind { kUnknown, kEndCount, kCsv } kind = Kind::kUnknown;
+  CsvColumns columns;
+  std::size_t kind_line = 0;
+  for (std::size_t n = 1; n <= input.line_count(); ++n) {
+    const std::string_view line = trim(input.line(n));
+    const std::string where = input.where(n);
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      std::string_view comment = trim(line.substr(1));
+      if (lowercase(comment.substr(0, 7)) == "overlap") {
+        comment = trim(comment.substr(7));
+        if (!comment.empty() && (comment.front() == ':' || comment.front() == '=')) comment = trim(comment.substr(1));
+        declare_overlap(overlap, data::importers::parse_int(comment, where, "overlap"), where);
+      }
+      continue;
+    }
+    const Kind this_kind = line.find('/') != std::string_view::npos ? Kind::kEndCount : Kind::kCsv;
+    if (kind == Kind::kUnknown) {
+      kind = this_kind;
+      kind_line = n;
+      if (kind == Kind::kCsv) {
+        const std::vector<std::string_view> fields = split_commas(line);
+        if (!fields.front().empty() && (std::isalpha(static_cast<unsigned char>(fields.front().front())) != 0)) {
+          columns = header_columns(fields, where);
+          continue;
+        }
+      }
+    } else if (this_kind != kind) {
+      throw data::Error(where, std::string("expected ") + (kind == Kind::kCsv ? "CSV" : "END/COUNT") + " like line " +
+                                   std::to_string(kind_line) + ", got '" + std::string(line) + "'");
+    }
+    if (kind == Kind::kEndCount) {
+      file.ranges.push_back({data::importers::parse_end_count(line, where), where});
+      continue;
+    }
+    const std::vector<std::string_view> fields = split_commas(line);
+    if (fields.size() != columns.fields) {
+      throw data::Error(where, "bad field count: " + std::to_string(fields.size()) + " fields, expected " +
+                                   std::to_string(columns.fields));
+    }
+    auto field = [&](std::optional<std::size_t> at, const char* what) -> std::optional<std::int64_t> {
+      if (!at) return std::nullopt;
+      return data::importers::parse_int(fields[*at], where, what);
+    };
+    file.ranges.push_back({range_from(*field(columns.first, "first"), field(columns.count, "count"),
+                                      field(columns.last, "last"), where),
+                           where});
+  }
+}
+
+std::optional<std::int64_t> json_integer(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.contains(key)) return std::nullopt;
+  if (!object[key].is_number_integer()) {
+    throw data::Error(where, std::string("\"") + key + "\" must be an integer, got " + object[key].dump());
+  }
+  return object[key].get<std::int64_t>();
+}
+
+// A JSON ranges file; each range's line is where its element starts.
+void read_json(const TextInput& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+  const data::importers::JsonWithLines parsed = data::importers::parse_json_with_lines(input, "ranges");
+  const nlohmann::json& doc = parsed.doc;
+  const nlohmann::json* ranges = &doc;
+  if (doc.is_object()) {
+    if (!doc.contains("ranges")) throw data::Error(input.where(1), "a JSON object needs a \"ranges\" array");
+    if (doc.contains("overlap")) {
+      declare_overlap(overlap, *json_integer(doc, "overlap", input.where(1)), input.where(1));
+    }
+    ranges = &doc["ranges"];
+  }
+  if (!ranges->is_array()) throw data::Error(input.where(1), "expected an array of ranges");
+  for (std::size_t i = 0; i < ranges->size(); ++i) {
+    const nlohmann::json& element = (*ranges)[i];
+    const std::string where = input.where(parsed.element_lines.at(i));
+    if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
+    const std::optional<std::int64_t> first = json_integer(element, "first", where);
+    const std::optional<std::int64_t> count = json_integer(element, "count", where);
+    const std::optional<std::int64_t> last = json_integer(element, "last", where);
+    if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
+    file.ranges.push_back({range_from(*first, count, last, where), where});
+  }
+}
+
+// Sorted by first unit, each range starts `overlap` units before the previous one ends.
+void check_tiling(const RangesFile& file) {
+  const std::string declare = " (declare it with a line '# overlap N', in JSON \"overlap\": N)";
+  for (std::size_t i = 0; i < file.ranges.size(); ++i) {
+    const ListedRange& r = file.ranges[i];
+    if (r.range.count <= file.overlap) {
+      throw data::Error(r.where, "range " + r.range.end_count() + " is not longer than the declared overlap of " +
+                                     std::to_string(file.overlap) + " units");
+    }
+    if (i == 0) continue;
+    const ListedRange& before = file.ranges[i - 1];
+    const std::int64_t shared = before.range.end() - r.range.first;  // units in both (negative: a gap)
+    const std::string pair = "range " + r.range.end_count() + " and " + before.range.end_count() + " (" +
+                             before.where + ")";
+    if (shared < 0) {
+      throw data::Error(r.where, pair + " leave units " + std::to_string(before.range.end()) + ".." +
+                                     std::to_string(r.range.first - 1) + " in no range");
+    }
+    if (shared == file.overlap) continue;
+    if (file.overlap == 0) {
+      throw data::Error(r.where, pair + " overlap by " + std::to_string(shared) + " units without a declared overlap" +
+                                     declare);
+    }
+    throw data::Error(r.where, pair + " overlap by " + std::to_string(shared) + " units, but the declared overlap is " +
+                                   std::to_string(file.overlap));
+  }
+}
+
+}  // namespace
+
+Partition RangesFile::partition() const {
+  Partition out;
+  out.overlap = overlap;
+  for (const ListedRange& r : ranges) out.ranges.push_back({r.range.first + overlap, r.range.count - overlap});
+  return out;
+}
+
+data::Range RangesFile::span() const {
+  const std::int64_t first = ranges.front().range.first + overlap;
+  return {first, ranges.back().range.end() - first};
+}
+
+RangesFile read_ranges_file(const std::string& path) {
+  const TextInput input = TextInput::read(path);
+  RangesFile file{path, 0, {}};
+  std::optional<std::int64_t> overlap;
+  if (data::importers::looks_like_json(input)) {
+    read_json(input, file, overlap);
+  } else {
+    read_text(input, file, overlap);
+  }
+  if (file.ranges.empty()) throw data::Error(path, "no ranges");
+  file.overlap = overlap.value_or(0);
+  std::stable_sort(file.ranges.begin(), file.ranges.end(),
+                   [](const ListedRange& a, const ListedRange& b) { return a.range.first < b.range.first; });
+  check_tiling(file);
+  return file;
+}
+
+void require_within_model(const RangesFile& file, const data::CostModel& model) {
+  for (const ListedRange& r : file.ranges) {
+    data::require_within_model_span(model, r.range, r.where + ": range " + r.range.end_count());
+  }
+}
+
+}  // namespace millrace::partitioners

@@ -1,0 +1,52 @@
+// A ranges file: the ranges a team's own generator cut, read so that millrace can score them
+// beside its built-in partitioners (`compare --ranges`) or simulate them (`simulate --ranges`).
+// Three formats, told apart by content:
+//   END/COUNT   one range per line, "LAST/COUNT" as stellar's catch-up generators print them
+//               (and `partition --format end-count`), in any order
+//   CSV         "first,count" or "first,last" (inclusive last); the header is optional, and
+//               without one the two columns are first,count. With a header, other columns
+//               are ignored (so `partition --format csv` output reads back)
+//   JSON        an array of {"first", "count" | "last"} objects, or an object holding it under
+//               "ranges" with an optional "overlap" (what `partition --format json` writes)
+// In the text formats, '#' starts a comment line; "# overlap N" declares the overlap.
+//
+// The ranges are the work as handed out. Sorted by their first unit, each must start exactly
+// `overlap` units before the previous one ends: an undeclared overlap, an overlap other than
+// the declared one, or a gap is refused naming file:line of both ranges. With overlap N, the
+// span covered is the ranges without their first N units, as partitioners/partitioner.h cuts it.
+// Every error names the file and line ("cuts.txt:7: ..."; JSON: the line where the range starts).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/cost_model.h"
+#include "data/records.h"
+#include "partitioners/partitioner.h"
+
+namespace millrace::partitioners {
+
+struct ListedRange {
+  data::Range range;   // the work range as listed (overlap included)
+  std::string where;   // "file:line"
+};
+
+struct RangesFile {
+  std::string path;
+  std::int64_t overlap = 0;
+  std::vector<ListedRange> ranges;  // sorted by first unit
+
+  // The tiling (each range without its first `overlap` units) and the overlap.
+  Partition partition() const;
+  data::Range span() const;  // the units the tiling covers
+};
+
+// Reads and checks a ranges file. Throws data::Error naming file:line for a malformed line, a
+// range with COUNT < 1, overlapping ranges without (or beyond) a declared overlap, and gaps.
+RangesFile read_ranges_file(const std::string& path);
+
+// Throws data::Error naming file:line of the first range reaching outside the model's span.
+void require_within_model(const RangesFile& file, const data::CostModel& model);
+
+}  // namespace millrace::partitioners
