@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,15 @@ namespace {
 
 constexpr const char* kFormat = "millrace-cost-model";
 constexpr int kVersion = 1;
+// The costliest range a model may predict over its span: 10^18 us (about 31,700 years) keeps
+// every such prediction, and sums of a few of them, inside 64-bit microseconds (9.2e18).
+constexpr double kMaxModelMicros = 1e18;
+
+std::string shortest(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
 
 const nlohmann::json& require(const nlohmann::json& object, const char* key, nlohmann::json::value_t type,
                               const std::string& where, const std::string& input) {
@@ -48,8 +58,30 @@ CostModel::CostModel(std::vector<CostBin> bins, std::string units, std::string s
     if (!std::isfinite(bin.micros_per_unit) || bin.micros_per_unit < 0) {
       throw Error(input, where + ": negative or non-finite work density " + std::to_string(bin.micros_per_unit));
     }
-    edges_.push_back(bin.range.end());
-    prefix_.push_back(prefix_.back() + bin.micros_per_unit * static_cast<double>(bin.range.count));
+    std::int64_t end = 0;
+    if (__builtin_add_overflow(bin.range.first, bin.range.count, &end)) {
+      throw Error(input, where + ": first " + std::to_string(bin.range.first) + " + count " +
+                             std::to_string(bin.range.count) + " overflows 64-bit units");
+    }
+    if (bin.startup_micros > kMaxModelMicros) {
+      throw Error(input, where + ": startup_micros " + shortest(bin.startup_micros) + " is implausible (a range's cost must stay below " +
+                             shortest(kMaxModelMicros) + " us, about 31,700 years)");
+    }
+    const double total = prefix_.back() + bin.micros_per_unit * static_cast<double>(bin.range.count);
+    if (total + bin.startup_micros > kMaxModelMicros) {
+      throw Error(input, where + ": micros_per_unit " + shortest(bin.micros_per_unit) +
+                             " is implausible: the work over the model's span reaches " + shortest(total) +
+                             " us (a range's cost must stay below " + shortest(kMaxModelMicros) + " us, about 31,700 years)");
+    }
+    edges_.push_back(end);
+    prefix_.push_back(total);
+  }
+  const double largest_startup =
+      std::max_element(bins_.begin(), bins_.end(), [](const CostBin& a, const CostBin& b) { return a.startup_micros < b.startup_micros; })
+          ->startup_micros;
+  if (prefix_.back() + largest_startup > kMaxModelMicros) {
+    throw Error(input, "start-up plus the work over the model's span reaches " + shortest(prefix_.back() + largest_startup) +
+                           " us (a range's cost must stay below " + shortest(kMaxModelMicros) + " us, about 31,700 years)");
   }
   const std::int64_t width = bins_.front().range.count;
   const bool uniform = std::all_of(bins_.begin(), bins_.end() - 1, [&](const CostBin& b) { return b.range.count == width; }) &&
@@ -125,7 +157,9 @@ nlohmann::json CostModel::to_json() const {
                     {"startup_micros", bin.startup_micros},
                     {"micros_per_unit", bin.micros_per_unit}});
   }
-  return {{"format", kFormat}, {"version", kVersion}, {"units", units_}, {"source", source_}, {"bins", bins}};
+  nlohmann::json json = {{"format", kFormat}, {"version", kVersion}, {"units", units_}, {"source", source_}, {"bins", bins}};
+  if (!noise_.empty()) json["noise"] = noise_.to_json();
+  return json;
 }
 
 CostModel CostModel::from_json(const nlohmann::json& json, const std::string& input) {
@@ -147,14 +181,20 @@ CostModel CostModel::from_json(const nlohmann::json& json, const std::string& in
                     require(item, "startup_micros", Type::number_float, where, input).get<double>(),
                     require(item, "micros_per_unit", Type::number_float, where, input).get<double>()});
   }
-  return CostModel(std::move(bins), require(json, "units", Type::string, "model", input).get<std::string>(),
-                   require(json, "source", Type::string, "model", input).get<std::string>(), input);
+  CostModel model(std::move(bins), require(json, "units", Type::string, "model", input).get<std::string>(),
+                  require(json, "source", Type::string, "model", input).get<std::string>(), input);
+  if (json.contains("noise")) model.set_noise(DurationNoise::from_json(json.at("noise"), input));
+  return model;
 }
 
-void CostModel::save(const std::string& path) const {
+void CostModel::save(const std::string& path) const { save(path, nullptr); }
+
+void CostModel::save(const std::string& path, const nlohmann::json& fit) const {
+  nlohmann::json json = to_json();
+  if (!fit.is_null()) json["fit"] = fit;
   std::ofstream out(path);
   if (!out) throw Error(path, "cannot open for writing");
-  out << to_json().dump(2) << "\n";
+  out << json.dump(2) << "\n";
   if (!out) throw Error(path, "write failed");
 }
 

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "data/cost_profile.h"
+#include "data/duration_noise.h"
 #include "data/records.h"
 #include "data/time.h"
 
@@ -28,8 +30,10 @@ struct CostBin {
 
 class CostModel {
  public:
-  // Throws Error naming `input` unless the bins are non-empty, sorted, contiguous, non-empty
-  // ranges with finite, non-negative coefficients.
+  // Throws Error naming `input` and the field unless the bins are non-empty, sorted, contiguous,
+  // non-empty ranges with finite, non-negative coefficients, and the costliest range over the
+  // span (largest start-up plus all the work) stays below 10^18 us, so no prediction over the
+  // span can overflow 64-bit microseconds.
   CostModel(std::vector<CostBin> bins, std::string units = "units", std::string source = "",
             const std::string& input = "cost model");
   // A model from a per-unit series: the profile's densities with one constant start-up cost.
@@ -47,13 +51,20 @@ class CostModel {
   // The largest end in [from, limit] with work(from, end) <= budget (from when none is larger).
   std::int64_t furthest_end(std::int64_t from, double budget, std::int64_t limit) const;
 
+  // How far real durations stray from cost(): empty (factor 1) unless the fit or a file set it.
+  const DurationNoise& noise() const { return noise_; }
+  void set_noise(DurationNoise noise) { noise_ = std::move(noise); }
+
   // The work densities as a cost profile (for the trace store and the simulator).
   CostProfile profile(const std::string& name) const;
 
+  // The noise is saved under "noise" when there is any; a file without it loads with no noise.
   nlohmann::json to_json() const;
-  // Throws Error naming `input` for missing keys, wrong types and invalid bins.
+  // Throws Error naming `input` for missing keys, wrong types and invalid bins or noise.
   static CostModel from_json(const nlohmann::json& json, const std::string& input);
   void save(const std::string& path) const;        // throws Error naming the path
+  // The same, with `fit` (the fit's report figures) stored beside the model under "fit".
+  void save(const std::string& path, const nlohmann::json& fit) const;
   static CostModel load(const std::string& path);  // throws Error naming the path
 
  private:
@@ -66,6 +77,7 @@ class CostModel {
   std::vector<std::int64_t> edges_;  // bins_.size() + 1 bin edges
   std::vector<double> prefix_;       // cumulative work at each edge
   std::int64_t uniform_width_ = 0;   // bin width when all bins but the last share it (O(1) lookup)
+  DurationNoise noise_;
 };
 
 }  // namespace millrace::data

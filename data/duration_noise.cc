@@ -1,0 +1,133 @@
+#include "data/duration_noise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+
+namespace millrace::data {
+
+namespace {
+
+// The p-quantile of sorted values, interpolating linearly between order statistics.
+double sorted_quantile(const std::vector<double>& sorted, double p) {
+  if (sorted.size() == 1) return sorted.front();
+  const double position = std::clamp(p, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  if (below + 1 >= sorted.size()) return sorted.back();
+  const double fraction = position - static_cast<double>(below);
+  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+}
+
+NoiseSegment segment_of(std::int64_t first, std::vector<double> ratios, int knots) {
+  std::sort(ratios.begin(), ratios.end());
+  NoiseSegment segment{first, {}};
+  const int n = std::max(knots, 2);
+  for (int k = 0; k < n; ++k) segment.quantiles.push_back(sorted_quantile(ratios, static_cast<double>(k) / (n - 1)));
+  return segment;
+}
+
+}  // namespace
+
+DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, const std::string& input)
+    : segments_(std::move(segments)) {
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const NoiseSegment& segment = segments_[i];
+    const std::string where = "noise segment " + std::to_string(i);
+    if (i > 0 && segment.first <= segments_[i - 1].first) {
+      throw Error(input, where + ": segments must start at strictly increasing units (" + std::to_string(segment.first) +
+                             " after " + std::to_string(segments_[i - 1].first) + ")");
+    }
+    if (segment.quantiles.empty()) throw Error(input, where + ": no quantiles");
+    for (std::size_t k = 0; k < segment.quantiles.size(); ++k) {
+      const double q = segment.quantiles[k];
+      if (!std::isfinite(q) || q < 0) {
+        throw Error(input, where + ": quantile " + std::to_string(k) + " is negative or not finite (" + std::to_string(q) + ")");
+      }
+      if (k > 0 && q < segment.quantiles[k - 1]) {
+        throw Error(input, where + ": quantiles must be non-decreasing (quantile " + std::to_string(k) + ")");
+      }
+    }
+  }
+}
+
+DurationNoise DurationNoise::from_samples(std::vector<NoiseSample> samples, int knots, std::size_t min_per_segment,
+                                          int max_segments) {
+  std::erase_if(samples, [](const NoiseSample& s) { return !std::isfinite(s.ratio) || s.ratio < 0; });
+  if (samples.empty()) return DurationNoise();
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const NoiseSample& a, const NoiseSample& b) { return a.first_unit < b.first_unit; });
+  const std::size_t wanted = std::clamp<std::size_t>(samples.size() / std::max<std::size_t>(min_per_segment, 1), 1,
+                                                     static_cast<std::size_t>(std::max(max_segments, 1)));
+  std::vector<NoiseSegment> segments;
+  std::vector<double> ratios;
+  std::int64_t first = samples.front().first_unit;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    // Segment boundaries at equal sample counts, moved forward past ranges sharing a first unit.
+    const std::size_t boundary = (segments.size() + 1) * samples.size() / wanted;
+    if (i >= boundary && samples[i].first_unit != samples[i - 1].first_unit && segments.size() + 1 < wanted) {
+      segments.push_back(segment_of(first, std::move(ratios), knots));
+      ratios.clear();
+      first = samples[i].first_unit;
+    }
+    ratios.push_back(samples[i].ratio);
+  }
+  segments.push_back(segment_of(first, std::move(ratios), knots));
+  return DurationNoise(std::move(segments));
+}
+
+bool DurationNoise::empty() const { return segments_.empty(); }
+
+const NoiseSegment& DurationNoise::segment_at(std::int64_t first_unit) const {
+  const auto after = std::upper_bound(segments_.begin() + 1, segments_.end(), first_unit,
+                                      [](std::int64_t unit, const NoiseSegment& s) { return unit < s.first; });
+  return *(after - 1);
+}
+
+double DurationNoise::quantile(std::int64_t first_unit, double p) const {
+  if (empty()) return 1;
+  const std::vector<double>& q = segment_at(first_unit).quantiles;
+  return sorted_quantile(q, p);
+}
+
+double DurationNoise::factor(std::int64_t first_unit, double u) const { return quantile(first_unit, u); }
+
+nlohmann::json DurationNoise::to_json() const {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const NoiseSegment& segment : segments_) {
+    segments.push_back({{"first", segment.first}, {"quantiles", segment.quantiles}});
+  }
+  return {{"kind", "multiplicative-quantiles"}, {"segments", segments}};
+}
+
+DurationNoise DurationNoise::from_json(const nlohmann::json& json, const std::string& input) {
+  if (!json.is_object() || !json.contains("segments") || !json.at("segments").is_array()) {
+    throw Error(input, "noise: must be an object with a 'segments' array");
+  }
+  if (json.contains("kind") && json.at("kind") != "multiplicative-quantiles") {
+    throw Error(input, "noise: unknown kind " + json.at("kind").dump() + " (expected \"multiplicative-quantiles\")");
+  }
+  std::vector<NoiseSegment> segments;
+  const nlohmann::json& items = json.at("segments");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string where = "noise segment " + std::to_string(i);
+    const nlohmann::json& item = items[i];
+    if (!item.is_object() || !item.contains("first") || !item.at("first").is_number_integer()) {
+      throw Error(input, where + ": needs an integer 'first'");
+    }
+    if (!item.contains("quantiles") || !item.at("quantiles").is_array()) {
+      throw Error(input, where + ": needs a 'quantiles' array");
+    }
+    NoiseSegment segment{item.at("first").get<std::int64_t>(), {}};
+    for (const nlohmann::json& q : item.at("quantiles")) {
+      if (!q.is_number()) throw Error(input, where + ": quantile " + q.dump() + " is not a number");
+      segment.quantiles.push_back(q.get<double>());
+    }
+    segments.push_back(std::move(segment));
+  }
+  return DurationNoise(std::move(segments), input);
+}
+
+}  // namespace millrace::data

@@ -1,0 +1,151 @@
+#include "data/duration_noise.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "data/cost_model.h"
+#include "data/error.h"
+
+namespace millrace::data {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Uniform in [0, 1) from the top 53 bits: the same on every standard library.
+double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+TEST(DurationNoise, DefaultIsFactorOneEverywhere) {
+  const DurationNoise none;
+  EXPECT_TRUE(none.empty());
+  for (std::int64_t unit : {-5, 0, 1'000'000}) {
+    EXPECT_EQ(none.factor(unit, 0.01), 1.0);
+    EXPECT_EQ(none.factor(unit, 0.99), 1.0);
+    EXPECT_EQ(none.quantile(unit, 0.9), 1.0);
+  }
+}
+
+TEST(DurationNoise, QuantilesAreTheSamplesOrderStatisticsInterpolated) {
+  // Ratios 1..5 (given unsorted): with 5 knots the knots are the order statistics themselves.
+  std::vector<NoiseSample> samples = {{3, 4.0}, {0, 2.0}, {4, 1.0}, {1, 5.0}, {2, 3.0}};
+  const DurationNoise noise = DurationNoise::from_samples(samples, 5, 1, 1);
+  ASSERT_EQ(noise.segments().size(), 1u);
+  EXPECT_EQ(noise.segments()[0].quantiles, (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_DOUBLE_EQ(noise.quantile(2, 0.5), 3);
+  EXPECT_DOUBLE_EQ(noise.quantile(2, 0.125), 1.5);  // halfway between knots 0 and 1
+  EXPECT_DOUBLE_EQ(noise.factor(2, 0.875), 4.5);
+  EXPECT_DOUBLE_EQ(noise.quantile(2, 0), 1);
+  EXPECT_DOUBLE_EQ(noise.quantile(2, 1), 5);
+  // Three knots of the same samples: min, median, max.
+  EXPECT_EQ(DurationNoise::from_samples(samples, 3, 1, 1).segments()[0].quantiles, (std::vector<double>{1, 3, 5}));
+}
+
+TEST(DurationNoise, SegmentsFollowTheSequenceAndExtendToBothSides) {
+  std::vector<NoiseSample> samples;
+  for (int i = 0; i < 5; ++i) samples.push_back({100 + i, 2.0});
+  for (int i = 0; i < 5; ++i) samples.push_back({i, 1.0});
+  const DurationNoise noise = DurationNoise::from_samples(samples, 5, 5, 8);
+  ASSERT_EQ(noise.segments().size(), 2u);
+  EXPECT_EQ(noise.segments()[0].first, 0);
+  EXPECT_EQ(noise.segments()[1].first, 100);
+  EXPECT_EQ(noise.factor(-50, 0.5), 1.0);
+  EXPECT_EQ(noise.factor(99, 0.9), 1.0);
+  EXPECT_EQ(noise.factor(100, 0.1), 2.0);
+  EXPECT_EQ(noise.factor(1'000'000, 0.5), 2.0);
+  // At most max_segments, however many samples.
+  EXPECT_EQ(DurationNoise::from_samples(samples, 5, 1, 3).segments().size(), 3u);
+}
+
+TEST(DurationNoise, RangesSharingAFirstUnitStayInOneSegment) {
+  // Six samples at unit 7 would be cut in half by equal counts; the cut moves past them.
+  std::vector<NoiseSample> samples;
+  for (int i = 0; i < 6; ++i) samples.push_back({7, 1.0 + i});
+  for (int i = 0; i < 2; ++i) samples.push_back({20, 10.0});
+  const DurationNoise noise = DurationNoise::from_samples(samples, 3, 4, 2);
+  ASSERT_EQ(noise.segments().size(), 2u);
+  EXPECT_EQ(noise.segments()[0].quantiles, (std::vector<double>{1, 3.5, 6}));
+  EXPECT_EQ(noise.segments()[1].first, 20);
+}
+
+TEST(DurationNoise, SkipsUnusableRatiosAndGivesNoNoiseWithoutSamples) {
+  EXPECT_TRUE(DurationNoise::from_samples({}, 11, 10, 4).empty());
+  const DurationNoise noise = DurationNoise::from_samples({{0, -1.0}, {1, 2.0}, {2, std::nan("")}}, 3, 1, 1);
+  EXPECT_EQ(noise.segments()[0].quantiles, (std::vector<double>{2, 2, 2}));
+}
+
+TEST(DurationNoise, DrawsReproduceTheSampleDistribution) {
+  // Ratios uniform on [0.5, 1.5]; factors drawn with uniform u follow that distribution.
+  std::mt19937_64 rng(11);
+  std::vector<NoiseSample> samples;
+  for (int i = 0; i < 2000; ++i) samples.push_back({i, 0.5 + unit_draw(rng)});
+  const DurationNoise noise = DurationNoise::from_samples(samples, 41, 2000, 1);
+  std::vector<double> draws;
+  for (int i = 0; i < 20000; ++i) draws.push_back(noise.factor(500, unit_draw(rng)));
+  std::sort(draws.begin(), draws.end());
+  for (double p : {0.1, 0.5, 0.9}) {
+    EXPECT_NEAR(draws[static_cast<std::size_t>(p * draws.size())], 0.5 + p, 0.03) << "p " << p;
+  }
+  double mean = 0;
+  for (double d : draws) mean += d / draws.size();
+  EXPECT_NEAR(mean, 1.0, 0.02);
+}
+
+TEST(DurationNoise, RoundTripsThroughTheModelFileAndOldFilesLoadWithout) {
+  CostModel model({{{0, 10}, 5, 1}, {{10, 10}, 7, 3}}, "ledgers", "test");
+  const nlohmann::json plain = model.to_json();
+  EXPECT_FALSE(plain.contains("noise"));
+  EXPECT_TRUE(CostModel::from_json(plain, "old.json").noise().empty());
+  const DurationNoise noise({{0, {0.5, 1.0, 2.0}}, {12, {0.9, 1.0, 1.1}}});
+  model.set_noise(noise);
+  const CostModel loaded = CostModel::from_json(nlohmann::json::parse(model.to_json().dump()), "model.json");
+  EXPECT_EQ(loaded.noise(), noise);
+  EXPECT_DOUBLE_EQ(loaded.noise().quantile(15, 0.75), 1.05);
+}
+
+TEST(DurationNoise, RefusesNonFiniteQuantilesNamingTheInput) {
+  try {
+    DurationNoise({{0, {1.0, std::numeric_limits<double>::infinity()}}}, "fit of run 3");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), "fit of run 3");
+    EXPECT_THAT(e.problem(), HasSubstr("noise segment 0: quantile 1 is negative or not finite"));
+  }
+}
+
+class MalformedNoise : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(MalformedNoise, IsRejectedNamingTheInputAndTheSegment) {
+  nlohmann::json model = CostModel({{{0, 10}, 5, 1}}).to_json();
+  model["noise"] = nlohmann::json::parse(GetParam().first);
+  try {
+    CostModel::from_json(model, "m.json");
+    FAIL() << "accepted " << GetParam().first;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), "m.json");
+    EXPECT_THAT(e.problem(), HasSubstr(GetParam().second));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Json, MalformedNoise,
+    ::testing::Values(
+        std::make_pair(R"([1, 2])", "'segments' array"),
+        std::make_pair(R"({"kind":"additive","segments":[]})", "unknown kind"),
+        std::make_pair(R"({"segments":[{"quantiles":[1]}]})", "noise segment 0: needs an integer 'first'"),
+        std::make_pair(R"({"segments":[{"first":0}]})", "noise segment 0: needs a 'quantiles' array"),
+        std::make_pair(R"({"segments":[{"first":0,"quantiles":[]}]})", "noise segment 0: no quantiles"),
+        std::make_pair(R"({"segments":[{"first":0,"quantiles":[1,"x"]}]})", "is not a number"),
+        std::make_pair(R"({"segments":[{"first":0,"quantiles":[1,-2]}]})", "quantile 1 is negative"),
+        std::make_pair(R"({"segments":[{"first":0,"quantiles":[2,1]}]})", "non-decreasing"),
+        std::make_pair(R"({"segments":[{"first":5,"quantiles":[1]},{"first":5,"quantiles":[1]}]})",
+                       "noise segment 1: segments must start at strictly increasing units")),
+    [](const auto& info) { return "case" + std::to_string(info.index); });
+
+}  // namespace
+}  // namespace millrace::data
