@@ -16,20 +16,28 @@
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/work_graph.h"
+#include "sim/duration_draws.h"
 
 namespace millrace::sim {
 
 namespace {
 
-// A plan to simulate: a partition (or the recorded run) with each item's duration.
+// A plan to simulate: a partition (or the recorded run) with each item's duration: recorded
+// (the recorded run), or predicted and, per replica, drawn from the model's noise (partitions).
 struct PlanCase {
   std::string name;
   std::vector<data::WorkItem> items;
-  std::vector<data::Micros> durations;  // by position
-  std::unordered_map<std::string, data::Micros> by_id;
+  std::vector<data::Micros> durations;  // by position: recorded, or the model's predictions
+  bool drawn = false;                   // replicas draw durations from the model's noise
+  std::unordered_map<std::string, std::size_t> position;
 
   void index() {
-    for (std::size_t i = 0; i < items.size(); ++i) by_id.emplace(items[i].id, durations[i]);
+    for (std::size_t i = 0; i < items.size(); ++i) position.emplace(items[i].id, i);
+  }
+  std::vector<data::Range> ranges() const {
+    std::vector<data::Range> out;
+    for (const data::WorkItem& item : items) out.push_back(*item.range);
+    return out;
   }
 };
 
@@ -71,25 +79,6 @@ void parallel_for(std::size_t n, unsigned threads, const std::function<void(std:
   }
 }
 
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// The seed of one simulation, from the user's seed and what the simulation is, never from
-// which thread runs it or when.
-std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int workers, scheduler::QueueOrder order,
-                           int replica) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (unsigned char c : plan) h = (h ^ c) * 1099511628211ULL;
-  h = splitmix(h ^ seed);
-  h = splitmix(h ^ static_cast<std::uint64_t>(workers));
-  h = splitmix(h ^ static_cast<std::uint64_t>(order));
-  return splitmix(h ^ static_cast<std::uint64_t>(replica));
-}
-
 data::Micros smallest_startup(const StartupLatency& startup) {
   if (startup.samples.empty()) return startup.constant;
   return *std::min_element(startup.samples.begin(), startup.samples.end());
@@ -107,7 +96,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
-  PlanCase plan{name, {}, {}, {}};
+  PlanCase plan{name, {}, {}, spec.noise && !spec.model->noise().empty(), {}};
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
     item.range = r;
@@ -151,6 +140,13 @@ void validate(const ComparisonSpec& spec) {
   }
 }
 
+// The p-quantile of sorted makespans by nearest rank: the least value at or above which a share
+// p of the replicas lies (a plan meets a deadline with confidence p when this is within it).
+data::Micros nearest_rank(const std::vector<data::Micros>& sorted, double p) {
+  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size()) - 1e-9));
+  return sorted[std::max<std::size_t>(rank, 1) - 1];
+}
+
 ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,
                         data::Micros startup, data::Micros contiguous) {
   ComparisonRow row;
@@ -178,6 +174,11 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_runs += r.failed ? 1 : 0;
     row.makespans.push_back(r.makespan);
   }
+  std::vector<data::Micros> sorted = row.makespans;
+  std::sort(sorted.begin(), sorted.end());
+  row.makespan_p10 = nearest_rank(sorted, 0.1);
+  row.makespan_p50 = nearest_rank(sorted, 0.5);
+  row.makespan_p90 = nearest_rank(sorted, 0.9);
   const double n = static_cast<double>(replicas.size());
   const double mean = sum / n;
   row.makespan_mean = static_cast<data::Micros>(std::llround(mean));
@@ -192,6 +193,16 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
 }
 
 }  // namespace
+
+std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int workers, scheduler::QueueOrder order,
+                           int replica) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : plan) h = (h ^ c) * 1099511628211ULL;
+  h = splitmix(h ^ seed);
+  h = splitmix(h ^ static_cast<std::uint64_t>(workers));
+  h = splitmix(h ^ static_cast<std::uint64_t>(order));
+  return splitmix(h ^ static_cast<std::uint64_t>(replica));
+}
 
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name) {
@@ -214,7 +225,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   std::vector<PlanCase> plans;
   std::vector<Combination> combos;
   if (spec.recorded_items) {
-    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations, {}};
+    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations, false, {}};
     for (data::WorkItem& item : recorded.items) {
       item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
     }
@@ -258,8 +269,11 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     config.scheduler.params.max_in_flight = c.workers;
     config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
     config.scheduler.order = c.order;
-    const SimulationResult r =
-        simulate(plan.items, [&plan](const data::WorkItem& item) { return plan.by_id.at(item.id); }, config);
+    const std::vector<data::Micros> durations =
+        plan.drawn ? draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true)
+                   : plan.durations;
+    const SimulationResult r = simulate(
+        plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
     results[i] = {r.makespan, r.utilisation, r.node_hours, r.tail.below_tenth, r.failed_attempts,
                   r.run_failed || r.stalled};
   });
@@ -285,20 +299,23 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   const data::DisplayUnit unit = data::display_unit(largest);
   auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
-  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %6s %9s %6s %9s %9s %9s %8s %6s %10s %9s %6s\n",
+  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s\n",
                 "partitioner", "workers", "order", "ranges", "longest", "bound", "ratio", "contig", "c-rat", "mean",
-                "min", "max", "stddev", "util", "node-h", "tail", "failed");
+                "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed");
   out << "times in " << unit.name
       << "; bound = max(critical path, work / workers) + start-up of the row's own partition; contig = the best any "
          "contiguous partition of the span could reach on these workers + start-up; ratio, c-rat = mean / bound, "
-         "mean / contig; tail = final stretch with < 10% of peak workers busy\n"
+         "mean / contig; mean, p50, p90, max of the makespan over replicas; tail = final stretch with < 10% of "
+         "peak workers busy\n"
       << line;
   for (const ComparisonRow& r : comparison.rows) {
     std::snprintf(line, sizeof line,
-                  "%-14s %7d %-5s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f %6.1f\n",
+                  "%-14s %7d %-5s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f "
+                  "%6.1f\n",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
                   r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
-                  t(r.makespan_min), t(r.makespan_max), t(r.makespan_stddev), r.utilisation, r.node_hours,
+                  t(r.makespan_p50), t(r.makespan_p90), t(r.makespan_max), t(r.makespan_stddev), r.utilisation,
+                  r.node_hours,
                   t(r.tail_below_tenth), r.failed_attempts);
     out << line;
   }
@@ -319,6 +336,9 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"makespan_mean_us", r.makespan_mean},
                     {"makespan_min_us", r.makespan_min},
                     {"makespan_max_us", r.makespan_max},
+                    {"makespan_p10_us", r.makespan_p10},
+                    {"makespan_p50_us", r.makespan_p50},
+                    {"makespan_p90_us", r.makespan_p90},
                     {"makespan_stddev_us", r.makespan_stddev},
                     {"ratio_to_lower_bound", r.ratio_to_lower_bound},
                     {"utilisation", r.utilisation},

@@ -1,6 +1,8 @@
 // Comparisons: every combination of partitioner x worker count x queue order, simulated for a
-// number of replicas (each with its own seed, so failure injection and start-up samples differ),
-// summarised per combination against a lower bound. This answers "which partition and how many
+// number of replicas (each with its own seed, so failure injection, start-up samples and, for
+// partitions, the range durations drawn from the model's noise differ: sim/duration_draws.h),
+// summarised per combination (mean, p10, p50, p90, max makespan) against a lower bound. The
+// recorded run keeps its recorded durations in every replica. This answers "which partition and how many
 // workers finish soonest and cheapest" offline, from a cost model (and, as a baseline, a recorded
 // run replayed with its recorded durations).
 //
@@ -43,6 +45,7 @@ struct ComparisonSpec {
   std::vector<scheduler::QueueOrder> orders{scheduler::QueueOrder::kPlan};
   int replicas = 1;
   std::uint64_t seed = 1;
+  bool noise = true;  // partitions' durations drawn from the model's noise; false: the predictions
   // Template of every simulation: cluster (fail_prob, start-up latency...) and scheduler
   // (policy, retry); nodes, workers and order are set per combination.
   SimulationConfig base;
@@ -71,6 +74,9 @@ struct ComparisonRow {
   data::Micros makespan_min = 0;
   data::Micros makespan_max = 0;
   data::Micros makespan_stddev = 0;
+  data::Micros makespan_p10 = 0;        // nearest-rank quantiles over the replicas
+  data::Micros makespan_p50 = 0;
+  data::Micros makespan_p90 = 0;
   double ratio_to_lower_bound = 0;      // mean makespan / lower bound
   double ratio_to_contiguous_bound = 0; // mean makespan / contiguous bound (0 without one)
   double utilisation = 0;               // means over replicas
@@ -90,6 +96,11 @@ struct Comparison {
 // replica count below 1, a missing model, a partitioner rejecting its parameters, or a span
 // (with the partition overlap) or listed range outside the model's span.
 Comparison run_comparison(const ComparisonSpec& spec);
+
+// The seed of one simulation, from the user's seed and what the simulation is, never from which
+// thread runs it or when; its range durations are drawn from duration_seed(this).
+std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int workers, scheduler::QueueOrder order,
+                           int replica);
 
 // The lower bound of a plan with these durations on `workers` workers.
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,

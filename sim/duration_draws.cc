@@ -1,0 +1,34 @@
+#include "sim/duration_draws.h"
+
+#include <cmath>
+
+namespace millrace::sim {
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t duration_seed(std::uint64_t simulation_seed) {
+  constexpr std::uint64_t kDurationStream = 0x6475726174696f6eULL;  // "duration"
+  return splitmix(simulation_seed ^ kDurationStream);
+}
+
+std::vector<data::Micros> draw_durations(const data::CostModel& model, const std::vector<data::Range>& ranges,
+                                         std::uint64_t seed, bool noise) {
+  std::vector<data::Micros> durations;
+  durations.reserve(ranges.size());
+  const bool draw = noise && !model.noise().empty();
+  UniformDraws draws(seed);
+  for (const data::Range& r : ranges) {
+    const data::Micros predicted = model.predict(r);
+    durations.push_back(draw ? static_cast<data::Micros>(
+                                   std::llround(static_cast<double>(predicted) * model.noise().factor(r.first, draws.next())))
+                             : predicted);
+  }
+  return durations;
+}
+
+}  // namespace millrace::sim
