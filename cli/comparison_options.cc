@@ -86,6 +86,11 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of every random draw")->capture_default_str();
+  cmd->add_option("--noise", o.noise,
+                  "on: each replica draws the partitions' range durations from the model's noise; off: the "
+                  "predictions (the recorded run keeps its recorded durations either way)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--fail-prob", o.fail_prob, "Probability that an attempt fails part-way")->capture_default_str();
   cmd->add_option("--startup-latency", o.startup_latency,
                   "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
@@ -131,6 +136,7 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
   for (const std::string& order : split_list(o.orders)) spec.orders.push_back(scheduler::queue_order_from_string(order));
   spec.replicas = o.replicas;
   spec.seed = o.seed;
+  spec.noise = o.noise == "on";
   spec.threads = o.threads;
   if (o.fail_prob < 0 || o.fail_prob >= 1) {
     throw data::Error("--fail-prob " + std::to_string(o.fail_prob), "must be in [0, 1)");
@@ -176,6 +182,7 @@ nlohmann::json parameters_of(const ComparisonOptions& o) {
           {"orders", o.orders},
           {"replicas", o.replicas},
           {"seed", o.seed},
+          {"noise", o.noise},
           {"fail_prob", o.fail_prob},
           {"startup_latency", o.startup_latency},
           {"max_attempts", o.max_attempts},

@@ -29,6 +29,7 @@ struct ComparisonOptions {
   std::string orders = "plan";
   int replicas = 1;
   std::uint64_t seed = 1;
+  std::string noise = "on";
   double fail_prob = 0;
   std::string startup_latency = "0";
   int max_attempts = 3;

@@ -1,6 +1,8 @@
 // `millrace plan`: the fewest workers (and the partition) that meet a deadline with a given
-// confidence, and the cost curve of workers vs makespan vs node-hours, by simulation on a cost
-// model (sim/capacity_plan.h). Stored in the trace store like compare results.
+// confidence (the share of replicas on time, each replica drawing the ranges' durations from the
+// model's noise, so the confidence covers the uncertainty of the work itself), and the cost
+// curve of workers vs makespan vs node-hours, by simulation on a cost model
+// (sim/capacity_plan.h). Stored in the trace store like compare results.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -32,13 +34,16 @@ std::string hours(data::Micros us) {
 
 void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
   char line[200];
-  std::snprintf(line, sizeof line, "%7s  %-14s %6s %12s %12s %10s %8s\n", "workers", "best partitioner", "ranges",
-                "mean (h)", "max (h)", "node-h", "met");
-  out << "cost curve (best partitioner per worker count):\n" << line;
+  std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s\n", "workers", "best partitioner",
+                "ranges", "mean (h)", "p50 (h)", "p90 (h)", "max (h)", "node-h", "met");
+  out << "cost curve (best partitioner per worker count; makespan over the replicas, each drawing the ranges' "
+         "durations from the model's noise unless --noise off):\n"
+      << line;
+  auto h = [](data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; };
   for (const sim::ComparisonRow& r : answer.curve) {
-    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %12.3f %12.3f %10.1f %7.0f%%\n", r.workers,
-                  r.partitioner.c_str(), r.ranges, static_cast<double>(r.makespan_mean) / data::kMicrosPerHour,
-                  static_cast<double>(r.makespan_max) / data::kMicrosPerHour, r.node_hours, 100 * *r.deadline_met);
+    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10.1f %7.0f%%\n", r.workers,
+                  r.partitioner.c_str(), r.ranges, h(r.makespan_mean), h(r.makespan_p50), h(r.makespan_p90),
+                  h(r.makespan_max), r.node_hours, 100 * *r.deadline_met);
     out << line;
   }
   out << "best mean makespan " << (answer.monotone ? "never rose" : "ROSE somewhere")
@@ -87,7 +92,8 @@ void run_plan(const PlanOptions& o) {
     const sim::ComparisonRow& b = *answer.best;
     std::cout << "fewest workers meeting " << o.deadline << " with confidence " << o.confidence << ": " << b.workers
               << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan " << hours(b.makespan_mean)
-              << ", max " << hours(b.makespan_max) << ", " << b.node_hours << " node-hours\n";
+              << ", p50 " << hours(b.makespan_p50) << ", p90 " << hours(b.makespan_p90) << ", max "
+              << hours(b.makespan_max) << ", " << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
   }
 }
 

@@ -16,6 +16,7 @@
 #include "data/model_span.h"
 #include "data/trace_store.h"
 #include "partitioners/ranges_file.h"
+#include "sim/duration_draws.h"
 #include "sim/duration_model.h"
 #include "sim/replay.h"
 #include "sim/simulation.h"
@@ -29,6 +30,7 @@ struct SimulateOptions {
   std::string run;
   std::string model_path;
   std::string ranges;
+  std::string noise = "on";
   std::string policy = "fixed-pool";
   int workers = 64;
   int min_workers = 1;
@@ -135,20 +137,22 @@ void simulate_ranges(const SimulateOptions& o) {
   const data::CostModel model = data::CostModel::load(o.model_path);
   const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
   partitioners::require_within_model(file, model);
+  const std::vector<data::Range> ranges = file.partition().work_ranges();
+  const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
   std::vector<data::WorkItem> items;
-  std::unordered_map<std::string, data::Micros> predicted;
-  for (const data::Range& r : file.partition().work_ranges()) {
+  std::unordered_map<std::string, data::Micros> durations;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
     data::WorkItem item;
-    item.range = r;
-    item.id = r.end_count();
-    item.predicted = model.predict(r);
-    predicted.emplace(item.id, item.predicted);
+    item.range = ranges[i];
+    item.id = ranges[i].end_count();
+    item.predicted = model.predict(ranges[i]);
+    durations.emplace(item.id, drawn[i]);
     items.push_back(std::move(item));
   }
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::SimulationConfig config = config_of(o);
   config.predict_from_durations = false;
-  const sim::SimulationResult result = sim::simulate(items, sim::table_model(std::move(predicted), o.ranges), config);
+  const sim::SimulationResult result = sim::simulate(items, sim::table_model(std::move(durations), o.ranges), config);
   std::int64_t stored = 0;
   if (!o.no_record) {
     data::Run source;
@@ -158,6 +162,7 @@ void simulate_ranges(const SimulateOptions& o) {
     nlohmann::json parameters = parameters_of(o);
     parameters["ranges_file"] = o.ranges;
     parameters["model"] = o.model_path;
+    parameters["noise"] = o.noise;
     stored = sim::record_simulation(store, source, items, result, parameters);
   }
   if (o.json) {
@@ -169,7 +174,10 @@ void simulate_ranges(const SimulateOptions& o) {
   }
   std::cout << o.ranges << ": " << items.size() << " ranges over " << data::span_text(file.span()) << " ("
             << file.span().count << " " << model.units() << ", overlap " << file.overlap << "), durations from "
-            << o.model_path << "\n";
+            << o.model_path
+            << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"
+                                                          : " as predicted")
+            << "\n";
   sim::print_table(result, std::cout);
   if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
 }
@@ -218,6 +226,11 @@ void add_simulate_command(CLI::App& app) {
                                  "JSON) simulated with durations from --model");
   run->excludes(ranges);
   cmd->add_option("--model", options->model_path, "Cost model JSON (from `millrace fit`) for --ranges")->needs(ranges);
+  cmd->add_option("--noise", options->noise,
+                  "With --ranges: on draws each range's duration from the model's noise (seeded), off takes the "
+                  "prediction; a recorded run keeps its recorded durations")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
       ->capture_default_str();
   cmd->add_option("--workers", options->workers,
