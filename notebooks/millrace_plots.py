@@ -392,10 +392,14 @@ def latest_comparison(conn, kind):
 def best_rows(conn, comparison_id):
     """One row per (partitioner, workers) of a comparison: the queue order with the lowest mean
     makespan. Columns: partitioner, workers, makespan_us (mean over replicas), makespan_min_us,
-    makespan_max_us, lower_bound_us, utilisation (0..1), node_hours, deadline_met (fraction or NaN)."""
+    makespan_max_us, makespan_p10_us and makespan_p90_us (quantiles over the replicas, whose range
+    durations are drawn from the model's noise), lower_bound_us, contiguous_bound_us (the best any
+    contiguous partition could reach), utilisation (0..1), node_hours, deadline_met (fraction or
+    NaN). Quantiles and the contiguous bound are NaN in rows stored before they existed."""
     frame = pd.read_sql_query(
         "SELECT partitioner, workers, queue_order, makespan_mean_us AS makespan_us, makespan_min_us, "
-        "       makespan_max_us, lower_bound_us, utilisation, node_hours, deadline_met "
+        "       makespan_max_us, makespan_p10_us, makespan_p90_us, lower_bound_us, contiguous_bound_us, "
+        "       utilisation, node_hours, deadline_met "
         "FROM comparison_rows WHERE comparison_id = ? ORDER BY partitioner, workers, makespan_mean_us",
         conn, params=(comparison_id,))
     return frame.groupby(["partitioner", "workers"], as_index=False).first()
@@ -431,20 +435,25 @@ def no_results_message(what, command):
 
 
 def compare_figure(results):
-    """Makespan vs workers per partitioner with the lower bound, utilisation and node-hours."""
+    """Makespan vs workers per partitioner (bars: p10 to p90 over the replicas) with the best any
+    contiguous partition could reach, utilisation and node-hours."""
     div, unit = time_unit(results["makespan_us"].max())
     fig, (ax, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4.5), layout="constrained")
-    bound = results.groupby("workers")["lower_bound_us"].max()
-    ax.plot(bound.index, bound / div, color="black", ls="--", label="lower bound")
+    contiguous = results.groupby("workers")["contiguous_bound_us"].max().dropna()
+    if not contiguous.empty:
+        ax.plot(contiguous.index, contiguous / div, color="black", ls="--",
+                label="best any contiguous partition could reach")
     for name, rows in results.groupby("partitioner"):
-        spread = [(rows["makespan_us"] - rows["makespan_min_us"]) / div,
-                  (rows["makespan_max_us"] - rows["makespan_us"]) / div]
+        low = rows["makespan_p10_us"].fillna(rows["makespan_min_us"])
+        high = rows["makespan_p90_us"].fillna(rows["makespan_max_us"])
+        spread = [((rows["makespan_us"] - low) / div).clip(lower=0),
+                  ((high - rows["makespan_us"]) / div).clip(lower=0)]
         line = ax.errorbar(rows["workers"], rows["makespan_us"] / div, yerr=spread, marker="o", ms=4,
                            capsize=3, label=name)
         colour = line[0].get_color()
         ax2.plot(rows["workers"], 100 * rows["utilisation"], marker="o", ms=4, color=colour, label=name)
         ax3.plot(rows["workers"], rows["node_hours"], marker="o", ms=4, color=colour, label=name)
-    ax.set_ylabel(f"makespan ({unit}; bars: min to max over replicas)")
+    ax.set_ylabel(f"mean makespan ({unit}; bars: p10 to p90 over replicas)")
     ax.set_title("makespan vs workers")
     ax2.set_ylabel("utilisation (% of worker time busy)")
     ax2.set_title("utilisation")

@@ -35,9 +35,9 @@ step "one Job per range, at most 192 at once, 20-90 s pod start-up, 1% failures 
 step "fit the cost model"
 "$millrace" fit --store "$store" --runs "$run" --bins 64 -o "$model"
 
-step "compare queue orders, partitioners and worker counts on the fitted model"
+step "compare queue orders, partitioners and worker counts on the fitted model (8 replicas drawing durations from its noise: mean, p50, p90, max)"
 "$millrace" compare --store "$store" --model "$model" --run "$run" --workers 96,192,384 \
   --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt \
-  --range-length 16000 --overlap 320 --align 64
-step "plan: fewest workers for a 24 h deadline"
-"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512
+  --range-length 16000 --overlap 320 --align 64 --replicas 8
+step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 8 replicas"
+"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512 --replicas 8
