@@ -299,7 +299,7 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   const data::DisplayUnit unit = data::display_unit(largest);
   auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
-  std::snprintf(line, sizeof line, "%-14s %7s %-5s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s\n",
+  std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s\n",
                 "partitioner", "workers", "order", "ranges", "longest", "bound", "ratio", "contig", "c-rat", "mean",
                 "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed");
   out << "times in " << unit.name
@@ -310,7 +310,7 @@ void print_table(const Comparison& comparison, std::ostream& out) {
       << line;
   for (const ComparisonRow& r : comparison.rows) {
     std::snprintf(line, sizeof line,
-                  "%-14s %7d %-5s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f "
+                  "%-14s %7d %-9s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f "
                   "%6.1f\n",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
                   r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
