@@ -29,6 +29,7 @@ double held_to_the_end(int workers, data::Micros makespan) {
 sim::Comparison with_order_rows(const sim::ComparisonSpec& spec, sim::Comparison comparison) {
   sim::ComparisonSpec recorded_only = spec;
   recorded_only.partitioners.clear();
+  recorded_only.listed.clear();
   recorded_only.orders.clear();
   for (scheduler::QueueOrder order : {scheduler::QueueOrder::kTipFirst, scheduler::QueueOrder::kLongestFirst}) {
     if (std::find(spec.orders.begin(), spec.orders.end(), order) == spec.orders.end()) {

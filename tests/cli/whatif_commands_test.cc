@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,22 @@ TEST_F(WhatIfCommands, CompareScoresRangesFilesAsNamedCandidates) {
   EXPECT_EQ(rows[1]["makespan_mean_us"], 1100e6);
   EXPECT_NEAR(rows[1]["ratio_to_contiguous_bound"].get<double>(), 1100.0 / 800, 1e-12);
   EXPECT_DOUBLE_EQ(rows[1]["ratio_to_lower_bound"].get<double>(), 1.0);
+}
+
+TEST_F(WhatIfCommands, BesideARecordedRunACandidateHasOnlyTheAskedOrders) {
+  // Recorded tip first on 2 workers: 999/100, 899/100, 799/800 (see compare_command_test.cc).
+  const std::string metrics = file(".txt", "999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n");
+  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+  const std::string cuts = file(".csv", "first,count\n0,500\n500,500\n");
+  const CommandResult r = run_cli("compare " + common() + " --run rec --workers 2 --partitioners '' --ranges mine=" +
+                                  cuts + " --json --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = nlohmann::json::parse(r.output);
+  std::vector<std::string> rows;
+  for (const nlohmann::json& row : out["rows"]) {
+    rows.push_back(row["partitioner"].get<std::string>() + " " + row["order"].get<std::string>());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "mine plan"}));
 }
 
 TEST_F(WhatIfCommands, BadRangesFilesAreOneLineErrorsNamingFileAndLine) {
