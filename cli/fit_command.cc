@@ -1,12 +1,16 @@
 // `millrace fit`: fit the cost model from the recorded ranges of one or more runs in the trace
 // store, print the fit report, and write the model JSON the partitioners and simulator read.
-// With --profile instead of --runs, the model comes directly from a stored per-unit cost
-// profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
+// The model file also keeps the fit report's figures and the fidelity checks (cli/fit_fidelity.h)
+// under "fit". With --profile instead of --runs, the model comes directly from a stored
+// per-unit cost profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "cli/fit_fidelity.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
 #include "data/trace_store.h"
@@ -60,6 +64,7 @@ void run_fit(FitCommandOptions& options) {
     return;
   }
   std::vector<data::Observation> observations;
+  std::vector<data::Run> runs;
   std::istringstream keys(options.runs);
   std::string sources;
   for (std::string key; std::getline(keys, key, ',');) {
@@ -68,11 +73,19 @@ void run_fit(FitCommandOptions& options) {
     observations.insert(observations.end(), more.begin(), more.end());
     options.fit.units = run.units;
     sources += (sources.empty() ? "" : ",") + run.name;
+    runs.push_back(run);
   }
   options.fit.source = options.store + " runs " + sources;
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
   std::cout << data::format_fit_report(report);
-  report.model.save(options.output);
+  nlohmann::json summary = data::fit_summary_json(report);
+  summary["fidelity"] = nlohmann::json::array();
+  for (const data::Run& run : runs) {
+    const FitFidelity fidelity = check_fidelity(run, store.items(run.id), store.attempts(run.id), report.model);
+    std::cout << format_fidelity(fidelity);
+    summary["fidelity"].push_back(fidelity_json(fidelity));
+  }
+  report.model.save(options.output, summary);
   std::cout << "model written to " << options.output << "\n";
 }
 
@@ -86,9 +99,16 @@ void add_fit_command(CLI::App& app) {
   auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
   runs->excludes(profile);
   cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")->needs(profile);
-  cmd->add_option("--bins", options->fit.bins, "bins along the sequence (start-up and work share them)");
-  cmd->add_option("--folds", options->fit.folds, "k of the k-fold cross-validation");
-  cmd->add_option("--seed", options->fit.seed, "seed of the cross-validation folds");
+  cmd->add_option("--bins", options->fit.bins,
+                  "N equal bins along the sequence, unpenalised (default: the recorded ranges' own boundaries, "
+                  "with a smoothness penalty chosen by blocked cross-validation)");
+  cmd->add_option("--folds", options->fit.folds, "k of the blocked k-fold cross-validation")->capture_default_str();
+  cmd->add_option("--cv-block", options->fit.cv_block,
+                  "ranges per contiguous cross-validation block choosing the penalty")->capture_default_str();
+  cmd->add_option("--stretch-block", options->fit.stretch_block,
+                  "ranges per held-out stretch for the unseen-stretch error (default: ranges / (20 k))");
+  cmd->add_option("--penalties", options->fit.penalties, "smoothness weights to choose from (default: 1e-4 .. 1e3)")
+      ->delimiter(',');
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
   cmd->callback([options] {
     if (options->runs.empty() && options->profile.empty()) {

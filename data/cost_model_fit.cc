@@ -2,184 +2,368 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <iomanip>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <set>
 #include <sstream>
 
 #include <Eigen/Dense>
+#include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/fit_design.h"
 #include "data/nnls.h"
+#include "data/sparse_nnls.h"
 
 namespace millrace::data {
 
 namespace {
 
-using Rows = std::vector<std::size_t>;
-using Fitter = std::function<CostModel(const Rows&)>;
+using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+using ColMatrix = Eigen::SparseMatrix<double>;
 
-std::vector<std::int64_t> bin_edges(const std::vector<Observation>& observations, int bins) {
-  std::int64_t lo = observations.front().range.first;
-  std::int64_t hi = observations.front().range.end();
-  for (const Observation& o : observations) {
-    lo = std::min(lo, o.range.first);
-    hi = std::max(hi, o.range.end());
+constexpr double kRidge = 1e-6;              // keeps H definite along directions no data or penalty sees
+constexpr double kIdentifiableSd = 0.025;    // start-up share known to +-2.5 points (1 sd) or better
+constexpr double kNoiseFloor = 0.01;         // durations are never known better than 1% of the mean
+constexpr int kNoiseKnots = 41;
+constexpr std::size_t kNoiseMinPerSegment = 200;
+constexpr int kNoiseMaxSegments = 16;
+constexpr std::size_t kMaxListedBins = 64;
+
+// One least-squares problem of a method: columns, targets (scaled) and which coefficients it holds.
+struct Part {
+  RowMatrix design;  // ranges x columns
+  Eigen::VectorXd target;
+  ColMatrix penalty;  // columns x columns, D^T D per coefficient kind
+  bool startup = false;
+  bool work = false;
+};
+
+// A way to fit: its parts, solved independently; a range's predicted duration is the sum of
+// the parts' predictions.
+struct Method {
+  std::string name;
+  std::vector<Part> parts;
+};
+
+RowMatrix side_by_side(const RowMatrix& left, const RowMatrix& right) {
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<std::size_t>(left.nonZeros() + right.nonZeros()));
+  for (Eigen::Index r = 0; r < left.rows(); ++r) {
+    for (RowMatrix::InnerIterator it(left, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
+    for (RowMatrix::InnerIterator it(right, r); it; ++it) entries.emplace_back(r, left.cols() + it.col(), it.value());
   }
-  const std::int64_t count = std::min<std::int64_t>(bins, hi - lo);
-  const std::int64_t width = (hi - lo + count - 1) / count;
-  std::vector<std::int64_t> edges;
-  for (std::int64_t x = lo; x < hi; x += width) edges.push_back(x);
-  edges.push_back(hi);
-  return edges;
+  RowMatrix out(left.rows(), left.cols() + right.cols());
+  out.setFromTriplets(entries.begin(), entries.end());
+  return out;
 }
 
-std::size_t bin_of(const std::vector<std::int64_t>& edges, std::int64_t x) {
-  const auto it = std::upper_bound(edges.begin() + 1, edges.end() - 1, x);
-  return static_cast<std::size_t>(it - edges.begin() - 1);
-}
-
-// Start-up columns: 1 in the bin holding the range's first unit.
-Eigen::MatrixXd startup_design(const std::vector<Observation>& observations, const Rows& rows,
-                               const std::vector<std::int64_t>& edges) {
-  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(edges.size() - 1));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(bin_of(edges, observations[rows[r]].range.first))) = 1;
-  }
-  return a;
-}
-
-// Work columns: units of the range inside each bin.
-Eigen::MatrixXd work_design(const std::vector<Observation>& observations, const Rows& rows,
-                            const std::vector<std::int64_t>& edges) {
-  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(edges.size() - 1));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const Range& range = observations[rows[r]].range;
-    for (std::size_t b = bin_of(edges, range.first); b + 1 < edges.size() && edges[b] < range.end(); ++b) {
-      const std::int64_t inside = std::min(range.end(), edges[b + 1]) - std::max(range.first, edges[b]);
-      a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(b)) = static_cast<double>(inside);
+ColMatrix block_diagonal(const ColMatrix& block, int copies) {
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int c = 0; c < copies; ++c) {
+    const Eigen::Index offset = c * block.rows();
+    for (Eigen::Index j = 0; j < block.outerSize(); ++j) {
+      for (ColMatrix::InnerIterator it(block, j); it; ++it) entries.emplace_back(offset + it.row(), offset + it.col(), it.value());
     }
   }
-  return a;
+  ColMatrix out(copies * block.rows(), copies * block.cols());
+  out.setFromTriplets(entries.begin(), entries.end());
+  return out;
 }
 
-// NNLS on unit-norm columns (all-zero columns get a zero coefficient).
-Eigen::VectorXd fit_nnls(const Eigen::MatrixXd& a, const Eigen::VectorXd& b) {
-  Eigen::VectorXd norms = a.colwise().norm().transpose();
-  for (Eigen::Index j = 0; j < norms.size(); ++j) norms(j) = norms(j) > 0 ? norms(j) : 1;
-  const Eigen::MatrixXd scaled = a * norms.cwiseInverse().asDiagonal();
-  return solve_nnls(scaled, b).cwiseQuotient(norms);
-}
-
-Eigen::VectorXd targets(const std::vector<Observation>& observations, const Rows& rows,
-                        const std::function<double(const Observation&)>& value) {
-  Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
-  for (std::size_t r = 0; r < rows.size(); ++r) b(static_cast<Eigen::Index>(r)) = value(observations[rows[r]]);
+Eigen::VectorXd scaled_targets(const std::vector<Observation>& observations, double scale,
+                               double (*value)(const Observation&)) {
+  Eigen::VectorXd b(static_cast<Eigen::Index>(observations.size()));
+  for (std::size_t i = 0; i < observations.size(); ++i) b(static_cast<Eigen::Index>(i)) = value(observations[i]) / scale;
   return b;
 }
 
-CostModel model_from(const std::vector<std::int64_t>& edges, const Eigen::VectorXd& startup,
-                     const Eigen::VectorXd& density, const FitOptions& options) {
-  std::vector<CostBin> bins;
-  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
-    const auto k = static_cast<Eigen::Index>(i);
-    bins.push_back({{edges[i], edges[i + 1] - edges[i]}, startup(k), density(k)});
+double duration_of(const Observation& o) { return static_cast<double>(o.duration); }
+double work_time_of(const Observation& o) { return static_cast<double>(*o.work_time); }
+double rest_time_of(const Observation& o) { return static_cast<double>(o.duration - *o.work_time); }
+
+Method joint_method(const std::vector<Observation>& observations, const FitDesign& design) {
+  const ColMatrix roughness = design.smoothness.transpose() * design.smoothness;
+  Part part{side_by_side(design.startup, design.work), scaled_targets(observations, design.duration_scale, duration_of),
+            block_diagonal(roughness, 2), true, true};
+  Method method{"joint", {}};
+  method.parts.push_back(std::move(part));
+  return method;
+}
+
+Method separate_method(const std::vector<Observation>& observations, const FitDesign& design) {
+  const ColMatrix roughness = design.smoothness.transpose() * design.smoothness;
+  Method method{"separate", {}};
+  method.parts.push_back({design.work, scaled_targets(observations, design.duration_scale, work_time_of), roughness, false, true});
+  method.parts.push_back({design.startup, scaled_targets(observations, design.duration_scale, rest_time_of), roughness, true, false});
+  return method;
+}
+
+// Unpenalised NNLS on unit-norm columns of the training rows (all-zero columns get zero).
+Eigen::VectorXd dense_fit(const Part& part, const std::vector<char>& train) {
+  std::vector<Eigen::Index> rows;
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    if (train[i]) rows.push_back(static_cast<Eigen::Index>(i));
   }
-  return CostModel(std::move(bins), options.units, options.source);
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), part.design.cols());
+  Eigen::VectorXd b(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    for (RowMatrix::InnerIterator it(part.design, rows[r]); it; ++it) a(row, it.col()) = it.value();
+    b(row) = part.target(rows[r]);
+  }
+  Eigen::VectorXd norms = a.colwise().norm().transpose();
+  for (Eigen::Index j = 0; j < norms.size(); ++j) norms(j) = norms(j) > 0 ? norms(j) : 1;
+  return solve_nnls(a * norms.cwiseInverse().asDiagonal(), b).cwiseQuotient(norms);
 }
 
-double r_squared(double sse, double sst) { return sst > 0 ? 1 - sse / sst : 0; }
-
-double sum_of_squares_about_mean(const std::vector<double>& values) {
-  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  double sst = 0;
-  for (double v : values) sst += (v - mean) * (v - mean);
-  return sst;
+// H = A_train^T A_train + penalty * P + ridge I and c = A_train^T b_train.
+std::pair<ColMatrix, Eigen::VectorXd> normal_equations(const Part& part, const std::vector<char>& train, double penalty) {
+  Eigen::VectorXd mask(part.design.rows());
+  for (Eigen::Index i = 0; i < mask.size(); ++i) mask(i) = train[static_cast<std::size_t>(i)] ? 1.0 : 0.0;
+  const ColMatrix masked = mask.asDiagonal() * part.design;
+  ColMatrix h = masked.transpose() * masked;
+  h += penalty * part.penalty;
+  ColMatrix ridge(h.rows(), h.cols());
+  ridge.setIdentity();
+  h += kRidge * ridge;
+  const Eigen::VectorXd c = masked.transpose() * part.target;
+  return {h, c};
 }
 
-// R^2 of one fitted part (e.g. work time) against its recorded values, in-sample.
-double part_r2(const std::vector<double>& observed, const std::vector<double>& predicted) {
-  double sse = 0;
-  for (std::size_t i = 0; i < observed.size(); ++i) sse += (observed[i] - predicted[i]) * (observed[i] - predicted[i]);
-  return r_squared(sse, sum_of_squares_about_mean(observed));
+// Fits the methods' parts on the training rows; warm starts (one per part) are updated.
+class PartSolver {
+ public:
+  PartSolver(bool penalised) : penalised_(penalised) {}
+
+  Eigen::VectorXd solve(const Part& part, const std::vector<char>& train, double penalty, std::vector<char>& warm) const {
+    if (!penalised_) return dense_fit(part, train);
+    const auto [h, c] = normal_equations(part, train, penalty);
+    SparseNnlsResult result = solve_sparse_nnls(h, c, warm);
+    warm = std::move(result.free);
+    return result.x;
+  }
+
+ private:
+  bool penalised_;
+};
+
+// Predicted durations (scaled) of every range from the parts' coefficients.
+Eigen::VectorXd predict(const Method& method, const std::vector<Eigen::VectorXd>& coefficients) {
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(method.parts.front().design.rows());
+  for (std::size_t p = 0; p < method.parts.size(); ++p) out += method.parts[p].design * coefficients[p];
+  return out;
 }
 
-FitQuality assess(const std::vector<Observation>& observations, const Fitter& fitter,
-                  const std::vector<Rows>& folds) {
-  Rows all(observations.size());
-  std::iota(all.begin(), all.end(), 0);
-  const CostModel model = fitter(all);
-  std::vector<double> durations;
-  double sse = 0;
+struct Folds {
+  std::vector<int> fold_of;  // per observation
+  int count = 0;
+  int block = 0;
+};
+
+// Contiguous blocks along the sequence, each `block` median range lengths of units wide; a range
+// belongs to the block holding its midpoint, block b to fold b mod k. Ranges of several runs
+// covering the same units are held out together, and nothing is shuffled.
+Folds blocked_folds(const std::vector<Observation>& observations, int folds, int block) {
+  std::vector<std::int64_t> lengths;
+  std::int64_t start = observations.front().range.first;
   for (const Observation& o : observations) {
-    const double d = seconds_from_micros(o.duration);
-    const double e = d - model.cost(o.range) / kMicrosPerSecond;
-    durations.push_back(d);
-    sse += e * e;
+    lengths.push_back(o.range.count);
+    start = std::min(start, o.range.first);
   }
-  double cv_sse = 0;
-  for (std::size_t k = 0; k < folds.size(); ++k) {
-    Rows train;
-    for (std::size_t j = 0; j < folds.size(); ++j) {
-      if (j != k) train.insert(train.end(), folds[j].begin(), folds[j].end());
-    }
-    const CostModel held_out = fitter(train);
-    for (std::size_t i : folds[k]) {
-      const double e = seconds_from_micros(observations[i].duration) - held_out.cost(observations[i].range) / kMicrosPerSecond;
-      cv_sse += e * e;
-    }
+  std::nth_element(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2), lengths.end());
+  const double width = static_cast<double>(block) * static_cast<double>(lengths[lengths.size() / 2]);
+  Folds out{std::vector<int>(observations.size()), folds, block};
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const Range& r = observations[i].range;
+    const double midpoint = static_cast<double>(r.first - start) + 0.5 * static_cast<double>(r.count);
+    out.fold_of[i] = static_cast<int>(static_cast<std::int64_t>(midpoint / width) % folds);
   }
-  const double n = static_cast<double>(observations.size());
-  const double sst = sum_of_squares_about_mean(durations);
-  return {r_squared(sse, sst), std::sqrt(sse / n), std::sqrt(cv_sse / n), r_squared(cv_sse, sst)};
+  return out;
 }
 
-std::vector<Rows> make_folds(std::size_t n, int k, std::uint64_t seed) {
-  Rows order(n);
+std::vector<char> training_rows(const Folds& folds, int held_out) {
+  std::vector<char> train(folds.fold_of.size());
+  for (std::size_t i = 0; i < train.size(); ++i) train[i] = folds.fold_of[i] != held_out;
+  return train;
+}
+
+// Out-of-fold predictions (scaled) of every range for one penalty; `warm` holds one warm start
+// per (fold, part).
+Eigen::VectorXd out_of_fold(const Method& method, const PartSolver& solver, const Folds& folds, double penalty,
+                            std::vector<std::vector<char>>& warm) {
+  const Eigen::Index n = method.parts.front().design.rows();
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(n);
+  warm.resize(static_cast<std::size_t>(folds.count) * method.parts.size());
+  for (int k = 0; k < folds.count; ++k) {
+    const std::vector<char> train = training_rows(folds, k);
+    std::vector<Eigen::VectorXd> coefficients;
+    for (std::size_t p = 0; p < method.parts.size(); ++p) {
+      coefficients.push_back(solver.solve(method.parts[p], train, penalty, warm[static_cast<std::size_t>(k) * method.parts.size() + p]));
+    }
+    const Eigen::VectorXd predicted = predict(method, coefficients);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (!train[static_cast<std::size_t>(i)]) out(i) = predicted(i);
+    }
+  }
+  return out;
+}
+
+double rms_difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return std::sqrt((a - b).squaredNorm() / static_cast<double>(a.size()));
+}
+
+// The 10% of ranges with the largest |out-of-fold error|: their mean error (scaled) and that
+// as a percentage of their mean recorded duration.
+struct WorstDecile {
+  double mean_error = 0;
+  double percent = 0;
+};
+
+WorstDecile worst_decile(const Eigen::VectorXd& observed, const Eigen::VectorXd& predicted) {
+  std::vector<std::size_t> order(static_cast<std::size_t>(observed.size()));
   std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 rng(seed);
-  for (std::size_t i = n; i > 1; --i) {
-    std::swap(order[i - 1], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
+  const Eigen::VectorXd error = (predicted - observed).cwiseAbs();
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return error(static_cast<Eigen::Index>(a)) > error(static_cast<Eigen::Index>(b));
+  });
+  const std::size_t decile = std::max<std::size_t>(1, order.size() / 10);
+  double worst = 0, recorded = 0;
+  for (std::size_t i = 0; i < decile; ++i) {
+    worst += error(static_cast<Eigen::Index>(order[i]));
+    recorded += observed(static_cast<Eigen::Index>(order[i]));
   }
-  std::vector<Rows> folds(static_cast<std::size_t>(k));
-  for (std::size_t i = 0; i < n; ++i) folds[i % folds.size()].push_back(order[i]);
-  return folds;
+  return {worst / static_cast<double>(decile), recorded > 0 ? 100 * worst / recorded : 0};
 }
 
-void check_identifiability(const std::vector<Observation>& observations, const std::vector<std::int64_t>& edges,
-                           FitReport& report) {
-  Rows all(observations.size());
-  std::iota(all.begin(), all.end(), 0);
-  Eigen::MatrixXd a(static_cast<Eigen::Index>(all.size()), static_cast<Eigen::Index>(2 * (edges.size() - 1)));
-  a << startup_design(observations, all, edges), work_design(observations, all, edges);
-  std::vector<Eigen::Index> used;
-  for (Eigen::Index j = 0; j < a.cols(); ++j) {
-    if (a.col(j).norm() > 0) used.push_back(j);
+struct MethodFit {
+  CostModel model;
+  FitQuality quality;
+  Eigen::VectorXd out_of_fold;  // scaled
+  std::vector<PenaltyScore> scores;
+  std::optional<double> penalty;
+};
+
+std::vector<double> default_penalties() {
+  std::vector<double> grid;
+  for (int e = -4; e <= 3; ++e) grid.push_back(std::pow(10.0, e));
+  return grid;
+}
+
+// The penalty of the grid (refined by half decades around the best) with the lowest blocked-CV
+// error, the out-of-fold predictions there, and the model fitted on every range with it.
+MethodFit fit_method(const Method& method, const FitDesign& design, const Folds& folds, const Folds& stretch_folds,
+                     const FitOptions& options, bool penalised) {
+  const PartSolver solver(penalised);
+  const Eigen::VectorXd observed = method.parts.size() == 1 ? method.parts.front().target
+                                                            : method.parts[0].target + method.parts[1].target;
+  std::vector<std::vector<char>> warm;
+  std::vector<PenaltyScore> scores;
+  Eigen::VectorXd best_out_of_fold;
+  double best_error = std::numeric_limits<double>::infinity();
+  double best_penalty = 0;
+  const auto score = [&](double penalty) {
+    const Eigen::VectorXd predicted = out_of_fold(method, solver, folds, penalty, warm);
+    const double error = rms_difference(predicted, observed);
+    scores.push_back({penalty, error * design.duration_scale / kMicrosPerSecond});
+    if (error < best_error) {
+      best_error = error;
+      best_penalty = penalty;
+      best_out_of_fold = predicted;
+    }
+  };
+  if (!penalised) {
+    score(0);
+  } else {
+    const std::vector<double> grid = options.penalties.empty() ? default_penalties() : options.penalties;
+    for (double penalty : grid) score(penalty);
+    if (options.penalties.empty()) {
+      const double centre = best_penalty;
+      for (double factor : {1 / std::sqrt(10.0), std::sqrt(10.0)}) score(centre * factor);
+    }
+    std::sort(scores.begin(), scores.end(), [](const PenaltyScore& a, const PenaltyScore& b) { return a.penalty < b.penalty; });
   }
-  Eigen::MatrixXd scaled(a.rows(), static_cast<Eigen::Index>(used.size()));
-  for (std::size_t j = 0; j < used.size(); ++j) scaled.col(static_cast<Eigen::Index>(j)) = a.col(used[j]).normalized();
-  const Eigen::VectorXd singular = Eigen::BDCSVD<Eigen::MatrixXd>(scaled).singularValues();
-  const double largest = singular.size() ? singular(0) : 0;
-  const double smallest = singular.size() ? singular(singular.size() - 1) : 0;
-  report.design_columns = static_cast<int>(used.size());
-  report.design_rank = static_cast<int>((singular.array() > largest * 1e-9).count());
-  report.condition = smallest > largest * 1e-15 ? largest / smallest : std::numeric_limits<double>::infinity();
+  std::vector<char> all(observed.size(), 1);
+  std::vector<Eigen::VectorXd> coefficients;
+  Eigen::VectorXd startup = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(design.bins()));
+  Eigen::VectorXd work = startup;
+  for (const Part& part : method.parts) {
+    std::vector<char> warm_all;
+    const Eigen::VectorXd x = solver.solve(part, all, best_penalty, warm_all);
+    coefficients.push_back(x);
+    const auto bins = static_cast<Eigen::Index>(design.bins());
+    if (part.startup) startup = x.head(bins);
+    if (part.work) work = x.tail(bins);
+  }
+  MethodFit out{design.model(startup, work, options.units, options.source), {}, best_out_of_fold, scores, {}};
+  if (penalised) out.penalty = best_penalty;
+  const Eigen::VectorXd fitted = predict(method, coefficients);
+  const double mean = observed.mean();
+  const double sst = (observed.array() - mean).square().sum();
+  const double sse = (fitted - observed).squaredNorm();
+  const double cv_sse = (best_out_of_fold - observed).squaredNorm();
+  const double seconds = design.duration_scale / kMicrosPerSecond;
+  const auto n = static_cast<double>(observed.size());
+  out.quality.r2 = sst > 0 ? 1 - sse / sst : 0;
+  out.quality.rmse_s = std::sqrt(sse / n) * seconds;
+  out.quality.cv_rmse_s = std::sqrt(cv_sse / n) * seconds;
+  out.quality.cv_r2 = sst > 0 ? 1 - cv_sse / sst : 0;
+  out.quality.penalty = out.penalty;
+  const WorstDecile worst = worst_decile(observed, best_out_of_fold);
+  out.quality.cv_worst_decile_s = worst.mean_error * seconds;
+  out.quality.cv_worst_decile_pct = worst.percent;
+  std::vector<std::vector<char>> stretch_warm;
+  const Eigen::VectorXd stretch = out_of_fold(method, solver, stretch_folds, best_penalty, stretch_warm);
+  out.quality.stretch_cv_rmse_s = rms_difference(stretch, observed) * seconds;
+  out.quality.stretch_worst_decile_pct = worst_decile(observed, stretch).percent;
+  return out;
+}
+
+// The start-up share of the recorded total under the joint fit, and its posterior standard
+// deviation: var = sigma^2 g^T H^-1 g with g the start-up columns summed over the ranges, H the
+// penalised normal matrix and sigma^2 the out-of-fold mean square error (at least 1% of the
+// mean duration, so noise-free data do not hide a split no data can fix).
+void assess_split(const Method& joint, const MethodFit& fit, const FitDesign& design, const std::vector<Observation>& observations,
+                  FitReport& report) {
+  const Part& part = joint.parts.front();
+  const auto bins = static_cast<Eigen::Index>(design.bins());
+  std::vector<char> all(observations.size(), 1);
+  const ColMatrix h = normal_equations(part, all, fit.penalty.value_or(0)).first;
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(part.design.cols());
+  g.head(bins) = Eigen::VectorXd(design.startup.transpose() * Eigen::VectorXd::Ones(part.design.rows()));
+  const Eigen::SimplicialLDLT<ColMatrix> ldlt(h);
+  const double spread = g.dot(ldlt.solve(g));
+  const double total = part.target.sum();
+  const double sigma2 = std::max(kNoiseFloor * kNoiseFloor,
+                                 (fit.out_of_fold - part.target).squaredNorm() / static_cast<double>(part.target.size()));
+  double startup = 0;
+  for (const Observation& o : observations) startup += fit.model.startup(o.range.first);
+  report.startup_share = startup / (total * design.duration_scale);
+  report.startup_share_sd = ldlt.info() == Eigen::Success && spread >= 0 ? std::sqrt(sigma2 * spread) / total
+                                                                         : std::numeric_limits<double>::infinity();
   std::set<std::int64_t> lengths;
   for (const Observation& o : observations) lengths.insert(o.range.count);
-  report.split_identifiable = report.design_rank == report.design_columns && report.condition < 1e8;
+  report.split_identifiable = report.startup_share_sd <= kIdentifiableSd;
   std::ostringstream note;
+  note << std::fixed << std::setprecision(1);
   if (report.split_identifiable) {
-    note << "start-up and per-unit work are separable from the durations (" << lengths.size() << " range lengths)";
+    note << "start-up and per-unit work are separable from the durations: start-up is " << 100 * report.startup_share
+         << "% +- " << 100 * report.startup_share_sd << "% (1 sd) of the recorded total (" << lengths.size()
+         << " range lengths)";
   } else {
-    note << "the split between start-up s and per-unit work w is NOT identifiable from durations: design rank "
-         << report.design_rank << " of " << report.design_columns << " columns";
+    note << "the split between start-up s and per-unit work w is NOT identifiable from durations: the start-up share ("
+         << 100 * report.startup_share << "% of the recorded total) has a posterior sd of ";
+    if (std::isfinite(report.startup_share_sd) && report.startup_share_sd < 10) {
+      note << 100 * report.startup_share_sd << "%";
+    } else {
+      note << "more than 1000%";
+    }
     if (lengths.size() == 1) {
-      note << "; every range has the same length (" << *lengths.begin()
-           << "), so adding c to every s and removing c/" << *lengths.begin()
-           << " from every w changes no prediction";
+      note << "; every range has the same length (" << *lengths.begin() << "), so adding c to every s and removing c/"
+           << *lengths.begin() << " from every w changes no prediction";
+    } else {
+      note << "; the range lengths (" << lengths.size() << " distinct) do not vary enough where the density changes";
     }
     note << ". Predictions of ranges like the recorded ones are still valid; ranges of other lengths are not, "
             "unless work_time is recorded or runs with different partitions are fitted together";
@@ -187,16 +371,33 @@ void check_identifiability(const std::vector<Observation>& observations, const s
   report.identifiability_note = note.str();
 }
 
-}  // namespace
+DurationNoise noise_from(const std::vector<Observation>& observations, const Eigen::VectorXd& out_of_fold,
+                         const Eigen::VectorXd& observed) {
+  std::vector<NoiseSample> samples;
+  samples.reserve(observations.size());
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const double predicted = out_of_fold(static_cast<Eigen::Index>(i));
+    if (predicted > 0) samples.push_back({observations[i].range.first, observed(static_cast<Eigen::Index>(i)) / predicted});
+  }
+  return DurationNoise::from_samples(std::move(samples), kNoiseKnots, kNoiseMinPerSegment, kNoiseMaxSegments);
+}
 
-FitReport fit_cost_model(const std::vector<Observation>& observations, const FitOptions& options,
-                         const std::string& input) {
-  if (options.bins < 1) throw Error(input, "the fit needs at least one bin");
+int default_stretch(std::size_t observations, int folds) {
+  return static_cast<int>(std::max<std::size_t>(1, observations / (static_cast<std::size_t>(folds) * 20)));
+}
+
+void validate(const std::vector<Observation>& observations, const FitOptions& options, const std::string& input) {
+  if (options.bins < 0) throw Error(input, "--bins must be positive (or 0 for the recording's own resolution)");
   if (options.folds < 2) throw Error(input, "cross-validation needs at least 2 folds");
-  const std::size_t needed = std::max<std::size_t>(static_cast<std::size_t>(options.folds), 2 * static_cast<std::size_t>(options.bins));
+  if (options.cv_block < 1) throw Error(input, "the cross-validation block must be at least 1 range");
+  if (options.stretch_block < 0) throw Error(input, "the held-out stretch must be at least 1 range (or 0: chosen)");
+  for (double penalty : options.penalties) {
+    if (!std::isfinite(penalty) || penalty <= 0) throw Error(input, "smoothness penalties must be positive and finite");
+  }
+  const std::size_t needed = std::max<std::size_t>(2 * static_cast<std::size_t>(options.folds), 2 * static_cast<std::size_t>(options.bins));
   if (observations.size() < needed) {
     throw Error(input, "too few recorded ranges to fit (" + std::to_string(observations.size()) + ", need at least " +
-                           std::to_string(needed) + " for " + std::to_string(options.bins) + " bins)");
+                           std::to_string(needed) + (options.bins > 0 ? " for " + std::to_string(options.bins) + " bins" : "") + ")");
   }
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const Observation& o = observations[i];
@@ -205,55 +406,72 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
                              "): empty range, negative duration, or work time outside [0, duration]");
     }
   }
-  const std::vector<std::int64_t> edges = bin_edges(observations, options.bins);
-  const std::vector<Rows> folds = make_folds(observations.size(), options.folds, options.seed);
-  const auto duration = [](const Observation& o) { return static_cast<double>(o.duration); };
-  const auto work_time = [](const Observation& o) { return static_cast<double>(*o.work_time); };
-  const auto rest_time = [](const Observation& o) { return static_cast<double>(o.duration - *o.work_time); };
+}
 
-  const Fitter joint = [&](const Rows& rows) {
-    const Eigen::MatrixXd s = startup_design(observations, rows, edges);
-    Eigen::MatrixXd a(s.rows(), 2 * s.cols());
-    a << s, work_design(observations, rows, edges);
-    const Eigen::VectorXd x = fit_nnls(a, targets(observations, rows, duration));
-    return model_from(edges, x.head(s.cols()), x.tail(s.cols()), options);
-  };
-  const Fitter separate = [&](const Rows& rows) {
-    const Eigen::VectorXd w = fit_nnls(work_design(observations, rows, edges), targets(observations, rows, work_time));
-    const Eigen::VectorXd s = fit_nnls(startup_design(observations, rows, edges), targets(observations, rows, rest_time));
-    return model_from(edges, s, w, options);
-  };
+double part_r2(const Eigen::VectorXd& observed, const Eigen::VectorXd& predicted) {
+  const double sst = (observed.array() - observed.mean()).square().sum();
+  return sst > 0 ? 1 - (observed - predicted).squaredNorm() / sst : 0;
+}
 
-  Rows all(observations.size());
-  std::iota(all.begin(), all.end(), 0);
-  FitReport report{joint(all), "joint", assess(observations, joint, folds), {}, {}, {}, {}, 0, 0, 0, 0, true, {}};
+}  // namespace
+
+FitReport fit_cost_model(const std::vector<Observation>& observations, const FitOptions& options,
+                         const std::string& input) {
+  validate(observations, options, input);
+  const bool penalised = options.bins == 0;
+  const FitDesign design =
+      make_fit_design(observations, penalised ? recorded_edges(observations) : equal_edges(observations, options.bins));
+  const Folds folds = blocked_folds(observations, options.folds, options.cv_block);
+  const int stretch = options.stretch_block > 0 ? options.stretch_block : default_stretch(observations.size(), options.folds);
+  const Folds stretch_folds = blocked_folds(observations, options.folds, stretch);
+
+  const Method joint = joint_method(observations, design);
+  MethodFit chosen = fit_method(joint, design, folds, stretch_folds, options, penalised);
+  FitReport report{chosen.model, "joint", "", chosen.quality, {}, {}, {}, chosen.scores, {}, {},
+                   0, options.folds, options.cv_block, stretch, 0, 0, true, {}};
+  report.resolution = penalised ? "recorded boundaries, " + std::to_string(design.bins()) + " bins"
+                                : std::to_string(design.bins()) + " equal bins";
+  assess_split(joint, chosen, design, observations, report);
+
+  const Eigen::VectorXd observed = joint.parts.front().target;
   const bool has_work_time =
       std::all_of(observations.begin(), observations.end(), [](const Observation& o) { return o.work_time.has_value(); });
   if (has_work_time) {
-    report.separate = assess(observations, separate, folds);
-    const CostModel model = separate(all);
-    std::vector<double> work, work_fit, rest, rest_fit;
-    for (const Observation& o : observations) {
-      work.push_back(work_time(o));
-      work_fit.push_back(model.work(o.range.first, o.range.end()));
-      rest.push_back(rest_time(o));
-      rest_fit.push_back(model.startup(o.range.first));
+    const Method separate = separate_method(observations, design);
+    MethodFit fit = fit_method(separate, design, folds, stretch_folds, options, penalised);
+    report.separate = fit.quality;
+    Eigen::VectorXd work(observed.size()), work_fit(observed.size()), rest(observed.size()), rest_fit(observed.size());
+    for (std::size_t i = 0; i < observations.size(); ++i) {
+      const auto k = static_cast<Eigen::Index>(i);
+      const Observation& o = observations[i];
+      work(k) = work_time_of(o);
+      work_fit(k) = fit.model.work(o.range.first, o.range.end());
+      rest(k) = rest_time_of(o);
+      rest_fit(k) = fit.model.startup(o.range.first);
     }
     report.work_part_r2 = part_r2(work, work_fit);
     report.rest_part_r2 = part_r2(rest, rest_fit);
     // Ties (within a microsecond) go to the separate fit: it pins the s/w split down.
-    if (report.separate->cv_rmse_s <= report.joint.cv_rmse_s + 1e-6) {
-      report.model = model;
+    if (fit.quality.cv_rmse_s <= report.joint.cv_rmse_s + 1e-6) {
       report.method = "separate";
+      report.penalty_scores = fit.scores;
+      chosen = std::move(fit);
+      report.split_identifiable = true;
+      report.identifiability_note += " (the separate fit chosen pins the split with the recorded work time)";
     }
   }
+  report.model = chosen.model;
+  report.model.set_noise(noise_from(observations, chosen.out_of_fold, observed));
   double total = 0;
-  for (const Observation& o : observations) {
-    total += seconds_from_micros(o.duration);
-    report.residuals_s.push_back(seconds_from_micros(o.duration) - report.model.cost(o.range) / kMicrosPerSecond);
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const Observation& o = observations[i];
+    const double seconds = seconds_from_micros(o.duration);
+    total += seconds;
+    report.residuals_s.push_back(seconds - report.model.cost(o.range) / kMicrosPerSecond);
+    report.cv_residuals_s.push_back((observed(static_cast<Eigen::Index>(i)) - chosen.out_of_fold(static_cast<Eigen::Index>(i))) *
+                                    design.duration_scale / kMicrosPerSecond);
   }
   report.mean_duration_s = total / static_cast<double>(observations.size());
-  check_identifiability(observations, edges, report);
   return report;
 }
 
@@ -261,12 +479,30 @@ std::string format_fit_report(const FitReport& report) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(4);
   const auto quality = [&](const char* name, const FitQuality& q) {
-    out << name << ": R^2 " << q.r2 << ", RMSE " << std::setprecision(1) << q.rmse_s << " s, cross-validated RMSE "
+    out << name << ": R^2 " << q.r2 << ", RMSE " << std::setprecision(1) << q.rmse_s << " s, blocked-CV RMSE "
         << q.cv_rmse_s << " s (" << 100 * q.cv_rmse_s / report.mean_duration_s << "% of the mean), CV R^2 "
-        << std::setprecision(4) << q.cv_r2 << "\n";
+        << std::setprecision(4) << q.cv_r2 << "\n"
+        << "  worst decile of ranges (out of fold): mean |error| " << std::setprecision(1) << q.cv_worst_decile_s << " s ("
+        << q.cv_worst_decile_pct << "% of their recorded durations)";
+    if (q.penalty) out << ", smoothness penalty " << std::scientific << std::setprecision(2) << *q.penalty << std::fixed;
+    out << "\n  unseen stretches (blocks of " << report.stretch_block << " median range lengths) held out: RMSE "
+        << std::setprecision(1) << q.stretch_cv_rmse_s << " s ("
+        << 100 * q.stretch_cv_rmse_s / report.mean_duration_s << "% of the mean), worst decile "
+        << q.stretch_worst_decile_pct << "%\n" << std::setprecision(4);
   };
   out << "observations: " << report.residuals_s.size() << ", mean duration " << std::setprecision(1)
       << report.mean_duration_s << " s\n" << std::setprecision(4);
+  out << "resolution: " << report.resolution << "\n";
+  out << "cross-validation: " << report.folds << " folds of contiguous blocks of " << report.cv_block
+      << " median range length(s) of units along the sequence (a range in the block of its midpoint, block b in fold b mod "
+      << report.folds << ", never shuffled)\n";
+  if (!report.penalty_scores.empty() && report.penalty_scores.front().penalty > 0) {
+    out << "penalty grid (weight: blocked-CV RMSE s):" << std::setprecision(1);
+    for (const PenaltyScore& s : report.penalty_scores) {
+      out << " " << std::scientific << std::setprecision(1) << s.penalty << std::fixed << ": " << s.cv_rmse_s;
+    }
+    out << "\n" << std::setprecision(4);
+  }
   quality("joint fit (s and w on durations)", report.joint);
   if (report.separate) {
     quality("separate fit (w on work time, s on the rest)", *report.separate);
@@ -277,17 +513,60 @@ std::string format_fit_report(const FitReport& report) {
   for (double r : report.residuals_s) abs_residuals.push_back(std::abs(r));
   std::sort(abs_residuals.begin(), abs_residuals.end());
   const auto quantile = [&](double q) { return abs_residuals[static_cast<std::size_t>(q * static_cast<double>(abs_residuals.size() - 1))]; };
-  out << std::setprecision(1) << "residuals |observed - predicted|: median " << quantile(0.5) << " s, p90 "
+  out << std::setprecision(1) << "residuals |observed - predicted| (in sample): median " << quantile(0.5) << " s, p90 "
       << quantile(0.9) << " s, max " << abs_residuals.back() << " s\n";
-  out << "design: rank " << report.design_rank << " of " << report.design_columns << " columns, condition "
-      << std::scientific << std::setprecision(2) << report.condition << std::fixed << "\n";
+  const DurationNoise& noise = report.model.noise();
+  if (!noise.empty()) {
+    out << std::setprecision(2) << "duration noise (observed / out-of-fold prediction): " << noise.segments().size()
+        << " segments along the sequence; at the start p10 " << noise.quantile(noise.segments().front().first, 0.1)
+        << ", p50 " << noise.quantile(noise.segments().front().first, 0.5) << ", p90 "
+        << noise.quantile(noise.segments().front().first, 0.9) << "\n";
+  }
   out << "identifiability: " << report.identifiability_note << "\n";
+  const std::vector<CostBin>& bins = report.model.bins();
+  if (bins.size() > kMaxListedBins) {
+    out << "bins: " << bins.size() << " (listed in the model file)\n";
+    return out.str();
+  }
   out << "bins (first, count, start-up s, work us/unit):\n";
-  for (const CostBin& bin : report.model.bins()) {
+  for (const CostBin& bin : bins) {
     out << "  " << bin.range.first << " " << bin.range.count << " " << std::setprecision(1)
         << bin.startup_micros / kMicrosPerSecond << " " << std::setprecision(3) << bin.micros_per_unit << "\n";
   }
   return out.str();
+}
+
+nlohmann::json fit_summary_json(const FitReport& report) {
+  const auto quality = [](const FitQuality& q) {
+    nlohmann::json j = {{"r2", q.r2},
+                        {"rmse_s", q.rmse_s},
+                        {"cv_rmse_s", q.cv_rmse_s},
+                        {"cv_r2", q.cv_r2},
+                        {"cv_worst_decile_s", q.cv_worst_decile_s},
+                        {"cv_worst_decile_pct", q.cv_worst_decile_pct},
+                        {"stretch_cv_rmse_s", q.stretch_cv_rmse_s},
+                        {"stretch_worst_decile_pct", q.stretch_worst_decile_pct}};
+    if (q.penalty) j["penalty"] = *q.penalty;
+    return j;
+  };
+  nlohmann::json scores = nlohmann::json::array();
+  for (const PenaltyScore& s : report.penalty_scores) scores.push_back({{"penalty", s.penalty}, {"cv_rmse_s", s.cv_rmse_s}});
+  nlohmann::json out = {{"method", report.method},
+                        {"resolution", report.resolution},
+                        {"bins", report.model.bins().size()},
+                        {"observations", report.residuals_s.size()},
+                        {"mean_duration_s", report.mean_duration_s},
+                        {"folds", report.folds},
+                        {"cv_block", report.cv_block},
+                        {"stretch_block", report.stretch_block},
+                        {"joint", quality(report.joint)},
+                        {"penalty_scores", scores},
+                        {"startup_share", report.startup_share},
+                        {"split_identifiable", report.split_identifiable},
+                        {"identifiability", report.identifiability_note}};
+  if (std::isfinite(report.startup_share_sd)) out["startup_share_sd"] = report.startup_share_sd;
+  if (report.separate) out["separate"] = quality(*report.separate);
+  return out;
 }
 
 }  // namespace millrace::data

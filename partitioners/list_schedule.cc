@@ -8,6 +8,10 @@ namespace millrace::partitioners {
 
 double lpt_makespan(std::vector<double> costs, int workers) {
   std::sort(costs.begin(), costs.end(), std::greater<>());
+  return list_makespan(costs, workers);
+}
+
+double list_makespan(const std::vector<double>& costs, int workers) {
   std::priority_queue<double, std::vector<double>, std::greater<>> loads;
   for (int w = 0; w < workers; ++w) loads.push(0);
   double makespan = 0;

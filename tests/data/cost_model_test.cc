@@ -6,6 +6,7 @@
 #include <functional>
 #include <unistd.h>
 #include <random>
+#include <cmath>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -102,6 +103,18 @@ INSTANTIATE_TEST_SUITE_P(
                        std::string("bin 0: negative or non-finite work density")),
         std::make_pair(kHead + R"("bins":[{"first":0,"count":10,"startup_micros":-1,"micros_per_unit":2}]})",
                        std::string("negative or non-finite start-up")),
+        std::make_pair(kHead + R"("bins":[{"first":0,"count":10,"startup_micros":1,"micros_per_unit":1e300}]})",
+                       std::string("bin 0: micros_per_unit 1e+300 is implausible")),
+        std::make_pair(kHead + R"("bins":[{"first":0,"count":10,"startup_micros":1,"micros_per_unit":1},
+                                         {"first":10,"count":1000000000000,"startup_micros":1,"micros_per_unit":2e6}]})",
+                       std::string("bin 1: micros_per_unit 2e+06 is implausible: the work over the model's span reaches 2e+18")),
+        std::make_pair(kHead + R"("bins":[{"first":0,"count":10,"startup_micros":2e18,"micros_per_unit":1}]})",
+                       std::string("bin 0: startup_micros 2e+18 is implausible")),
+        std::make_pair(kHead + R"("bins":[{"first":0,"count":10,"startup_micros":6e17,"micros_per_unit":1},
+                                         {"first":10,"count":1000000,"startup_micros":0,"micros_per_unit":5e11}]})",
+                       std::string("start-up plus the work over the model's span reaches 1.1e+18")),
+        std::make_pair(kHead + R"("bins":[{"first":9223372036854775000,"count":10000,"startup_micros":1,"micros_per_unit":1}]})",
+                       std::string("bin 0: first 9223372036854775000 + count 10000 overflows")),
         std::make_pair(kHead + R"("bins":[{"first":10,"count":10,"startup_micros":1,"micros_per_unit":1},
                                          {"first":0,"count":10,"startup_micros":1,"micros_per_unit":1}]})",
                        std::string("bin 1: bins must be sorted and contiguous"))),
@@ -117,14 +130,15 @@ CostModel truth() {
   return CostModel(bins);
 }
 
-// A uniform run of `length`-unit ranges over [0, 100000); relative noise with the given spread.
+// A uniform run of `length`-unit ranges over [0, 100000); relative noise uniform with the given
+// standard deviation (drawn portably from the top 53 bits).
 std::vector<Observation> record(std::int64_t length, double noise, std::mt19937_64& rng, bool with_work_time) {
   const CostModel model = truth();
-  std::normal_distribution<double> jitter(1.0, noise);
   std::vector<Observation> out;
   for (std::int64_t first = 0; first < 100'000; first += length) {
     const Range r{first, length};
-    const double f = noise > 0 ? jitter(rng) : 1.0;
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    const double f = 1.0 + noise * std::sqrt(3.0) * (2 * u - 1);
     Observation o{r, static_cast<Micros>(model.cost(r) * f), std::nullopt};
     if (with_work_time) o.work_time = static_cast<Micros>(model.work(r.first, r.end()) * f);
     out.push_back(o);
@@ -136,7 +150,6 @@ FitOptions four_bins() {
   FitOptions options;
   options.bins = 4;
   options.folds = 5;
-  options.seed = 7;
   return options;
 }
 
@@ -158,13 +171,15 @@ TEST(CostModelFit, RecoversKnownCoefficientsExactlyFromTwoPartitions) {
   EXPECT_GT(report.joint.r2, 0.999999);
 }
 
-TEST(CostModelFit, RecoversKnownCoefficientsWithinFivePercentUnderOnePercentNoise) {
+// Bin 2's work (500 us/unit over 500 units) is 1/80 of its start-up, so 1% noise on durations
+// leaves its density uncertain by several percent.
+TEST(CostModelFit, RecoversKnownCoefficientsWithinTenPercentUnderOnePercentNoise) {
   std::mt19937_64 rng(2);
   std::vector<Observation> obs = record(500, 0.01, rng, false);
   const std::vector<Observation> other = record(2000, 0.01, rng, false);
   obs.insert(obs.end(), other.begin(), other.end());
   const FitReport report = fit_cost_model(obs, four_bins(), "synthetic");
-  expect_recovered(report.model, 0.05);
+  expect_recovered(report.model, 0.10);
   EXPECT_GT(report.joint.cv_r2, 0.95);
 }
 
@@ -175,7 +190,7 @@ TEST(CostModelFit, ReportsNonIdentifiabilityWhenAllRunsUsedTheSamePartition) {
   obs.insert(obs.end(), again.begin(), again.end());
   const FitReport report = fit_cost_model(obs, four_bins(), "synthetic");
   EXPECT_FALSE(report.split_identifiable);
-  EXPECT_LT(report.design_rank, report.design_columns);
+  EXPECT_GT(report.startup_share_sd, 0.025);
   EXPECT_THAT(report.identifiability_note, AllOf(HasSubstr("NOT identifiable"), HasSubstr("same length (1000)")));
   EXPECT_THAT(format_fit_report(report), HasSubstr("NOT identifiable"));
   // The recorded ranges are still predicted exactly.
@@ -192,7 +207,7 @@ TEST(CostModelFit, WorkTimeSeparatesStartupFromWorkOnASinglePartition) {
   EXPECT_GT(*report.rest_part_r2, 0.999999);
 }
 
-TEST(CostModelFit, EqualSeedsGiveIdenticalReports) {
+TEST(CostModelFit, EqualInputsGiveIdenticalReports) {
   std::mt19937_64 a(5), b(5);
   const FitReport ra = fit_cost_model(record(700, 0.05, a, true), four_bins(), "synthetic");
   const FitReport rb = fit_cost_model(record(700, 0.05, b, true), four_bins(), "synthetic");
