@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/cost_model.h"
+#include "data/duration_noise.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
 
@@ -140,6 +141,24 @@ TEST_F(WhatIfCommands, SimulateRunsARangesFileOnTheModel) {
   const CommandResult neither = run_cli("simulate --store " + store_);
   EXPECT_EQ(neither.exit_code, 1);
   EXPECT_NE(neither.output.find("give --run R"), std::string::npos) << neither.output;
+}
+
+TEST_F(WhatIfCommands, SimulatedRangesDrawTheirDurationsFromTheModelsNoiseBySeed) {
+  // The factor is uniform on [0.5, 1.5]: one range of 1,000 s takes between 500 and 1,500 s.
+  data::CostModel noisy({{{0, 1000}, 0, 1e6}}, "units", "synthetic");
+  noisy.set_noise(data::DurationNoise({{0, {0.5, 1.5}}}));
+  noisy.save(model_);
+  const std::string cuts = file(".txt", "999/1000\n");
+  const std::string args = "simulate --store " + store_ + " --model " + model_ + " --ranges " + cuts +
+                           " --workers 1 --json --no-record --seed ";
+  const CommandResult one = run_cli(args + "3");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(run_cli(args + "3").output, one.output);
+  const auto makespan = [](const CommandResult& r) { return nlohmann::json::parse(r.output)["makespan_us"].get<double>(); };
+  EXPECT_NE(makespan(run_cli(args + "4")), makespan(one));
+  EXPECT_GE(makespan(one), 500e6);
+  EXPECT_LE(makespan(one), 1500e6);
+  EXPECT_EQ(makespan(run_cli(args + "3 --noise off")), 1000e6);
 }
 
 TEST_F(WhatIfCommands, AProfileIsImportedListedShownFittedAndComparedOnItsOwnSpan) {
