@@ -131,12 +131,18 @@ CREATE TABLE watch_holds (
   PRIMARY KEY (run_id, item_id)
 ) WITHOUT ROWID;
 
--- migration 4: what a comparison row adds beside its own bound and its mean. contiguous_bound_us
--- is the best any contiguous partition of the span could reach on that many workers + start-up
--- (partitioners/contiguous_bound.h; 0 without a model); makespan_p10/p50/p90_us are the
--- nearest-rank quantiles of the makespan over the replicas, whose range durations are drawn from
--- the cost model's noise (NULL in rows stored before this migration).
-ALTER TABLE comparison_rows ADD COLUMN contiguous_bound_us INTEGER;
-ALTER TABLE comparison_rows ADD COLUMN makespan_p10_us INTEGER;
-ALTER TABLE comparison_rows ADD COLUMN makespan_p50_us INTEGER;
-ALTER TABLE comparison_rows ADD COLUMN makespan_p90_us INTEGER;
+-- migration 4: what a comparison row adds beside its own bound and its mean, one row per
+-- comparison_rows row. contiguous_bound_us is the best any contiguous partition of the span could
+-- reach on that many workers + start-up (partitioners/contiguous_bound.h; 0 without a model);
+-- makespan_p10/p50/p90_us are the nearest-rank quantiles of the makespan over the replicas, whose
+-- range durations are drawn from the cost model's noise. Rows stored before have none.
+CREATE TABLE IF NOT EXISTS comparison_spread (
+  comparison_id        INTEGER NOT NULL,
+  position             INTEGER NOT NULL,
+  contiguous_bound_us  INTEGER NOT NULL,
+  makespan_p10_us      INTEGER NOT NULL,
+  makespan_p50_us      INTEGER NOT NULL,
+  makespan_p90_us      INTEGER NOT NULL,
+  PRIMARY KEY (comparison_id, position),
+  FOREIGN KEY (comparison_id, position) REFERENCES comparison_rows (comparison_id, position) ON DELETE CASCADE
+) WITHOUT ROWID;

@@ -396,12 +396,18 @@ def best_rows(conn, comparison_id):
     durations are drawn from the model's noise), lower_bound_us, contiguous_bound_us (the best any
     contiguous partition could reach), utilisation (0..1), node_hours, deadline_met (fraction or
     NaN). Quantiles and the contiguous bound are NaN in rows stored before they existed."""
+    spread = has_table(conn, "comparison_spread")
     frame = pd.read_sql_query(
         "SELECT partitioner, workers, queue_order, makespan_mean_us AS makespan_us, makespan_min_us, "
-        "       makespan_max_us, makespan_p10_us, makespan_p90_us, lower_bound_us, contiguous_bound_us, "
-        "       utilisation, node_hours, deadline_met "
-        "FROM comparison_rows WHERE comparison_id = ? ORDER BY partitioner, workers, makespan_mean_us",
+        "       makespan_max_us, lower_bound_us, utilisation, node_hours, deadline_met"
+        + (", makespan_p10_us, makespan_p90_us, contiguous_bound_us "
+           "FROM comparison_rows LEFT JOIN comparison_spread USING (comparison_id, position) "
+           if spread else " FROM comparison_rows ")
+        + "WHERE comparison_id = ? ORDER BY partitioner, workers, makespan_mean_us",
         conn, params=(comparison_id,))
+    for column in ("makespan_p10_us", "makespan_p90_us", "contiguous_bound_us"):
+        if column not in frame:
+            frame[column] = float("nan")
     return frame.groupby(["partitioner", "workers"], as_index=False).first()
 
 

@@ -29,13 +29,15 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
                       "INSERT INTO comparison_rows (comparison_id, position, partitioner, workers, queue_order, "
                       "ranges, replicas, longest_range_us, lower_bound_us, makespan_mean_us, makespan_min_us, "
                       "makespan_max_us, makespan_stddev_us, ratio_to_lower_bound, utilisation, node_hours, "
-                      "tail_below_tenth_us, failed_attempts_mean, failed_runs, deadline_met, contiguous_bound_us, "
-                      "makespan_p10_us, makespan_p50_us, makespan_p90_us) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                      "tail_below_tenth_us, failed_attempts_mean, failed_runs, deadline_met) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  data::Statement spread(db, input,
+                         "INSERT INTO comparison_spread (comparison_id, position, contiguous_bound_us, "
+                         "makespan_p10_us, makespan_p50_us, makespan_p90_us) VALUES (?, ?, ?, ?, ?, ?)");
   std::int64_t position = 0;
   for (const ComparisonRow& r : comparison.rows) {
     row.bind(1, id)
-        .bind(2, position++)
+        .bind(2, position)
         .bind(3, r.partitioner)
         .bind(4, r.workers)
         .bind(5, r.order)
@@ -58,8 +60,14 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
     } else {
       row.bind(20, std::optional<std::int64_t>());
     }
-    row.bind(21, r.contiguous_bound).bind(22, r.makespan_p10).bind(23, r.makespan_p50).bind(24, r.makespan_p90);
     row.run();
+    spread.bind(1, id)
+        .bind(2, position++)
+        .bind(3, r.contiguous_bound)
+        .bind(4, r.makespan_p10)
+        .bind(5, r.makespan_p50)
+        .bind(6, r.makespan_p90);
+    spread.run();
   }
   transaction.commit();
   return id;

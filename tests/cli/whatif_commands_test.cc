@@ -13,6 +13,7 @@
 
 #include "data/cost_model.h"
 #include "data/duration_noise.h"
+#include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
 
@@ -75,6 +76,22 @@ TEST_F(WhatIfCommands, CompareScoresRangesFilesAsNamedCandidates) {
   EXPECT_EQ(rows[1]["makespan_mean_us"], 1100e6);
   EXPECT_NEAR(rows[1]["ratio_to_contiguous_bound"].get<double>(), 1100.0 / 800, 1e-12);
   EXPECT_DOUBLE_EQ(rows[1]["ratio_to_lower_bound"].get<double>(), 1.0);
+
+  // Stored: each row's contiguous bound and quantiles beside it.
+  ASSERT_EQ(run_cli("compare " + common() + " --span 0:999 --workers 2 --partitioners uniform --ranges mine=" + same)
+                .exit_code,
+            0);
+  data::TraceStore store = data::TraceStore::open_existing(store_);
+  data::Statement spread(store.handle(), store_,
+                         "SELECT partitioner, contiguous_bound_us, makespan_p90_us FROM comparison_rows "
+                         "JOIN comparison_spread USING (comparison_id, position) ORDER BY position");
+  ASSERT_TRUE(spread.step());
+  EXPECT_EQ(spread.text(0), "uniform");
+  EXPECT_EQ(spread.int64(1), 800'000'000);
+  EXPECT_EQ(spread.int64(2), 1'100'000'000);
+  ASSERT_TRUE(spread.step());
+  EXPECT_EQ(spread.text(0), "mine");
+  EXPECT_FALSE(spread.step());
 }
 
 TEST_F(WhatIfCommands, BesideARecordedRunACandidateHasOnlyTheAskedOrders) {
