@@ -148,7 +148,7 @@ void Scheduler::dispatch() {
 void Scheduler::launch(std::size_t index) {
   ItemRecord& record = records_[index];
   int lane = policy_->acquire(items_[index]);
-  std::uint32_t worker = lane == kNoWorker ? kNoWorkerRecord : lane_worker(lane);
+  std::uint32_t worker = lane == kNoLane ? kNoWorkerRecord : lane_worker(lane);
   AttemptHandle handle = next_handle_++;
   record.state = ItemState::kInFlight;
   ++record.attempts;

@@ -152,7 +152,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   };
   struct Flight {
     std::uint32_t item = 0;
-    int lane = kNoWorker;
+    int lane = kNoLane;
     int attempt = 1;
     std::uint32_t worker = kNoWorkerRecord;  // submitted-to worker, then the one that started it
     data::Micros submitted = 0;
