@@ -179,8 +179,9 @@ void print_table(const SimulationResult& r, std::ostream& out) {
   row("critical path (lower bound)", data::duration_text(r.critical_path));
   row("workers", std::to_string(r.workers.size()));
   if (!busy.empty()) {
-    row("worker busy min/median/max", data::duration_text(busy.front()) + " / " + data::duration_text(busy[busy.size() / 2]) +
-                                          " / " + data::duration_text(busy.back()));
+    row("worker busy min/median/max", data::duration_text(busy.front()) + " / " +
+                                          data::duration_text(busy[busy.size() / 2]) + " / " +
+                                          data::duration_text(busy.back()));
   }
   row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
   row("utilisation", number(100 * r.utilisation, "%.1f %%"));

@@ -13,6 +13,7 @@
 #include "scheduler/scheduler.h"
 #include "tests/support/fault_injecting_cluster.h"
 #include "tests/support/manual_cluster.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::scheduler {
 namespace {
@@ -22,18 +23,7 @@ using test_support::FaultInjectingCluster;
 using test_support::FaultPlan;
 using test_support::ManualClock;
 using test_support::ManualCluster;
-
-std::vector<data::WorkItem> ranges(int n) {
-  std::vector<data::WorkItem> items;
-  for (int i = 0; i < n; ++i) {
-    data::WorkItem item;
-    item.id = "r";
-    item.id += std::to_string(i);
-    item.range = data::Range{i * 100, 100};
-    items.push_back(item);
-  }
-  return items;
-}
+using test_support::ranges;
 
 SchedulerOptions pool(int workers) {
   SchedulerOptions options;

@@ -4,29 +4,14 @@
 
 #include "data/error.h"
 #include "tests/support/manual_cluster.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::scheduler {
 namespace {
 
 using test_support::ManualClock;
 using test_support::ManualCluster;
-
-data::WorkItem range_item(const std::string& id, std::int64_t first, std::int64_t count) {
-  data::WorkItem item;
-  item.id = id;
-  item.range = data::Range{first, count};
-  return item;
-}
-
-std::vector<data::WorkItem> ranges(int n) {
-  std::vector<data::WorkItem> items;
-  for (int i = 0; i < n; ++i) {
-    std::string id = "r";
-    id += std::to_string(i);
-    items.push_back(range_item(id, i * 100, 100));
-  }
-  return items;
-}
+using test_support::ranges;
 
 SchedulerOptions pool(int workers) {
   SchedulerOptions options;
