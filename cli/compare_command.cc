@@ -28,11 +28,12 @@ void run_compare(const CompareOptions& o) {
   spec.workers = workers;
   sim::Comparison comparison = sim::run_comparison(spec);
   std::vector<OrderSaving> savings;
-  sim::RecordedSummary recorded;
+  data::RunSummary recorded;
   if (spec.recorded_items) {
     comparison = with_order_rows(spec, std::move(comparison));
     savings = order_savings(comparison);
-    recorded = sim::summarise(sim::load_run(store, o.common.run).attempts);
+    sim::RecordedRun run = sim::load_run(store, o.common.run);
+    recorded = data::summarize(run.items, run.attempts);
   }
   std::int64_t stored = 0;
   if (!o.common.no_record) {

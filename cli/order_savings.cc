@@ -81,14 +81,14 @@ std::vector<OrderSaving> order_savings(const sim::Comparison& comparison) {
 }
 
 void print_savings(const std::vector<OrderSaving>& savings, const std::string& run,
-                   const sim::RecordedSummary& recorded, std::ostream& out) {
-  data::Micros largest = recorded.span;
+                   const data::RunSummary& recorded, std::ostream& out) {
+  data::Micros largest = recorded.makespan;
   for (const OrderSaving& s : savings) largest = std::max(largest, s.makespan);
   const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
   std::snprintf(line, sizeof line, "%.3f %s on %zu workers, %.1f node-h with every worker held to the end",
-                unit.of(recorded.span), unit.name, recorded.workers,
-                held_to_the_end(static_cast<int>(recorded.workers), recorded.span));
+                unit.of(recorded.makespan), unit.name, recorded.workers,
+                held_to_the_end(static_cast<int>(recorded.workers), recorded.makespan));
   out << "\nwhat each queue order would have saved on run " << run << " (as recorded: " << line << ")\n"
       << "saved: against tip-first replayed with the recorded durations on as many workers, every worker held "
          "to the end\nlpt = longest predicted first (cost model); scale-down = idle workers leave once the queue is "

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/run_summary.h"
 #include "sim/comparison.h"
 #include "sim/replay.h"
 
@@ -43,7 +44,7 @@ sim::Comparison with_order_rows(const sim::ComparisonSpec& spec, sim::Comparison
 std::vector<OrderSaving> order_savings(const sim::Comparison& comparison);
 
 void print_savings(const std::vector<OrderSaving>& savings, const std::string& run,
-                   const sim::RecordedSummary& recorded, std::ostream& out);
+                   const data::RunSummary& recorded, std::ostream& out);
 nlohmann::json to_json(const std::vector<OrderSaving>& savings);
 
 }  // namespace millrace::cli

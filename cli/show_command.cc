@@ -60,9 +60,11 @@ void print(const data::Run& run, const std::vector<data::WorkItem>& items, const
   }
   std::cout << "  workers:        " << s.workers << ", busy min " << hours(s.busy_min) << " / median "
             << hours(s.busy_median) << " / max " << hours(s.busy_max) << "\n";
-  std::cout << "  straggler tail: half the workers idle after " << hours(s.half_idle_at) << ", 90% after "
-            << hours(s.most_idle_at) << "; the last " << s.running_when_most_idle << " ranges ran "
-            << hours(s.tail()) << " longer\n";
+  for (const data::TailRow& tail : data::tail_rows(s.tail)) {
+    char row[160];
+    std::snprintf(row, sizeof row, "  %-28s %s\n", tail.label, tail.value.c_str());
+    std::cout << row;
+  }
   std::cout << "  top durations:";
   const char* separator = " ";
   for (const auto& a : s.longest) {

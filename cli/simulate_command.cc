@@ -112,20 +112,21 @@ nlohmann::json parameters_of(const SimulateOptions& o) {
           {"max_attempts", o.max_attempts},       {"backoff", o.backoff}};
 }
 
-void print_recorded(const sim::RecordedRun& recorded, const sim::RecordedSummary& s,
+void print_recorded(const sim::RecordedRun& recorded, const data::RunSummary& s,
                     const sim::SimulationResult& result, std::ostream& out) {
   char line[200];
   std::snprintf(line, sizeof line, "%-28s run %lld '%s' (%s): %zu items, %zu attempts on %zu workers\n",
                 "recorded", static_cast<long long>(recorded.run.id), recorded.run.name.c_str(),
                 data::to_string(recorded.run.source), recorded.items.size(), s.attempts, s.workers);
   out << line;
-  std::snprintf(line, sizeof line, "%-28s %.2f\n", "recorded busy worker-hours", data::seconds_from_micros(s.busy) / 3600);
+  std::snprintf(line, sizeof line, "%-28s %.2f\n", "recorded busy worker-hours",
+                data::seconds_from_micros(s.total_work) / 3600);
   out << line;
   std::snprintf(line, sizeof line, "%-28s %.3f s (%.2f h)\n", "recorded busiest worker",
-                data::seconds_from_micros(s.busiest_worker), data::seconds_from_micros(s.busiest_worker) / 3600);
+                data::seconds_from_micros(s.busy_max), data::seconds_from_micros(s.busy_max) / 3600);
   out << line;
-  if (s.busiest_worker > 0) {
-    double diff = 100.0 * static_cast<double>(result.makespan - s.busiest_worker) / static_cast<double>(s.busiest_worker);
+  if (s.busy_max > 0) {
+    double diff = 100.0 * static_cast<double>(result.makespan - s.busy_max) / static_cast<double>(s.busy_max);
     std::snprintf(line, sizeof line, "%-28s %+.2f %%\n", "simulated makespan vs it", diff);
     out << line;
   }
@@ -193,7 +194,7 @@ void run_simulate(const SimulateOptions& o) {
       sim::recorded_durations(recorded.items, recorded.attempts, o.store + " run " + o.run), o.store + " run " + o.run);
   sim::SimulationConfig config = config_of(o);
   sim::SimulationResult result = sim::simulate(recorded.items, durations, config);
-  sim::RecordedSummary summary = sim::summarise(recorded.attempts);
+  data::RunSummary summary = data::summarize(recorded.items, recorded.attempts);
   std::int64_t stored = 0;
   if (!o.no_record) {
     nlohmann::json parameters = parameters_of(o);

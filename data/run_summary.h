@@ -1,16 +1,48 @@
-// What happened in a run, in a few figures: how much work, the longest ranges, failures,
-// how evenly the workers were kept busy, and the straggler tail (how long the last ranges ran
-// after most workers had gone idle). `millrace show` prints it; the main job reports it for
-// the recorded catch-up.
+// What happened in a run, in a few figures: how much work, the longest ranges, failures, how
+// evenly the workers were kept busy, and the straggler tail (how the run ended: how long it ran
+// on a few workers while the rest were idle). One summary and one definition of the tail for
+// every run, recorded, real or simulated: `millrace show` prints it for a stored run, and
+// `millrace simulate` computes the simulated run's tail with the same straggler_tail() and
+// prints it with the same rows (tail_rows), so the figures of a recording and of its replay
+// compare.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "data/records.h"
 
 namespace millrace::data {
+
+// The straggler tail, over the busy profile of a run: at each moment, how many attempts run on
+// a worker (attempts with a worker and a positive duration). The run spans from its start (a
+// simulation's time 0, a recording's first start) to its last end.
+struct StragglerTail {
+  Micros below_tenth = 0;              // final stretch with fewer than 10% of the peak busy workers
+  Micros last_alone = 0;               // how long the last attempt ran with nothing else running
+  double utilisation_last_tenth = 0;   // busy share of the workers in the last 10% of the span
+};
+
+// `starts` and `ends` of the attempts on workers (each attempt's end after its start), each in
+// any order; `workers` is how many workers the run had.
+StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
+                             Micros run_end, std::size_t workers);
+
+// The tail as the rows `show` and `simulate` both print: a label and its value.
+struct TailRow {
+  const char* label;
+  std::string value;
+};
+std::vector<TailRow> tail_rows(const StragglerTail& tail);
+
+// {"below_tenth_us", "last_alone_us", "utilisation_last_tenth"}
+nlohmann::json to_json(const StragglerTail& tail);
+
+// "12.345 s", or "12345.000 s (3.43 h)" from an hour up.
+std::string duration_text(Micros us);
 
 struct RunSummary {
   std::size_t items = 0;
@@ -25,12 +57,7 @@ struct RunSummary {
   // Per named worker (attempts with an empty worker are not counted here).
   std::size_t workers = 0;
   Micros busy_min = 0, busy_median = 0, busy_max = 0;
-  // Straggler tail, times from the run's first start: when half and when 90% of the workers
-  // had finished their last attempt, and how many attempts were still running at the 90% mark.
-  Micros half_idle_at = 0;
-  Micros most_idle_at = 0;
-  std::size_t running_when_most_idle = 0;
-  Micros tail() const { return makespan - most_idle_at; }  // run time left after most were idle
+  StragglerTail tail;
 };
 
 RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,

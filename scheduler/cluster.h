@@ -2,6 +2,26 @@
 // happened to them. Capacity (slots, nodes) and start-up latency live behind it. Implemented
 // by sim::SimCluster (virtual time), cluster_adapter::LocalProcessCluster and
 // cluster_adapter::KubernetesCluster (real time); the scheduler knows only this interface.
+//
+// Glossary: the nouns of the domain, as the code uses them (after SimGrid's s4u, one meaning
+// per word).
+//   item     One piece of the plan (data::WorkItem): a range of units [first, first + count) of
+//            a catch-up, or one job of a queue. It is settled once: succeeded, failed (out of
+//            attempts) or blocked (a predecessor failed).
+//   attempt  One try at running an item, numbered from 1 per item. The scheduler hands it to
+//            the cluster as a Submission under an AttemptHandle unique within the run; the
+//            cluster reports it started, then succeeded or failed ("cancelled" when stopped).
+//   worker   What runs attempts, one at a time: a long-lived pool worker (w000, w001, ...) that
+//            pulls item after item and pays its start-up once, or, in job-per-item, whatever
+//            the cluster ran the attempt on (the pod, process or slot it names when it starts).
+//   lane     A pool worker's index in its concurrency policy (0 .. workers - 1), fixed with its
+//            name for the whole run, so per-worker state is a vector, not a map; kNoLane when
+//            each attempt is its own Job.
+//   pod      What a cluster runs a worker in: a Kubernetes pod, a local process group, a
+//            simulated pod. A pool worker's pod lives until the worker is retired; in
+//            job-per-item every attempt has a pod (a Job) of its own.
+//   slot     Room for one pod at a time on a node of the cluster; capacity() counts the slots
+//            that can take a pod now.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +34,9 @@ namespace millrace::scheduler {
 
 using AttemptHandle = std::uint64_t;
 
+// The lane of an attempt that has no pool worker (job-per-item).
+inline constexpr int kNoLane = -1;
+
 // What the scheduler asks a cluster to run.
 struct Submission {
   AttemptHandle handle = 0;            // chosen by the scheduler, unique within a run
@@ -22,9 +45,9 @@ struct Submission {
   // Set for long-lived workers (fixed pool): the worker slot that pulls this item, which pays
   // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod.
   std::optional<std::string> worker;
-  // The pool worker's index (its lane), fixed with its name for the whole run, so a cluster may
-  // index its per-worker state by it; -1 when `worker` is empty or the submitter has no index.
-  int lane = -1;
+  // The pool worker's lane, fixed with its name for the whole run, so a cluster may index its
+  // per-worker state by it; kNoLane when `worker` is empty or the submitter has no lane.
+  int lane = kNoLane;
 };
 
 // What a cluster reports about one attempt.

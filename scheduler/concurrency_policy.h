@@ -15,6 +15,7 @@
 #include "data/records.h"
 #include "data/time.h"
 #include "scheduler/clock.h"
+#include "scheduler/cluster.h"
 
 namespace millrace::scheduler {
 
@@ -42,8 +43,6 @@ class PolicyHost {
   virtual void wake() = 0;
 };
 
-inline constexpr int kNoWorker = -1;
-
 class ConcurrencyPolicy {
  public:
   virtual ~ConcurrencyPolicy() = default;
@@ -52,11 +51,11 @@ class ConcurrencyPolicy {
   virtual bool admits(const data::WorkItem& item) const = 0;
   // True when no attempt of any item may start now (the scheduler stops looking).
   virtual bool saturated() const = 0;
-  // Takes a place for `item`: a pool worker's index, or kNoWorker when each attempt is its own Job.
+  // Takes a place for `item`: a pool worker's lane, or kNoLane when each attempt is its own Job.
   virtual int acquire(const data::WorkItem& item) = 0;
-  virtual void release(const data::WorkItem& item, int worker) = 0;
-  // The name a pool worker's index is submitted under. Only called for pool workers (not kNoWorker).
-  virtual const std::string& worker_name(int worker) const = 0;
+  virtual void release(const data::WorkItem& item, int lane) = 0;
+  // The name the worker of a lane is submitted under. Only called for a lane (not kNoLane).
+  virtual const std::string& worker_name(int lane) const = 0;
   virtual void on_capacity_changed(int slots) = 0;
   // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).
   virtual void on_progress() = 0;

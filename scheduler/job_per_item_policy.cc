@@ -16,7 +16,7 @@ bool JobPerItemPolicy::admits(const data::WorkItem& item) const {
 int JobPerItemPolicy::acquire(const data::WorkItem& item) {
   ++in_flight_;
   if (params_.type_limits.count(item.type) != 0) ++per_type_[item.type];
-  return kNoWorker;
+  return kNoLane;
 }
 
 void JobPerItemPolicy::release(const data::WorkItem& item, int) {

@@ -17,7 +17,7 @@ class JobPerItemPolicy : public ConcurrencyPolicy {
   bool admits(const data::WorkItem& item) const override;
   bool saturated() const override { return in_flight_ >= params_.max_in_flight; }
   int acquire(const data::WorkItem& item) override;
-  void release(const data::WorkItem& item, int worker) override;
+  void release(const data::WorkItem& item, int lane) override;
   const std::string& worker_name(int) const override { return no_name_; }
   void on_capacity_changed(int) override {}
   void on_progress() override {}

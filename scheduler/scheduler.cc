@@ -148,7 +148,7 @@ void Scheduler::dispatch() {
 void Scheduler::launch(std::size_t index) {
   ItemRecord& record = records_[index];
   int lane = policy_->acquire(items_[index]);
-  std::uint32_t worker = lane == kNoWorker ? kNoWorkerRecord : lane_worker(lane);
+  std::uint32_t worker = lane == kNoLane ? kNoWorkerRecord : lane_worker(lane);
   AttemptHandle handle = next_handle_++;
   record.state = ItemState::kInFlight;
   ++record.attempts;
@@ -160,9 +160,23 @@ void Scheduler::launch(std::size_t index) {
   cluster_.submit(submission);
 }
 
+// Events of attempts no longer in flight (a late or repeated report of an attempt already
+// finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
+// A handle never handed out is a cluster reporting an attempt that does not exist: an error.
+Scheduler::Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
+  if (event.handle == 0 || event.handle >= next_handle_) {
+    throw data::Error(options_.plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
+                                              std::to_string(event.handle) + ", which was never submitted (handles " +
+                                              "so far: 1 to " + std::to_string(next_handle_ - 1) + ")");
+  }
+  return flights_.find(event.handle);
+}
+
 void Scheduler::on_started(const AttemptEvent& event) {
-  Flight* flight = flights_.find(event.handle);
-  if (flight == nullptr) return;
+  Flight* flight = flight_of(event, "started");
+  // The first report of a start holds: a repeated one (a re-attached cluster reporting what it
+  // finds running) moves neither the start nor the worker.
+  if (flight == nullptr || flight->started) return;
   flight->started = event.at;
   if (!event.worker.empty() && (flight->worker == kNoWorkerRecord || workers_[flight->worker].name != event.worker)) {
     flight->worker = worker_named(event.worker);
@@ -176,10 +190,13 @@ void Scheduler::on_started(const AttemptEvent& event) {
   if (observer_) notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
 }
 
-void Scheduler::on_succeeded(const AttemptEvent& event) { finish(event, data::Outcome::kSucceeded); }
+void Scheduler::on_succeeded(const AttemptEvent& event) {
+  finish(flight_of(event, "succeeded"), event, data::Outcome::kSucceeded);
+}
 
 void Scheduler::on_failed(const AttemptEvent& event) {
-  finish(event, event.reason == "cancelled" ? data::Outcome::kCancelled : data::Outcome::kFailed);
+  finish(flight_of(event, "failed"), event,
+         event.reason == "cancelled" ? data::Outcome::kCancelled : data::Outcome::kFailed);
 }
 
 void Scheduler::on_capacity_changed(int slots, data::Micros) {
@@ -187,11 +204,13 @@ void Scheduler::on_capacity_changed(int slots, data::Micros) {
   dispatch();
 }
 
-void Scheduler::finish(const AttemptEvent& event, data::Outcome outcome) {
-  Flight* found = flights_.find(event.handle);
+void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Outcome outcome) {
   if (found == nullptr) return;
   Flight flight = *found;
   flights_.erase(event.handle);
+  // A success whose start was never reported (lost, or overtaken by the end) ran nonetheless:
+  // it is taken to have started when submitted, the earliest it can have, not to have lasted 0.
+  if (outcome == data::Outcome::kSucceeded && !flight.started) flight.started = flight.submitted;
   std::size_t index = flight.item;
   ItemRecord& record = records_[index];
   std::uint32_t reason = reason_named(event.reason);

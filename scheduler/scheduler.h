@@ -152,7 +152,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   };
   struct Flight {
     std::uint32_t item = 0;
-    int lane = kNoWorker;
+    int lane = kNoLane;
     int attempt = 1;
     std::uint32_t worker = kNoWorkerRecord;  // submitted-to worker, then the one that started it
     data::Micros submitted = 0;
@@ -169,7 +169,8 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void enqueue(std::size_t index);
   void dispatch();
   void launch(std::size_t index);
-  void finish(const AttemptEvent& event, data::Outcome outcome);
+  Flight* flight_of(const AttemptEvent& event, const char* kind);
+  void finish(const Flight* flight, const AttemptEvent& event, data::Outcome outcome);
   void give_up(std::size_t index);
   void settle(std::size_t index, ItemState state);
   void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,

@@ -35,21 +35,21 @@ void WorkerPoolPolicy::attach(PolicyHost& host) {
 }
 
 int WorkerPoolPolicy::acquire(const data::WorkItem&) {
-  int worker = static_cast<int>(idle_.first());
-  idle_.erase(worker);
-  warm_.erase(worker);
-  busy_[worker] = true;
-  alive_[worker] = true;
-  return worker;
+  int lane = static_cast<int>(idle_.first());
+  idle_.erase(lane);
+  warm_.erase(lane);
+  busy_[lane] = true;
+  alive_[lane] = true;
+  return lane;
 }
 
-void WorkerPoolPolicy::release(const data::WorkItem&, int worker) {
-  busy_[worker] = false;
-  if (worker < target_) {
-    idle_.insert(worker);
-    warm_.insert(worker);
+void WorkerPoolPolicy::release(const data::WorkItem&, int lane) {
+  busy_[lane] = false;
+  if (lane < target_) {
+    idle_.insert(lane);
+    warm_.insert(lane);
   } else {
-    retire(worker);
+    retire(lane);
   }
 }
 
@@ -92,10 +92,10 @@ void WorkerPoolPolicy::resize(int target) {
   if (grew && host_ != nullptr) host_->wake();
 }
 
-void WorkerPoolPolicy::retire(int worker) {
-  alive_[worker] = false;
-  warm_.erase(worker);
-  host_->retire_worker(names_[worker]);
+void WorkerPoolPolicy::retire(int lane) {
+  alive_[lane] = false;
+  warm_.erase(lane);
+  host_->retire_worker(names_[lane]);
 }
 
 // Workers needed so the remaining predicted work ends by the deadline, within min..max.

@@ -24,8 +24,8 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   bool admits(const data::WorkItem&) const override { return !idle_.empty(); }
   bool saturated() const override { return idle_.empty(); }
   int acquire(const data::WorkItem& item) override;
-  void release(const data::WorkItem& item, int worker) override;
-  const std::string& worker_name(int worker) const override { return names_[worker]; }
+  void release(const data::WorkItem& item, int lane) override;
+  const std::string& worker_name(int lane) const override { return names_[lane]; }
   void on_capacity_changed(int slots) override;
   void on_progress() override;
   void on_queue_drained() override;
@@ -34,7 +34,7 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
 
  private:
   void resize(int target);
-  void retire(int worker);
+  void retire(int lane);
   int wanted_by_deadline() const;
   void plan_scale_up();
 
@@ -44,10 +44,11 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   int target_ = 0;
   data::Micros started_at_ = 0;
   std::optional<TimerId> scale_up_timer_;
-  std::vector<std::string> names_;  // w000, w001, ...: zero-padded to the widest index
-  IndexSet idle_;                   // idle workers below target_, lowest served first
+  // All by lane (0 .. workers - 1); lanes below target_ are the pool now.
+  std::vector<std::string> names_;  // w000, w001, ...: zero-padded to the widest lane
+  IndexSet idle_;                   // idle lanes below target_, lowest served first
   std::vector<bool> busy_;
-  std::vector<bool> alive_;         // acquired at least once since last retired
+  std::vector<bool> alive_;         // its worker was acquired at least once since last retired
   IndexSet warm_;                   // idle and alive: retired when the queue drains
 };
 

@@ -1,8 +1,5 @@
 #include "sim/replay.h"
 
-#include <algorithm>
-#include <map>
-
 #include "data/error.h"
 
 namespace millrace::sim {
@@ -18,30 +15,13 @@ RecordedRun load_run(const data::TraceStore& store, const std::string& id_or_nam
   return recorded;
 }
 
-RecordedSummary summarise(const std::vector<data::Attempt>& attempts) {
-  RecordedSummary s;
-  std::map<std::string, data::Micros> per_worker;
-  data::Micros first = 0;
-  data::Micros last = 0;
-  for (const data::Attempt& a : attempts) {
-    if (s.attempts == 0 || a.start < first) first = a.start;
-    if (s.attempts == 0 || a.end > last) last = a.end;
-    ++s.attempts;
-    s.busy += a.duration();
-    per_worker[a.worker] += a.duration();
-  }
-  s.workers = per_worker.size();
-  for (const auto& entry : per_worker) s.busiest_worker = std::max(s.busiest_worker, entry.second);
-  s.span = last - first;
-  return s;
-}
-
-nlohmann::json to_json(const RecordedSummary& s) {
+nlohmann::json to_json(const data::RunSummary& s) {
   return {{"workers", s.workers},
           {"attempts", s.attempts},
-          {"busy_us", s.busy},
-          {"busiest_worker_us", s.busiest_worker},
-          {"span_us", s.span}};
+          {"busy_us", s.total_work},
+          {"busiest_worker_us", s.busy_max},
+          {"span_us", s.makespan},
+          {"tail", data::to_json(s.tail)}};
 }
 
 std::int64_t record_simulation(data::TraceStore& store, const data::Run& source,

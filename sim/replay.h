@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/records.h"
+#include "data/run_summary.h"
 #include "data/trace_store.h"
 #include "sim/simulation.h"
 
@@ -22,21 +23,13 @@ struct RecordedRun {
   std::vector<data::Attempt> attempts;
 };
 
-// What the recording itself says: workers, busy time, and the busiest worker (a fixed pool's
-// makespan cannot be below its busiest worker's busy time).
-struct RecordedSummary {
-  std::size_t workers = 0;
-  std::size_t attempts = 0;
-  data::Micros busy = 0;                   // sum of attempt durations
-  data::Micros busiest_worker = 0;         // largest per-worker busy time
-  data::Micros span = 0;                   // last end - first start
-};
-
 // Reads run `id_or_name`; throws data::Error naming the store and the run when it is missing or
 // has no items.
 RecordedRun load_run(const data::TraceStore& store, const std::string& id_or_name);
-RecordedSummary summarise(const std::vector<data::Attempt>& attempts);
-nlohmann::json to_json(const RecordedSummary& summary);
+// What the recording itself says (data::summarize) as simulate's JSON reports it: workers,
+// attempts, busy time, the busiest worker (a fixed pool's makespan cannot be below its busiest
+// worker's busy time), the span and the straggler tail, in the simulated run's terms.
+nlohmann::json to_json(const data::RunSummary& recorded);
 
 // Writes the simulation of `source` as a new run and returns its id. `parameters` is the JSON
 // object of the simulation's settings, stored with the run.

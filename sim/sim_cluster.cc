@@ -1,6 +1,7 @@
 #include "sim/sim_cluster.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "data/error.h"
 
@@ -29,19 +30,28 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel
                        bool record_timeline)
     : engine_(engine), config_(std::move(config)), durations_(std::move(durations)), rng_(rng),
       record_timeline_(record_timeline) {
+  const std::string where = "simulated cluster";
   if (config_.nodes < 1 || config_.slots_per_node < 1) {
-    throw data::Error("simulated cluster", "needs at least one node with at least one slot");
+    throw data::Error(where, "needs at least one node with at least one slot (has " + std::to_string(config_.nodes) +
+                                 " nodes of " + std::to_string(config_.slots_per_node) + " slots each)");
   }
   if (!(config_.fail_prob >= 0 && config_.fail_prob <= 1)) {
-    throw data::Error("simulated cluster", "failure probability " + std::to_string(config_.fail_prob) +
-                                               " is outside [0, 1]");
+    char text[64];
+    std::snprintf(text, sizeof text, "failure probability %g is outside [0, 1]", config_.fail_prob);
+    throw data::Error(where, text);
   }
-  if (config_.startup.constant < 0 || config_.create_overhead < 0 || config_.delete_overhead < 0 ||
-      std::any_of(config_.startup.samples.begin(), config_.startup.samples.end(), [](data::Micros s) { return s < 0; })) {
-    throw data::Error("simulated cluster", "latencies and overheads must be >= 0");
-  }
+  auto not_negative = [&](data::Micros value, const char* setting) {
+    if (value < 0) throw data::Error(where, std::string(setting) + " " + std::to_string(value) + " us must be >= 0");
+  };
+  not_negative(config_.startup.constant, "start-up latency");
+  not_negative(config_.create_overhead, "create overhead");
+  not_negative(config_.delete_overhead, "delete overhead");
+  for (data::Micros sample : config_.startup.samples) not_negative(sample, "start-up latency sample");
   for (const Window& w : config_.api_down) {
-    if (w.to < w.from) throw data::Error("simulated cluster", "an API unavailability window ends before it starts");
+    if (w.to < w.from) {
+      throw data::Error(where, "API unavailability window " + std::to_string(w.from) + "-" + std::to_string(w.to) +
+                                   " us ends before it starts");
+    }
   }
   std::sort(config_.api_down.begin(), config_.api_down.end(),
             [](const Window& a, const Window& b) { return a.from < b.from; });

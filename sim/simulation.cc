@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "data/run_summary.h"
 #include "sim/virtual_clock.h"
 
 namespace millrace::sim {
@@ -24,13 +25,10 @@ struct Dispatch {
 
 using AttemptRecord = scheduler::Scheduler::AttemptRecord;
 
-// `on_worker[w]`: worker record w is a named worker (attempts without one do not count).
-Tail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>& on_worker, data::Micros makespan,
-             std::size_t workers) {
-  Tail tail;
-  auto counts = [&](const AttemptRecord& a) {
-    return a.worker != scheduler::Scheduler::kNoWorkerRecord && on_worker[a.worker];
-  };
+// The run's straggler tail (data::straggler_tail) over the attempts on named workers, the run
+// spanning from time 0 to its makespan. `on_worker[w]`: worker record w is a named worker.
+data::StragglerTail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>& on_worker,
+                            data::Micros makespan, std::size_t workers) {
   // Attempts are logged as they end; their starts, laid out in submission (handle) order, are
   // nearly always sorted already, which spares the sort.
   scheduler::AttemptHandle last_handle = 0;
@@ -40,7 +38,7 @@ Tail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>
   std::vector<data::Micros> ends;
   ends.reserve(attempts.size());
   for (const AttemptRecord& a : attempts) {
-    if (!counts(a) || a.end <= a.start) continue;
+    if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker] || a.end <= a.start) continue;
     start_by_handle[a.handle] = a.start;
     ends.push_back(a.end);
   }
@@ -49,58 +47,7 @@ Tail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>
   for (data::Micros start : start_by_handle) {
     if (start != kNone) starts.push_back(start);
   }
-  if (starts.empty() || makespan <= 0) return tail;
-  if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
-  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
-  // Visits the changes of the number of busy workers in time order, ends before starts.
-  auto for_each_step = [&](auto&& step) {
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (j < ends.size()) {
-      if (i < starts.size() && starts[i] < ends[j]) {
-        step(starts[i++], +1);
-      } else {
-        step(ends[j++], -1);
-      }
-    }
-  };
-  int busy = 0;
-  int peak = 0;
-  for_each_step([&](data::Micros, int change) { peak = std::max(peak, busy += change); });
-  int threshold = std::max(1, (peak + 9) / 10);
-  data::Micros below_since = 0;
-  data::Micros alone_since = 0;
-  for_each_step([&](data::Micros at, int change) {
-    int before = busy;
-    busy += change;
-    if (before >= threshold && busy < threshold) below_since = at;
-    if (busy >= threshold) below_since = makespan;
-    if (busy >= 2) alone_since = makespan;
-    if (busy == 1 && before != 1) alone_since = at;
-  });
-  tail.below_tenth = makespan - below_since;
-  tail.last_alone = makespan - alone_since;
-  data::Micros from = makespan - makespan / 10;
-  data::Micros busy_late = 0;
-  for (const AttemptRecord& a : attempts) {
-    if (counts(a) && a.end > from) busy_late += a.end - std::max(a.start, from);
-  }
-  data::Micros window = makespan - from;
-  if (window > 0 && workers > 0) {
-    tail.utilisation_last_tenth = static_cast<double>(busy_late) / (static_cast<double>(window) * workers);
-  }
-  return tail;
-}
-
-std::string duration_text(data::Micros us) {
-  char buf[64];
-  double s = data::seconds_from_micros(us);
-  if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%.3f s (%.2f h)", s, s / 3600);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
-  }
-  return buf;
+  return data::straggler_tail(std::move(starts), std::move(ends), 0, makespan, workers);
 }
 
 }  // namespace
@@ -196,9 +143,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
       {"attempts", r.attempts},
       {"failed_attempts", r.failed_attempts},
       {"events", r.events},
-      {"tail", {{"below_tenth_us", r.tail.below_tenth},
-                {"last_alone_us", r.tail.last_alone},
-                {"utilisation_last_tenth", r.tail.utilisation_last_tenth}}},
+      {"tail", data::to_json(r.tail)},
       {"workers", workers},
       {"status", scheduler::to_json(r.status)},
   };
@@ -230,19 +175,18 @@ void print_table(const SimulationResult& r, std::ostream& out) {
   row("items", std::to_string(r.items) + " (" + std::to_string(r.succeeded) + " succeeded, " +
                    std::to_string(r.failed_items) + " failed" + (r.stalled ? ", STALLED" : "") + ")");
   row("attempts", std::to_string(r.attempts) + " (" + std::to_string(r.failed_attempts) + " failed)");
-  row("makespan", duration_text(r.makespan));
-  row("critical path (lower bound)", duration_text(r.critical_path));
+  row("makespan", data::duration_text(r.makespan));
+  row("critical path (lower bound)", data::duration_text(r.critical_path));
   row("workers", std::to_string(r.workers.size()));
   if (!busy.empty()) {
-    row("worker busy min/median/max", duration_text(busy.front()) + " / " + duration_text(busy[busy.size() / 2]) +
-                                          " / " + duration_text(busy.back()));
+    row("worker busy min/median/max", data::duration_text(busy.front()) + " / " +
+                                          data::duration_text(busy[busy.size() / 2]) + " / " +
+                                          data::duration_text(busy.back()));
   }
   row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
   row("utilisation", number(100 * r.utilisation, "%.1f %%"));
   row("node-hours (pod slot time)", number(r.node_hours, "%.2f"));
-  row("tail: < 10% of peak busy", duration_text(r.tail.below_tenth));
-  row("tail: last attempt alone", duration_text(r.tail.last_alone));
-  row("tail: utilisation last 10%", number(100 * r.tail.utilisation_last_tenth, "%.1f %%"));
+  for (const data::TailRow& tail : data::tail_rows(r.tail)) row(tail.label, tail.value);
   row("events", std::to_string(r.events));
 }
 

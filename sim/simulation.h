@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/records.h"
+#include "data/run_summary.h"
 #include "scheduler/scheduler.h"
 #include "sim/duration_model.h"
 #include "sim/sim_cluster.h"
@@ -37,13 +38,6 @@ struct WorkerUsage {
   int attempts = 0;
 };
 
-// The straggler tail of a run.
-struct Tail {
-  data::Micros below_tenth = 0;        // final stretch with fewer than 10% of the peak busy workers
-  data::Micros last_alone = 0;         // how long the last attempt ran with nothing else running
-  double utilisation_last_tenth = 0;   // busy share of the workers in the last 10% of the makespan
-};
-
 struct SimulationResult {
   std::string policy;
   std::string order;
@@ -61,7 +55,7 @@ struct SimulationResult {
   std::size_t attempts = 0;
   std::size_t failed_attempts = 0;
   std::uint64_t events = 0;            // engine events handled
-  Tail tail;
+  data::StragglerTail tail;           // data/run_summary.h: the one definition of the tail
   std::vector<WorkerUsage> workers;    // by name
   std::vector<data::Attempt> attempt_log;  // every attempt, in the order they finished (if kept)
   std::vector<TimelineEntry> timeline;

@@ -1,5 +1,5 @@
-// Shared pieces of the Kubernetes adapter tests: a steady clock, a listener that records every
-// event, a client configuration for the loopback API test server, and a small Job template.
+// Shared pieces of the Kubernetes adapter tests: a steady clock, the recording listener of
+// tests/support, a client configuration for the loopback API test server, and a small Job template.
 #pragma once
 
 #include <chrono>
@@ -12,6 +12,7 @@
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "tests/cluster_adapter/fake_apiserver.h"
+#include "tests/support/recording_listener.h"
 
 namespace millrace::cluster_adapter {
 
@@ -26,30 +27,8 @@ class SteadyTestClock : public scheduler::Clock {
   void cancel_timer(scheduler::TimerId) override {}
 };
 
-struct RecordedEvent {
-  std::string kind;  // "started", "succeeded", "failed"
-  scheduler::AttemptEvent event;
-};
-
-class RecordingListener : public scheduler::ClusterListener {
- public:
-  void on_started(const scheduler::AttemptEvent& e) override { events.push_back({"started", e}); }
-  void on_succeeded(const scheduler::AttemptEvent& e) override { events.push_back({"succeeded", e}); }
-  void on_failed(const scheduler::AttemptEvent& e) override { events.push_back({"failed", e}); }
-  void on_capacity_changed(int, data::Micros) override {}
-
-  int count(const std::string& kind, scheduler::AttemptHandle handle) const {
-    int n = 0;
-    for (const auto& r : events) n += r.kind == kind && r.event.handle == handle;
-    return n;
-  }
-  int count(const std::string& kind) const {
-    int n = 0;
-    for (const auto& r : events) n += r.kind == kind;
-    return n;
-  }
-  std::vector<RecordedEvent> events;
-};
+using test_support::RecordedEvent;
+using test_support::RecordingListener;
 
 inline KubeConfig test_server_config(const FakeApiServer& server) {
   KubeConfig config;

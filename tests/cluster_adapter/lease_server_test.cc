@@ -8,28 +8,19 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <atomic>
 #include <future>
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/lease_book.h"
+#include "tests/support/manual_clock.h"
 
 namespace millrace::cluster_adapter {
 namespace {
 
 using nlohmann::json;
 
-// now() is what the test says; timers are not used by the lease book.
-class ManualClock : public scheduler::Clock {
- public:
-  data::Micros now() const override { return now_; }
-  scheduler::TimerId call_at(data::Micros, std::function<void()>) override { return 0; }
-  void cancel_timer(scheduler::TimerId) override {}
-  void set(data::Micros now) { now_ = now; }
-
- private:
-  std::atomic<data::Micros> now_{1'000'000};
-};
+// now() is what the test sets; the lease book sets no timers.
+using test_support::ManualClock;
 
 constexpr data::Micros kSecond = data::kMicrosPerSecond;
 
@@ -63,7 +54,7 @@ class LeaseServerTest : public ::testing::Test {
   json lease(const std::string& worker) { return post("/v1/lease", {{"worker", worker}}); }
   std::vector<LeaseEvent> events() { return book_.wait_events(0); }
 
-  ManualClock clock_;
+  ManualClock clock_{1 * kSecond};
   LeaseBook book_;
   LeaseServer server_;
   httplib::Client client_;
@@ -186,7 +177,7 @@ TEST_F(LeaseServerTest, AskingAgainWhileHoldingALeaseAbandonsIt) {
 }
 
 TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld) {
-  ManualClock clock;
+  ManualClock clock{1 * kSecond};
   LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s");
   data::WorkItem item;
   item.id = "r0";

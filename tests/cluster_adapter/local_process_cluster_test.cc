@@ -11,37 +11,15 @@
 
 #include "cluster_adapter/wall_clock.h"
 #include "data/error.h"
+#include "tests/support/recording_listener.h"
 
 namespace millrace::cluster_adapter {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Event {
-  std::string kind;
-  scheduler::AttemptEvent event;
-};
-
-class RecordingListener : public scheduler::ClusterListener {
- public:
-  void on_started(const scheduler::AttemptEvent& e) override { events.push_back({"started", e}); }
-  void on_succeeded(const scheduler::AttemptEvent& e) override { events.push_back({"succeeded", e}); }
-  void on_failed(const scheduler::AttemptEvent& e) override { events.push_back({"failed", e}); }
-  void on_capacity_changed(int slots, data::Micros) override { capacities.push_back(slots); }
-  int finished() const {
-    int n = 0;
-    for (const Event& e : events) n += e.kind != "started";
-    return n;
-  }
-  const Event* find(const std::string& kind, scheduler::AttemptHandle handle) const {
-    for (const Event& e : events) {
-      if (e.kind == kind && e.event.handle == handle) return &e;
-    }
-    return nullptr;
-  }
-  std::vector<Event> events;
-  std::vector<int> capacities;
-};
+using test_support::RecordedEvent;
+using test_support::RecordingListener;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -63,7 +41,7 @@ bool process_gone(pid_t pid) {
 class LocalProcessClusterTest : public ::testing::Test {
  protected:
   // Runs `command` as one attempt under a 100 ms timeout and returns its failed event (or null).
-  const Event* run_past_timeout(const std::string& command) {
+  const RecordedEvent* run_past_timeout(const std::string& command) {
     LocalProcessOptions o = options(command);
     o.timeout = 100 * data::kMicrosPerMilli;
     LocalProcessCluster cluster(o, clock);
@@ -134,21 +112,21 @@ TEST_F(LocalProcessClusterTest, NonZeroExitReportsFailedWithReasonExitAndTheCode
   cluster.set_listener(&listener);
   cluster.submit(submission(7, item("a")));
   poll_until_finished(cluster, 1);
-  const Event* failed = listener.find("failed", 7);
+  const RecordedEvent* failed = listener.find("failed", 7);
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "exit");
   EXPECT_EQ(failed->event.exit_code, 3);
 }
 
 TEST_F(LocalProcessClusterTest, TimeoutTerminatesTheAttemptAndReportsTimeout) {
-  const Event* failed = run_past_timeout("sleep 30");
+  const RecordedEvent* failed = run_past_timeout("sleep 30");
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "timeout");
   EXPECT_EQ(failed->event.exit_code, 128 + SIGTERM);
 }
 
 TEST_F(LocalProcessClusterTest, TimeoutEscalatesToSigkillWhenTheGroupIgnoresSigterm) {
-  const Event* failed = run_past_timeout("trap '' TERM; sleep 30");
+  const RecordedEvent* failed = run_past_timeout("trap '' TERM; sleep 30");
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "timeout");
   EXPECT_EQ(failed->event.exit_code, 128 + SIGKILL);
@@ -167,7 +145,7 @@ TEST_F(LocalProcessClusterTest, CancelKillsTheWholeProcessGroupAndReportsCancell
 
   cluster.cancel(1);
   poll_until_finished(cluster, 1);
-  const Event* failed = listener.find("failed", 1);
+  const RecordedEvent* failed = listener.find("failed", 1);
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "cancelled");
   for (int i = 0; i < 1000 && !process_gone(grandchild); ++i) usleep(10'000);

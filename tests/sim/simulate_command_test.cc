@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,57 @@ TEST_F(SimulateCommand, PrintsTheSimulationNextToTheRecordingAndStoresIt) {
   EXPECT_EQ(simulated.ended, 11 * data::kMicrosPerSecond);
   EXPECT_EQ(store.attempts(2).size(), 6u);
   EXPECT_EQ(store.items(2), store.items(1));
+}
+
+// The tail rows of a printout ("tail: ..." lines, the label's padding dropped).
+std::vector<std::string> tail_rows(const std::string& output) {
+  std::vector<std::string> rows;
+  std::size_t at = 0;
+  while ((at = output.find("tail: ", at)) != std::string::npos) {
+    std::size_t end = output.find('\n', at);
+    std::string row = output.substr(at, end - at);
+    std::size_t gap = row.find("  ");
+    std::size_t value = row.find_first_not_of(' ', gap);
+    rows.push_back(row.substr(0, gap) + " = " + row.substr(value));
+    at = end;
+  }
+  return rows;
+}
+
+TEST_F(SimulateCommand, ShowAndSimulatePrintTheSameTailForTheSameSchedule) {
+  {
+    // The schedule plan order gives on two workers (see above), recorded as such.
+    data::TraceStore store = data::TraceStore::open(path_);
+    std::vector<data::WorkItem> items = store.items(1);
+    const data::Micros s = data::kMicrosPerSecond;
+    const struct {
+      const char* worker;
+      data::Micros start, end;
+    } ran[] = {{"a", 0, 5 * s}, {"b", 0, 2 * s}, {"b", 2 * s, 5 * s}, {"a", 5 * s, 11 * s}, {"b", 5 * s, 9 * s},
+               {"b", 9 * s, 10 * s}};
+    std::vector<data::Attempt> attempts;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      attempts.push_back(data::Attempt{items[i].id, 1, ran[i].worker, ran[i].start, ran[i].end,
+                                       data::Outcome::kSucceeded, 0, "", std::nullopt});
+    }
+    data::Run run;
+    run.name = "as-a-pool";
+    run.source = data::RunSource::kRecorded;
+    store.add_run(run, items, attempts);
+  }
+  CommandResult shown = run_cli("show --store " + path_ + " as-a-pool");
+  CommandResult replayed = run_cli("simulate --store " + path_ + " --run as-a-pool --workers 2");
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.output;
+  // Peak 2 busy: never below 1 until the end; w000 alone from 10 s to 11 s; the last 1.1 s holds
+  // 1.1 + 0.1 s of work on 2 workers.
+  std::vector<std::string> expected = {"tail: < 10% of peak busy = 0.000 s", "tail: last attempt alone = 1.000 s",
+                                       "tail: utilisation last 10% = 54.5 %"};
+  EXPECT_EQ(tail_rows(shown.output), expected) << shown.output;
+  EXPECT_EQ(tail_rows(replayed.output), expected) << replayed.output;
+  // The simulated run, stored, shows the same tail again.
+  CommandResult stored = run_cli("show --store " + path_ + " 3");
+  EXPECT_EQ(tail_rows(stored.output), expected) << stored.output;
 }
 
 TEST_F(SimulateCommand, EqualSeedsPrintByteIdenticalJson) {

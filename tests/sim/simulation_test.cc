@@ -56,6 +56,36 @@ TEST(Simulation, FiveItemsOnTwoWorkersGiveTheHandComputedSchedule) {
   EXPECT_EQ(r.tail.last_alone, 6);
 }
 
+// A recording made by a fixed pool taking ranges in plan order (each range to the first worker
+// free) and its exact replay are the same schedule: the run summary of the recording and the
+// simulation report the same straggler tail, to the microsecond.
+TEST(Simulation, ARecordedRunAndItsExactReplayReportIdenticalTails) {
+  std::vector<data::Micros> d;
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 60; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    d.push_back(1000 + static_cast<data::Micros>((x >> 33) % 9000));
+  }
+  d.push_back(40000);  // a straggler at the end of the plan
+  constexpr int kWorkers = 20;  // a peak of 20: the tail is where fewer than 2 run
+  std::vector<data::WorkItem> items = items_with(d);
+  std::vector<data::Attempt> recording;
+  std::vector<data::Micros> free_at(kWorkers, 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto w = static_cast<std::size_t>(std::min_element(free_at.begin(), free_at.end()) - free_at.begin());
+    recording.push_back(data::Attempt{items[i].id, 1, "recorded-" + std::to_string(w), free_at[w], free_at[w] + d[i],
+                                      data::Outcome::kSucceeded, 0, "", std::nullopt});
+    free_at[w] += d[i];
+  }
+  data::RunSummary recorded = data::summarize(items, recording);
+  SimulationResult replay = simulate(items, model_of(d), pool_config(kWorkers));
+  ASSERT_EQ(replay.makespan, recorded.makespan);
+  EXPECT_GT(recorded.tail.below_tenth, 0);
+  EXPECT_EQ(replay.tail.below_tenth, recorded.tail.below_tenth);
+  EXPECT_EQ(replay.tail.last_alone, recorded.tail.last_alone);
+  EXPECT_EQ(replay.tail.utilisation_last_tenth, recorded.tail.utilisation_last_tenth);
+}
+
 TEST(Simulation, LongestFirstBeatsPlanOrderWhenTheLongItemComesLast) {
   std::vector<data::Micros> d{1, 1, 1, 1, 4};
   SimulationConfig config = pool_config(2);

@@ -1,0 +1,239 @@
+// The simulated cluster on its own, driven through the Cluster seam with a recording listener:
+// when a Job's pod is created, placed, started and freed (overheads, start-up, slots, API
+// outages), a pool worker paying its start-up once, cancels, node losses, failures part-way,
+// start-up samples drawn from the seeded generator, the slot-time it bills, and its settings
+// checked with errors naming the setting.
+#include "sim/sim_cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <random>
+
+#include "data/error.h"
+#include "tests/support/recording_listener.h"
+
+namespace millrace::sim {
+namespace {
+
+using test_support::RecordingListener;
+
+class SimClusterTest : public ::testing::Test {
+ protected:
+  // Builds the cluster under test; each item's duration is its range's count.
+  SimCluster& make(SimClusterConfig config, std::uint64_t seed = 1) {
+    rng_.seed(seed);
+    cluster_.emplace(engine_, std::move(config), [](const data::WorkItem& item) { return item.range->count; }, rng_,
+                     true);
+    cluster_->set_listener(&listener_);
+    return *cluster_;
+  }
+  const data::WorkItem& item(std::int64_t duration) {
+    data::WorkItem& it = items_.emplace_back();
+    it.id = "r";
+    it.id += std::to_string(items_.size());
+    it.range = data::Range{0, duration};
+    return it;
+  }
+  scheduler::Submission job(scheduler::AttemptHandle handle, std::int64_t duration) {
+    return scheduler::Submission{handle, &item(duration), 1, std::nullopt, scheduler::kNoLane};
+  }
+  scheduler::Submission on_worker(scheduler::AttemptHandle handle, std::int64_t duration, const std::string& worker,
+                                  int lane) {
+    return scheduler::Submission{handle, &item(duration), 1, worker, lane};
+  }
+  void run(data::Micros until = INT64_MAX) {
+    auto handle = [this](const SimEvent& event) { cluster_->handle(event); };
+    engine_.run(handle, until);
+  }
+  data::Micros at(const std::string& kind, scheduler::AttemptHandle handle) const {
+    const test_support::RecordedEvent* e = listener_.find(kind, handle);
+    EXPECT_NE(e, nullptr) << kind << " " << handle;
+    return e == nullptr ? -1 : e->event.at;
+  }
+
+  SimEngine engine_;
+  std::mt19937_64 rng_;
+  RecordingListener listener_;
+  std::deque<data::WorkItem> items_;
+  std::optional<SimCluster> cluster_;
+};
+
+TEST_F(SimClusterTest, AJobPaysCreationAndStartUpRunsItsDurationAndNamesItsSlot) {
+  SimClusterConfig config;
+  config.create_overhead = 2;
+  config.startup.constant = 3;
+  config.delete_overhead = 4;
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 10));
+  run();
+  ASSERT_EQ(listener_.events.size(), 2u);
+  EXPECT_EQ(at("started", 1), 5);
+  EXPECT_EQ(listener_.events[0].event.worker, "node-000");
+  EXPECT_EQ(at("succeeded", 1), 15);
+  // The pod holds its slot from placement (2) until deleted (15 + 4).
+  EXPECT_EQ(cluster.slot_time(), 17);
+  EXPECT_EQ(cluster.capacity(), 1);
+}
+
+TEST_F(SimClusterTest, AJobWithoutAFreeSlotWaitsForTheDeletedPodsSlot) {
+  SimClusterConfig config;
+  config.startup.constant = 3;
+  config.delete_overhead = 1;
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 10));
+  cluster.submit(job(2, 5));
+  run();
+  EXPECT_EQ(at("succeeded", 1), 13);
+  EXPECT_EQ(at("started", 2), 13 + 1 + 3) << "placed when the first pod's slot is freed, then starts up";
+  EXPECT_EQ(at("succeeded", 2), 22);
+}
+
+TEST_F(SimClusterTest, APoolWorkerStartsUpOnceAndRunsItsNextAttemptAtOnce) {
+  SimClusterConfig config;
+  config.startup.constant = 7;
+  SimCluster& cluster = make(config);
+  cluster.submit(on_worker(1, 10, "w000", 0));
+  run();
+  EXPECT_EQ(at("started", 1), 7);
+  EXPECT_EQ(listener_.find("started", 1)->event.worker, "") << "the worker submitted to runs it";
+  EXPECT_EQ(at("succeeded", 1), 17);
+  cluster.submit(on_worker(2, 4, "w000", 0));
+  run();
+  EXPECT_EQ(at("started", 2), 17);
+  EXPECT_EQ(at("succeeded", 2), 21);
+}
+
+TEST_F(SimClusterTest, ARetiredWorkerFreesItsSlotForAWaitingJob) {
+  SimClusterConfig config;
+  config.delete_overhead = 2;
+  SimCluster& cluster = make(config);
+  cluster.submit(on_worker(1, 10, "w000", 0));
+  cluster.submit(job(2, 5));
+  run();
+  EXPECT_EQ(at("succeeded", 1), 10);
+  EXPECT_EQ(listener_.find("started", 2), nullptr) << "the worker's pod still holds the only slot";
+  cluster.retire_worker("w000");
+  run();
+  EXPECT_EQ(at("started", 2), 12);
+  EXPECT_EQ(at("succeeded", 2), 17);
+}
+
+TEST_F(SimClusterTest, ACancelEndsTheAttemptAtOnceAsCancelled) {
+  SimCluster& cluster = make(SimClusterConfig{});
+  cluster.submit(job(1, 100));
+  engine_.at(30, SimEvent{});  // a timer event the cluster ignores: moves the engine to 30
+  run(30);
+  cluster.cancel(1);
+  cluster.cancel(99);  // unknown: nothing happens
+  run();
+  const test_support::RecordedEvent* failed = listener_.find("failed", 1);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->event.at, 30);
+  EXPECT_EQ(failed->event.reason, "cancelled");
+  EXPECT_EQ(listener_.finished(), 1);
+}
+
+TEST_F(SimClusterTest, ALostNodeFailsWhatRanOnItAndReportsTheCapacityLeft) {
+  SimClusterConfig config;
+  config.nodes = 3;
+  config.node_losses = {NodeLoss{1, 20}};
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 100));
+  cluster.submit(job(2, 100));
+  run();
+  const test_support::RecordedEvent* lost = listener_.find("failed", 2);
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->event.at, 20);
+  EXPECT_EQ(lost->event.reason, "node-lost");
+  EXPECT_EQ(lost->event.exit_code, -1);
+  EXPECT_EQ(at("succeeded", 1), 100);
+  EXPECT_EQ(listener_.capacities, std::vector<int>{2});
+  EXPECT_EQ(cluster.capacity(), 2);
+}
+
+TEST_F(SimClusterTest, PodsAreCreatedOnlyOnceTheApiIsBack) {
+  SimClusterConfig config;
+  config.create_overhead = 1;
+  config.api_down = {Window{0, 50}};
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 10));
+  run();
+  EXPECT_EQ(at("started", 1), 51);
+  EXPECT_EQ(at("succeeded", 1), 61);
+}
+
+TEST_F(SimClusterTest, FailuresComePartWayAndTheSeedDecidesThem) {
+  SimClusterConfig config;
+  config.fail_prob = 1;
+  SimCluster& cluster = make(config, 5);
+  cluster.submit(job(1, 1000));
+  run();
+  const test_support::RecordedEvent* failed = listener_.find("failed", 1);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->event.reason, "exit");
+  EXPECT_EQ(failed->event.exit_code, 1);
+  // The same two draws made independently: one decides the failure, the next where it falls.
+  std::mt19937_64 reference(5);
+  reference();
+  auto fraction = static_cast<double>(reference() >> 11) * 0x1.0p-53;
+  EXPECT_EQ(failed->event.at, static_cast<data::Micros>(fraction * 1000));
+}
+
+TEST_F(SimClusterTest, StartUpLatencyIsDrawnFromTheSamplesByTheSeed) {
+  SimClusterConfig config;
+  config.nodes = 4;
+  config.startup.samples = {1, 2, 7};
+  SimCluster& cluster = make(config, 11);
+  for (scheduler::AttemptHandle h = 1; h <= 4; ++h) cluster.submit(job(h, 100));
+  run();
+  std::mt19937_64 reference(11);
+  for (scheduler::AttemptHandle h = 1; h <= 4; ++h) {
+    data::Micros expected = config.startup.samples[reference() % 3];
+    EXPECT_EQ(at("started", h), expected) << "attempt " << h;
+  }
+}
+
+TEST_F(SimClusterTest, TheTimelineListsEveryStepOfAnAttempt) {
+  SimCluster& cluster = make(SimClusterConfig{});
+  cluster.submit(job(1, 3));
+  run();
+  std::vector<std::string> kinds;
+  for (const TimelineEntry& e : cluster.timeline()) kinds.push_back(to_string(e.kind));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "placed", "started", "succeeded", "slot-freed"}));
+}
+
+// Each bad setting is refused with the setting and its value named.
+TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
+  struct Case {
+    SimClusterConfig config;
+    std::string named;
+  };
+  std::vector<Case> cases(6);
+  cases[0].config.nodes = 0;
+  cases[0].named = "0 nodes of 1 slot";
+  cases[1].config.slots_per_node = 0;
+  cases[1].named = "1 nodes of 0 slot";
+  cases[2].config.fail_prob = 1.5;
+  cases[2].named = "failure probability 1.5";
+  cases[3].config.create_overhead = -4;
+  cases[3].named = "create overhead -4 us";
+  cases[4].config.node_losses = {NodeLoss{3, 10}};
+  cases[4].named = "node loss names node 3 of 1";
+  cases[5].config.api_down = {Window{50, 20}};
+  cases[5].named = "API unavailability window 50-20 us";
+  for (const Case& c : cases) {
+    SimEngine engine;
+    std::mt19937_64 rng(1);
+    try {
+      SimCluster cluster(engine, c.config, [](const data::WorkItem&) { return 0; }, rng, false);
+      ADD_FAILURE() << "no error for " << c.named;
+    } catch (const data::Error& e) {
+      EXPECT_EQ(e.input(), "simulated cluster");
+      EXPECT_NE(e.problem().find(c.named), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace millrace::sim

@@ -1,0 +1,48 @@
+// A hand-driven Cluster: submissions, cancels and retired workers are recorded, and the test
+// decides when each attempt starts, succeeds or fails (at the ManualClock's time) and when the
+// capacity changes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scheduler/cluster.h"
+#include "tests/support/manual_clock.h"
+
+namespace millrace::test_support {
+
+class ManualCluster : public scheduler::Cluster {
+ public:
+  explicit ManualCluster(const ManualClock& clock) : clock_(clock) {}
+  void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
+  void submit(const scheduler::Submission& submission) override { submitted.push_back(submission); }
+  void cancel(scheduler::AttemptHandle handle) override { cancelled.push_back(handle); }
+  int capacity() const override { return slots; }
+  void retire_worker(const std::string& worker) override { retired.push_back(worker); }
+
+  void start(scheduler::AttemptHandle handle, const std::string& worker) {
+    listener_->on_started(scheduler::AttemptEvent{handle, clock_.now(), worker, 0, "", std::nullopt});
+  }
+  void succeed(scheduler::AttemptHandle handle) {
+    listener_->on_succeeded(scheduler::AttemptEvent{handle, clock_.now(), "", 0, "", std::nullopt});
+  }
+  void fail(scheduler::AttemptHandle handle, const std::string& reason) {
+    listener_->on_failed(scheduler::AttemptEvent{handle, clock_.now(), "", 1, reason, std::nullopt});
+  }
+  void set_capacity(int n) {
+    slots = n;
+    listener_->on_capacity_changed(n, clock_.now());
+  }
+
+  std::vector<scheduler::Submission> submitted;
+  std::vector<scheduler::AttemptHandle> cancelled;
+  std::vector<std::string> retired;
+  int slots = 1000;
+
+ private:
+  const ManualClock& clock_;
+  scheduler::ClusterListener* listener_ = nullptr;
+};
+
+}  // namespace millrace::test_support
