@@ -33,6 +33,7 @@
 #include "cluster_adapter/wall_clock.h"
 #include "data/cost_model.h"
 #include "data/error.h"
+#include "data/redaction.h"
 #include "data/trace_store.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
@@ -135,14 +136,15 @@ cluster_adapter::KubeConfig kube_config(const KubernetesSettings& k) {
 
 // A new run is refused before anything is recorded when its API cannot be used: a server
 // certificate the configured CA did not sign, refused credentials, no right to list Jobs in the
-// namespace (each a KubeApiError naming the server). An API that does not answer is waited for
-// up to the API patience.
+// namespace (each a KubeApiError naming the server). An API that does not answer, or answers
+// with anything but a list of Jobs, is waited for up to the API patience.
 void check_api_access(const KubernetesSettings& k) {
   cluster_adapter::KubeConfig config = kube_config(k);
   const auto since = std::chrono::steady_clock::now();
   const auto patience = std::chrono::microseconds(data::micros_from_seconds(k.api_patience_s));
-  cluster_adapter::KubeClient(config).call(
-      "GET", "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", std::nullopt, {},
+  std::string version;
+  cluster_adapter::KubeClient(config).list(
+      "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", version, {},
       [&](const cluster_adapter::KubeApiError& error, data::Micros) {
         if (std::chrono::steady_clock::now() - since >= patience) throw error;
       });
@@ -512,7 +514,7 @@ void run(RunOptions& o) {
 
   cluster_adapter::ShutdownSignal shutdown;
   std::unique_ptr<RunCluster> target = kind->make(o, store.run(run_id), clock, shutdown);
-  std::cerr << "millrace: " << input << ": " << items.size() << " items, " << target->where() << "\n";
+  std::cerr << "millrace: " << input << ": " << items.size() << " items, " << data::redact(target->where()) << "\n";
 
   scheduler::SchedulerOptions options;
   options.plan_name = input;

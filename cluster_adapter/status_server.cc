@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include "data/redaction.h"
+
 namespace millrace::cluster_adapter {
 
 StatusServer::StatusServer(int port, const std::string& host) : server_(std::make_unique<httplib::Server>()) {
@@ -20,6 +22,9 @@ StatusServer::StatusServer(int port, const std::string& host) : server_(std::mak
 StatusServer::~StatusServer() = default;
 
 void StatusServer::publish(StatusDocuments documents) {
+  // Last stop before the operator's screen: what the cluster's API said may hold credentials.
+  documents.status_json = data::redact(documents.status_json);
+  documents.metrics_text = data::redact(documents.metrics_text);
   std::lock_guard lock(mutex_);
   documents_ = std::move(documents);
 }
