@@ -65,7 +65,7 @@ struct KubernetesSettings {
   double api_patience_s = 600;
   double unschedulable_after_s = 300;
   std::string mode = "job-per-item";  // or worker-pool
-  std::string lease_address = "0.0.0.0";
+  std::string lease_address;          // worker-pool: required (0.0.0.0 only when asked for)
   int lease_port = 8642;
   std::string lease_url;              // empty: http://HOSTNAME:PORT
   double lease_duration_s = 60;
@@ -293,6 +293,10 @@ void check_worker_pool(RunOptions& o) {
   if (o.k8s.active_deadline_s > 0) {
     throw data::Error(input, "--active-deadline is per attempt's Job; pool workers hold leases that expire "
                              "unless extended (--lease-duration)");
+  }
+  if (o.k8s.lease_address.empty()) {
+    throw data::Error(input, "needs --lease-address: where the lease API listens, an address the pods reach "
+                             "(0.0.0.0 for every interface)");
   }
   if (o.k8s.lease_duration_s <= 0 || o.k8s.heartbeat_s <= 0 || o.k8s.heartbeat_s >= o.k8s.lease_duration_s) {
     throw data::Error(input, "needs 0 < --heartbeat < --lease-duration");
@@ -632,8 +636,8 @@ void add_run_command(CLI::App& app) {
                   "kubernetes: job-per-item (a Job per attempt) or worker-pool (one Indexed Job of --workers pods "
                   "that lease ranges over HTTP)")
       ->default_val("job-per-item");
-  cmd->add_option("--lease-address", o->k8s.lease_address, "worker-pool: address the lease API listens on")
-      ->default_val("0.0.0.0");
+  cmd->add_option("--lease-address", o->k8s.lease_address,
+                  "worker-pool: address the lease API listens on, one the pods reach (0.0.0.0: every interface)");
   cmd->add_option("--lease-port", o->k8s.lease_port, "worker-pool: port of the lease API (0: any free port)")
       ->default_val(8642);
   cmd->add_option("--lease-url", o->k8s.lease_url,

@@ -132,6 +132,7 @@ void KubernetesCluster::cancel(scheduler::AttemptHandle handle) {
   }
   attempt.state = State::kDone;
   cancelled_.emplace_back(handle, attempt.name);
+  ended_.push_back(handle);
   publish_status();
 }
 
@@ -199,9 +200,21 @@ void KubernetesCluster::poll(data::Micros max_wait) {
   }
   for (auto& note : notes) handle_note(note);
   report_held_ends();
+  forget_ended();
   dispatch_waiting();
   trim_history();
   publish_status();
+}
+
+void KubernetesCluster::forget_ended() {
+  for (scheduler::AttemptHandle handle : ended_) {
+    auto it = attempts_.find(handle);
+    if (it == attempts_.end()) continue;
+    auto named = by_name_.find(it->second.name);
+    if (named != by_name_.end() && named->second == handle) by_name_.erase(named);
+    attempts_.erase(it);
+  }
+  ended_.clear();
 }
 
 // ---- what the cluster said (poll thread) ---------------------------------------------------
@@ -338,6 +351,7 @@ void KubernetesCluster::report_end(Attempt& attempt, bool succeeded, const std::
   if (attempt.state == State::kDone) return;
   if (attempt.state == State::kCreated) report_started(attempt);
   attempt.state = State::kDone;
+  ended_.push_back(attempt.submission.handle);
   if (!listener_) return;
   scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
                                 attempt.pod.empty() ? attempt.name : attempt.pod,
@@ -380,6 +394,8 @@ void KubernetesCluster::publish_status() {
   }
   std::sort(status.unschedulable.begin(), status.unschedulable.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
+  status.tracked_attempts = static_cast<int>(attempts_.size());
+  status.tracked_finished_jobs = static_cast<int>(finished_.size());
   status.lists = jobs_ ? jobs_->lists() : 0;
   status.watches = jobs_ ? jobs_->watches() : 0;
   status.api = health_.status();

@@ -16,7 +16,9 @@ StatusServer::StatusServer(int port, const std::string& host) : server_(std::mak
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
-  listener_ = std::make_unique<HttpListener>(*server_, host, port);
+  HttpLimits limits;
+  limits.max_body = 4 * 1024;  // GET requests only
+  listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);
 }
 
 StatusServer::~StatusServer() = default;

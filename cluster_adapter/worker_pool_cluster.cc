@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <random>
 
 #include "cluster_adapter/job_deletion.h"
 #include "cluster_adapter/job_view.h"
@@ -20,6 +21,18 @@ std::string session_of(const scheduler::Clock& clock) {
   char text[24];
   std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(clock.now()));
   return text;
+}
+
+// 128 random bits in hex: the lease API's token for a session.
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+    token += hex;
+  }
+  return token;
 }
 
 std::string host_name() {
@@ -41,14 +54,16 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
       book_(clock, options_.lease, session_of(clock)),
       health_(clock) {
   options_.backoff.max_attempts = 0;
+  if (options_.lease_token.empty()) options_.lease_token = random_token();
   server_ = std::make_unique<LeaseServer>(book_, options_.run, options_.workers, options_.lease_host,
-                                          options_.lease_port);
+                                          options_.lease_port, options_.lease_token);
   lease_url_ = options_.lease_url;
   if (lease_url_.empty()) {
     bool anywhere = options_.lease_host.empty() || options_.lease_host == "0.0.0.0";
     lease_url_ = "http://" + (anywhere ? host_name() : options_.lease_host) + ":" + std::to_string(server_->port());
   }
-  json body = job_template.render_pool(options_.run, client_.config().namespace_name, options_.workers, lease_url_);
+  json body = job_template.render_pool(options_.run, client_.config().namespace_name, options_.workers, lease_url_,
+                                       options_.lease_token);
   requests_.push([this, body](std::stop_token stop) { create_job(body, stop); });
 
   std::string run_selector = std::string(kRunLabel) + "=" + dns_label(options_.run);
@@ -123,6 +138,7 @@ void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
 
 void WorkerPoolCluster::adopt(const json& job) {
   health_.answered("requests");
+  server_->accept_token(pool_lease_token(job));
   std::lock_guard lock(mutex_);
   job_uid_ = uid_of(job);
   job_state_ = "running";

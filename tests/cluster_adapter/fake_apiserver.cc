@@ -228,6 +228,11 @@ void FakeApiServer::inject_errors(int count, int status, int retry_after_seconds
   injected_retry_after_ = retry_after_seconds;
 }
 
+void FakeApiServer::echo_headers_in_errors(bool on) {
+  std::lock_guard lock(mutex_);
+  echo_headers_ = on;
+}
+
 void FakeApiServer::answer_malformed(bool on) {
   {
     std::lock_guard lock(mutex_);
@@ -378,11 +383,14 @@ bool FakeApiServer::take_injected_error(const httplib::Request& req, httplib::Re
       {429, {"TooManyRequests", "injected: too many requests, please try again later"}},
       {503, {"ServiceUnavailable", "injected: the server is currently unable to handle the request"}}};
   auto it = kReasons.find(injected_status_);
-  if (it != kReasons.end()) {
-    fail(res, injected_status_, it->second.first, it->second.second);
-  } else {
-    fail(res, injected_status_, "InternalError", "injected: an error on the server has prevented the request from succeeding");
+  std::string reason = it != kReasons.end() ? it->second.first : "InternalError";
+  std::string message = it != kReasons.end() ? it->second.second
+                                             : "injected: an error on the server has prevented the request from succeeding";
+  if (echo_headers_) {
+    message += "; the request was:\r\n" + req.method + " " + req.path + "\r\n";
+    for (const auto& [name, value] : req.headers) message += name + ": " + value + "\r\n";
   }
+  fail(res, injected_status_, reason, message);
   return true;
 }
 

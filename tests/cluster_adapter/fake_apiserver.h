@@ -101,6 +101,9 @@ class FakeApiServer {
   // The next `count` resource requests (not discovery; only those with `method` when given)
   // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
   void inject_errors(int count, int status, int retry_after_seconds = 0, const std::string& method = "");
+  // Injected errors' messages quote the request's headers (Authorization included), as some
+  // proxies' error pages do.
+  void echo_headers_in_errors(bool on);
   // Ends every open watch stream abruptly (no final chunk), as a dropped connection does.
   void drop_watches();
   // Makes the next watch (and every open one) answer an ERROR event with 410 Gone inside its
@@ -192,6 +195,7 @@ class FakeApiServer {
   int injected_retry_after_ = 0;
   std::string injected_method_;
   bool malformed_ = false;
+  bool echo_headers_ = false;
   FakeApiRecord record_;
   bool stopping_ = false;
 

@@ -1,7 +1,9 @@
-// Shared pieces of the Kubernetes adapter tests: a steady clock, a listener that records every
-// event, a client configuration for the loopback API test server, and a small Job template.
+// Shared pieces of the Kubernetes adapter tests: a steady clock, a clock the test sets, a
+// listener that records every event, a client configuration for the loopback API test server,
+// and a small Job template.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
@@ -24,6 +26,18 @@ class SteadyTestClock : public scheduler::Clock {
   }
   scheduler::TimerId call_at(data::Micros, std::function<void()>) override { return 0; }
   void cancel_timer(scheduler::TimerId) override {}
+};
+
+// now() is what the test says; the adapter sets no timers.
+class ManualTestClock : public scheduler::Clock {
+ public:
+  data::Micros now() const override { return now_; }
+  scheduler::TimerId call_at(data::Micros, std::function<void()>) override { return 0; }
+  void cancel_timer(scheduler::TimerId) override {}
+  void set(data::Micros now) { now_ = now; }
+
+ private:
+  std::atomic<data::Micros> now_{1'000'000};
 };
 
 struct RecordedEvent {
