@@ -31,7 +31,7 @@ TEST(RedactionTest, EachKindOfCredentialIsMasked) {
 
 TEST(RedactionTest, TextWithoutCredentialsIsLeftAsItWas) {
   for (const char* text : {"http://127.0.0.1:8642/v1/lease", "run 1: 12/12 items succeeded",
-                           R"({"num_remain": 3, "api": {"reachable": true, "last_error": "HTTP 503 (no response)"}})",
+                           R"x({"num_remain": 3, "api": {"reachable": true, "last_error": "HTTP 503 (no response)"}})x",
                            "millrace_kubernetes_api_retries_total 4\nmillrace_items_total{source=\"watch jobs\"} 1\n",
                            "a monkey kept 3 keys; tokens: 5"}) {
     EXPECT_EQ(redact(text), text);
