@@ -537,11 +537,14 @@ TEST_F(RunKubernetesOnLoopbackServer, CredentialsAppearInNoOutputStatusMetricsOr
   EXPECT_NE(status_body.find("Authorization: [redacted]"), std::string::npos) << status_body;
   EXPECT_NE(result.err.find("at http://admin:[redacted]@127.0.0.1:"), std::string::npos) << result.err;
   bool reason_kept = false;
+  std::string reasons;
   for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
-    reason_kept |= a.failure_reason.find("create-rejected: HTTP 422") != std::string::npos &&
+    reasons += a.failure_reason + "\n";
+    reason_kept |= a.failure_reason.rfind("create-rejected: http://admin:[redacted]@127.0.0.1:", 0) == 0 &&
+                   a.failure_reason.find(": HTTP 422 Invalid: injected: invalid") != std::string::npos &&
                    a.failure_reason.find("Authorization: [redacted]") != std::string::npos;
   }
-  EXPECT_TRUE(reason_kept);
+  EXPECT_TRUE(reason_kept) << reasons;
   const std::string store_bytes = cli_test::read_text(store);
   ASSERT_FALSE(store_bytes.empty());
   for (const std::string& secret : {token, password}) {
