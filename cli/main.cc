@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "data/error.h"
+#include "data/redaction.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
@@ -33,10 +34,10 @@ int main(int argc, char** argv) {
     std::cerr << "millrace: " << e.what() << " (see --help)\n";
     return 1;
   } catch (const millrace::data::Error& e) {
-    std::cerr << "millrace: " << e.what() << "\n";
+    std::cerr << "millrace: " << millrace::data::redact(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "millrace: " << e.what() << "\n";
+    std::cerr << "millrace: " << millrace::data::redact(e.what()) << "\n";
     return 1;
   }
   return 0;

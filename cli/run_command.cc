@@ -33,6 +33,7 @@
 #include "cluster_adapter/wall_clock.h"
 #include "data/cost_model.h"
 #include "data/error.h"
+#include "data/redaction.h"
 #include "data/trace_store.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
@@ -64,7 +65,7 @@ struct KubernetesSettings {
   double api_patience_s = 600;
   double unschedulable_after_s = 300;
   std::string mode = "job-per-item";  // or worker-pool
-  std::string lease_address = "0.0.0.0";
+  std::string lease_address;          // worker-pool: required (0.0.0.0 only when asked for)
   int lease_port = 8642;
   std::string lease_url;              // empty: http://HOSTNAME:PORT
   double lease_duration_s = 60;
@@ -135,14 +136,15 @@ cluster_adapter::KubeConfig kube_config(const KubernetesSettings& k) {
 
 // A new run is refused before anything is recorded when its API cannot be used: a server
 // certificate the configured CA did not sign, refused credentials, no right to list Jobs in the
-// namespace (each a KubeApiError naming the server). An API that does not answer is waited for
-// up to the API patience.
+// namespace (each a KubeApiError naming the server). An API that does not answer, or answers
+// with anything but a list of Jobs, is waited for up to the API patience.
 void check_api_access(const KubernetesSettings& k) {
   cluster_adapter::KubeConfig config = kube_config(k);
   const auto since = std::chrono::steady_clock::now();
   const auto patience = std::chrono::microseconds(data::micros_from_seconds(k.api_patience_s));
-  cluster_adapter::KubeClient(config).call(
-      "GET", "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", std::nullopt, {},
+  std::string version;
+  cluster_adapter::KubeClient(config).list(
+      "/apis/batch/v1/namespaces/" + config.namespace_name + "/jobs?limit=1", version, {},
       [&](const cluster_adapter::KubeApiError& error, data::Micros) {
         if (std::chrono::steady_clock::now() - since >= patience) throw error;
       });
@@ -291,6 +293,10 @@ void check_worker_pool(RunOptions& o) {
   if (o.k8s.active_deadline_s > 0) {
     throw data::Error(input, "--active-deadline is per attempt's Job; pool workers hold leases that expire "
                              "unless extended (--lease-duration)");
+  }
+  if (o.k8s.lease_address.empty()) {
+    throw data::Error(input, "needs --lease-address: where the lease API listens, an address the pods reach "
+                             "(0.0.0.0 for every interface)");
   }
   if (o.k8s.lease_duration_s <= 0 || o.k8s.heartbeat_s <= 0 || o.k8s.heartbeat_s >= o.k8s.lease_duration_s) {
     throw data::Error(input, "needs 0 < --heartbeat < --lease-duration");
@@ -512,7 +518,7 @@ void run(RunOptions& o) {
 
   cluster_adapter::ShutdownSignal shutdown;
   std::unique_ptr<RunCluster> target = kind->make(o, store.run(run_id), clock, shutdown);
-  std::cerr << "millrace: " << input << ": " << items.size() << " items, " << target->where() << "\n";
+  std::cerr << "millrace: " << input << ": " << items.size() << " items, " << data::redact(target->where()) << "\n";
 
   scheduler::SchedulerOptions options;
   options.plan_name = input;
@@ -630,8 +636,8 @@ void add_run_command(CLI::App& app) {
                   "kubernetes: job-per-item (a Job per attempt) or worker-pool (one Indexed Job of --workers pods "
                   "that lease ranges over HTTP)")
       ->default_val("job-per-item");
-  cmd->add_option("--lease-address", o->k8s.lease_address, "worker-pool: address the lease API listens on")
-      ->default_val("0.0.0.0");
+  cmd->add_option("--lease-address", o->k8s.lease_address,
+                  "worker-pool: address the lease API listens on, one the pods reach (0.0.0.0: every interface)");
   cmd->add_option("--lease-port", o->k8s.lease_port, "worker-pool: port of the lease API (0: any free port)")
       ->default_val(8642);
   cmd->add_option("--lease-url", o->k8s.lease_url,

@@ -11,7 +11,17 @@
 
 namespace millrace::cluster_adapter {
 
-HttpListener::HttpListener(httplib::Server& server, const std::string& host, int port) : server_(server) {
+HttpListener::HttpListener(httplib::Server& server, const std::string& host, int port, const HttpLimits& limits)
+    : server_(server) {
+  const int threads = limits.threads;
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  server_.set_payload_max_length(limits.max_body);
+  server_.set_read_timeout(std::chrono::microseconds(limits.read_timeout));
+  server_.set_write_timeout(std::chrono::microseconds(limits.write_timeout));
+  server_.set_keep_alive_timeout(static_cast<time_t>((limits.keep_alive_timeout + data::kMicrosPerSecond - 1) /
+                                                     data::kMicrosPerSecond));
+  server_.set_keep_alive_max_count(static_cast<std::size_t>(limits.keep_alive_requests));
+  server_.set_tcp_nodelay(true);
   // httplib's default sets SO_REUSEPORT, which would let two servers share a port silently.
   server_.set_socket_options([](int socket) {
     int yes = 1;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cluster_adapter/json_fields.h"
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {
@@ -210,7 +211,7 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
 }
 
 json JobTemplate::render_pool(const std::string& run, const std::string& ns, int workers,
-                              const std::string& lease_url) const {
+                              const std::string& lease_url, const std::string& lease_token) const {
   json job = manifest_;
   for_each_argument(job, [&](const std::string& arg) {
     for_each_placeholder(arg, origin_, [&](const std::string& name) {
@@ -239,8 +240,19 @@ json JobTemplate::render_pool(const std::string& run, const std::string& ns, int
     set_env(container, "MILLRACE_RUN", run);
     set_env(container, "MILLRACE_LEASE_URL", lease_url);
     set_env(container, "MILLRACE_WORKERS", std::to_string(workers));
+    if (!lease_token.empty()) set_env(container, "MILLRACE_LEASE_TOKEN", lease_token);
   }
   return job;
+}
+
+std::string pool_lease_token(const json& job) {
+  const json& pod_spec = object_field(object_field(object_field(job, "spec"), "template"), "spec");
+  const json& containers = array_field(pod_spec, "containers");
+  if (containers.empty()) return "";
+  for (const json& variable : array_field(containers.front(), "env")) {
+    if (text_field(variable, "name") == "MILLRACE_LEASE_TOKEN") return text_field(variable, "value");
+  }
+  return "";
 }
 
 }  // namespace millrace::cluster_adapter

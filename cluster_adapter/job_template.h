@@ -58,10 +58,11 @@ class JobTemplate {
   // index, which Kubernetes tells its JOB_COMPLETION_INDEX), labels millrace.io/run and
   // millrace.io/pool on the Job and its pods, restartPolicy OnFailure (a crashed worker restarts
   // in its pod and asks for work again), and MILLRACE_RUN, MILLRACE_LEASE_URL and
-  // MILLRACE_WORKERS in every container. Throws data::Error naming the template when a command
-  // or argument uses a placeholder: pool workers get their items from the lease API.
+  // MILLRACE_WORKERS in every container, and MILLRACE_LEASE_TOKEN when `lease_token` is not
+  // empty (what the lease API requires of the workers). Throws data::Error naming the template
+  // when a command or argument uses a placeholder: pool workers get their items from the lease API.
   nlohmann::json render_pool(const std::string& run, const std::string& ns, int workers,
-                             const std::string& lease_url) const;
+                             const std::string& lease_url, const std::string& lease_token = "") const;
 
   // The manifest as parsed, to keep it with a run (a resume renders the very same Jobs).
   const nlohmann::json& manifest() const { return manifest_; }
@@ -72,5 +73,9 @@ class JobTemplate {
   nlohmann::json manifest_;
   std::string origin_;
 };
+
+// The MILLRACE_LEASE_TOKEN a pool Job gives its first container (render_pool), read from the
+// Job as the API returns it; empty when it has none.
+std::string pool_lease_token(const nlohmann::json& job);
 
 }  // namespace millrace::cluster_adapter

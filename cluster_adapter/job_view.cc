@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "cluster_adapter/json_fields.h"
+
 namespace millrace::cluster_adapter {
 
 namespace {
@@ -18,9 +20,7 @@ std::string failure_reason(const std::string& condition_reason) {
   return out;
 }
 
-std::int64_t number(const json& status, const char* key) {
-  return status.contains(key) && status[key].is_number() ? status[key].get<std::int64_t>() : 0;
-}
+std::int64_t number(const json& status, const char* key) { return integer_field(status, key).value_or(0); }
 
 }  // namespace
 
@@ -52,36 +52,34 @@ std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
 
 JobView view_job(const json& job) {
   JobView view;
-  const json& meta = job.value("metadata", json::object());
-  view.name = meta.value("name", "");
-  view.deleting = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
-  const json status = job.value("status", json::object());
-  const json spec = job.value("spec", json::object());
+  const json& meta = object_field(job, "metadata");
+  view.name = text_field(meta, "name");
+  view.deleting = !field(meta, "deletionTimestamp").is_null();
+  const json& status = object_field(job, "status");
+  const json& spec = object_field(job, "spec");
 
-  for (const auto& c : status.value("conditions", json::array())) {
-    if (c.value("status", "") != "True") continue;
-    std::string type = c.value("type", "");
-    auto at = parse_rfc3339(c.value("lastTransitionTime", ""));
+  for (const auto& c : array_field(status, "conditions")) {
+    if (text_field(c, "status") != "True") continue;
+    std::string type = text_field(c, "type");
+    auto at = parse_rfc3339(text_field(c, "lastTransitionTime"));
     if (type == "Complete" || type == "SuccessCriteriaMet") {
       view.phase = JobPhase::kSucceeded;
-      view.finished = parse_rfc3339(status.value("completionTime", "")).value_or(at.value_or(0));
+      view.finished = parse_rfc3339(text_field(status, "completionTime")).value_or(at.value_or(0));
       if (type == "Complete") break;
     } else if (type == "Failed" || type == "FailureTarget") {
       view.phase = JobPhase::kFailed;
-      view.failure_reason = failure_reason(c.value("reason", ""));
+      view.failure_reason = failure_reason(text_field(c, "reason"));
       view.finished = at;
       if (type == "Failed") break;
     }
   }
   if (view.terminal()) return view;
 
-  std::int64_t completions = spec.contains("completions") && spec["completions"].is_number()
-                                 ? spec["completions"].get<std::int64_t>() : 1;
-  std::int64_t backoff_limit = spec.contains("backoffLimit") && spec["backoffLimit"].is_number()
-                                   ? spec["backoffLimit"].get<std::int64_t>() : 6;
+  std::int64_t completions = integer_field(spec, "completions").value_or(1);
+  std::int64_t backoff_limit = integer_field(spec, "backoffLimit").value_or(6);
   if (number(status, "succeeded") >= completions) {
     view.phase = JobPhase::kSucceeded;
-    view.finished = parse_rfc3339(status.value("completionTime", ""));
+    view.finished = parse_rfc3339(text_field(status, "completionTime"));
   } else if (number(status, "failed") > backoff_limit) {
     view.phase = JobPhase::kFailed;
     view.failure_reason = "exit";
@@ -89,6 +87,15 @@ JobView view_job(const json& job) {
     view.phase = JobPhase::kRunning;
   }
   return view;
+}
+
+std::string pod_scheduling_problem(const json& pod) {
+  for (const auto& condition : array_field(object_field(pod, "status"), "conditions")) {
+    if (text_field(condition, "type") == "PodScheduled" && text_field(condition, "status") == "False") {
+      return text_field(condition, "reason") + ": " + text_field(condition, "message");
+    }
+  }
+  return "";
 }
 
 }  // namespace millrace::cluster_adapter

@@ -27,6 +27,10 @@ struct JobView {
 
 JobView view_job(const nlohmann::json& job);
 
+// Why a pod waits for a node ("REASON: message" of its PodScheduled=False condition); empty
+// when it is not told to wait.
+std::string pod_scheduling_problem(const nlohmann::json& pod);
+
 // Seconds since the Unix epoch of an RFC 3339 time ("2026-12-02T14:53:23Z", fractions and
 // numeric offsets allowed); empty when it does not parse.
 std::optional<std::int64_t> parse_rfc3339(const std::string& text);

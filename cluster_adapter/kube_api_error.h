@@ -16,6 +16,9 @@ class KubeApiError : public data::Error {
   // The reason of a TLS failure no retry can mend (an untrusted server certificate, an unusable
   // client certificate): a configuration to fix, not an outage.
   static constexpr const char* kTlsReason = "TLS";
+  // The reason of an answer of the wrong shape (not JSON, not the object asked for): the
+  // server's fault, retried like an outage.
+  static constexpr const char* kMalformedReason = "Malformed";
 
   KubeApiError(std::string url, int status, std::string reason, std::string message,
                std::optional<data::Micros> retry_after = std::nullopt)
@@ -28,9 +31,9 @@ class KubeApiError : public data::Error {
   const std::string& message() const { return message_; }   // Status.message
   std::optional<data::Micros> retry_after() const { return retry_after_; }
   // Worth trying again: no response (but for a TLS configuration failure), 429 Too Many
-  // Requests, or a 5xx server error.
+  // Requests, a 5xx server error, or a malformed answer.
   bool retryable() const {
-    return (status_ == 0 && reason_ != kTlsReason) || status_ == 429 || status_ >= 500;
+    return (status_ == 0 && reason_ != kTlsReason) || status_ == 429 || status_ >= 500 || reason_ == kMalformedReason;
   }
 
  private:

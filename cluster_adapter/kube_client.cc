@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "cluster_adapter/json_fields.h"
+
 namespace millrace::cluster_adapter {
 
 namespace {
@@ -200,19 +202,21 @@ HttpResponse KubeClient::send(const std::string& method, const std::string& path
 }
 
 KubeApiError KubeClient::error_from(const std::string& path, const HttpResponse& response) const {
+  constexpr std::size_t kExcerpt = 500;  // of a body that is no Status object
   std::string reason;
-  std::string message = response.body;
+  std::string message = response.body.size() > kExcerpt ? response.body.substr(0, kExcerpt) + "..." : response.body;
   auto status = nlohmann::json::parse(response.body, nullptr, false);
-  if (status.is_object() && status.value("kind", "") == "Status") {
-    reason = status.value("reason", "");
-    message = status.value("message", "");
+  if (text_field(status, "kind") == "Status") {
+    reason = text_field(status, "reason");
+    message = text_field(status, "message");
   }
   return KubeApiError(config_.server + path, response.status, reason, message, response.retry_after);
 }
 
 nlohmann::json KubeClient::call(const std::string& method, const std::string& path,
                                 const std::optional<nlohmann::json>& body, std::stop_token stop,
-                                const RetryObserver& on_retry) const {
+                                const RetryObserver& on_retry,
+                                const std::function<void(const nlohmann::json&)>& check) const {
   std::string text = body ? body->dump() : std::string();
   Backoff backoff(backoff_);
   for (;;) {
@@ -222,9 +226,12 @@ nlohmann::json KubeClient::call(const std::string& method, const std::string& pa
       HttpResponse response = send(method, path, text);
       if (response.status >= 200 && response.status < 300) {
         auto parsed = nlohmann::json::parse(response.body, nullptr, false);
-        if (parsed.is_discarded()) {
-          throw KubeApiError(config_.server + path, response.status, "", "response is not JSON");
+        if (!parsed.is_object()) {
+          throw KubeApiError(config_.server + path, response.status, KubeApiError::kMalformedReason,
+                             std::string(parsed.is_discarded() ? "answer is not JSON" : "answer is not a JSON object") +
+                                 ": " + response.body.substr(0, 200));
         }
+        if (check) check(parsed);
         return parsed;
       }
       failure = error_from(path, response);
@@ -237,6 +244,15 @@ nlohmann::json KubeClient::call(const std::string& method, const std::string& pa
     if (on_retry) on_retry(*failure, delay);
     if (!sleep_unless_stopped(delay, stop)) throw KubeApiError(config_.server + path, 0, "Stopped", "stop requested");
   }
+}
+
+std::vector<nlohmann::json> KubeClient::list(const std::string& path, std::string& resource_version,
+                                             std::stop_token stop, const RetryObserver& on_retry) const {
+  std::vector<nlohmann::json> items;
+  call("GET", path, std::nullopt, stop, on_retry, [&](const nlohmann::json& answer) {
+    items = kube_list_items(answer, config_.server + path, resource_version);
+  });
+  return items;
 }
 
 int KubeClient::stream(const std::string& path, const std::function<void(std::string_view)>& on_line,

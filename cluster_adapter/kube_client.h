@@ -10,6 +10,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -45,9 +46,17 @@ class KubeClient {
   // A JSON call retried with backoff while the failure is retryable, until it succeeds, the
   // backoff policy gives up (the last error is thrown) or `stop` is requested (a KubeApiError
   // with status 0 and reason "Stopped" is thrown). A non-retryable status throws at once.
+  // A 2xx answer that is not a JSON object, or that `check` refuses (by throwing a KubeApiError
+  // with KubeApiError::kMalformedReason), is a malformed answer, retried like an outage.
   nlohmann::json call(const std::string& method, const std::string& path,
                       const std::optional<nlohmann::json>& body = std::nullopt,
-                      std::stop_token stop = {}, const RetryObserver& on_retry = {}) const;
+                      std::stop_token stop = {}, const RetryObserver& on_retry = {},
+                      const std::function<void(const nlohmann::json&)>& check = {}) const;
+
+  // GET of a collection (`path` with its query) as call() does it, the answer checked to be a
+  // list of API objects (kube_list_items); returns the items and sets `resource_version`.
+  std::vector<nlohmann::json> list(const std::string& path, std::string& resource_version, std::stop_token stop = {},
+                                   const RetryObserver& on_retry = {}) const;
 
   // A streaming GET (a watch): `on_line` gets each complete line of a 200 response as it
   // arrives. Returns when the server ends the stream or the connection drops (the status is

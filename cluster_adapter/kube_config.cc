@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,7 @@
 
 #include "cluster_adapter/base64.h"
 #include "data/error.h"
+#include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
 
@@ -28,6 +31,36 @@ std::string read_text(const std::string& path, const std::string& what) {
 std::string trimmed(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   return text;
+}
+
+// A value that goes into an HTTP request (the server URL, the namespace in paths, the token in a
+// header): a control character (CR, LF, ...) in it would let it add headers or requests of its
+// own, so it is refused, naming the setting but never showing the value.
+void refuse_control_characters(const std::string& value, const std::string& setting, const std::string& origin) {
+  auto bad = std::find_if(value.begin(), value.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  if (bad == value.end()) return;
+  char code[8];
+  std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned char>(*bad));
+  throw data::Error(origin, setting + " contains a control character (" + code + " at offset " +
+                                std::to_string(bad - value.begin()) + "); refused, it would be sent in an HTTP request");
+}
+
+// Checks what goes into requests and registers the credentials with the redaction layer, so
+// no message, status or record shows them.
+KubeConfig checked(KubeConfig config, const std::string& user) {
+  refuse_control_characters(config.server, "the cluster's server", config.origin);
+  refuse_control_characters(config.namespace_name, "the namespace", config.origin);
+  refuse_control_characters(config.token, "user '" + user + "' token", config.origin);
+  data::register_secret(config.token);
+  data::register_secret(config.client_key.data);
+  const std::size_t scheme = config.server.find("://");
+  const std::size_t at = config.server.find('@', scheme == std::string::npos ? 0 : scheme + 3);
+  const std::size_t host = config.server.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (scheme != std::string::npos && at != std::string::npos && (host == std::string::npos || at < host)) {
+    const std::string user_info = config.server.substr(scheme + 3, at - scheme - 3);
+    if (std::size_t colon = user_info.find(':'); colon != std::string::npos) data::register_secret(user_info.substr(colon + 1));
+  }
+  return config;
 }
 
 // The entry named `name` in a kubeconfig list such as `clusters` (each {name, <key>: {...}}).
@@ -98,7 +131,7 @@ KubeConfig load_kubeconfig(const std::string& path, const std::string& context) 
       }
     }
     config.token = trimmed(config.token);
-    return config;
+    return checked(std::move(config), scalar(ctx, "user"));
   } catch (const YAML::Exception& e) {
     throw data::Error(path + ":" + std::to_string(e.mark.line + 1), "malformed kubeconfig: " + e.msg);
   }
@@ -129,7 +162,7 @@ KubeConfig load_in_cluster_config(
     std::string ns = trimmed(read_text((folder / "namespace").string(), "namespace"));
     if (!ns.empty()) config.namespace_name = ns;
   }
-  return config;
+  return checked(std::move(config), "service account");
 }
 
 }  // namespace millrace::cluster_adapter

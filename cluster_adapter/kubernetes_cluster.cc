@@ -1,12 +1,14 @@
 #include "cluster_adapter/kubernetes_cluster.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <set>
 
 #include "cluster_adapter/job_deletion.h"
 #include "cluster_adapter/job_history.h"
 #include "cluster_adapter/job_view.h"
+#include "cluster_adapter/json_fields.h"
 
 namespace millrace::cluster_adapter {
 
@@ -15,8 +17,16 @@ using nlohmann::json;
 namespace {
 
 std::string label(const json& object, const char* key) {
-  const json& labels = object["metadata"].value("labels", json::object());
-  return labels.contains(key) && labels[key].is_string() ? labels[key].get<std::string>() : "";
+  return text_field(object_field(object_field(object, "metadata"), "labels"), key);
+}
+
+std::string name_of(const json& object) { return text_field(object_field(object, "metadata"), "name"); }
+
+// The attempt label's number; 0 (no attempt of this run) when it is not a positive int.
+int attempt_number(const std::string& text) {
+  int number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  return error == std::errc() && end == text.data() + text.size() && number > 0 ? number : 0;
 }
 
 }  // namespace
@@ -122,6 +132,7 @@ void KubernetesCluster::cancel(scheduler::AttemptHandle handle) {
   }
   attempt.state = State::kDone;
   cancelled_.emplace_back(handle, attempt.name);
+  ended_.push_back(handle);
   publish_status();
 }
 
@@ -189,9 +200,21 @@ void KubernetesCluster::poll(data::Micros max_wait) {
   }
   for (auto& note : notes) handle_note(note);
   report_held_ends();
+  forget_ended();
   dispatch_waiting();
   trim_history();
   publish_status();
+}
+
+void KubernetesCluster::forget_ended() {
+  for (scheduler::AttemptHandle handle : ended_) {
+    auto it = attempts_.find(handle);
+    if (it == attempts_.end()) continue;
+    auto named = by_name_.find(it->second.name);
+    if (named != by_name_.end() && named->second == handle) by_name_.erase(named);
+    attempts_.erase(it);
+  }
+  ended_.clear();
 }
 
 // ---- what the cluster said (poll thread) ---------------------------------------------------
@@ -213,7 +236,7 @@ void KubernetesCluster::handle_note(Note& note) {
     case Note::Kind::kJobList: {
       std::set<std::string> present;
       for (const auto& job : note.items) {
-        present.insert(job["metadata"].value("name", ""));
+        present.insert(name_of(job));
         observe_job(job);
       }
       for (auto it = finished_.begin(); it != finished_.end();) {
@@ -230,8 +253,8 @@ void KubernetesCluster::handle_note(Note& note) {
     }
     case Note::Kind::kJobEvent:
       if (note.type == "DELETED") {
-        finished_.erase(note.object["metadata"].value("name", ""));
-        job_gone(note.object["metadata"].value("name", ""), "deleted");
+        finished_.erase(name_of(note.object));
+        job_gone(name_of(note.object), "deleted");
       } else {
         observe_job(note.object);
       }
@@ -288,17 +311,16 @@ void KubernetesCluster::observe_pod(const json& pod) {
   if (found == by_name_.end()) return;
   Attempt& attempt = attempts_.at(found->second);
   if (attempt.state == State::kDone) return;
-  attempt.pod = pod["metadata"].value("name", "");
-  std::string phase = pod.value("status", json::object()).value("phase", "");
-  attempt.pod_problem.clear();
-  for (const auto& condition : pod["status"].value("conditions", json::array())) {
-    if (condition.value("type", "") == "PodScheduled" && condition.value("status", "") == "False") {
-      attempt.pod_problem = condition.value("reason", "") + ": " + condition.value("message", "");
-    }
-  }
-  for (const auto& container : pod["status"].value("containerStatuses", json::array())) {
-    const json& state = container.value("state", json::object());
-    if (state.contains("terminated")) attempt.exit_code = state["terminated"].value("exitCode", 0);
+  attempt.pod = name_of(pod);
+  const json& status = object_field(pod, "status");
+  std::string phase = text_field(status, "phase");
+  attempt.pod_problem = pod_scheduling_problem(pod);
+  for (const auto& container : array_field(status, "containerStatuses")) {
+    const json& terminated = field(object_field(container, "state"), "terminated");
+    if (!terminated.is_object()) continue;
+    // An exit code beyond int (a malformed answer) reads as a failure without a usable code.
+    std::optional<std::int64_t> code = integer_field(terminated, "exitCode");
+    attempt.exit_code = code && *code >= INT32_MIN && *code <= INT32_MAX ? static_cast<int>(*code) : 1;
   }
   if (phase == "Running" || phase == "Succeeded" || phase == "Failed") report_started(attempt);
   if (attempt.held_end && attempt.pod_told(*attempt.held_end)) {
@@ -329,6 +351,7 @@ void KubernetesCluster::report_end(Attempt& attempt, bool succeeded, const std::
   if (attempt.state == State::kDone) return;
   if (attempt.state == State::kCreated) report_started(attempt);
   attempt.state = State::kDone;
+  ended_.push_back(attempt.submission.handle);
   if (!listener_) return;
   scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
                                 attempt.pod.empty() ? attempt.name : attempt.pod,
@@ -371,6 +394,8 @@ void KubernetesCluster::publish_status() {
   }
   std::sort(status.unschedulable.begin(), status.unschedulable.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
+  status.tracked_attempts = static_cast<int>(attempts_.size());
+  status.tracked_finished_jobs = static_cast<int>(finished_.size());
   status.lists = jobs_ ? jobs_->lists() : 0;
   status.watches = jobs_ ? jobs_->watches() : 0;
   status.api = health_.status();
@@ -388,17 +413,17 @@ std::vector<ExistingJob> KubernetesCluster::existing_jobs(data::Micros patience)
   auto impatient = [&](const KubeApiError& error, data::Micros) {
     if (patience > 0 && clock_.now() - since >= patience) throw error;
   };
-  json list = client_.call("GET", client_.jobs_path() + "?labelSelector=" +
-                                      KubeClient::query_escape(std::string(kRunLabel) + "=" + dns_label(options_.run)),
-                           std::nullopt, stop_.get_token(), impatient);
+  const std::string path = client_.jobs_path() + "?labelSelector=" +
+                           KubeClient::query_escape(std::string(kRunLabel) + "=" + dns_label(options_.run));
+  std::string version;
+  std::vector<json> items = client_.list(path, version, stop_.get_token(), impatient);
   std::vector<ExistingJob> out;
-  for (const auto& job : list.value("items", json::array())) {
+  for (const json& job : items) {
     JobView view = view_job(job);
     ExistingJob existing;
     existing.name = view.name;
-    const json& annotations = job["metadata"].value("annotations", json::object());
-    existing.item_id = annotations.value(kItemAnnotation, "");
-    existing.attempt = std::atoi(label(job, kAttemptLabel).c_str());
+    existing.item_id = text_field(object_field(object_field(job, "metadata"), "annotations"), kItemAnnotation);
+    existing.attempt = attempt_number(label(job, kAttemptLabel));
     existing.finished = view.terminal();
     existing.succeeded = view.phase == JobPhase::kSucceeded;
     out.push_back(existing);

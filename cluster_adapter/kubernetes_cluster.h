@@ -13,7 +13,8 @@
 // are deleted oldest first, always with propagationPolicy Background. An unreachable API never
 // throws out of poll(): it is retried with backoff and shown in status(), and the run resumes
 // when the API answers again. After a crash, adopt() re-attaches the scheduler's in-flight
-// attempts to the Jobs already in the cluster.
+// attempts to the Jobs already in the cluster. An attempt is forgotten once its end is
+// reported, so every event costs in proportion to the attempts in flight, not to the run so far.
 #pragma once
 
 #include <condition_variable>
@@ -71,6 +72,11 @@ struct KubernetesClusterStatus {
   std::vector<UnschedulableAttempt> unschedulable;  // by job name
   int lists = 0;                           // list calls of the Job reflector (1 + re-lists)
   int watches = 0;                         // watch streams opened by the Job reflector
+  // The working sets, bounded however long the run: attempts followed (not yet reported
+  // finished: at most the cap plus those waiting for it) and finished Jobs still in the
+  // cluster (about the history limits, plus deletes on their way).
+  int tracked_attempts = 0;
+  int tracked_finished_jobs = 0;
 };
 
 // A Job of the run found in the cluster, for re-attaching after a crash.
@@ -164,6 +170,7 @@ class KubernetesCluster : public PolledCluster {
   void report_started(Attempt& attempt);
   void report_end(Attempt& attempt, bool succeeded, const std::string& reason);
   void report_held_ends();  // those whose pod told, or waited past pod_grace
+  void forget_ended();      // drops the attempts reported finished (after the loops over them)
   void dispatch_waiting();
   void trim_history();
   void publish_status();
@@ -183,6 +190,7 @@ class KubernetesCluster : public PolledCluster {
   std::map<std::string, Finished> finished_;
   std::uint64_t finish_order_ = 0;
   std::deque<std::pair<scheduler::AttemptHandle, std::string>> cancelled_;
+  std::vector<scheduler::AttemptHandle> ended_;  // reported finished, to forget
 
   // Shared with the threads.
   mutable std::mutex mutex_;

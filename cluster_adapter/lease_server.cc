@@ -2,13 +2,24 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <limits>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
+
+#include "cluster_adapter/json_fields.h"
+#include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
 
 namespace {
 
 using nlohmann::json;
+
+constexpr std::size_t kMaxBody = 64 * 1024;
+constexpr std::size_t kMaxWorkerName = 253;  // a pod name: a DNS subdomain
+constexpr std::size_t kMaxReason = 1024;
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -52,6 +63,10 @@ bool refused(httplib::Response& res, LeaseReply answer, const std::string& id) {
   return false;
 }
 
+bool has_control_character(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
 // The body as a JSON object, or a 400 naming what is wrong.
 std::optional<json> body_of(const httplib::Request& req, httplib::Response& res) {
   json body = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
@@ -64,18 +79,25 @@ std::optional<json> body_of(const httplib::Request& req, httplib::Response& res)
 
 }  // namespace
 
-LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, const std::string& host, int port)
+LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, const std::string& host, int port,
+                         const std::string& token)
     : book_(book), run_(run), server_(std::make_unique<httplib::Server>()) {
-  // Each idle worker holds a thread while its lease request waits; heartbeats need more.
-  const int threads = 2 * workers + 8;
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  accept_token(token);
+  server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (authorized(req.get_header_value("Authorization"))) return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("WWW-Authenticate", "Bearer");
+    reply(res, 401, {{"error", "missing or wrong lease token: send Authorization: Bearer $MILLRACE_LEASE_TOKEN"}});
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server_->Post("/v1/lease", [this](const httplib::Request& req, httplib::Response& res) {
     std::optional<json> body = body_of(req, res);
     if (!body) return;
-    if (!(*body)["worker"].is_string() || (*body)["worker"].get<std::string>().empty()) {
-      return reply(res, 400, {{"error", "body: worker must be a non-empty string (the pod's name)"}});
+    std::string worker = text_field(*body, "worker");
+    if (worker.empty() || worker.size() > kMaxWorkerName || has_control_character(worker)) {
+      return reply(res, 400, {{"error", "body: worker must be the pod's name, a string of 1 to " +
+                                            std::to_string(kMaxWorkerName) + " printable characters"}});
     }
-    LeaseOffer offer = book_.lease((*body)["worker"].get<std::string>());
+    LeaseOffer offer = book_.lease(worker);
     switch (offer.action) {
       case LeaseOffer::Action::kWork: return reply(res, 200, work_of(offer.lease, book_.terms(), offer.lease.granted, run_));
       case LeaseOffer::Action::kWait: return reply(res, 200, {{"action", "wait"}});
@@ -93,22 +115,58 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
     std::string id = req.matches[1];
     std::optional<json> body = body_of(req, res);
     if (!body) return;
-    const json& exit_code = (*body)["exit_code"];
-    const json& work_ms = (*body)["work_time_ms"];
-    const json& reason = (*body)["reason"];
-    if (!exit_code.is_number_integer()) return reply(res, 400, {{"error", "body: exit_code must be an integer"}});
-    if (!work_ms.is_null() && !(work_ms.is_number_integer() && work_ms.get<std::int64_t>() >= 0)) {
-      return reply(res, 400, {{"error", "body: work_time_ms must be a non-negative integer"}});
+    std::optional<std::int64_t> exit_code = integer_field(*body, "exit_code");
+    if (!exit_code || *exit_code < std::numeric_limits<int>::min() || *exit_code > std::numeric_limits<int>::max()) {
+      return reply(res, 400, {{"error", "body: exit_code must be an integer that fits in 32 bits"}});
     }
-    if (!reason.is_null() && !reason.is_string()) return reply(res, 400, {{"error", "body: reason must be a string"}});
+    const json& work_ms = field(*body, "work_time_ms");
+    std::optional<std::int64_t> work_ms_value = integer_field(*body, "work_time_ms");
+    constexpr std::int64_t kMaxWorkMs = std::numeric_limits<data::Micros>::max() / data::kMicrosPerMilli;
+    if (!work_ms.is_null() && !(work_ms_value && *work_ms_value >= 0 && *work_ms_value <= kMaxWorkMs)) {
+      return reply(res, 400, {{"error", "body: work_time_ms must be an integer from 0 to " + std::to_string(kMaxWorkMs)}});
+    }
+    const json& reason = field(*body, "reason");
+    if (!reason.is_null() && !(reason.is_string() && reason.get<std::string>().size() <= kMaxReason &&
+                               !has_control_character(reason.get<std::string>()))) {
+      return reply(res, 400, {{"error", "body: reason must be a string of at most " + std::to_string(kMaxReason) +
+                                            " printable characters"}});
+    }
     std::optional<data::Micros> work_time;
-    if (!work_ms.is_null()) work_time = work_ms.get<data::Micros>() * data::kMicrosPerMilli;
-    int code = exit_code.get<int>();
-    LeaseReply answer = book_.complete(id, code, reason.is_string() ? reason.get<std::string>() : "", work_time);
+    if (work_ms_value) work_time = *work_ms_value * data::kMicrosPerMilli;
+    int code = static_cast<int>(*exit_code);
+    LeaseReply answer = book_.complete(id, code, text_field(*body, "reason"), work_time);
     if (refused(res, answer, id)) return;
     reply(res, 200, {{"recorded", code == 0 ? "succeeded" : "failed"}});
   });
-  listener_ = std::make_unique<HttpListener>(*server_, host, port);
+  HttpLimits limits;
+  limits.threads = 2 * workers + 8;  // each idle worker holds a thread while its lease request waits
+  limits.max_body = kMaxBody;
+  listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);
+}
+
+void LeaseServer::accept_token(const std::string& token) {
+  if (token.empty()) return;
+  data::register_secret(token);
+  std::lock_guard lock(tokens_mutex_);
+  if (std::find(tokens_.begin(), tokens_.end(), token) == tokens_.end()) tokens_.push_back(token);
+}
+
+bool LeaseServer::authorized(const std::string& authorization) const {
+  std::lock_guard lock(tokens_mutex_);
+  if (tokens_.empty()) return true;
+  constexpr std::string_view kScheme = "Bearer ";
+  if (authorization.compare(0, kScheme.size(), kScheme) != 0) return false;
+  std::string_view given = std::string_view(authorization).substr(kScheme.size());
+  bool match = false;
+  for (const std::string& token : tokens_) {
+    // Every byte compared whatever differs first, so the time taken does not tell the token.
+    unsigned char differ = given.size() == token.size() ? 0 : 1;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+      differ |= static_cast<unsigned char>(token[i] ^ (i < given.size() ? given[i] : 0));
+    }
+    match |= differ == 0;
+  }
+  return match;
 }
 
 LeaseServer::~LeaseServer() = default;

@@ -35,6 +35,17 @@ RedisReply copy_reply(const redisReply* reply) {
   return out;
 }
 
+const char* type_name(RedisReply::Type type) {
+  switch (type) {
+    case RedisReply::Type::kNil: return "nil";
+    case RedisReply::Type::kString: return "a string";
+    case RedisReply::Type::kInteger: return "an integer";
+    case RedisReply::Type::kArray: return "an array";
+    case RedisReply::Type::kStatus: return "a status";
+  }
+  return "an unknown reply";
+}
+
 }  // namespace
 
 RedisConnection::RedisConnection(const std::string& address, data::Micros timeout)
@@ -118,6 +129,10 @@ std::vector<RedisReply> RedisConnection::transaction(const std::vector<std::vect
     for (std::size_t i = 0; i < commands.size(); ++i) receive();
     RedisReply exec = receive();
     if (exec.type != RedisReply::Type::kArray) throw data::Error(name_, "transaction aborted");
+    if (exec.elements.size() != commands.size()) {
+      throw data::Error(name_, "EXEC answered " + std::to_string(exec.elements.size()) + " replies for " +
+                                   std::to_string(commands.size()) + " commands");
+    }
     return exec.elements;
   } catch (const data::Error&) {
     disconnect();  // replies of the half-read transaction must not reach the next command
@@ -131,6 +146,28 @@ std::vector<std::string> RedisConnection::strings(const std::vector<std::string>
   std::vector<std::string> out;
   for (RedisReply& e : reply.elements) out.push_back(std::move(e.text));
   return out;
+}
+
+std::vector<std::string> RedisConnection::string_array(const RedisReply& reply, const std::string& command,
+                                                      bool nil_allowed) const {
+  if (reply.type != RedisReply::Type::kArray) {
+    throw data::Error(name_, command + " answered " + type_name(reply.type) + ", not an array");
+  }
+  std::vector<std::string> out;
+  for (const RedisReply& e : reply.elements) {
+    if (e.type != RedisReply::Type::kString && !(nil_allowed && e.type == RedisReply::Type::kNil)) {
+      throw data::Error(name_, command + " answered an array holding " + type_name(e.type) + ", not only strings");
+    }
+    out.push_back(e.text);
+  }
+  return out;
+}
+
+std::int64_t RedisConnection::integer(const RedisReply& reply, const std::string& command) const {
+  if (reply.type != RedisReply::Type::kInteger) {
+    throw data::Error(name_, command + " answered " + type_name(reply.type) + ", not an integer");
+  }
+  return reply.integer;
 }
 
 }  // namespace millrace::cluster_adapter

@@ -33,10 +33,18 @@ class RedisConnection {
   const std::string& name() const { return name_; }
   // Runs one command; throws data::Error on a connection failure or an error reply.
   RedisReply command(const std::vector<std::string>& args);
-  // Runs the commands inside MULTI/EXEC; returns EXEC's replies.
+  // Runs the commands inside MULTI/EXEC; returns EXEC's replies, one per command (an EXEC
+  // answering another count is an error).
   std::vector<RedisReply> transaction(const std::vector<std::vector<std::string>>& commands);
   // Strings of an array reply (LRANGE, SMEMBERS); throws when the reply is not an array.
   std::vector<std::string> strings(const std::vector<std::string>& args);
+
+  // Checked reads of a reply: a reply of another type is the server's fault, thrown as a
+  // data::Error naming the server and `command` (callers retry it as they retry a lost connection).
+  // An array of strings; nil elements only where `nil_allowed` (MGET), read as empty strings.
+  std::vector<std::string> string_array(const RedisReply& reply, const std::string& command,
+                                        bool nil_allowed = false) const;
+  std::int64_t integer(const RedisReply& reply, const std::string& command) const;
 
  private:
   void connect();

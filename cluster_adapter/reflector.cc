@@ -1,6 +1,9 @@
 #include "cluster_adapter/reflector.h"
 
 #include <chrono>
+#include <exception>
+
+#include "cluster_adapter/json_fields.h"
 
 namespace millrace::cluster_adapter {
 
@@ -27,11 +30,8 @@ void Reflector::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     try {
       if (need_list) {
-        json list = client_.call("GET", collection_ + "?labelSelector=" + KubeClient::query_escape(selector_),
-                                 std::nullopt, stop, on_retry);
-        resource_version = list["metadata"].value("resourceVersion", "");
-        std::vector<json> items;
-        for (auto& item : list.value("items", json::array())) items.push_back(std::move(item));
+        std::string path = collection_ + "?labelSelector=" + KubeClient::query_escape(selector_);
+        std::vector<json> items = client_.list(path, resource_version, stop, on_retry);
         ++lists_;
         handlers_.on_trouble("");
         handlers_.on_list(std::move(items));
@@ -41,8 +41,14 @@ void Reflector::run(std::stop_token stop) {
     } catch (const KubeApiError& error) {
       if (stop.stop_requested()) return;
       handlers_.on_trouble(error.what());
-      need_list = need_list || error.status() == 410;
+      need_list = need_list || error.status() == 410 || error.reason() == KubeApiError::kMalformedReason;
       if (!sleep_unless_stopped(backoff.next_delay(error.retry_after()), stop)) return;
+    } catch (const std::exception& error) {
+      // Never out of the thread: whatever an answer made fail is reported and retried from a list.
+      if (stop.stop_requested()) return;
+      handlers_.on_trouble(collection_ + ": unexpected answer: " + error.what());
+      need_list = true;
+      if (!sleep_unless_stopped(backoff.next_delay(), stop)) return;
     }
   }
 }
@@ -58,19 +64,26 @@ bool Reflector::watch(std::string& resource_version, std::stop_token stop, Backo
   std::string error_body;
   ++watches_;
   auto opened = std::chrono::steady_clock::now();
+  std::string malformed;
   int status = client_.stream(path, [&](std::string_view line) {
+    if (!malformed.empty()) return;
     json event = json::parse(line, nullptr, false);
-    if (!event.is_object()) return;
-    std::string type = event.value("type", "");
-    const json& object = event["object"];
+    std::string type = text_field(event, "type");
+    const json& object = field(event, "object");
     if (type == "ERROR") {
-      gone = object.value("code", 0) == 410;
-      if (!gone) stream_error = object.value("message", "watch error");
+      gone = integer_field(object, "code") == 410;
+      if (!gone) stream_error = text_field(object, "message", "watch error");
       return;
     }
-    if (object.is_object() && object.contains("metadata")) {
-      resource_version = object["metadata"].value("resourceVersion", resource_version);
+    bool known = type == "ADDED" || type == "MODIFIED" || type == "DELETED" || type == "BOOKMARK";
+    const json& version = field(field(object, "metadata"), "resourceVersion");
+    if (!known || !object.is_object() || !version.is_string() || (type != "BOOKMARK" && !is_kube_object(object))) {
+      // An event we cannot read may hide a change: the stream is dropped and the state listed again.
+      malformed = "watch event is not {type, object with metadata.name and resourceVersion}: " +
+                  std::string(line.substr(0, 200));
+      return;
     }
+    resource_version = version.get<std::string>();
     if (type == "BOOKMARK") return;
     ++delivered;
     handlers_.on_event(type, object);
@@ -78,6 +91,9 @@ bool Reflector::watch(std::string& resource_version, std::stop_token stop, Backo
   if (status == -1) return false;
   if (status == 410 || gone) return true;
   if (status != 200) throw client_.error_from(path, HttpResponse{status, error_body, std::nullopt});
+  if (!malformed.empty()) {
+    throw KubeApiError(client_.config().server + path, 200, std::string(KubeApiError::kMalformedReason), malformed);
+  }
   if (!stream_error.empty()) throw KubeApiError(client_.config().server + path, 200, "", stream_error);
   if (delivered > 0 || std::chrono::steady_clock::now() - opened >= std::chrono::seconds(1)) {
     backoff.reset();

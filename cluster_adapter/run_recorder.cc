@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include "data/redaction.h"
+
 namespace millrace::cluster_adapter {
 
 RunRecorder::RunRecorder(data::TraceStore& store, std::int64_t run_id, const std::vector<data::WorkItem>& items,
@@ -27,7 +29,12 @@ void RunRecorder::count(const data::Attempt& attempt) {
 
 void RunRecorder::observe(const data::Attempt& attempt) {
   if (attempt.outcome == data::Outcome::kRunning) return;
-  store_.add_attempts(run_id_, {attempt});
+  // What the cluster said about the attempt (a rejected create's message, a worker's name) is
+  // kept in the store: through the redaction layer like every other output.
+  data::Attempt kept = attempt;
+  kept.failure_reason = data::redact(kept.failure_reason);
+  kept.worker = data::redact(kept.worker);
+  store_.add_attempts(run_id_, {kept});
   count(attempt);
   if (attempt.outcome == data::Outcome::kSucceeded) {
     auto item = std::find_if(items_.begin(), items_.end(),

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
+#include <random>
 
 #include "cluster_adapter/job_deletion.h"
 #include "cluster_adapter/job_view.h"
+#include "cluster_adapter/json_fields.h"
 
 namespace millrace::cluster_adapter {
 
@@ -20,21 +23,25 @@ std::string session_of(const scheduler::Clock& clock) {
   return text;
 }
 
+// 128 random bits in hex: the lease API's token for a session.
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+    token += hex;
+  }
+  return token;
+}
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
 }
 
-std::string name_of(const json& object) { return object["metadata"].value("name", ""); }
-
-std::string scheduling_problem(const json& pod) {
-  for (const auto& condition : pod["status"].value("conditions", json::array())) {
-    if (condition.value("type", "") == "PodScheduled" && condition.value("status", "") == "False") {
-      return condition.value("reason", "") + ": " + condition.value("message", "");
-    }
-  }
-  return "";
-}
+std::string name_of(const json& object) { return text_field(object_field(object, "metadata"), "name"); }
+std::string uid_of(const json& object) { return text_field(object_field(object, "metadata"), "uid"); }
 
 }  // namespace
 
@@ -47,14 +54,16 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
       book_(clock, options_.lease, session_of(clock)),
       health_(clock) {
   options_.backoff.max_attempts = 0;
+  if (options_.lease_token.empty()) options_.lease_token = random_token();
   server_ = std::make_unique<LeaseServer>(book_, options_.run, options_.workers, options_.lease_host,
-                                          options_.lease_port);
+                                          options_.lease_port, options_.lease_token);
   lease_url_ = options_.lease_url;
   if (lease_url_.empty()) {
     bool anywhere = options_.lease_host.empty() || options_.lease_host == "0.0.0.0";
     lease_url_ = "http://" + (anywhere ? host_name() : options_.lease_host) + ":" + std::to_string(server_->port());
   }
-  json body = job_template.render_pool(options_.run, client_.config().namespace_name, options_.workers, lease_url_);
+  json body = job_template.render_pool(options_.run, client_.config().namespace_name, options_.workers, lease_url_,
+                                       options_.lease_token);
   requests_.push([this, body](std::stop_token stop) { create_job(body, stop); });
 
   std::string run_selector = std::string(kRunLabel) + "=" + dns_label(options_.run);
@@ -67,7 +76,7 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
                         [this](const std::string& type, const json& job) {
                           if (type != "DELETED") return observe_jobs({job}, false);
                           std::lock_guard lock(mutex_);
-                          if (!job_uid_.empty() && job["metadata"].value("uid", "") == job_uid_) job_state_ = "deleted";
+                          if (!job_uid_.empty() && uid_of(job) == job_uid_) job_state_ = "deleted";
                         },
                         trouble("watch jobs")},
       options_.backoff, options_.watch_timeout_seconds);
@@ -129,8 +138,9 @@ void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
 
 void WorkerPoolCluster::adopt(const json& job) {
   health_.answered("requests");
+  server_->accept_token(pool_lease_token(job));
   std::lock_guard lock(mutex_);
-  job_uid_ = job["metadata"].value("uid", "");
+  job_uid_ = uid_of(job);
   job_state_ = "running";
 }
 
@@ -157,7 +167,7 @@ void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_l
   std::lock_guard lock(mutex_);
   if (job_uid_.empty()) return;
   for (const json& job : jobs) {
-    if (job["metadata"].value("uid", "") != job_uid_) continue;
+    if (uid_of(job) != job_uid_) continue;
     JobView view = view_job(job);
     std::string why = view.failure_reason == "exit"      ? "its workers failed more often than its backoffLimit allows"
                       : view.failure_reason == "timeout" ? "its activeDeadlineSeconds passed"
@@ -172,7 +182,7 @@ void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_l
 
 void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
   std::string name = name_of(pod);
-  std::string phase = pod.value("status", json::object()).value("phase", "");
+  std::string phase = text_field(object_field(pod, "status"), "phase");
   std::lock_guard lock(mutex_);
   if (type == "DELETED" || phase != "Pending") pods_pending_.erase(name);
   if (type == "DELETED") {
@@ -181,10 +191,12 @@ void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
   }
   pod_phases_[name] = phase;
   if (phase != "Pending") return;
-  const json& annotations = pod["metadata"].value("annotations", json::object());
-  int index = std::atoi(annotations.value("batch.kubernetes.io/job-completion-index", "-1").c_str());
+  std::string index_text =
+      text_field(object_field(object_field(pod, "metadata"), "annotations"), "batch.kubernetes.io/job-completion-index");
+  int index = -1;
+  std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
   auto [it, first] = pods_pending_.try_emplace(name, PendingPod{name, index, clock_.now(), ""});
-  it->second.reason = scheduling_problem(pod);
+  it->second.reason = pod_scheduling_problem(pod);
 }
 
 // ---- the Cluster seam (poll thread) ----------------------------------------------------------------

@@ -13,6 +13,10 @@
 // refused, failed or deleted while the run needs it is trouble() that stops the run (its state
 // kept). At a resume, a pool Job still running in the cluster is adopted (409 AlreadyExists on
 // create); a finished one is deleted and made again.
+//
+// The lease API requires a token of its callers: one per session (random unless given), handed
+// to the pods as MILLRACE_LEASE_TOKEN in the pool Job; an adopted Job's token is accepted too,
+// since its pods carry the token of the session that made it.
 #pragma once
 
 #include <map>
@@ -39,9 +43,10 @@ namespace millrace::cluster_adapter {
 struct WorkerPoolOptions {
   std::string run;                          // run name: the Job's name and the run label
   int workers = 8;                          // pods of the pool (the Job's completions)
-  std::string lease_host = "0.0.0.0";       // where the lease server listens
+  std::string lease_host = "127.0.0.1";     // where the lease server listens
   int lease_port = 0;                       // 0: any free port
   std::string lease_url;                    // how pods reach it; empty: http://HOSTNAME:PORT
+  std::string lease_token;                  // required of the workers; empty: a random one
   LeaseTerms lease;
   data::Micros unschedulable_after = 5 * 60 * data::kMicrosPerSecond;
   BackoffPolicy backoff;                    // for the watches (never gives up)

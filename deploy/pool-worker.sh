@@ -7,15 +7,24 @@
 # and asks again; it exits 0 when the scheduler has no more work for it. If its lease is lost
 # (expired or cancelled) it stops the command and asks for new work.
 #   pool-worker.sh catchup --from-env
-# Needs curl and jq. Reads MILLRACE_LEASE_URL (set by millrace) and POD_NAME (else the host name,
-# which in a pod is its name).
+# Needs curl and jq. Reads MILLRACE_LEASE_URL and MILLRACE_LEASE_TOKEN (set by millrace) and
+# POD_NAME (else the host name, which in a pod is its name). The token goes to curl on its
+# standard input, never on a command line other processes could read.
 set -u
 url=${MILLRACE_LEASE_URL:?MILLRACE_LEASE_URL is not set}
+token=${MILLRACE_LEASE_TOKEN:-}
 worker=${POD_NAME:-$(hostname)}
 
+# A POST to the lease API: api PATH BODY [curl options...]
+api() {
+  api_path=$1 api_body=$2
+  shift 2
+  if [ -n "$token" ]; then printf 'Authorization: Bearer %s\n' "$token"; fi |
+    curl -H @- -X POST -H 'Content-Type: application/json' -d "$api_body" "$@" "$url$api_path"
+}
+
 while :; do
-  body=$(curl -sS --fail -X POST -H 'Content-Type: application/json' \
-         -d "{\"worker\": \"$worker\"}" "$url/v1/lease") || { sleep 2; continue; }  # not reachable yet
+  body=$(api /v1/lease "{\"worker\": \"$worker\"}" -sS --fail) || { sleep 2; continue; }  # not reachable yet
   case $(printf '%s' "$body" | jq -r .action) in
     exit) exit 0 ;;
     work) ;;
@@ -32,8 +41,7 @@ while :; do
   work=$!
   (
     while sleep "$every"; do
-      code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' \
-             "$url/v1/leases/$lease/heartbeat")
+      code=$(api "/v1/leases/$lease/heartbeat" '{}' -s -o /dev/null -w '%{http_code}')
       case $code in 404|410) kill "$work" 2>/dev/null; exit 0 ;; esac
     done
   ) &
@@ -42,6 +50,5 @@ while :; do
   exit_code=$?
   kill "$beat" 2>/dev/null
   work_ms=$(( ($(date +%s) - started) * 1000 ))
-  curl -s -o /dev/null -X POST -H 'Content-Type: application/json' \
-       -d "{\"exit_code\": $exit_code, \"work_time_ms\": $work_ms}" "$url/v1/leases/$lease/complete"
+  api "/v1/leases/$lease/complete" "{\"exit_code\": $exit_code, \"work_time_ms\": $work_ms}" -s -o /dev/null
 done

@@ -433,8 +433,12 @@ TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolOptionsThatCannotWorkAreRefusedB
     EXPECT_NE(result.err.find(error), std::string::npos) << result.err;
   };
   std::vector<std::string> item_template = run_args(server, 2, 1);
-  item_template.insert(item_template.end(), {"--mode", "worker-pool"});
+  item_template.insert(item_template.end(), {"--mode", "worker-pool", "--lease-address", "127.0.0.1"});
   refused(item_template, "deploy/job-template.json: a worker-pool Job template cannot use {first}");
+  std::vector<std::string> no_address = pool_args(server, 2, 1, {});
+  no_address.erase(no_address.end() - 2, no_address.end());  // --lease-address 127.0.0.1
+  refused(no_address, "millrace: --mode worker-pool: needs --lease-address: where the lease API listens, an "
+                      "address the pods reach (0.0.0.0 for every interface)");
   refused(pool_args(server, 2, 1, {"--policy", "autoscale"}),
           "millrace: --mode worker-pool: runs a fixed pool of --workers pods: --policy must be fixed-pool, not autoscale");
   refused(pool_args(server, 2, 1, {"--lease-duration", "10", "--heartbeat", "10"}),
@@ -444,6 +448,133 @@ TEST_F(RunKubernetesOnLoopbackServer, WorkerPoolOptionsThatCannotWorkAreRefusedB
   refused(unknown_mode, "millrace: --mode: unknown mode 'pool' (known: job-per-item, worker-pool)");
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
   EXPECT_EQ(server.record().jobs_created, 0);
+}
+
+// An API that starts answering with the wrong shapes mid-run ({}, arrays, wrong types, huge
+// numbers, non-JSON, truncated bodies, watch events of any shape) is an API failing: retried,
+// shown in /status, and past --api-patience the run stops cleanly with what it recorded kept;
+// --resume against the sane API finishes it, each range succeeded once.
+TEST_F(RunKubernetesOnLoopbackServer, MalformedAnswersStopTheRunCleanlyAndResumeFinishesIt) {
+  FakeApiServer server(pods_running(150));
+  std::vector<std::string> args = run_args(server, 10, 2);
+  args.insert(args.end(), {"--api-patience", "2", "--status-port", "0"});
+  pid_t pid = start(args);
+  int port = status_port();
+  ASSERT_GT(port, 0) << cli_test::read_text(dir / "stderr");
+  for (int i = 0; i < 3000 && successes().size() < 2; ++i) usleep(10'000);
+  ASSERT_GE(successes().size(), 2u);
+  server.answer_malformed(true);
+  httplib::Client client("127.0.0.1", port);
+  nlohmann::json api;
+  for (int i = 0; i < 300; ++i, usleep(10'000)) {
+    auto response = client.Get("/status");
+    if (!response) break;  // the run has stopped
+    nlohmann::json status = nlohmann::json::parse(response->body, nullptr, false);
+    if (status.is_object() && status.contains("cluster") && status["cluster"]["api"]["reachable"] == false) {
+      api = status["cluster"]["api"];
+      break;
+    }
+  }
+  std::map<std::string, int> recorded = successes();
+  CliResult stopped = finish(pid);
+  EXPECT_EQ(stopped.exit_code, 1);
+  EXPECT_NE(stopped.err.find("the Kubernetes API has failed for more than 2 s"), std::string::npos) << stopped.err;
+  EXPECT_NE(stopped.err.find("continue with `millrace run --store " + store + " --resume 1`"), std::string::npos)
+      << stopped.err;
+  for (const char* crash : {"terminate called", "json.exception", "Aborted", "std::"}) {
+    EXPECT_EQ(stopped.err.find(crash), std::string::npos) << crash << " in " << stopped.err;
+  }
+  ASSERT_TRUE(api.is_object()) << "the status never showed the API failing";
+  EXPECT_NE(api["last_error"].get<std::string>().find("Malformed"), std::string::npos) << api.dump(2);
+  EXPECT_GE(server.record().malformed_answers, 10);
+  for (const auto& [item, count] : recorded) EXPECT_EQ(successes()[item], count) << item;  // nothing lost
+
+  server.answer_malformed(false);
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("run 1: 10/10 items succeeded"), std::string::npos) << resumed.out;
+  std::map<std::string, int> succeeded = successes();
+  EXPECT_EQ(succeeded.size(), 10u);
+  for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+}
+
+// Credentials never shown or kept: the API's error messages echo the request's headers (the
+// bearer token), the kubeconfig's server URL carries a user and password; neither appears on
+// stderr or stdout, in /status, /metrics, or anywhere in the store file, though the run's
+// messages and records do quote those errors (redacted).
+TEST_F(RunKubernetesOnLoopbackServer, CredentialsAppearInNoOutputStatusMetricsOrStore) {
+  const std::string token = "s3cr3t-Token-4242-xyz";
+  const std::string password = "hunter2pass";
+  cluster_adapter::FakeApiServerOptions options = pods_running(1500);
+  options.required_token = token;
+  FakeApiServer server(options);
+  server.echo_headers_in_errors(true);
+  server.inject_errors(2, 500, 0, "POST");
+  std::vector<std::string> args = run_args(server, 3, 2);
+  std::ofstream(args[6]) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                            "clusters:\n- name: loopback\n  cluster: {server: \"http://admin:"
+                         << password << "@127.0.0.1:" << server.port()
+                         << "\"}\ncontexts:\n- name: test\n  context: {cluster: loopback, user: tester, namespace: batch-work}\n"
+                            "users:\n- name: tester\n  user: {token: "
+                         << token << "}\n";
+  args.insert(args.end(), {"--status-port", "0", "--max-attempts", "3"});
+  pid_t pid = start(args);
+  int port = status_port();
+  ASSERT_GT(port, 0) << cli_test::read_text(dir / "stderr");
+  for (int i = 0; i < 3000 && server.record().injected_errors_served < 2; ++i) usleep(10'000);
+  server.inject_errors(1, 422, 0, "POST");  // refused for good: the attempt fails with the echo as its reason
+  for (int i = 0; i < 3000 && server.record().injected_errors_served < 3; ++i) usleep(10'000);
+  ASSERT_EQ(server.record().injected_errors_served, 3);
+  httplib::Client client("127.0.0.1", port);
+  std::string status_body, metrics_body;
+  for (int i = 0; i < 300 && status_body.find("Authorization") == std::string::npos; ++i, usleep(10'000)) {
+    auto status = client.Get("/status");
+    auto metrics = client.Get("/metrics");
+    if (status && metrics) status_body = status->body, metrics_body = metrics->body;
+  }
+  CliResult result = finish(pid);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(status_body.find("Authorization: [redacted]"), std::string::npos) << status_body;
+  EXPECT_NE(result.err.find("at http://admin:[redacted]@127.0.0.1:"), std::string::npos) << result.err;
+  bool reason_kept = false;
+  std::string reasons;
+  for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
+    reasons += a.failure_reason + "\n";
+    reason_kept |= a.failure_reason.rfind("create-rejected: http://admin:[redacted]@127.0.0.1:", 0) == 0 &&
+                   a.failure_reason.find(": HTTP 422 Invalid: injected: invalid") != std::string::npos &&
+                   a.failure_reason.find("Authorization: [redacted]") != std::string::npos;
+  }
+  EXPECT_TRUE(reason_kept) << reasons;
+  const std::string store_bytes = cli_test::read_text(store);
+  ASSERT_FALSE(store_bytes.empty());
+  for (const std::string& secret : {token, password}) {
+    EXPECT_EQ(result.err.find(secret), std::string::npos) << result.err;
+    EXPECT_EQ(result.out.find(secret), std::string::npos) << result.out;
+    EXPECT_EQ(status_body.find(secret), std::string::npos) << status_body;
+    EXPECT_EQ(metrics_body.find(secret), std::string::npos) << metrics_body;
+    EXPECT_EQ(store_bytes.find(secret), std::string::npos) << secret << " in the store file";
+  }
+}
+
+// A token holding CR/LF would add headers of its own to every request: refused, naming the
+// setting (not showing the value), before anything is recorded or sent.
+TEST_F(RunKubernetesOnLoopbackServer, KubeconfigTokenWithControlCharactersIsRefusedBeforeAnythingIsSent) {
+  FakeApiServer server;
+  std::vector<std::string> args = run_args(server, 2, 1);
+  std::ofstream(args[6]) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                            "clusters:\n- name: loopback\n  cluster: {server: "
+                         << server.url()
+                         << "}\ncontexts:\n- name: test\n  context: {cluster: loopback, user: tester}\n"
+                            "users:\n- name: tester\n  user: {token: \"abc\\r\\nX-Injected: yes\"}\n";
+  CliResult result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: " + args[6] + ": user 'tester' token contains a control character (0x0d at "
+                            "offset 3); refused, it would be sent in an HTTP request"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("X-Injected"), std::string::npos) << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  EXPECT_EQ(server.record().lists, 0);
 }
 
 TEST_F(RunKubernetesOnLoopbackServer, UnknownClusterNameIsAnErrorListingTheKnownOnes) {

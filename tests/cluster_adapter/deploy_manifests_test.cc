@@ -71,7 +71,7 @@ TEST(DeployManifests, ReadmeShowsTheDeployedJobTemplateAndRbacAsTheyAre) {
 
 TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {
   JobTemplate pool = JobTemplate::load(std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json");
-  json job = pool.render_pool("catchup-1", "batch-work", 8, "http://millrace.batch-work.svc:8642");
+  json job = pool.render_pool("catchup-1", "batch-work", 8, "http://millrace.batch-work.svc:8642", "0123abcd");
   EXPECT_EQ(job["metadata"]["name"], "catchup-1-pool");
   EXPECT_EQ(job["spec"]["completionMode"], "Indexed");
   EXPECT_EQ(job["spec"]["completions"], 8);
@@ -80,6 +80,8 @@ TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {
   std::map<std::string, json> env;
   for (const json& var : container["env"]) env[var["name"]] = var;
   EXPECT_EQ(env["MILLRACE_LEASE_URL"]["value"], "http://millrace.batch-work.svc:8642");
+  EXPECT_EQ(env["MILLRACE_LEASE_TOKEN"]["value"], "0123abcd");  // what pool-worker.sh sends
+  EXPECT_EQ(pool_lease_token(job), "0123abcd");
   EXPECT_EQ(env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.name");  // the worker's name
 }
 

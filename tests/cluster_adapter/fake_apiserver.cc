@@ -228,6 +228,20 @@ void FakeApiServer::inject_errors(int count, int status, int retry_after_seconds
   injected_retry_after_ = retry_after_seconds;
 }
 
+void FakeApiServer::echo_headers_in_errors(bool on) {
+  std::lock_guard lock(mutex_);
+  echo_headers_ = on;
+}
+
+void FakeApiServer::answer_malformed(bool on) {
+  {
+    std::lock_guard lock(mutex_);
+    malformed_ = on;
+    ++drop_generation_;  // open watches end, so the next ones meet the wrong shapes
+  }
+  changed_.notify_all();
+}
+
 void FakeApiServer::drop_watches() {
   {
     std::lock_guard lock(mutex_);
@@ -369,17 +383,84 @@ bool FakeApiServer::take_injected_error(const httplib::Request& req, httplib::Re
       {429, {"TooManyRequests", "injected: too many requests, please try again later"}},
       {503, {"ServiceUnavailable", "injected: the server is currently unable to handle the request"}}};
   auto it = kReasons.find(injected_status_);
-  if (it != kReasons.end()) {
-    fail(res, injected_status_, it->second.first, it->second.second);
-  } else {
-    fail(res, injected_status_, "InternalError", "injected: an error on the server has prevented the request from succeeding");
+  std::string reason = it != kReasons.end() ? it->second.first : "InternalError";
+  std::string message = it != kReasons.end() ? it->second.second
+                                             : "injected: an error on the server has prevented the request from succeeding";
+  if (echo_headers_) {
+    message += "; the request was:\r\n" + req.method + " " + req.path + "\r\n";
+    for (const auto& [name, value] : req.headers) message += name + ": " + value + "\r\n";
   }
+  fail(res, injected_status_, reason, message);
+  return true;
+}
+
+// The object with every field the adapter reads of the wrong type or out of any range, its
+// name, namespace, labels and resourceVersion kept (so it reaches the code reading its status).
+json corrupted(json object) {
+  json& meta = object["metadata"];
+  meta["annotations"] = json::array({"batch.kubernetes.io/job-completion-index"});
+  meta["uid"] = 18446744073709551615ULL;
+  meta["deletionTimestamp"] = json::object();
+  object["spec"] = {{"completions", "one"}, {"backoffLimit", -1e308}, {"template", 7}};
+  object["status"] = {{"phase", 7},
+                      {"succeeded", 18446744073709551615ULL},
+                      {"failed", "many"},
+                      {"active", json::array()},
+                      {"ready", 1.5},
+                      {"completionTime", 20261202},
+                      {"conditions", json::array({5, "Complete", {{"type", 7}, {"status", true}},
+                                                  {{"type", "Failed"}, {"status", "Yes"}, {"lastTransitionTime", -1}},
+                                                  {{"type", "PodScheduled"}, {"status", "False"}, {"reason", json::object()}}})},
+                      {"containerStatuses", json::array({"x", {{"state", {{"terminated", {{"exitCode", 99999999999}}}}}},
+                                                         {{"state", {{"terminated", {{"exitCode", "1"}}}}}},
+                                                         {{"state", {{"terminated", 7}}}}})}};
+  return object;
+}
+
+bool FakeApiServer::take_malformed_answer(const std::string& resource, const std::string& ns,
+                                          const httplib::Request& req, httplib::Response& res) {
+  std::lock_guard lock(mutex_);
+  if (!malformed_) return false;
+  int shape = record_.malformed_answers++;
+  json items = json::array();
+  for (const auto& [key, object] : objects_[resource]) {
+    if (ns.empty() || ns_of(object) == ns) items.push_back(object);
+  }
+  json real_list = {{"kind", info(resource).list_kind}, {"apiVersion", info(resource).api_version},
+                    {"metadata", {{"resourceVersion", std::to_string(rv_)}}}, {"items", items}};
+  json bad_items = json::array();
+  for (const json& item : items) bad_items.push_back(corrupted(item));
+  std::string w = req.get_param_value("watch");
+  std::string body;
+  if (w == "true" || w == "1") {
+    // One event of the wrong shape per watch, after the corrupted objects as MODIFIED events.
+    const std::vector<std::string> wrong = {
+        R"({"type": "ADDED", "object": []})", "not json at all", R"({"type": 5, "object": {}})",
+        R"({"type": "MODIFIED", "object": {"metadata": {"name": ["x"], "resourceVersion": 7}}})",
+        R"({"type": "ERROR", "object": {"code": "410"}})", R"({"type": "DELETED", "object": {"metadata": {"name": "x"}}})",
+        R"({"type": "MODIFIED", "obj)"};
+    for (const json& item : bad_items) body += json{{"type", "MODIFIED"}, {"object", item}}.dump() + "\n";
+    body += wrong[shape % wrong.size()] + "\n";
+  } else {
+    const std::string real = real_list.dump();
+    const std::vector<std::string> wrong = {
+        "{}", "[]", R"("a string")", "null", "12345678901234567890123456789",
+        R"({"kind": "JobList", "metadata": {"resourceVersion": 5}, "items": {}})",
+        R"({"kind": "JobList", "metadata": [], "items": [{"metadata": []}, 7, null]})",
+        json{{"kind", "JobList"}, {"metadata", {{"resourceVersion", std::to_string(rv_)}}}, {"items", bad_items}}.dump(),
+        "<html><body>502 Bad Gateway</body></html>",
+        real.substr(0, real.size() / 2)};
+    body = wrong[shape % wrong.size()];
+  }
+  res.status = 200;
+  res.set_content(body, "application/json");
   return true;
 }
 
 void FakeApiServer::handle(const std::string& resource, const httplib::Request& req, httplib::Response& res) {
   if (take_injected_error(req, res)) return;
   std::string ns = req.matches.size() > 1 ? std::string(req.matches[1]) : "";
+  if (take_malformed_answer(resource, ns, req, res)) return;
   std::string name = req.matches.size() > 2 ? std::string(req.matches[2]) : "";
   if (req.method == "POST") {
     if (ns.empty() || !name.empty()) return fail(res, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource");

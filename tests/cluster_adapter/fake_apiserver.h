@@ -7,7 +7,7 @@
 // which the RealApiServer suite's v1.20 lacks) get one pod per index with JOB_COMPLETION_INDEX,
 // status.completedIndexes, and a failed index's pod replaced up to backoffLimit. Faults can be
 // injected (error responses, dropped watches, 410 Gone inside a watch stream, a server that
-// stops answering for a while), and it keeps a record of what it saw (most Jobs unfinished at
+// stops answering for a while, answers of the wrong shape), and it keeps a record of what it saw (most Jobs unfinished at
 // once, creates, deletes without a propagation policy, orphaned pods) so tests judge the
 // adapter by the server's own view. It can serve HTTPS and require a bearer token or a client
 // certificate, for the kubeconfig's credential paths.
@@ -85,6 +85,7 @@ struct FakeApiRecord {
   int watches_started = 0;
   int lists = 0;
   int injected_errors_served = 0;
+  int malformed_answers = 0;      // answers of the wrong shape served (answer_malformed)
 };
 
 class FakeApiServer {
@@ -100,6 +101,9 @@ class FakeApiServer {
   // The next `count` resource requests (not discovery; only those with `method` when given)
   // get `status` (with Retry-After when > 0) and a Status object with the matching reason.
   void inject_errors(int count, int status, int retry_after_seconds = 0, const std::string& method = "");
+  // Injected errors' messages quote the request's headers (Authorization included), as some
+  // proxies' error pages do.
+  void echo_headers_in_errors(bool on);
   // Ends every open watch stream abruptly (no final chunk), as a dropped connection does.
   void drop_watches();
   // Makes the next watch (and every open one) answer an ERROR event with 410 Gone inside its
@@ -107,6 +111,12 @@ class FakeApiServer {
   void expire_watches();
   // Ends a running pod planned kUntilEnded with `exit_code`, as its container exiting would.
   void end_pod(const std::string& name, int exit_code);
+  // While on, every resource request (list, get, create, delete, watch; not discovery) is
+  // answered 200 with a body of the wrong shape, a different one each time: {}, an array, a
+  // string, lists whose items or metadata have the wrong types, the run's real objects with
+  // every status field of the wrong type or out of range, non-JSON, a truncated body; watches
+  // get a stream of such events. The simulated cluster runs on meanwhile.
+  void answer_malformed(bool on);
   // Stops answering (connections refused) until resume(); the simulated cluster runs on.
   void pause();
   void resume();
@@ -150,6 +160,8 @@ class FakeApiServer {
   void remove(const std::string& resource, const std::string& ns, const std::string& name,
               const httplib::Request& req, httplib::Response& res);
   bool take_injected_error(const httplib::Request& req, httplib::Response& res);
+  bool take_malformed_answer(const std::string& resource, const std::string& ns, const httplib::Request& req,
+                             httplib::Response& res);
 
   // Store mutations (mutex held): bump the resourceVersion, record the event, wake watchers.
   void put(const std::string& resource, nlohmann::json object, const std::string& type);
@@ -182,6 +194,8 @@ class FakeApiServer {
   int injected_status_ = 0;
   int injected_retry_after_ = 0;
   std::string injected_method_;
+  bool malformed_ = false;
+  bool echo_headers_ = false;
   FakeApiRecord record_;
   bool stopping_ = false;
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <thread>
 
@@ -207,6 +208,41 @@ TEST_F(FailingPodsOnLoopbackServer, PodPendingTooLongIsShownAsUnschedulable) {
   EXPECT_EQ(unschedulable[0].attempt, 1);
   EXPECT_EQ(unschedulable[0].pod, "run-1-r4-a1-pod");
   EXPECT_EQ(unschedulable[0].reason, "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.");
+}
+
+// 240 attempts through a cap of 4 with a history of 2 + 2 Jobs: the attempts followed never
+// exceed the cap and the finished Jobs remembered stay near the history limits, all the way
+// (they used to grow with every attempt of the run, each event rescanning them all).
+TEST_F(KubernetesClusterOnLoopbackServer, WorkingSetsStayBoundedOverALongRun) {
+  constexpr int kAttempts = 240;
+  constexpr int kCap = 4;
+  std::vector<data::WorkItem> items;
+  for (int i = 0; i < kAttempts; ++i) items.push_back(range_item(i));
+  KubernetesClusterOptions options;
+  options.max_concurrency = kCap;
+  options.keep_succeeded = 2;
+  options.keep_failed = 2;
+  auto cluster = make_cluster(options);
+  int submitted = 0;
+  int most_attempts = 0;
+  int most_finished = 0;
+  auto in_flight = [&] { return submitted - listener_.count("succeeded") - listener_.count("failed"); };
+  ASSERT_TRUE(poll_until(*cluster, [&] {
+    while (submitted < kAttempts && in_flight() < kCap) {
+      cluster->submit({static_cast<scheduler::AttemptHandle>(submitted + 1), &items[submitted], 1, std::nullopt});
+      ++submitted;
+    }
+    KubernetesClusterStatus status = cluster->status();
+    most_attempts = std::max(most_attempts, status.tracked_attempts);
+    most_finished = std::max(most_finished, status.tracked_finished_jobs);
+    return listener_.count("succeeded") == kAttempts;
+  }));
+  EXPECT_LE(most_attempts, kCap);
+  EXPECT_LE(most_finished, 2 + 2 + 4 * kCap);  // the history, the attempts just ended, deletes on their way
+  EXPECT_EQ(listener_.count("failed"), 0);
+  EXPECT_EQ(server_.record().jobs_created, kAttempts);
+  RecordProperty("most_attempts_tracked", most_attempts);
+  RecordProperty("most_finished_jobs_tracked", most_finished);
 }
 
 TEST_F(KubernetesClusterOnLoopbackServer, HistoryLimitsDeleteOldestFinishedJobsWithBackgroundPropagation) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/lease_book.h"
+#include "tests/cluster_adapter/k8s_test_support.h"
 #include "tests/support/manual_clock.h"
 
 namespace millrace::cluster_adapter {
@@ -148,16 +149,81 @@ TEST_F(LeaseServerTest, WithdrawnLeaseIsCancelledAndAnUnknownOneIsNotFound) {
 }
 
 TEST_F(LeaseServerTest, MalformedBodiesAreRefusedNamingTheField) {
-  EXPECT_EQ(post("/v1/lease", json::object(), 400)["error"], "body: worker must be a non-empty string (the pod's name)");
-  auto response = client_.Post("/v1/lease", "not json", "application/json");
-  ASSERT_TRUE(response);
-  EXPECT_EQ(response->status, 400);
+  const std::string worker_error = "body: worker must be the pod's name, a string of 1 to 253 printable characters";
+  EXPECT_EQ(post("/v1/lease", json::object(), 400)["error"], worker_error);
+  EXPECT_EQ(post("/v1/lease", {{"worker", 7}}, 400)["error"], worker_error);
+  EXPECT_EQ(post("/v1/lease", {{"worker", std::string(254, 'w')}}, 400)["error"], worker_error);
+  EXPECT_EQ(post("/v1/lease", {{"worker", "pod\r\nX-Injected: 1"}}, 400)["error"], worker_error);
+  for (const char* body : {"not json", "[]", "\"text\"", "12345678901234567890123456789", "{\"worker\": \"po"}) {
+    auto response = client_.Post("/v1/lease", body, "application/json");
+    ASSERT_TRUE(response) << body;
+    EXPECT_EQ(response->status, 400) << body;
+    EXPECT_EQ(json::parse(response->body)["error"], "body: not a JSON object") << body;
+  }
   book_.offer(submission(0));
   lease("pool-0");
-  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", "0"}}, 400)["error"], "body: exit_code must be an integer");
-  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}, {"work_time_ms", -5}}, 400)["error"],
-            "body: work_time_ms must be a non-negative integer");
+  const std::string code_error = "body: exit_code must be an integer that fits in 32 bits";
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", "0"}}, 400)["error"], code_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 99999999999}}, 400)["error"], code_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 18446744073709551615ULL}}, 400)["error"], code_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 1.5}}, 400)["error"], code_error);
+  const std::string work_error = "body: work_time_ms must be an integer from 0 to 9223372036854775";
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}, {"work_time_ms", -5}}, 400)["error"], work_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}, {"work_time_ms", 9223372036854776}}, 400)["error"],
+            work_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}, {"work_time_ms", 1e300}}, 400)["error"], work_error);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 1}, {"reason", std::string(1025, 'r')}}, 400)["error"],
+            "body: reason must be a string of at most 1024 printable characters");
   EXPECT_EQ(events().size(), 1u);  // started; nothing ended
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", -2147483648LL}, {"work_time_ms", 9223372036854775}}),
+            json({{"recorded", "failed"}}));  // the edges themselves are fine
+  std::vector<LeaseEvent> ended = events();
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].event.exit_code, -2147483648LL);
+  EXPECT_EQ(ended[0].event.work_time, 9223372036854775 * data::kMicrosPerMilli);
+}
+
+// A body over 64 KiB is answered 413 from its Content-Length, before it is read into memory.
+TEST_F(LeaseServerTest, OversizedBodyIsRefusedWith413) {
+  book_.offer(submission(0));
+  std::string huge = R"({"worker": "pool-0", "padding": ")" + std::string(65 * 1024, 'x') + "\"}";
+  auto response = client_.Post("/v1/lease", huge, "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 413);
+  EXPECT_EQ(book_.status().offered, 1);  // nothing leased
+  EXPECT_EQ(lease("pool-0")["action"], "work");  // the server still serves
+}
+
+// With a token, a request without it or with another one is answered 401 and leases nothing.
+TEST(LeaseServerTokenTest, RequestsWithoutTheTokenAreRefusedWith401) {
+  ManualClock clock{1 * kSecond};
+  LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 50 * data::kMicrosPerMilli}, "s1");
+  LeaseServer server(book, "catchup-1", 2, "127.0.0.1", 0, "a-lease-token");
+  data::WorkItem item = range_item(0);
+  book.offer({1, &item, 1, "w000"});
+  httplib::Client client("127.0.0.1", server.port());
+  auto bare = client.Post("/v1/lease", R"({"worker": "intruder"})", "application/json");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->status, 401);
+  EXPECT_EQ(json::parse(bare->body)["error"],
+            "missing or wrong lease token: send Authorization: Bearer $MILLRACE_LEASE_TOKEN");
+  for (const char* wrong : {"a-lease-toke", "a-lease-tokenX", "b-lease-token", ""}) {
+    client.set_bearer_token_auth(wrong);
+    auto answer = client.Post("/v1/lease", R"({"worker": "intruder"})", "application/json");
+    ASSERT_TRUE(answer) << wrong;
+    EXPECT_EQ(answer->status, 401) << wrong;
+  }
+  EXPECT_EQ(book.status().offered, 1);
+  client.set_bearer_token_auth("a-lease-token");
+  auto right = client.Post("/v1/lease", R"({"worker": "pool-0"})", "application/json");
+  ASSERT_TRUE(right);
+  EXPECT_EQ(right->status, 200) << right->body;
+  EXPECT_EQ(book.status().offered, 0);
+  server.accept_token("an-adopted-pool-token");  // both are accepted from now on
+  client.set_bearer_token_auth("an-adopted-pool-token");
+  auto adopted = client.Post("/v1/leases/s1-1/heartbeat", "{}", "application/json");
+  ASSERT_TRUE(adopted);
+  EXPECT_EQ(adopted->status, 200) << adopted->body;
 }
 
 TEST_F(LeaseServerTest, NothingToDoIsWaitAndTheRunsEndIsExit) {

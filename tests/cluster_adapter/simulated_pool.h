@@ -1,11 +1,11 @@
 // Worker pods of a worker-pool run, simulated for the loopback API test server: a thread
 // watches the server's pods and, for each pool pod the simulated kubelet runs, starts a worker
-// thread that speaks the lease protocol at the pod's MILLRACE_LEASE_URL, as the pod's container
-// would (lease, heartbeat while "working", complete; drop a range whose heartbeat is refused;
-// wait and ask again; exit when told). When the worker returns, its pod ends with that exit
-// code. A test may make a worker misbehave: a worker told to hang on its Nth lease stops
-// heartbeating and completing, until release_hung(), then tries to complete that lease anyway
-// and notes the answer.
+// thread that speaks the lease protocol at the pod's MILLRACE_LEASE_URL with its
+// MILLRACE_LEASE_TOKEN, as the pod's container would (lease, heartbeat while "working",
+// complete; drop a range whose heartbeat is refused; wait and ask again; exit when told). When
+// the worker returns, its pod ends with that exit code. A test may make a worker misbehave: a
+// worker told to hang on its Nth lease stops heartbeating and completing, until release_hung(),
+// then tries to complete that lease anyway and notes the answer.
 #pragma once
 
 #include <atomic>
@@ -77,7 +77,8 @@ class SimulatedPool {
         }
         ++started_;
         workers_.emplace_back([this, name, env] {
-          int code = work(name, std::stoi(env.at("JOB_COMPLETION_INDEX")), env.at("MILLRACE_LEASE_URL"));
+          int code = work(name, std::stoi(env.at("JOB_COMPLETION_INDEX")), env.at("MILLRACE_LEASE_URL"),
+                          env.count("MILLRACE_LEASE_TOKEN") ? env.at("MILLRACE_LEASE_TOKEN") : "");
           ++exited_;
           server_.end_pod(name, code);
         });
@@ -87,8 +88,9 @@ class SimulatedPool {
   }
 
   // The worker's loop; returns its exit code.
-  int work(const std::string& pod, int index, const std::string& url) {
+  int work(const std::string& pod, int index, const std::string& url, const std::string& token) {
     httplib::Client client(url);
+    if (!token.empty()) client.set_bearer_token_auth(token.c_str());
     int leases = 0;
     while (!stop_) {
       auto answer = client.Post("/v1/lease", nlohmann::json{{"worker", pod}}.dump(), "application/json");
