@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/current_step.h"
+#include "cli/memory_budget.h"
+#include "cli/option_checks.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
 #include "data/trace_store.h"
@@ -23,6 +26,10 @@ struct FitCommandOptions {
   std::string output;
   data::FitOptions fit;
 };
+
+// The fit holds dense observations x bins matrices: the start-up and work designs, the two side
+// by side, and the solver's copy; 8 bytes a cell each.
+constexpr double kBytesPerDesignCell = 4 * 8;
 
 // A run given by id or by name.
 data::Run find_run(const data::TraceStore& store, const std::string& key) {
@@ -70,6 +77,11 @@ void run_fit(FitCommandOptions& options) {
     sources += (sources.empty() ? "" : ",") + run.name;
   }
   options.fit.source = options.store + " runs " + sources;
+  require_memory(static_cast<double>(observations.size()) * options.fit.bins, kBytesPerDesignCell,
+                 "--bins " + std::to_string(options.fit.bins),
+                 "cells of the least-squares design (" + std::to_string(observations.size()) + " observations x bins)");
+  CurrentStep step("fitting " + std::to_string(options.fit.bins) + " bins to " + std::to_string(observations.size()) +
+                   " observations");
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
   std::cout << data::format_fit_report(report);
   report.model.save(options.output);
@@ -85,9 +97,12 @@ void add_fit_command(CLI::App& app) {
   auto* runs = cmd->add_option("--runs", options->runs, "comma-separated run ids or names");
   auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
   runs->excludes(profile);
-  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")->needs(profile);
-  cmd->add_option("--bins", options->fit.bins, "bins along the sequence (start-up and work share them)");
-  cmd->add_option("--folds", options->fit.folds, "k of the k-fold cross-validation");
+  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")
+      ->needs(profile)
+      ->transform(seconds());
+  cmd->add_option("--bins", options->fit.bins, "bins along the sequence (start-up and work share them)")
+      ->transform(whole_number(1));
+  cmd->add_option("--folds", options->fit.folds, "k of the k-fold cross-validation")->transform(whole_number(2));
   cmd->add_option("--seed", options->fit.seed, "seed of the cross-validation folds");
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
   cmd->callback([options] {
