@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "cli/current_step.h"
+#include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
 #include "cli/span_option.h"
@@ -448,8 +449,10 @@ const ClusterKind& load_parameters(const data::Run& run, RunOptions& o) {
 }
 
 // Peak memory of `run` per range of its plan (items, scheduler, recorder, store rows): 461
-// bytes, measured with /usr/bin/time -f %M between plans of 10^5 and 10^6 ranges.
+// bytes, measured with /usr/bin/time -f %M between plans of 10^5 and 10^6 ranges; and per
+// worker slot: 33 bytes, between 10^6 and 10^7 --workers.
 constexpr double kRunBytesPerRange = 461;
+constexpr double kRunBytesPerWorker = 33;
 
 std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   partitioners::PartitionParams params = o.partition;
@@ -459,6 +462,7 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   if (!o.model_path.empty()) model = data::CostModel::load(o.model_path);
   params.model = model ? &*model : nullptr;
   require_memory_for_ranges(o.partitioner, params, kRunBytesPerRange);
+  require_memory(o.workers, kRunBytesPerWorker, "--workers " + std::to_string(o.workers), "worker slots");
   CurrentStep step("planning the ranges of --span " + o.span);
   std::vector<data::WorkItem> items;
   for (const data::Range& range : partitioners::make_partition(o.partitioner, params).work_ranges()) {

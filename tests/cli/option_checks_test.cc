@@ -221,6 +221,7 @@ TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
   expect_refused("partition --span 0:1999999999 --partitioner logarithmic --workers 4 --floor 1",
                  "--floor 1: needs about", cap);
   expect_refused(run_command() + "--span 0:1999999999 --ranges 1000000000", "--ranges 1000000000: needs about", cap);
+  expect_refused(run_command() + "--span 0:39 --ranges 4 --workers 2000000000", "--workers 2000000000: needs about", cap);
   expect_refused(compare_command() + "--span 0:1999999999 --ranges 1000000000 --workers 4",
                  "--ranges 1000000000: needs about", cap);
   expect_refused(plan_command() + "--span 0:1999999999 --deadline 1h --range-length 1 --max-workers 4",
