@@ -351,11 +351,7 @@ const ClusterKind kClusterKinds[] = {
          throw data::Error("millrace run", "--cluster kubernetes needs --kubeconfig FILE or --in-cluster");
        }
        o.k8s.job_template = cluster_adapter::JobTemplate::load(o.k8s.job_template_path).manifest();
-       if (o.k8s.mode == "worker-pool") {
-         check_worker_pool(o);
-       } else if (o.k8s.mode != "job-per-item") {
-         throw data::Error("--mode", "unknown mode '" + o.k8s.mode + "' (known: job-per-item, worker-pool)");
-       }
+       if (o.k8s.mode == "worker-pool") check_worker_pool(o);
        check_api_access(o.k8s);
      },
      [](const RunOptions& o) {

@@ -19,6 +19,10 @@ bool is_range_placeholder(const std::string& name) {
   return name == "first" || name == "count" || name == "last" || name == "end" || name == "end_count";
 }
 
+// Values from outside millrace (ids, payloads and types come from plans and imported traces);
+// the others are numbers or millrace's own worker names, plain in any quoting.
+bool is_free_text(const std::string& name) { return name == "id" || name == "payload" || name == "type"; }
+
 bool needs_quoting(const std::string& value) {
   if (value.empty()) return true;
   return !std::all_of(value.begin(), value.end(), [](unsigned char c) {
@@ -112,6 +116,7 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
   ShellContext shell;
   SafeForm safe;
   std::string unsafe;  // why the first placeholder that cannot be quoted safely cannot
+  std::string in_backticks;  // a placeholder inside backticks, which the safe form keeps
   std::string literal;
   auto add_literal = [&](char c, std::string_view raw) {
     const ShellContext::Place before = shell.place();
@@ -139,8 +144,13 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
                                      "} (known: first, count, last, end, end_count, id, attempt, payload, "
                                      "type, worker)");
       }
-      if (unsafe.empty()) unsafe = unsafe_placement(name, shell.place());
-      safe.placeholder(name, shell.place(), shell.quote_just_opened());
+      if (!is_free_text(name)) {
+        safe.add(std::string_view(text_).substr(i, close - i + 1), false);
+      } else {
+        if (unsafe.empty()) unsafe = unsafe_placement(name, shell.place());
+        if (shell.place() == ShellContext::Place::kBackticks && in_backticks.empty()) in_backticks = "{" + name + "}";
+        safe.placeholder(name, shell.place(), shell.quote_just_opened());
+      }
       shell.inserted();
       if (!literal.empty()) pieces_.push_back(Piece{false, std::move(literal)});
       literal.clear();
@@ -151,7 +161,12 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
     }
   }
   if (!literal.empty()) pieces_.push_back(Piece{false, std::move(literal)});
-  if (!unsafe.empty()) throw data::Error(input, unsafe + safe.finish());
+  if (unsafe.empty()) return;
+  const bool backticks_first = unsafe.starts_with(in_backticks + " is inside backticks");
+  const std::string also = in_backticks.empty() || backticks_first
+                               ? ""
+                               : " (and " + in_backticks + " is inside backticks: use $(...) instead of `...`)";
+  throw data::Error(input, unsafe + safe.finish() + also);
 }
 
 std::string CommandTemplate::render(const data::WorkItem& item, int attempt, const std::string& worker) const {

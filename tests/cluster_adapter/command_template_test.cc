@@ -95,10 +95,11 @@ TEST(CommandTemplateTest, PlaceholdersInsideQuotesAreRefusedWithTheSafeForm) {
   EXPECT_EQ(suggested(R"(echo "{payload}" "{id}")"), "echo {payload} {id}");
   EXPECT_EQ(suggested("echo '{payload}'"), "echo {payload}");
   EXPECT_EQ(suggested(R"(echo "x={payload} y")"), R"(echo "x="{payload}" y")");
-  EXPECT_EQ(suggested(R"(echo 'a {id} b' "{first}")"), R"(echo 'a '{id}' b' {first})");
+  EXPECT_EQ(suggested(R"(echo 'a {id} b' "{type}")"), R"(echo 'a '{id}' b' {type})");
   EXPECT_EQ(suggested(R"(echo "a'{id}")"), R"(echo "a'"{id})");
   EXPECT_EQ(suggested(R"(echo '"{id}"')"), R"(echo '"'{id}'"')");
-  EXPECT_EQ(suggested(R"(echo "{first}{count}" "\"{id}")"), R"(echo {first}{count} "\""{id})");
+  EXPECT_EQ(suggested(R"(echo "{id}{payload}" "\"{id}")"), R"(echo {id}{payload} "\""{id})");
+  EXPECT_EQ(suggested(R"(echo "{first} {id} {last}")"), R"(echo "{first} "{id}" {last}")");
   EXPECT_EQ(suggested(R"x(echo "$(printf %s "{id}")")x"), R"x(echo "$(printf %s {id})")x");
   EXPECT_EQ(suggested(R"(awk '{{print}}' "{id}")"), R"(awk '{{print}}' {id})");
   EXPECT_EQ(suggested(R"(echo \{id})"), "echo {id}");
@@ -107,13 +108,19 @@ TEST(CommandTemplateTest, PlaceholdersInsideQuotesAreRefusedWithTheSafeForm) {
   EXPECT_NE(refusal("echo '{id}'").find("{id} is inside single quotes"), std::string::npos);
   EXPECT_NE(refusal("echo `cat {id}`").find("{id} is inside backticks"), std::string::npos);
   EXPECT_NE(refusal("echo `cat {id}`").find("use $(...) instead"), std::string::npos);
+  EXPECT_NE(refusal("echo \"{payload}\" `cat {id}`")
+                .find(R"(echo {payload} `cat {id}` (and {id} is inside backticks: use $(...) instead of `...`))"),
+            std::string::npos);
 }
 
 TEST(CommandTemplateTest, UnquotedPlaceholdersAreAcceptedWhereverTheShellReadsAFreshWord) {
   for (const std::string& text : {std::string("w {first} {count}"), std::string("echo \"$(printf %s {id})\""),
                                   std::string("echo \"a\" {id} 'b'"), std::string("sleep 0.$(( {first} / 10 + 2 ))"),
                                   std::string("awk '{{print $1}}' {id}"), std::string("echo \\\\{id}"),
-                                  std::string("echo \"a\\\"b\" {id}"), std::string("echo $(echo `true`) {id}")}) {
+                                  std::string("echo \"a\\\"b\" {id}"), std::string("echo $(echo `true`) {id}"),
+                                  // Numbers and worker names are plain in any quoting.
+                                  std::string("sleep $(awk \"BEGIN {{ print {end} / 400 }}\")"),
+                                  std::string("echo '{first}' \"{end_count}\" `echo {attempt}` \\{worker}")}) {
     EXPECT_EQ(refusal(text), "") << text;
   }
 }
