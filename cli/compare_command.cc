@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/current_step.h"
 #include "cli/order_savings.h"
 #include "sim/comparison_store.h"
 
@@ -26,6 +27,9 @@ void run_compare(const CompareOptions& o) {
   const data::CostModel model = data::CostModel::load(o.common.model_path);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
+  require_memory_for(spec, workers);
+  CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
+                   std::to_string(spec.span.count) + " units");
   sim::Comparison comparison = sim::run_comparison(spec);
   std::vector<OrderSaving> savings;
   data::RunSummary recorded;

@@ -5,13 +5,18 @@
 #include <set>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "cli/duration_option.h"
+#include "cli/memory_budget.h"
+#include "cli/option_checks.h"
+#include "cli/partition_size.h"
 #include "cli/span_option.h"
 #include "data/error.h"
 #include "data/model_span.h"
 #include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
+#include "scheduler/concurrency_policy.h"
 #include "sim/duration_model.h"
 #include "sim/replay.h"
 
@@ -28,6 +33,16 @@ std::vector<std::string> split_list(const std::string& text) {
   parts.push_back(text.substr(from));
   return parts;
 }
+
+// The most simulation threads: more than any machine's cores, less than a thread per worker
+// count of a big sweep.
+constexpr std::int64_t kMaxThreads = 1024;
+
+// Peak memory per range of the partitions compared (their plans, and the simulation of one): 577
+// bytes; per replica's result: 112 bytes. Measured with /usr/bin/time -f %M between 10^5 and
+// 10^6 ranges (`compare --range-count`), and replicas (`compare --replicas`).
+constexpr double kBytesPerRange = 580;
+constexpr double kBytesPerReplica = 112;
 
 // "NAME=FILE" or "FILE" (named after the file's stem).
 std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {
@@ -80,31 +95,45 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
   cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + names)->capture_default_str();
-  cmd->add_option("--policy", o.policy, "Concurrency policy")->capture_default_str();
+  cmd->add_option("--policy", o.policy, "Concurrency policy")
+      ->capture_default_str()
+      ->check(CLI::IsMember(scheduler::policy_names()));
   cmd->add_option("--order", o.orders, "Comma-separated queue orders: plan (tip first for recorded runs), lpt")
       ->capture_default_str();
   cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number(1));
   cmd->add_option("--seed", o.seed, "Seed of every random draw")->capture_default_str();
   cmd->add_option("--noise", o.noise,
                   "on: each replica draws the partitions' range durations from the model's noise; off: the "
                   "predictions (the recorded run keeps its recorded durations either way)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--fail-prob", o.fail_prob, "Probability that an attempt fails part-way")->capture_default_str();
+  cmd->add_option("--fail-prob", o.fail_prob, "Probability that an attempt fails part-way")
+      ->capture_default_str()
+      ->transform(real_number(0, 1));
   cmd->add_option("--startup-latency", o.startup_latency,
                   "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
       ->capture_default_str();
-  cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")->capture_default_str();
+  cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")
+      ->capture_default_str()
+      ->transform(whole_number(1));
   cmd->add_option("--ranges", o.ranges_files,
                   "A ranges file (END/COUNT lines, CSV first,count or first,last, or JSON) scored as a candidate "
                   "named after the file, or NAME=FILE; repeatable");
-  cmd->add_option("--range-count", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)");
-  cmd->add_option("--range-length", o.range_length, "uniform: units per range, cut from the top");
-  cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first");
-  cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")->capture_default_str();
-  cmd->add_option("--floor", o.floor, "logarithmic: smallest range length (default span / (16 x workers))");
-  cmd->add_option("--threads", o.threads, "Simulation threads (default: hardware concurrency)");
+  cmd->add_option("--range-count", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)")
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--range-length", o.range_length, "uniform: units per range, cut from the top")
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first")
+      ->transform(whole_number(0, kMaxUnit));
+  cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")
+      ->capture_default_str()
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--floor", o.floor, "logarithmic: smallest range length (default span / (16 x workers))")
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--threads", o.threads, "Simulation threads (default: hardware concurrency)")
+      ->transform(whole_number(0, kMaxThreads));
   cmd->add_flag("--json", o.json, "Print JSON instead of a table");
   cmd->add_flag("--no-record", o.no_record, "Do not store the results");
 }
@@ -138,9 +167,7 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
   spec.seed = o.seed;
   spec.noise = o.noise == "on";
   spec.threads = o.threads;
-  if (o.fail_prob < 0 || o.fail_prob >= 1) {
-    throw data::Error("--fail-prob " + std::to_string(o.fail_prob), "must be in [0, 1)");
-  }
+  if (o.fail_prob >= 1) throw data::Error("--fail-prob " + std::to_string(o.fail_prob), "must be in [0, 1)");
   spec.base.cluster.fail_prob = o.fail_prob;
   spec.base.cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
   spec.base.scheduler.plan_name = o.store + " comparison";
@@ -172,6 +199,31 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
                                   span_source + (o.overlap > 0 ? " with --overlap " + std::to_string(o.overlap) : ""));
   spec.listed = listed_partitions(o, model, spec.partitioners);
   return spec;
+}
+
+void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>& workers) {
+  double ranges = 0;
+  RangeRequest largest;
+  for (const std::string& partitioner : spec.partitioners) {
+    for (int w : workers) {
+      partitioners::PartitionParams params = spec.partition;
+      params.span = spec.span;
+      params.workers = w;
+      if (partitioner == "logarithmic" && params.floor == 0) params.floor = std::max<std::int64_t>(1, spec.span.count / (16 * std::int64_t{w}));
+      const RangeRequest request = requested_ranges(partitioner, params);
+      ranges += request.ranges;
+      if (request.ranges > largest.ranges) largest = request;
+    }
+  }
+  require_memory(ranges, kBytesPerRange, largest.option,
+                 "ranges in the " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions compared");
+  const unsigned threads = spec.threads > 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  const int most = *std::max_element(workers.begin(), workers.end());
+  require_memory(static_cast<double>(most) * threads, kBytesPerSimulatedSlot, "--workers " + std::to_string(most),
+                 "worker slots of " + std::to_string(threads) + " simulations at once");
+  const double combinations = static_cast<double>(spec.partitioners.size() * workers.size() * spec.orders.size());
+  require_memory(combinations * spec.replicas, kBytesPerReplica, "--replicas " + std::to_string(spec.replicas),
+                 "replica results of " + std::to_string(static_cast<long long>(combinations)) + " combinations");
 }
 
 nlohmann::json parameters_of(const ComparisonOptions& o) {

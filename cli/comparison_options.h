@@ -57,6 +57,10 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,
                                     const data::CostModel& model);
 
+// Throws data::Error naming the option responsible when the partitions, simulated clusters or
+// replica results of a comparison of `spec` on these worker counts cannot fit in memory.
+void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>& workers);
+
 // The settings stored with a comparison.
 nlohmann::json parameters_of(const ComparisonOptions& options);
 

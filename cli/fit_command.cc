@@ -11,6 +11,9 @@
 
 #include "cli/commands.h"
 #include "cli/fit_fidelity.h"
+#include "cli/current_step.h"
+#include "cli/memory_budget.h"
+#include "cli/option_checks.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
 #include "data/trace_store.h"
@@ -27,6 +30,10 @@ struct FitCommandOptions {
   std::string output;
   data::FitOptions fit;
 };
+
+// The fit holds dense observations x bins matrices: the start-up and work designs, the two side
+// by side, and the solver's copy; 8 bytes a cell each.
+constexpr double kBytesPerDesignCell = 4 * 8;
 
 // A run given by id or by name.
 data::Run find_run(const data::TraceStore& store, const std::string& key) {
@@ -76,6 +83,14 @@ void run_fit(FitCommandOptions& options) {
     runs.push_back(run);
   }
   options.fit.source = options.store + " runs " + sources;
+  if (options.fit.bins > 0) {
+    require_memory(static_cast<double>(observations.size()) * options.fit.bins, kBytesPerDesignCell,
+                   "--bins " + std::to_string(options.fit.bins),
+                   "cells of the least-squares design (" + std::to_string(observations.size()) + " observations x bins)");
+  }
+  CurrentStep step("fitting " +
+                   (options.fit.bins > 0 ? std::to_string(options.fit.bins) + " bins" : std::string("the recorded boundaries")) +
+                   " to " + std::to_string(observations.size()) + " observations");
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
   std::cout << data::format_fit_report(report);
   nlohmann::json summary = data::fit_summary_json(report);
@@ -98,15 +113,23 @@ void add_fit_command(CLI::App& app) {
   auto* runs = cmd->add_option("--runs", options->runs, "comma-separated run ids or names");
   auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
   runs->excludes(profile);
-  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")->needs(profile);
+  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")
+      ->needs(profile)
+      ->transform(seconds());
   cmd->add_option("--bins", options->fit.bins,
                   "N equal bins along the sequence, unpenalised (default: the recorded ranges' own boundaries, "
-                  "with a smoothness penalty chosen by blocked cross-validation)");
-  cmd->add_option("--folds", options->fit.folds, "k of the blocked k-fold cross-validation")->capture_default_str();
+                  "with a smoothness penalty chosen by blocked cross-validation)")
+      ->transform(whole_number(1));
+  cmd->add_option("--folds", options->fit.folds, "k of the blocked k-fold cross-validation")
+      ->capture_default_str()
+      ->transform(whole_number(2));
   cmd->add_option("--cv-block", options->fit.cv_block,
-                  "ranges per contiguous cross-validation block choosing the penalty")->capture_default_str();
+                  "ranges per contiguous cross-validation block choosing the penalty")
+      ->capture_default_str()
+      ->transform(whole_number(1));
   cmd->add_option("--stretch-block", options->fit.stretch_block,
-                  "ranges per held-out stretch for the unseen-stretch error (default: ranges / (20 k))");
+                  "ranges per held-out stretch for the unseen-stretch error (default: ranges / (20 k))")
+      ->transform(whole_number(1));
   cmd->add_option("--penalties", options->fit.penalties, "smoothness weights to choose from (default: 1e-4 .. 1e3)")
       ->delimiter(',');
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();

@@ -1,10 +1,12 @@
 // The `millrace` executable: wires the subcommands together and turns errors into one line on
 // stderr and a non-zero exit.
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/current_step.h"
 #include "data/error.h"
 #include "data/redaction.h"
 
@@ -32,6 +34,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "millrace: " << e.what() << " (see --help)\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // What was allocated is freed by now: there is memory again to say what ran out of it.
+    const std::string command = app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
+    const std::string step = millrace::cli::CurrentStep::now();
+    std::cerr << "millrace" << command << ": out of memory" << (step.empty() ? "" : " while " + step)
+              << " (std::bad_alloc); ask for less (fewer ranges, workers, attempts or replicas)\n";
     return 1;
   } catch (const millrace::data::Error& e) {
     std::cerr << "millrace: " << millrace::data::redact(e.what()) << "\n";

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/current_step.h"
+#include "cli/option_checks.h"
+#include "cli/partition_size.h"
 #include "cli/span_option.h"
 #include "data/error.h"
 #include "data/model_span.h"
@@ -33,6 +36,11 @@ struct PartitionOptions {
   std::string output;
   partitioners::PartitionParams params;
 };
+
+// Peak memory per range (the partition, its work ranges and the text written), measured with
+// /usr/bin/time -f %M between 10^5 and 10^6 ranges: 64 bytes as csv, 1017 as JSON.
+constexpr double kBytesPerTextRange = 65;  // csv and end-count
+constexpr double kBytesPerJsonRange = 1020;
 
 void write_partition(const partitioners::Partition& partition, const PartitionOptions& options,
                      const data::CostModel* model, std::ostream& out) {
@@ -110,6 +118,9 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
                                              : std::string()));
   }
   options.params.model = model ? &*model : nullptr;
+  require_memory_for_ranges(options.partitioner, options.params,
+                            options.format == "json" ? kBytesPerJsonRange : kBytesPerTextRange);
+  CurrentStep step("cutting " + std::to_string(options.params.span.count) + " units into ranges");
   const partitioners::Partition partition = partitioners::make_partition(options.partitioner, options.params);
   std::ostringstream text;
   write_partition(partition, options, options.params.model, text);
@@ -141,17 +152,24 @@ void add_partition_command(CLI::App& app) {
   std::string presets;
   for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
   cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)");
-  cmd->add_option("--tip", options->tip, "instead of --span: cut the units above --start up to TIP from the tip down");
-  cmd->add_option("--start", options->start, "with --tip: the ranges cover units above this one (default 0)");
+  cmd->add_option("--tip", options->tip, "instead of --span: cut the units above --start up to TIP from the tip down")
+      ->transform(whole_number(-kMaxUnit, kMaxUnit));
+  cmd->add_option("--start", options->start, "with --tip: the ranges cover units above this one (default 0)")
+      ->transform(whole_number(-kMaxUnit, kMaxUnit));
   cmd->add_option("--preset", options->preset, "a deployment's settings (" + presets + "); explicit options win");
   cmd->add_option("--partitioner", options->partitioner, "one of: " + names);
   cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
-  cmd->add_option("--ranges", options->params.ranges, "number of ranges");
-  cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top");
-  cmd->add_option("--workers", options->params.workers, "workers (logarithmic's parallelism; optimal's pool)");
-  cmd->add_option("--overlap", options->params.overlap, "units each range also replays before its first");
-  cmd->add_option("--align", options->params.align, "cuts fall on multiples of this (checkpoint stride)");
-  cmd->add_option("--floor", options->params.floor, "logarithmic: smallest range length");
+  cmd->add_option("--ranges", options->params.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top")
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--workers", options->params.workers, "workers (logarithmic's parallelism; optimal's pool)")
+      ->transform(whole_number(1));
+  cmd->add_option("--overlap", options->params.overlap, "units each range also replays before its first")
+      ->transform(whole_number(0, kMaxUnit));
+  cmd->add_option("--align", options->params.align, "cuts fall on multiples of this (checkpoint stride)")
+      ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--floor", options->params.floor, "logarithmic: smallest range length")
+      ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--format", options->format, "csv, json or end-count")
       ->check(CLI::IsMember({"csv", "json", "end-count"}));
   cmd->add_option("-o,--output", options->output, "write here instead of stdout");

@@ -9,7 +9,9 @@
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/current_step.h"
 #include "cli/duration_option.h"
+#include "cli/option_checks.h"
 #include "data/error.h"
 #include "sim/capacity_plan.h"
 #include "sim/comparison_store.h"
@@ -53,9 +55,11 @@ void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
 void run_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = data::CostModel::load(o.common.model_path);
-  if (o.max_workers < 1) throw data::Error("--max-workers", "needs a positive worker count");
   sim::CapacityQuestion question{comparison_spec(o.common, store, model), parse_duration(o.deadline, "--deadline"),
                                  o.confidence, o.min_workers, o.max_workers};
+  require_memory_for(question.spec, {o.max_workers});
+  CurrentStep step("planning workers from " + std::to_string(o.min_workers) + " to " + std::to_string(o.max_workers) +
+                   " for " + std::to_string(question.spec.span.count) + " units");
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
   std::int64_t stored = 0;
   if (!o.common.no_record) {
@@ -105,9 +109,14 @@ void add_plan_command(CLI::App& app) {
   add_comparison_options(cmd, options->common);
   cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h)")->required();
   cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the deadline")
-      ->capture_default_str();
-  cmd->add_option("--min-workers", options->min_workers, "Smallest worker count searched")->capture_default_str();
-  cmd->add_option("--max-workers", options->max_workers, "Largest worker count searched")->required();
+      ->capture_default_str()
+      ->transform(real_number(0, 1));
+  cmd->add_option("--min-workers", options->min_workers, "Smallest worker count searched")
+      ->capture_default_str()
+      ->transform(whole_number(1));
+  cmd->add_option("--max-workers", options->max_workers, "Largest worker count searched")
+      ->required()
+      ->transform(whole_number(1));
   cmd->callback([options] { run_plan(*options); });
 }
 

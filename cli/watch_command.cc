@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/redis_options.h"
 #include "cluster_adapter/redis_watch.h"
 #include "data/error.h"
@@ -77,8 +78,9 @@ void add_watch_command(CLI::App& app) {
   cmd->add_option("--store", options->store_path, "trace store file")->required();
   cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
       ->required();
-  cmd->add_option("--poll-ms", options->poll_ms, "milliseconds between looks at the queue")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--poll-ms", options->poll_ms, "milliseconds between looks at the queue")
+      ->capture_default_str()
+      ->transform(whole_number(1));
   add_redis_names_options(*cmd, options->names);
   cmd->callback([options] { run_watch(*options); });
 }

@@ -13,7 +13,10 @@
 //   {type}       the item's job type
 //   {worker}     the local worker slot running it (local-0, local-1, ...)
 // "{{" and "}}" stand for literal braces. Unknown placeholders and unbalanced braces are
-// rejected when the template is parsed; range placeholders on an item without a range are
+// rejected when the template is parsed, and so are {id}, {payload} and {type} (text from outside
+// millrace) inside quotes, backticks or after a backslash, where their quoting would not hold:
+// the message shows the safe form (cluster_adapter/shell_context.h). The numbers and {worker}
+// are plain in any quoting; range placeholders on an item without a range are
 // rejected when the command is rendered.
 #pragma once
 

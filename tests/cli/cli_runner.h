@@ -1,5 +1,6 @@
 // Runs the `millrace` binary (MILLRACE_CLI) with arguments and captures its exit code and its
-// output (stdout and stderr together), for the end-to-end tests of the CLI.
+// output (stdout and stderr together), for the end-to-end tests of the CLI. `shell_prefix` goes
+// before the binary in the shell command line (an environment variable, a `ulimit`).
 #pragma once
 
 #include <sys/wait.h>
@@ -14,8 +15,8 @@ struct CommandResult {
   std::string output;
 };
 
-inline CommandResult run_cli(const std::string& args) {
-  std::string command = std::string(MILLRACE_CLI) + " " + args + " 2>&1";
+inline CommandResult run_cli(const std::string& args, const std::string& shell_prefix = "") {
+  std::string command = shell_prefix + std::string(MILLRACE_CLI) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   CommandResult result;
   char buffer[4096];

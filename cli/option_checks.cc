@@ -1,0 +1,71 @@
+#include "cli/option_checks.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace millrace::cli {
+
+namespace {
+
+std::string number_text(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+}  // namespace
+
+CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
+  const std::string range = std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const char* begin = text.data() + (text.starts_with('+') ? 1 : 0);
+        const char* end = text.data() + text.size();
+        std::int64_t value = 0;
+        const auto [stop, error] = std::from_chars(begin, end, value);
+        if (text.empty() || error == std::errc::invalid_argument || stop != end) {
+          return "'" + text + "' is not a whole number (expected " + range + ")";
+        }
+        if (error == std::errc::result_out_of_range || value < min || value > max) {
+          return text + " is out of range (expected a whole number from " + range + ")";
+        }
+        text = std::to_string(value);
+        return "";
+      },
+      "INT " + range);
+}
+
+CLI::Validator real_number(double min, double max) {
+  const std::string range = number_text(min) + " to " + number_text(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        double value = 0;
+        const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || error != std::errc() || stop != text.data() + text.size()) {
+          return "'" + text + "' is not a number (expected " + range + ")";
+        }
+        if (!std::isfinite(value) || value < min || value > max) {
+          return text + " is out of range (expected a finite number from " + range + ")";
+        }
+        return "";
+      },
+      "NUMBER " + range);
+}
+
+CLI::Validator tcp_port() { return whole_number(0, 65535); }
+
+CLI::Validator seconds(data::Micros max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        data::Micros micros = 0;
+        if (std::string problem = duration_problem(text, max, micros); !problem.empty()) {
+          return "'" + text + "' " + problem;
+        }
+        text = number_text(data::seconds_from_micros(micros));
+        return "";
+      },
+      "SECONDS 0 to " + duration_text(max));
+}
+
+}  // namespace millrace::cli

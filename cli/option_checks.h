@@ -1,0 +1,32 @@
+// The checks of the commands' numeric and named options, shared by every command as CLI11
+// validators, so a bad value is refused while the command line is parsed: before a command opens
+// its store, let alone writes to it. Each message names the value and the accepted range
+// (CLI11 prefixes the option's name); names (a policy, a mode) are checked with CLI::IsMember. Whole numbers and seconds are rewritten into plain
+// decimal before CLI11 converts them, so "010" is not read as octal, nor "0x10" as hex, and
+// seconds options also take durations ("90", "1.5m", "500ms"; cli/duration_option.h).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/duration_option.h"
+
+namespace millrace::cli {
+
+// A whole number in [min, max] (for an `int` option, keep max at the default).
+CLI::Validator whole_number(std::int64_t min, std::int64_t max = std::numeric_limits<int>::max());
+
+// A finite real number in [min, max] (NaN and infinities refused).
+CLI::Validator real_number(double min, double max);
+
+// A TCP port: 0 (any free port) to 65535.
+CLI::Validator tcp_port();
+
+// A duration in [0, max] given in seconds or with a unit, rewritten as seconds for a `double`
+// option.
+CLI::Validator seconds(data::Micros max = kMaxDuration);
+
+}  // namespace millrace::cli

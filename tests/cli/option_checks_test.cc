@@ -1,0 +1,269 @@
+// End-to-end: every numeric and named option of the commands is range-checked while the command
+// line is parsed, and requests too big for memory are refused with the estimate before anything
+// is allocated; each message names the option and the value, exits 1, and leaves the trace
+// store as it was (no empty run, no stored simulation or comparison).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "data/cost_model.h"
+#include "data/sqlite_db.h"
+#include "data/trace_store.h"
+#include "tests/cli/cli_runner.h"
+
+namespace millrace::cli {
+namespace {
+
+using test_support::CommandResult;
+using test_support::run_cli;
+
+struct Probe {
+  std::string args;       // after the command's own required options
+  std::string expected;   // a fragment the error line must hold (the option and its value)
+};
+
+class OptionChecks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("millrace_options_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    store_ = (dir_ / "trace.db").string();
+    model_ = (dir_ / "model.json").string();
+    // A recorded run of 4 ranges of 10 units, 1 s each, to simulate and compare on.
+    data::TraceStore store = data::TraceStore::open(store_);
+    data::Run run;
+    run.name = "recorded";
+    run.source = data::RunSource::kReal;
+    run.partitioner = "uniform";
+    run.policy = "fixed-pool";
+    std::vector<data::WorkItem> items;
+    std::vector<data::Attempt> attempts;
+    for (int i = 0; i < 4; ++i) {
+      data::WorkItem& item = items.emplace_back();
+      item.id = std::to_string(10 * i) + "-" + std::to_string(10 * i + 9);
+      item.range = data::Range{10 * i, 10};
+      data::Attempt& attempt = attempts.emplace_back();
+      attempt.item_id = item.id;
+      attempt.worker = "w0";
+      attempt.start = i * data::kMicrosPerSecond;
+      attempt.end = (i + 1) * data::kMicrosPerSecond;
+    }
+    store.add_run(run, items, attempts);
+    data::CostModel({{{0, 40}, 0, 1e5}}, "units", "synthetic").save(model_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs `args`, expects exit 1 with one error line holding `expected`, and the store unchanged.
+  void expect_refused(const std::string& args, const std::string& expected, const std::string& prefix = "") {
+    const CommandResult result = run_cli(args, prefix);
+    EXPECT_EQ(result.exit_code, 1) << args << "\n" << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << args << "\n" << result.output;
+    EXPECT_EQ(result.output.rfind("millrace", 0), 0u) << "one millrace: line\n" << result.output;
+    EXPECT_EQ(store_rows(), (std::vector<std::int64_t>{1, 4, 4, 0})) << args;
+  }
+
+  // Runs, items, attempts and comparison rows in the store.
+  std::vector<std::int64_t> store_rows() const {
+    data::TraceStore store = data::TraceStore::open_existing(store_);
+    std::vector<std::int64_t> rows;
+    for (const char* table : {"runs", "items", "attempts", "comparisons"}) {
+      data::Statement count(store.handle(), store_, std::string("SELECT count(*) FROM ") + table);
+      count.step();
+      rows.push_back(count.int64(0));
+    }
+    return rows;
+  }
+
+  std::string run_command() const {
+    return "run --cluster local --store " + store_ + " --partitioner uniform --command true ";
+  }
+  std::string simulate_command() const { return "simulate --store " + store_ + " --run recorded "; }
+  std::string compare_command() const { return "compare --store " + store_ + " --model " + model_ + " "; }
+  std::string plan_command() const { return "plan --store " + store_ + " --model " + model_ + " "; }
+
+  std::filesystem::path dir_;
+  std::string store_;
+  std::string model_;
+};
+
+TEST_F(OptionChecks, StoreRowsCountedAsSetUp) { EXPECT_EQ(store_rows(), (std::vector<std::int64_t>{1, 4, 4, 0})); }
+
+TEST_F(OptionChecks, RunOptionsOutOfRangeAreRefusedNamingOptionAndValueBeforeAnythingIsRecorded) {
+  const std::vector<Probe> probes = {
+      {"--ranges 4 --timeout 1e-9", "--timeout: '1e-9' is shorter than 1us"},
+      {"--ranges 4 --timeout -5", "--timeout: '-5' is negative"},
+      {"--ranges 4 --timeout inf", "--timeout: 'inf' not a finite duration"},
+      {"--ranges 4 --timeout 1e300", "--timeout: '1e300' is longer than the longest accepted, 8784h"},
+      {"--ranges 4 --kill-grace nan", "--kill-grace: 'nan' not a finite duration"},
+      {"--ranges 4 --backoff 1e300", "--backoff: '1e300' is longer than the longest accepted, 600s"},
+      {"--ranges 4 --status-port 99999", "--status-port: 99999 is out of range (expected a whole number from 0 to 65535)"},
+      {"--ranges 4 --status-port -1", "--status-port: -1 is out of range"},
+      {"--ranges 4 --policy fixed-poool", "--policy: fixed-poool not in"},
+      {"--ranges 4 --workers 0", "--workers: 0 is out of range (expected a whole number from 1 to 2147483647)"},
+      {"--ranges 4 --workers 99999999999", "--workers: 99999999999 is out of range"},
+      {"--ranges 4 --max-attempts 0", "--max-attempts: 0 is out of range"},
+      {"--ranges 4 --max-attempts 3x", "--max-attempts: '3x' is not a whole number"},
+      {"--ranges 0", "--ranges: 0 is out of range"},
+      {"--ranges 4 --align 0", "--align: 0 is out of range"},
+      {"--ranges 4 --overlap -1", "--overlap: -1 is out of range"},
+      {"--range-length 99999999999999999999", "--range-length: 99999999999999999999 is out of range"},
+      {"--ranges 4 --history-failed -1", "--history-failed: -1 is out of range"},
+      {"--ranges 4 --active-deadline 99999999999", "--active-deadline: 99999999999 is out of range"},
+      {"--ranges 4 --api-patience -1", "--api-patience: '-1' is negative"},
+      {"--ranges 4 --lease-port 65536", "--lease-port: 65536 is out of range"},
+      {"--ranges 4 --heartbeat 1e300", "--heartbeat: '1e300' is longer than the longest accepted"},
+      {"--ranges 4 --mode pool", "--mode: pool not in"},
+      {"--span=-9999999999999999999:1 --ranges 4", "--span -9999999999999999999:1: expected FIRST:LAST"},
+      {"--span=-4611686018427387904:1 --ranges 4", "--span -4611686018427387904:1: unit numbers are limited to"},
+  };
+  for (const Probe& probe : probes) {
+    const bool spanned = probe.args.find("--span") != std::string::npos;
+    expect_refused(run_command() + (spanned ? "" : "--span 0:39 ") + probe.args, probe.expected);
+  }
+}
+
+TEST_F(OptionChecks, SecondsOptionsTakeDurationsAndARunRecordsTheirValue) {
+  const CommandResult result =
+      run_cli(run_command() + "--span 0:39 --ranges 2 --timeout 1.5m --kill-grace 250ms --backoff 2s");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const data::Run run = data::TraceStore::open_existing(store_).run(2);
+  EXPECT_NE(run.parameters.find("\"timeout_us\":90000000"), std::string::npos) << run.parameters;
+  EXPECT_NE(run.parameters.find("\"kill_grace_us\":250000"), std::string::npos) << run.parameters;
+  EXPECT_NE(run.parameters.find("\"backoff_us\":2000000"), std::string::npos) << run.parameters;
+}
+
+TEST_F(OptionChecks, AStatusPortThatCannotBeHadStopsTheRunBeforeAnythingIsRecorded) {
+  // A port this test holds.
+  const int held = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(held, 1), 0);
+  socklen_t length = sizeof address;
+  getsockname(held, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  expect_refused(run_command() + "--span 0:39 --ranges 4 --status-port " + port, "127.0.0.1:" + port);
+  close(held);
+}
+
+TEST_F(OptionChecks, SimulateDurationsAndCountsOutOfRangeAreRefusedNamingOptionAndValue) {
+  const std::vector<Probe> probes = {
+      {"--backoff 1e300s", "--backoff '1e300s': is longer than the longest accepted, 600s"},
+      {"--deadline nan", "--deadline 'nan': not a finite duration"},
+      {"--startup-latency 1s,inf", "--startup-latency 'inf': not a finite duration"},
+      {"--create-overhead -1s", "--create-overhead '-1s': is negative"},
+      {"--scale-up-delay 1e-9", "--scale-up-delay '1e-9': is shorter than 1us"},
+      {"--delete-overhead 5parsecs", "--delete-overhead '5parsecs': not a duration"},
+      {"--api-down 1h-1e300h", "--api-down '1e300h': not a finite duration"},
+      {"--api-down 1h-1e9h", "--api-down '1e9h': is longer than the longest accepted, 8784h"},
+      {"--node-loss 99999999999@1h", "--node-loss '99999999999@1h': expected NODE@TIME with NODE from 0 to 63"},
+      {"--node-loss 64@1h", "--node-loss '64@1h': expected NODE@TIME with NODE from 0 to 63"},
+      {"--fail-prob 1e300", "--fail-prob: 1e300 is out of range (expected a finite number from 0 to 1)"},
+      {"--fail-prob nan", "--fail-prob: nan is out of range"},
+      {"--workers -3", "--workers: -3 is out of range"},
+      {"--slots-per-node 0", "--slots-per-node: 0 is out of range"},
+      {"--max-attempts 0", "--max-attempts: 0 is out of range"},
+      {"--policy nope", "--policy: nope not in"},
+  };
+  for (const Probe& probe : probes) expect_refused(simulate_command() + probe.args, probe.expected);
+}
+
+TEST_F(OptionChecks, CompareAndPlanOptionsOutOfRangeAreRefusedNamingOptionAndValue) {
+  const std::vector<Probe> probes = {
+      {"--replicas 0", "--replicas: 0 is out of range"},
+      {"--fail-prob nan", "--fail-prob: nan is out of range"},
+      {"--fail-prob 1", "--fail-prob 1.000000: must be in [0, 1)"},
+      {"--startup-latency 1e9h", "--startup-latency '1e9h': is longer than the longest accepted"},
+      {"--threads 99999", "--threads: 99999 is out of range"},
+      {"--floor 0", "--floor: 0 is out of range"},
+      {"--workers 0,4", "--workers '0,4': expected comma-separated positive worker counts"},
+  };
+  for (const Probe& probe : probes) expect_refused(compare_command() + "--span 0:39 " + probe.args, probe.expected);
+  const std::string plan = plan_command() + "--span 0:39 ";
+  expect_refused(plan + "--deadline 1h --max-workers 0", "--max-workers: 0 is out of range");
+  expect_refused(plan + "--deadline 1h --max-workers 4 --confidence 2", "--confidence: 2 is out of range");
+  expect_refused(plan + "--deadline 1e9h --max-workers 4", "--deadline '1e9h': is longer than the longest accepted");
+}
+
+TEST_F(OptionChecks, PartitionFitAndWatchOptionsOutOfRangeAreRefusedNamingOptionAndValue) {
+  expect_refused("partition --span 0:99 --partitioner uniform --ranges -1", "--ranges: -1 is out of range");
+  expect_refused("partition --tip 99999999999999999999 --partitioner uniform --ranges 4", "--tip: 99999999999999999999");
+  expect_refused("partition --span 0:99 --partitioner logarithmic --workers 0 --floor 1", "--workers: 0 is out of range");
+  expect_refused("fit --store " + store_ + " --runs recorded --bins 0 -o " + model_, "--bins: 0 is out of range");
+  expect_refused("fit --store " + store_ + " --runs recorded --folds 1 -o " + model_, "--folds: 1 is out of range");
+  expect_refused("fit --store " + store_ + " --profile p --startup-s nan -o " + model_, "--startup-s: 'nan'");
+  expect_refused("watch --redis 127.0.0.1:1 --store " + store_ + " --run r --poll-ms 0", "--poll-ms: 0 is out of range");
+}
+
+// Sizes: refused up front with the estimate, against a documented cap (MILLRACE_MEMORY_LIMIT)
+// here, so the test does not depend on this machine's memory.
+TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
+  const std::string cap = "MILLRACE_MEMORY_LIMIT=1G ";
+  expect_refused("partition --span 0:1999999999 --partitioner uniform --ranges 1000000000",
+                 "millrace: --ranges 1000000000: needs about", cap);
+  const CommandResult result =
+      run_cli("partition --span 0:1999999999 --partitioner uniform --ranges 1000000000", cap);
+  EXPECT_NE(result.output.find("of memory for 1000000000 ranges of 2000000000 units"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("more than the 1.0 GB available (MILLRACE_MEMORY_LIMIT)"), std::string::npos)
+      << result.output;
+  expect_refused("partition --span 0:1999999999 --partitioner uniform --range-length 2",
+                 "--range-length 2: needs about", cap);
+  expect_refused("partition --span 0:1999999999 --partitioner logarithmic --workers 4 --floor 1",
+                 "--floor 1: needs about", cap);
+  expect_refused(run_command() + "--span 0:1999999999 --ranges 1000000000", "--ranges 1000000000: needs about", cap);
+  expect_refused(run_command() + "--span 0:39 --ranges 4 --workers 2000000000", "--workers 2000000000: needs about", cap);
+  expect_refused(compare_command() + "--span 0:1999999999 --ranges 1000000000 --workers 4",
+                 "--ranges 1000000000: needs about", cap);
+  expect_refused(plan_command() + "--span 0:1999999999 --deadline 1h --range-length 1 --max-workers 4",
+                 "--range-length 1: needs about", cap);
+  // Without a cap, against this machine's MemAvailable: 10^12 ranges fit nowhere.
+  const CommandResult huge = run_cli("partition --span 0:999999999999 --partitioner uniform --range-length 1");
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_NE(huge.output.find("(MemAvailable in /proc/meminfo)"), std::string::npos) << huge.output;
+  // A request that fits is not refused.
+  const CommandResult fits = run_cli("partition --span 0:999 --partitioner uniform --ranges 10", cap);
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+}
+
+TEST_F(OptionChecks, SimulationsTooBigForMemoryAreRefusedWithTheEstimate) {
+  const std::string cap = "MILLRACE_MEMORY_LIMIT=1G ";
+  expect_refused(simulate_command() + "--max-attempts 1000000000 --fail-prob 1",
+                 "millrace: --max-attempts 1000000000 with --fail-prob 1: needs about", cap);
+  const CommandResult result = run_cli(simulate_command() + "--max-attempts 1000000000 --fail-prob 1", cap);
+  EXPECT_NE(result.output.find("for 4000000000 expected attempts of 4 items"), std::string::npos) << result.output;
+  expect_refused(simulate_command() + "--workers 2000000000", "--workers 2000000000 x --slots-per-node 1: needs about",
+                 cap);
+  expect_refused(compare_command() + "--span 0:39 --workers 2000000000 --partitioners uniform --ranges 4",
+                 "--workers 2000000000: needs about", cap);
+  expect_refused(compare_command() + "--span 0:39 --workers 4 --replicas 2000000000", "--replicas 2000000000: needs about",
+                 cap);
+  // With failures unlikely, a high attempt cap costs nothing: the expected attempts are few.
+  const CommandResult fits =
+      run_cli(simulate_command() + "--max-attempts 1000000000 --fail-prob 0.5 --workers 2 --no-record", cap);
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+}
+
+TEST_F(OptionChecks, RunningOutOfMemoryAnywayNamesTheCommandAndTheStep) {
+  // Address space capped at 300 MB: the memory check (MemAvailable, or the cap of 4 GB) passes,
+  // the partition's allocations fail.
+  const CommandResult result = run_cli("partition --span 0:99999999 --partitioner uniform --ranges 20000000 -o /dev/null",
+                                       "ulimit -v 300000; MILLRACE_MEMORY_LIMIT=4G ");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("millrace partition: out of memory while cutting 100000000 units into ranges "
+                               "(std::bad_alloc)"),
+            std::string::npos)
+      << result.output;
+}
+
+}  // namespace
+}  // namespace millrace::cli
