@@ -76,7 +76,7 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("--store", *store_path, "Trace store file")->required();
   cmd->add_option("run", *run_ref, "Run id or name")->required();
   cmd->callback([store_path, run_ref] {
-    auto store = data::TraceStore::open_existing(*store_path);
+    auto store = data::TraceStore::open_for_reading(*store_path);
     auto id = store.find_run(*run_ref);
     auto items = store.items(id);
     print(store.run(id), items, data::summarize(items, store.attempts(id)));
