@@ -327,7 +327,10 @@ TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAtte
   // The run goes on behind the lock: more ranges start while it is held.
   for (int i = 0; i < 1000 && lines_of(read_text(log)).size() < 2 * recorded_before + 6; ++i) usleep(10'000);
   EXPECT_GE(lines_of(read_text(log)).size(), 2 * recorded_before + 6);
-  CliResult reader = run({"runs", "--store", store});  // and readers are served meanwhile
+  // Readers are served meanwhile (their output in a folder of their own).
+  const fs::path reader_dir = dir / "reader";
+  fs::create_directories(reader_dir);
+  CliResult reader = cli_test::finish_cli(reader_dir, cli_test::start_cli(reader_dir, {"runs", "--store", store}));
   EXPECT_EQ(reader.exit_code, 0) << reader.err;
   EXPECT_EQ(lock.wait(), 0);
   CliResult result = finish(pid);
