@@ -189,7 +189,7 @@ void ProcessTrees::signal(const TreeIdentity& tree, int signo) const {
     for (pid_t pid : cgroup_members(tree.cgroup)) kill(pid, signo);
     return;
   }
-  kill(-tree.pgid, signo);
+  if (tree.pgid > 1) kill(-tree.pgid, signo);
   for (pid_t pid : tree_processes(0, marker_entry(tree.tag), false)) kill(pid, signo);
 }
 

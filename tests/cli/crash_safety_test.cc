@@ -95,6 +95,7 @@ class StoreLockHolder {
     close(ready[0]);
   }
   ~StoreLockHolder() {
+    if (pid_ <= 0) return;  // never kill(-1, ...): that is every process
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
