@@ -46,29 +46,11 @@ bool runs(pid_t pid) {
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
 
-// A worker as operators write them: the range's real work runs in a child (in a new session for
-// every other range), the script waits for it. The child holds an exclusive flock on the
-// range's lock file while it works, so a second process working on the same range at the same
-// time finds it held and says so in DIR/doubles.
-void write_worker(const fs::path& dir) {
-  fs::create_directories(dir / "locks");
-  std::ofstream(dir / "worker.sh") << R"(#!/bin/sh
-dir=$1; id=$2; first=$3
-if [ "$4" = work ]; then
-  exec 9>>"$dir/locks/$id"
-  flock -n 9 || echo "$id $$" >> "$dir/doubles"
-  sleep 0.4
-  echo "$id" >> "$dir/done"
-  exit 0
-fi
-if [ $((first / 10 % 2)) -eq 1 ]; then
-  setsid sh "$0" "$dir" "$id" "$first" work &
-else
-  sh "$0" "$dir" "$id" "$first" work &
-fi
-wait
-)";
-}
+// The worker of tests/cli/range_lock_worker.sh (shared with bench/crash_resume_probe.sh): the
+// range's work in a child, in a new session for every other range, holding the range's flock;
+// a second process on the same range at the same time writes DIR/doubles.
+void prepare_worker_dir(const fs::path& dir) { fs::create_directories(dir / "locks"); }
+const std::string kWorker = std::string(MILLRACE_SOURCE_DIR) + "/tests/cli/range_lock_worker.sh";
 
 // Holds the store's write lock (BEGIN IMMEDIATE) from another process for `seconds`.
 class StoreLockHolder {
@@ -115,11 +97,6 @@ class StoreLockHolder {
 
 class CrashSafetyTest : public cli_test::CliRunTest {
  protected:
-  std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
-    return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
-            "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
-            "--command", command};
-  }
   // Waits until `path` exists (a worker started), up to 30 s.
   static bool wait_for(const fs::path& path) {
     for (int i = 0; i < 3000 && !fs::exists(path); ++i) usleep(10'000);
@@ -147,9 +124,9 @@ TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     const fs::path work = dir / ("round" + std::to_string(round));
-    write_worker(work);
+    prepare_worker_dir(work);
     store = (work / "trace.db").string();
-    const std::string command = "sh " + (work / "worker.sh").string() + " " + work.string() + " {id} {first}";
+    const std::string command = "sh " + kWorker + " " + work.string() + " {id} {first} 0.4";
     pid_t pid = start(run_args(command, kRanges, 4));
     // Killed while attempts are in flight: after the first worker took its lock.
     ASSERT_TRUE(wait_for(work / "locks" / "0-9"));
