@@ -127,7 +127,13 @@ std::vector<pid_t> tree_processes(pid_t pgid, const std::string& entry, bool pre
         continue;
       }
     }
-    if (has_entry(environment_of(static_cast<pid_t>(pid)), entry, prefix)) pids.push_back(static_cast<pid_t>(pid));
+    std::string environment = environment_of(static_cast<pid_t>(pid));
+    if (environment.empty() && start_ticks(static_cast<pid_t>(pid))) {
+      // Read while it exec'd (its memory being replaced), or a truly empty environment: once more.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      environment = environment_of(static_cast<pid_t>(pid));
+    }
+    if (has_entry(environment, entry, prefix)) pids.push_back(static_cast<pid_t>(pid));
   }
   closedir(proc);
   return pids;
@@ -207,6 +213,7 @@ int end_session_leftovers(const SessionLeftovers& leftovers, data::Micros patien
   const bool has_cgroup = !leftovers.root.empty() && fs::exists(leftovers.root);
   const std::string session_entry = marker_entry(leftovers.session_tag + ".");
   std::set<pid_t> ended;
+  int quiet_looks = 0;
   while (true) {
     std::vector<pid_t> victims;
     if (has_cgroup) {
@@ -226,7 +233,13 @@ int end_session_leftovers(const SessionLeftovers& leftovers, data::Micros patien
       }
     }
     bool cgroup_busy = has_cgroup && populated(leftovers.root);
-    if (victims.empty() && !cgroup_busy) break;
+    // Two clean looks in a row: a process caught between fork and exec in one is seen in the next.
+    quiet_looks = victims.empty() && !cgroup_busy ? quiet_looks + 1 : 0;
+    if (quiet_looks == 2) break;
+    if (quiet_looks == 1) {
+      std::this_thread::sleep_for(kRecheck);
+      continue;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       throw data::Error("session " + leftovers.session_tag,
                         std::to_string(victims.size()) + " processes it left still run after SIGKILL (first: pid " +

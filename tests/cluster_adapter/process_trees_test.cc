@@ -106,6 +106,7 @@ TEST_P(ProcessTreesTest, SpawnedLeaderHasItsOwnGroupTheMarkerAndItsIdentity) {
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_EQ(pids[0], tree.pid);
   EXPECT_EQ(getpgid(tree.pid), tree.pid);
+  for (int i = 0; i < 100 && marker_of(tree.pid).empty(); ++i) usleep(10'000);  // read mid-exec: again
   EXPECT_EQ(marker_of(tree.pid), tag + ".1");
   EXPECT_EQ(tree.tag, tag + ".1");
   EXPECT_EQ(tree.start_ticks, start_ticks(tree.pid).value());
