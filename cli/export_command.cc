@@ -22,7 +22,7 @@ void run_export(const ExportArgs& args) {
   if (args.format != "csv" && args.format != "json") {
     throw data::Error("--format " + args.format, "unknown export format (known: csv, json)");
   }
-  auto store = data::TraceStore::open_existing(args.store);
+  auto store = data::TraceStore::open_for_reading(args.store);
   auto id = store.find_run(args.run);
   std::ofstream file;
   if (!args.output.empty()) {

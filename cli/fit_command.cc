@@ -60,7 +60,7 @@ std::vector<data::Observation> observations_of(const data::TraceStore& store, co
 }
 
 void run_fit(FitCommandOptions& options) {
-  const data::TraceStore store = data::TraceStore::open(options.store);
+  const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
   if (!options.profile.empty()) {
     const data::CostModel model =
         data::CostModel::from_profile(store.profile(options.profile), data::micros_from_seconds(options.startup_s));

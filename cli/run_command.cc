@@ -3,8 +3,11 @@
 // named partitioner, every finished attempt is recorded in the trace store at once, a
 // status/metrics server and a progress line report on it, a Ctrl-C stops it gracefully, and
 // `--resume RUN` continues a run that was interrupted or killed without re-running what already
-// succeeded (on Kubernetes, re-attaching to the run's Jobs still in the cluster). Only how the
-// cluster is built and re-attached differs between clusters; the rest of a run is shared.
+// succeeded (on Kubernetes, re-attaching to the run's Jobs still in the cluster). A run has one
+// live owner (run_ownership.h): a resume while its owner runs is refused, and one after a crash
+// first ends what the dead session left running. Records wait in memory while another process
+// holds the store locked (store_backlog.h). Only how the cluster is built and re-attached
+// differs between clusters; the rest of a run is shared.
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +34,7 @@
 #include "cluster_adapter/local_process_cluster.h"
 #include "cluster_adapter/progress_line.h"
 #include "cluster_adapter/real_run_loop.h"
+#include "cluster_adapter/run_ownership.h"
 #include "cluster_adapter/run_recorder.h"
 #include "cluster_adapter/shutdown_signal.h"
 #include "cluster_adapter/status_server.h"
@@ -48,6 +52,9 @@ namespace millrace::cli {
 namespace {
 
 using nlohmann::json;
+
+constexpr int kLiveBusyTimeoutMs = 100;
+constexpr data::Micros kPublishEvery = 100 * data::kMicrosPerMilli;
 
 struct LocalSettings {
   cluster_adapter::LocalProcessOptions process;
@@ -108,6 +115,10 @@ class RunCluster {
   // running in the cluster; once it exists, re-attaches them.
   virtual void add_survivors(scheduler::SchedulerSnapshot&) {}
   virtual void reattach(const std::vector<data::WorkItem>&, const scheduler::SchedulerSnapshot&) {}
+  // Local processes: how the session holds its attempts' process trees, and who hears of each
+  // (nullptr / ignored: the attempts are not processes of this machine).
+  virtual const cluster_adapter::ProcessTrees* process_trees() const { return nullptr; }
+  virtual void set_tree_observer(cluster_adapter::TreeObserver) {}
   // Why the run cannot go on for now (empty: it can); the run then stops, its state kept.
   virtual std::string trouble() const { return ""; }
   // The run loop ended (not for trouble), the run over or stopped: lets what the cluster still
@@ -125,6 +136,10 @@ class LocalRun : public RunCluster {
       : cluster_(options, clock, &shutdown), log_dir_(options.log_dir) {}
   cluster_adapter::PolledCluster& cluster() override { return cluster_; }
   std::string where() const override { return "logs in " + log_dir_; }
+  const cluster_adapter::ProcessTrees* process_trees() const override { return &cluster_.trees(); }
+  void set_tree_observer(cluster_adapter::TreeObserver observer) override {
+    cluster_.set_tree_observer(std::move(observer));
+  }
 
  private:
   cluster_adapter::LocalProcessCluster cluster_;
@@ -501,16 +516,17 @@ void run(RunOptions& o) {
     server.emplace(o.status_port);
     std::cerr << "millrace: status on http://127.0.0.1:" << server->port() << "/status\n";
   }
+  // A live run never blocks long on another process's lock: its writes wait in memory.
+  store.set_busy_timeout(kLiveBusyTimeoutMs);
+  cluster_adapter::StoreBacklog writes(store, &std::cerr);
   cluster_adapter::WallClock clock;
   std::int64_t run_id = 0;
   std::vector<data::WorkItem> items;
-  std::vector<data::Attempt> recorded;
   const ClusterKind* kind = nullptr;
   if (!o.resume.empty()) {
     run_id = store.find_run(o.resume);
     kind = &load_parameters(store.run(run_id), o);
     items = store.items(run_id);
-    recorded = store.attempts(run_id);
   } else {
     kind = &cluster_kind(o.cluster, "--cluster");
     if (o.span.empty() || o.partitioner.empty()) {
@@ -527,12 +543,22 @@ void run(RunOptions& o) {
     record.policy = o.policy;
     record.started = clock.now();
     record.parameters = run_parameters(o, *kind).dump();
-    run_id = store.add_run(record, items, {});
+    writes.add([&](data::TraceStore& s) { run_id = s.add_run(record, items, {}); });
+    writes.drain();
   }
+  cluster_adapter::RunOwnership owner(writes, run_id, clock.now(), std::cerr);
   const std::string input = "run " + std::to_string(run_id);
 
   cluster_adapter::ShutdownSignal shutdown;
   std::unique_ptr<RunCluster> target = kind->make(o, store.run(run_id), clock, shutdown);
+  if (const cluster_adapter::ProcessTrees* trees = target->process_trees()) owner.set_trees(*trees);
+  target->set_tree_observer([&](const data::WorkItem& item, int attempt, const std::string& worker,
+                                const cluster_adapter::TreeIdentity& tree) {
+    owner.record_tree(item, attempt, worker, tree, clock.now());
+  });
+  // What earlier sessions left running ends before any range runs again.
+  owner.sweep(clock.now());
+  const std::vector<data::Attempt> recorded = store.attempts(run_id);
   std::cerr << "millrace: " << input << ": " << items.size() << " items, " << data::redact(target->where()) << "\n";
 
   scheduler::SchedulerOptions options;
@@ -551,14 +577,22 @@ void run(RunOptions& o) {
     scheduler = std::make_unique<scheduler::Scheduler>(items, options, target->cluster(), clock, snapshot);
     target->reattach(scheduler->items(), snapshot);
   }
-  cluster_adapter::RunRecorder recorder(store, run_id, scheduler->items(), recorded);
+  cluster_adapter::RunRecorder recorder(writes, run_id, scheduler->items(), recorded);
   scheduler->set_observer([&recorder](scheduler::AttemptHandle, const data::Attempt& a) { recorder.observe(a); });
 
   cluster_adapter::ProgressLine progress(std::cout, isatty(STDOUT_FILENO) == 1);
   std::string trouble;
+  // Publishing walks every item: at most every kPublishEvery, so an attempt costs the same
+  // whatever the size of the plan.
+  data::Micros published = 0;
   auto step = [&] {
     if (shutdown.requested()) scheduler->stop();
-    publish(*scheduler, recorder, *target, server ? &*server : nullptr, progress, o.workers);
+    writes.retry();
+    owner.heartbeat(clock.now());
+    if (clock.now() - published >= kPublishEvery || scheduler->finished() || scheduler->stopped()) {
+      publish(*scheduler, recorder, *target, server ? &*server : nullptr, progress, o.workers);
+      published = clock.now();
+    }
     trouble = target->trouble();
   };
 
@@ -568,6 +602,9 @@ void run(RunOptions& o) {
   step();
   if (trouble.empty()) target->flush(scheduler->finished());
   progress.finish();
+  if (scheduler->finished()) writes.add([&](data::TraceStore& s) { s.set_run_ended(run_id, clock.now()); });
+  owner.release();
+  writes.drain();
 
   const scheduler::StatusReport status = scheduler->status();
   const std::string again = "; continue with `millrace run --store " + o.store_path + " --resume " +
@@ -581,7 +618,6 @@ void run(RunOptions& o) {
     throw data::Error(input, "interrupted with " + std::to_string(status.num_items - status.num_succeeded) +
                                  " items not succeeded" + again);
   }
-  store.set_run_ended(run_id, clock.now());
   std::cout << input << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
   if (scheduler->run_failed()) {
     throw data::Error(input, std::to_string(status.jobs_failed.size()) + " items failed, " + target->where());

@@ -15,7 +15,7 @@ void add_runs_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("runs", "List the runs of a trace store");
   cmd->add_option("--store", *store_path, "Trace store file")->required();
   cmd->callback([store_path] {
-    auto store = data::TraceStore::open_existing(*store_path);
+    auto store = data::TraceStore::open_for_reading(*store_path);
     auto runs = store.runs();
     int name_width = 6;
     for (const auto& run : runs) name_width = std::max(name_width, static_cast<int>(run.name.size()) + 2);

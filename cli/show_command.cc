@@ -108,7 +108,7 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("--store", *store_path, "Trace store file")->required();
   cmd->add_option("run", *run_ref, "Run id or name, or a cost profile's name")->required();
   cmd->callback([store_path, run_ref] {
-    auto store = data::TraceStore::open_existing(*store_path);
+    auto store = data::TraceStore::open_for_reading(*store_path);
     const std::vector<std::string> profiles = store.profile_names();
     if (!has_run(store, *run_ref) && std::find(profiles.begin(), profiles.end(), *run_ref) != profiles.end()) {
       print_profile(store.profile(*run_ref));

@@ -3,38 +3,58 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
+#include "cluster_adapter/process_identity.h"
 #include "data/error.h"
-
-// glibc 2.36 declares pidfd_open without C linkage for C++.
-extern "C" {
-#include <sys/pidfd.h>
-}
 
 namespace millrace::cluster_adapter {
 
 namespace {
 
 const std::string kInput = "local cluster";
+constexpr data::Micros kTreeRecheck = 10 * data::kMicrosPerMilli;  // while a dead leader's tree drains
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// Item ids become file names: anything beyond [A-Za-z0-9._-] becomes '_'.
+// Item ids become file names, injectively: bytes outside [A-Za-z0-9._-] and '%' itself become
+// %XX, so "a/b" is "a%2Fb" and "a_b" stays "a_b".
 std::string file_safe(const std::string& id) {
-  std::string safe = id;
-  for (char& c : safe) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string safe;
+  for (char c : id) {
+    auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || c == '.' || c == '_' || c == '-') {
+      safe += c;
+    } else {
+      safe += {'%', kHex[byte >> 4], kHex[byte & 15]};
+    }
   }
   return safe;
 }
+
+// A file descriptor closed when it goes out of scope.
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd = -1) : fd_(fd) {}
+  ~OwnedFd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
 
 int open_for_child(const std::string& path, int flags) {
   int fd = open(path.c_str(), flags | O_CLOEXEC, 0644);
@@ -42,11 +62,21 @@ int open_for_child(const std::string& path, int flags) {
   return fd;
 }
 
+std::string default_session_tag() {
+  static std::atomic<int> clusters{0};
+  ProcessIdentity me = self_identity();
+  return std::to_string(me.pid) + "." + std::to_string(me.start_ticks) + "." + std::to_string(++clusters);
+}
+
 }  // namespace
 
 LocalProcessCluster::LocalProcessCluster(LocalProcessOptions options, const scheduler::Clock& clock,
                                          ShutdownSignal* shutdown)
-    : options_(std::move(options)), command_(options_.command), clock_(clock), shutdown_(shutdown) {
+    : options_(std::move(options)),
+      command_(options_.command),
+      trees_(options_.session_tag.empty() ? default_session_tag() : options_.session_tag, options_.cgroups),
+      clock_(clock),
+      shutdown_(shutdown) {
   if (options_.concurrency < 1) {
     throw data::Error(kInput, "concurrency must be at least 1, got " + std::to_string(options_.concurrency));
   }
@@ -57,10 +87,14 @@ LocalProcessCluster::LocalProcessCluster(LocalProcessOptions options, const sche
 }
 
 LocalProcessCluster::~LocalProcessCluster() {
+  for (auto& [handle, running] : running_) trees_.signal(running.tree, SIGKILL);
   for (auto& [handle, running] : running_) {
-    kill(-running.pid, SIGKILL);
-    waitpid(running.pid, nullptr, 0);
-    close(running.pidfd);
+    if (running.pidfd >= 0) {
+      waitpid(running.tree.pid, nullptr, 0);
+      close(running.pidfd);
+    }
+    for (int i = 0; i < 500 && !trees_.empty(running.tree); ++i) usleep(kTreeRecheck);
+    trees_.release(running.tree);
   }
 }
 
@@ -70,44 +104,30 @@ std::string LocalProcessCluster::log_path(const std::string& item_id, int attemp
   return options_.log_dir + "/" + file_safe(item_id) + "." + std::to_string(attempt) + "." + stream;
 }
 
-pid_t LocalProcessCluster::spawn(const std::string& command, const std::string& out_path,
-                                 const std::string& err_path) {
-  // Everything the child touches is prepared before fork: between fork and exec it makes only
-  // async-signal-safe calls (the status server's thread may hold locks at fork time).
-  int in_fd = open_for_child("/dev/null", O_RDONLY);
-  int out_fd = open_for_child(out_path, O_WRONLY | O_CREAT | O_TRUNC);
-  int err_fd = open_for_child(err_path, O_WRONLY | O_CREAT | O_TRUNC);
-  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-  pid_t parent = getpid();
-  sigset_t all;
-  sigfillset(&all);
-  sigset_t saved;
-  pthread_sigmask(SIG_SETMASK, &all, &saved);  // no handler of ours may run in the child
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    struct sigaction default_action {};
-    default_action.sa_handler = SIG_DFL;
-    for (int signo : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT, SIGHUP}) sigaction(signo, &default_action, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    dup2(in_fd, 0);
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    execv("/bin/sh", const_cast<char* const*>(argv));
-    _exit(127);
+TreeIdentity LocalProcessCluster::spawn(const std::string& key, const std::string& command,
+                                        const std::string& out_path, const std::string& err_path, int* pidfd) {
+  // Everything the child touches is prepared before it exists (see attempt_spawn.h).
+  OwnedFd in_fd(open_for_child("/dev/null", O_RDONLY));
+  OwnedFd out_fd(open_for_child(out_path, O_WRONLY | O_CREAT | O_TRUNC));
+  OwnedFd err_fd(open_for_child(err_path, O_WRONLY | O_CREAT | O_TRUNC));
+  ProcessTrees::Place place = trees_.prepare(key);
+  OwnedFd procs_fd(place.procs_fd);
+  SpawnRequest request;
+  request.argv = {"/bin/sh", "-c", command};
+  request.env = environment_with(kTreeMarker, place.tag);
+  request.stdin_fd = in_fd.get();
+  request.stdout_fd = out_fd.get();
+  request.stderr_fd = err_fd.get();
+  request.cgroup_procs_fd = procs_fd.get();
+  SpawnedProcess process;
+  try {
+    process = spawner_.spawn(request);
+  } catch (const data::Error&) {
+    if (!place.cgroup.empty()) rmdir(place.cgroup.c_str());
+    throw;
   }
-  int fork_errno = errno;
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  close(in_fd);
-  close(out_fd);
-  close(err_fd);
-  if (pid < 0) throw data::Error(kInput, std::string("cannot fork: ") + std::strerror(fork_errno));
-  setpgid(pid, pid);  // also from the parent, so the group exists before we may signal it
-  return pid;
+  *pidfd = process.pidfd;
+  return trees_.identify(place, process.pid);
 }
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
@@ -127,16 +147,10 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   running.slot = slot;
   running.worker = worker;
   running.started = clock_.now();
-  running.pid = spawn(command, log_path(item.id, submission.attempt, "out"),
-                      log_path(item.id, submission.attempt, "err"));
-  running.pidfd = pidfd_open(running.pid, 0);
-  if (running.pidfd < 0) {
-    int open_errno = errno;
-    kill(-running.pid, SIGKILL);
-    waitpid(running.pid, nullptr, 0);
-    throw data::Error(kInput, std::string("pidfd_open: ") + std::strerror(open_errno));
-  }
+  running.tree = spawn(std::to_string(submission.handle), command, log_path(item.id, submission.attempt, "out"),
+                       log_path(item.id, submission.attempt, "err"), &running.pidfd);
   slot_busy_[slot] = true;
+  if (tree_observer_) tree_observer_(item, submission.attempt, worker, running.tree);
   scheduler::AttemptEvent started;
   started.handle = submission.handle;
   started.at = running.started;
@@ -148,36 +162,40 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
 void LocalProcessCluster::terminate(Running& running, const std::string& reason) {
   if (!running.kill_reason.empty()) return;
   running.kill_reason = reason;
-  kill(-running.pid, SIGTERM);
+  trees_.signal(running.tree, SIGTERM);
   running.kill_at = clock_.now() + options_.kill_grace;
 }
 
 void LocalProcessCluster::cancel(scheduler::AttemptHandle handle) {
   auto it = running_.find(handle);
-  if (it != running_.end()) terminate(it->second, "cancelled");
+  if (it != running_.end() && it->second.pidfd >= 0) terminate(it->second, "cancelled");
 }
 
-void LocalProcessCluster::reap(scheduler::AttemptHandle handle) {
-  auto node = running_.extract(handle);
-  Running& running = node.mapped();
-  // The leader is a zombie until waitpid, so its group id cannot have been reused yet:
-  // kill whatever the attempt left behind in its group.
-  kill(-running.pid, SIGKILL);
-  int status = 0;
-  while (waitpid(running.pid, &status, 0) < 0 && errno == EINTR) {
+void LocalProcessCluster::reap(Running& running) {
+  while (waitpid(running.tree.pid, &running.status, 0) < 0 && errno == EINTR) {
   }
   close(running.pidfd);
+  running.pidfd = -1;
+  running.kill_at.reset();
+  // Whatever the attempt left behind dies with it.
+  trees_.signal(running.tree, SIGKILL);
+}
+
+void LocalProcessCluster::finish(scheduler::AttemptHandle handle) {
+  auto node = running_.extract(handle);
+  Running& running = node.mapped();
+  trees_.release(running.tree);
   slot_busy_[running.slot] = false;
 
   scheduler::AttemptEvent event;
   event.handle = handle;
   event.at = clock_.now();
   event.worker = running.worker;
-  if (WIFEXITED(status)) {
-    event.exit_code = WEXITSTATUS(status);
+  if (WIFEXITED(running.status)) {
+    event.exit_code = WEXITSTATUS(running.status);
     event.reason = "exit";
   } else {
-    event.exit_code = 128 + WTERMSIG(status);
+    event.exit_code = 128 + WTERMSIG(running.status);
     event.reason = "signal";
   }
   if (!running.kill_reason.empty()) {
@@ -190,9 +208,22 @@ void LocalProcessCluster::reap(scheduler::AttemptHandle handle) {
   pending_.push_back(Pending{EventKind::kFailed, event});
 }
 
+void LocalProcessCluster::finish_emptied() {
+  std::vector<scheduler::AttemptHandle> done;
+  for (const auto& [handle, running] : running_) {
+    if (running.pidfd < 0 && trees_.empty(running.tree)) done.push_back(handle);
+  }
+  for (scheduler::AttemptHandle handle : done) finish(handle);
+}
+
+bool LocalProcessCluster::draining() const {
+  return std::any_of(running_.begin(), running_.end(), [](const auto& entry) { return entry.second.pidfd < 0; });
+}
+
 std::optional<data::Micros> LocalProcessCluster::next_deadline() const {
   std::optional<data::Micros> next;
   for (const auto& [handle, running] : running_) {
+    if (running.pidfd < 0) continue;
     std::optional<data::Micros> due;
     if (running.kill_reason.empty() && options_.timeout > 0) due = running.started + options_.timeout;
     if (running.kill_at) due = running.kill_at;
@@ -204,10 +235,11 @@ std::optional<data::Micros> LocalProcessCluster::next_deadline() const {
 void LocalProcessCluster::enforce_deadlines() {
   data::Micros now = clock_.now();
   for (auto& [handle, running] : running_) {
+    if (running.pidfd < 0) continue;
     if (running.kill_reason.empty() && options_.timeout > 0 && running.started + options_.timeout <= now) {
       terminate(running, "timeout");
     } else if (running.kill_at && *running.kill_at <= now) {
-      kill(-running.pid, SIGKILL);
+      trees_.signal(running.tree, SIGKILL);
       running.kill_at.reset();
     }
   }
@@ -215,11 +247,13 @@ void LocalProcessCluster::enforce_deadlines() {
 
 bool LocalProcessCluster::gather(data::Micros wait) {
   if (auto deadline = next_deadline()) wait = std::min(wait, *deadline - clock_.now());
+  if (draining()) wait = std::min(wait, kTreeRecheck);
   wait = std::max<data::Micros>(wait, 0);
 
   std::vector<pollfd> fds;
   std::vector<scheduler::AttemptHandle> handles;
   for (const auto& [handle, running] : running_) {
+    if (running.pidfd < 0) continue;
     fds.push_back(pollfd{running.pidfd, POLLIN, 0});
     handles.push_back(handle);
   }
@@ -231,9 +265,10 @@ bool LocalProcessCluster::gather(data::Micros wait) {
   if (ready < 0 && errno != EINTR) throw data::Error(kInput, errno_text("ppoll"));
   if (ready > 0) {
     for (std::size_t i = 0; i < handles.size(); ++i) {
-      if (fds[i].revents != 0) reap(handles[i]);
+      if (fds[i].revents != 0) reap(running_.at(handles[i]));
     }
   }
+  finish_emptied();
   enforce_deadlines();
   shutdown_seen_ = watch_shutdown && shutdown_->requested();
   return shutdown_seen_;

@@ -9,15 +9,16 @@
 
 namespace millrace::cluster_adapter {
 
-RunRecorder::RunRecorder(data::TraceStore& store, std::int64_t run_id, const std::vector<data::WorkItem>& items,
+RunRecorder::RunRecorder(StoreBacklog& writes, std::int64_t run_id, const std::vector<data::WorkItem>& items,
                          const std::vector<data::Attempt>& recorded)
-    : store_(store), run_id_(run_id), items_(items) {
+    : writes_(writes), run_id_(run_id) {
   std::set<std::string> succeeded;
   for (const data::Attempt& attempt : recorded) {
     count(attempt);
     if (attempt.outcome == data::Outcome::kSucceeded) succeeded.insert(attempt.item_id);
   }
-  for (const data::WorkItem& item : items_) {
+  for (const data::WorkItem& item : items) {
+    predicted_.emplace(item.id, item.predicted);
     if (!succeeded.contains(item.id)) remaining_predicted_ += item.predicted;
   }
 }
@@ -34,12 +35,10 @@ void RunRecorder::observe(const data::Attempt& attempt) {
   data::Attempt kept = attempt;
   kept.failure_reason = data::redact(kept.failure_reason);
   kept.worker = data::redact(kept.worker);
-  store_.add_attempts(run_id_, {kept});
+  writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); });
   count(attempt);
   if (attempt.outcome == data::Outcome::kSucceeded) {
-    auto item = std::find_if(items_.begin(), items_.end(),
-                             [&](const data::WorkItem& i) { return i.id == attempt.item_id; });
-    if (item != items_.end()) remaining_predicted_ -= item->predicted;
+    if (auto item = predicted_.find(attempt.item_id); item != predicted_.end()) remaining_predicted_ -= item->second;
   }
 }
 

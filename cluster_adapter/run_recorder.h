@@ -1,17 +1,20 @@
 // Persistence of a real run as it happens: every finished attempt goes into the trace store in
 // its own transaction the moment the scheduler reports it, so a run killed at any point (even
-// by SIGKILL) has recorded everything that finished. From those records, resume_snapshot()
+// by SIGKILL) has recorded everything that finished; while another process holds the store
+// locked, finished attempts wait in memory (store_backlog.h) and the run goes on. From those records, resume_snapshot()
 // rebuilds the scheduler's state for `millrace run --resume`: succeeded items stay done and
 // are never run again, the rest is queued again with its attempt count carried over. The
 // recorder also keeps the run's metrics (attempt durations, failures) for GET /metrics.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cluster_adapter/run_metrics.h"
+#include "cluster_adapter/store_backlog.h"
 #include "data/records.h"
-#include "data/trace_store.h"
 #include "scheduler/retry_policy.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/status_report.h"
@@ -22,7 +25,7 @@ class RunRecorder {
  public:
   // `recorded`: attempts of earlier sessions of the run (already in the store), counted in the
   // metrics and the predicted work left, not written again.
-  RunRecorder(data::TraceStore& store, std::int64_t run_id, const std::vector<data::WorkItem>& items,
+  RunRecorder(StoreBacklog& writes, std::int64_t run_id, const std::vector<data::WorkItem>& items,
               const std::vector<data::Attempt>& recorded);
 
   // The scheduler's attempt observer: records finished attempts, ignores running ones.
@@ -36,9 +39,9 @@ class RunRecorder {
  private:
   void count(const data::Attempt& attempt);
 
-  data::TraceStore& store_;
+  StoreBacklog& writes_;
   std::int64_t run_id_;
-  const std::vector<data::WorkItem>& items_;
+  std::unordered_map<std::string, data::Micros> predicted_;  // by item id
   DurationHistogram durations_;
   std::int64_t attempts_failed_ = 0;
   data::Micros remaining_predicted_ = 0;

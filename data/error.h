@@ -20,4 +20,10 @@ class Error : public std::runtime_error {
   std::string problem_;
 };
 
+// A trace store another process holds locked for writing: the write may succeed later.
+class StoreBusy : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace millrace::data

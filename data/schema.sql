@@ -146,3 +146,43 @@ CREATE TABLE IF NOT EXISTS comparison_spread (
   PRIMARY KEY (comparison_id, position),
   FOREIGN KEY (comparison_id, position) REFERENCES comparison_rows (comparison_id, position) ON DELETE CASCADE
 ) WITHOUT ROWID;
+
+-- migration 5: who runs a real run, and what its in-flight attempts started. One run_sessions
+-- row per millrace process that ran the run (a new run, then each --resume): its identity (host,
+-- pid, start time in clock ticks since boot, boot id), where it holds its attempts' processes
+-- (the cgroup directory of the session, '' when none, and the tag every attempt's environment
+-- carries as MILLRACE_TREE=<tag>.<attempt>), and its heartbeat. The session with state 'live' whose
+-- owner still runs owns the run (its lease); 'ended' when it exited with nothing left running,
+-- 'swept' once a later session ended what it left. attempt_trees holds the process tree of each
+-- attempt that started and has no attempts row yet. Times in microseconds since the Unix epoch.
+CREATE TABLE run_sessions (
+  run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  session      INTEGER NOT NULL,  -- 1, 2, ... in the order they claimed the run
+  host         TEXT    NOT NULL,
+  pid          INTEGER NOT NULL,
+  pid_start    INTEGER NOT NULL,
+  boot_id      TEXT    NOT NULL,
+  tree_root    TEXT    NOT NULL,
+  tree_tag     TEXT    NOT NULL,
+  started_us   INTEGER NOT NULL,
+  heartbeat_us INTEGER NOT NULL,
+  state        TEXT    NOT NULL CHECK (state IN ('live', 'ended', 'swept')),
+  PRIMARY KEY (run_id, session)
+) WITHOUT ROWID;
+
+CREATE TABLE attempt_trees (
+  run_id     INTEGER NOT NULL,
+  item_id    TEXT    NOT NULL,
+  number     INTEGER NOT NULL,
+  session    INTEGER NOT NULL,
+  worker     TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,  -- the attempt's leader
+  pgid       INTEGER NOT NULL,
+  pid_start  INTEGER NOT NULL,
+  boot_id    TEXT    NOT NULL,
+  tag        TEXT    NOT NULL,
+  cgroup     TEXT    NOT NULL,
+  started_us INTEGER NOT NULL,
+  PRIMARY KEY (run_id, item_id, number),
+  FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;

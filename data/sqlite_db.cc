@@ -6,9 +6,16 @@
 
 namespace millrace::data {
 
+namespace {
+
+bool is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+}  // namespace
+
 void check_sqlite(int rc, sqlite3* db, const std::string& input, std::string_view what) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if (is_busy(rc)) throw StoreBusy(input, std::string(what) + ": " + message);
   throw Error(input, std::string(what) + ": " + message);
 }
 
@@ -18,6 +25,7 @@ void exec_sql(sqlite3* db, const std::string& input, const char* sql) {
   if (rc != SQLITE_OK) {
     std::string text = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
+    if (is_busy(rc)) throw StoreBusy(input, text);
     throw Error(input, text);
   }
 }

@@ -1,8 +1,10 @@
 #include "data/trace_store.h"
 
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -60,6 +62,32 @@ std::int64_t single_int(sqlite3* db, const std::string& input, std::string_view 
   Statement s(db, input, sql);
   if (!s.step()) throw Error(input, "no result for " + std::string(sql));
   return s.int64(0);
+}
+
+std::string single_text(sqlite3* db, const std::string& input, std::string_view sql) {
+  Statement s(db, input, sql);
+  if (!s.step()) throw Error(input, "no result for " + std::string(sql));
+  return s.text(0);
+}
+
+// An SQLite URI naming `path` (absolute, with the bytes a URI may not hold as %XX).
+std::string file_uri(const std::string& path) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (char c : std::filesystem::absolute(path).string()) {
+    auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || std::strchr("/-._~", c) != nullptr) {
+      uri += c;
+    } else {
+      uri += {'%', kHex[byte >> 4], kHex[byte & 15]};
+    }
+  }
+  return uri;
+}
+
+bool on_read_only_filesystem(const std::string& path) {
+  struct statvfs fs {};
+  return statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
 }
 
 // Read-only checks on an opened file: schema version, that it is a millrace store, integrity.
@@ -127,11 +155,15 @@ void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, 
   Statement insert(db, path,
                    "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, "
                    "failure_reason, work_time_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  // A finished attempt's process tree is no longer in flight (run_sessions.h).
+  Statement forget_tree(db, path, "DELETE FROM attempt_trees WHERE run_id = ? AND item_id = ? AND number = ?");
   for (const auto& a : attempts) {
     try {
       insert.bind(1, run_id).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
       insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
       insert.run();
+      forget_tree.bind(1, run_id).bind(2, a.item_id).bind(3, a.number);
+      forget_tree.run();
     } catch (const Error& e) {
       throw Error(path, run_label(run_id) + ": cannot add attempt " + std::to_string(a.number) + " of item '" +
                             a.item_id + "': " + e.problem());
@@ -159,15 +191,16 @@ TraceStore TraceStore::open(const std::string& path) {
   TraceStore store(path, raw);  // owns the handle from here, even on failure
   check_sqlite(rc, raw, path, "cannot open");
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  check_existing(raw, path);
-  // From here on the file is known to be a healthy store of this or an older version.
-  {
+  int version = check_existing(raw, path);
+  // From here on the file is known to be a healthy store of this or an older version. Nothing
+  // below takes the write lock unless the store needs it (new, or an older schema).
+  if (single_text(raw, path, "PRAGMA journal_mode") != "wal") {
     Statement wal(raw, path, "PRAGMA journal_mode = WAL");
     if (!wal.step() || wal.text(0) != "wal") throw Error(path, "cannot switch to WAL mode");
   }
   // NORMAL is WAL's recommended level: a crash can lose the last commits but never corrupts.
   exec_sql(raw, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
-  migrate(raw, path);
+  if (version < current_schema_version()) migrate(raw, path);
   return store;
 }
 
@@ -175,6 +208,32 @@ TraceStore TraceStore::open_existing(const std::string& path) {
   if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
   return open(path);
 }
+
+TraceStore TraceStore::open_for_reading(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
+  check_header(path);
+  try {
+    return open_read_only(path, "mode=ro");
+  } catch (const Error&) {
+    // A WAL store on a read-only mount: its shared-memory index cannot be made, and nobody
+    // can change the file, so SQLite may read it as immutable.
+    if (!on_read_only_filesystem(path)) throw;
+  }
+  return open_read_only(path, "immutable=1");
+}
+
+TraceStore TraceStore::open_read_only(const std::string& path, const std::string& parameter) {
+  sqlite3* raw = nullptr;
+  std::string uri = file_uri(path) + "?" + parameter;
+  int rc = sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  TraceStore store(path, raw);
+  check_sqlite(rc, raw, path, "cannot open");
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  check_existing(raw, path);
+  return store;
+}
+
+void TraceStore::set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
 TraceStore::TraceStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 

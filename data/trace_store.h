@@ -1,7 +1,9 @@
 // The trace store: runs, their planned items and every recorded attempt, plus cost profiles,
 // in one SQLite file (schema in data/schema.sql, versioned with PRAGMA user_version and
-// migrated forward at open). WAL mode; every multi-row write is one transaction, so a failed
-// import or an interrupted run never leaves half its rows behind.
+// migrated forward when a writer opens an older one). WAL mode; every multi-row write is one
+// transaction, so a failed import or an interrupted run never leaves half its rows behind.
+// Readers never wait for writers: a store opened for reading is opened read-only and nothing
+// about opening it writes (read-only files and read-only mounts can be read).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +25,12 @@ class TraceStore {
   // naming the path when the file is not a millrace store, is corrupt, or has a newer schema;
   // such a file is left untouched.
   static TraceStore open(const std::string& path);
-  // Like open, but a missing file is an Error instead of a new store (for commands that read).
+  // Like open, but a missing file is an Error instead of a new store.
   static TraceStore open_existing(const std::string& path);
+  // For commands that only read: opens read-only (SQLite mode=ro; on a read-only filesystem,
+  // immutable), takes no lock a writer holds and never migrates (an older schema is read as it
+  // is). Throws Error naming the path when it is missing, not a store, corrupt or newer.
+  static TraceStore open_for_reading(const std::string& path);
 
   TraceStore(TraceStore&&) noexcept;
   TraceStore& operator=(TraceStore&&) noexcept;
@@ -33,6 +39,8 @@ class TraceStore {
   static int current_schema_version();
   int schema_version() const;
   const std::string& path() const { return path_; }
+  // How long a write waits for another process's lock before it fails with StoreBusy.
+  void set_busy_timeout(int milliseconds);
 
   // Adds a run with its items and attempts in one transaction; returns the new run id.
   std::int64_t add_run(const Run& run, const std::vector<WorkItem>& items,
@@ -65,6 +73,7 @@ class TraceStore {
 
  private:
   TraceStore(std::string path, sqlite3* db);
+  static TraceStore open_read_only(const std::string& path, const std::string& parameter);
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -28,14 +28,7 @@ using cli_test::lines_of;
 using cli_test::read_text;
 using Result = CliResult;
 
-class RunCommandTest : public cli_test::CliRunTest {
- protected:
-  std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
-    return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
-            "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
-            "--command", command};
-  }
-};
+class RunCommandTest : public cli_test::CliRunTest {};
 
 TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {
   std::string marker = (dir / "done").string();

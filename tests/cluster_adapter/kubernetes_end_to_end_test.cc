@@ -57,7 +57,8 @@ TEST(KubernetesEndToEndOnLoopbackServer, SchedulerRunsTwoHundredRangesOnceUnderF
   run.source = data::RunSource::kReal;
   run.policy = "job-per-item";
   std::int64_t run_id = store.add_run(run, items, {});
-  RunRecorder recorder(store, run_id, items, {});
+  StoreBacklog writes(store);
+  RunRecorder recorder(writes, run_id, items, {});
 
   WallClock clock;
   KubernetesClusterOptions options;

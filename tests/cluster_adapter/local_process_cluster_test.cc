@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -194,9 +195,123 @@ TEST_F(LocalProcessClusterTest, CapturesStdoutAndStderrPerAttempt) {
   poll_until_finished(cluster, 1);
   EXPECT_EQ(read_file(cluster.log_path("x/1", 2, "out")), "out-x/1-2\n");
   EXPECT_EQ(read_file(cluster.log_path("x/1", 2, "err")), "err-x/1\n");
-  EXPECT_EQ(cluster.log_path("x/1", 2, "out"), (dir / "logs" / "x_1.2.out").string());
+  EXPECT_EQ(cluster.log_path("x/1", 2, "out"), (dir / "logs" / "x%2F1.2.out").string());
   EXPECT_EQ(listener.find("failed", 1)->event.exit_code, 2);
 }
+
+// Reverses %XX escapes: the reference the file names are checked against.
+std::string unescape(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '%') {
+      out += static_cast<char>(std::stoi(name.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
+TEST_F(LocalProcessClusterTest, LogFileNamesAreInjectiveInTheItemId) {
+  const std::vector<std::string> ids = {"a/b", "a_b", "a%2Fb", "a b", "a:b", "a\\b", "\xc3\xa4", "..", "-", "0-99"};
+  LocalProcessCluster cluster(options("printf '%s\\n' {id}", static_cast<int>(ids.size())), clock);
+  cluster.set_listener(&listener);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::string path = cluster.log_path(ids[i], 1, "out");
+    std::string name = fs::path(path).filename().string();
+    ASSERT_TRUE(name.ends_with(".1.out")) << name;
+    std::string stem = name.substr(0, name.size() - 6);
+    EXPECT_EQ(stem.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-%"),
+              std::string::npos) << stem;
+    EXPECT_EQ(unescape(stem), ids[i]);
+    names.insert(name);
+    cluster.submit(submission(i + 1, item(ids[i])));
+  }
+  EXPECT_EQ(names.size(), ids.size());
+  poll_until_finished(cluster, static_cast<int>(ids.size()));
+  for (const std::string& id : ids) EXPECT_EQ(read_file(cluster.log_path(id, 1, "out")), id + "\n") << id;
+}
+
+// Open descriptors of this process.
+std::size_t open_descriptors() {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+TEST_F(LocalProcessClusterTest, ALogFileThatCannotBeOpenedLeaksNoDescriptor) {
+  LocalProcessCluster cluster(options("true"), clock);
+  cluster.set_listener(&listener);
+  // The second file (stdout) of item a, then the third (stderr) of item b, cannot be opened.
+  fs::create_directories(cluster.log_path("a", 1, "out"));
+  fs::create_directories(cluster.log_path("b", 1, "err"));
+  std::size_t before = open_descriptors();
+  for (const std::string id : {"a", "b"}) {
+    const std::string stream = id == "a" ? "out" : "err";
+    try {
+      cluster.submit(submission(1, item(id)));
+      FAIL() << "expected an error for " << id;
+    } catch (const data::Error& error) {
+      EXPECT_EQ(error.input(), cluster.log_path(id, 1, stream));
+      EXPECT_NE(error.problem().find("cannot open"), std::string::npos) << error.problem();
+    }
+    EXPECT_EQ(open_descriptors(), before) << "after the failed open of " << stream;
+  }
+  EXPECT_EQ(cluster.running(), 0);
+  cluster.submit(submission(1, item("c")));
+  poll_until_finished(cluster, 1);
+  EXPECT_NE(listener.find("succeeded", 1), nullptr);
+  EXPECT_EQ(open_descriptors(), before);
+}
+
+// The attempt's tree, cgroup or not: a descendant in a new session outlives the leader's exit
+// only until the end is reported, and the observer hears of the tree when it starts.
+class LocalProcessTreeTest : public LocalProcessClusterTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(LocalProcessTreeTest, TheEndIsReportedOnlyOnceTheWholeTreeIsGone) {
+  std::string pid_file = (dir / "escaped.pid").string();
+  LocalProcessOptions o = options("setsid sh -c 'echo $$ > {payload}.tmp && mv {payload}.tmp {payload}; exec sleep 300' & "
+                                  "while [ ! -s {payload} ]; do sleep 0.01; done; exit 0");
+  o.cgroups = GetParam();
+  LocalProcessCluster cluster(o, clock);
+  cluster.set_listener(&listener);
+  std::vector<TreeIdentity> trees;
+  cluster.set_tree_observer([&](const data::WorkItem& it, int attempt, const std::string& worker, const TreeIdentity& tree) {
+    EXPECT_EQ(it.id, "a");
+    EXPECT_EQ(attempt, 3);
+    EXPECT_EQ(worker, "local-0");
+    trees.push_back(tree);
+  });
+  cluster.submit(submission(1, item("a", pid_file), 3));
+  poll_until_finished(cluster, 1);
+  ASSERT_EQ(trees.size(), 1u);
+  EXPECT_EQ(trees[0].tag, cluster.trees().session_tag() + ".1");
+  EXPECT_EQ(trees[0].cgroup.empty(), !cluster.trees().uses_cgroups());
+  pid_t escaped = std::stoi(read_file(pid_file));
+  EXPECT_NE(getsid(escaped), getsid(trees[0].pid));
+  EXPECT_TRUE(process_gone(escaped));  // already when the end was reported
+  ASSERT_NE(listener.find("succeeded", 1), nullptr);
+}
+
+TEST_P(LocalProcessTreeTest, CancelEndsDescendantsInOtherSessions) {
+  std::string pid_file = (dir / "escaped.pid").string();
+  LocalProcessOptions o = options("(setsid sh -c 'echo $$ > {payload}.tmp && mv {payload}.tmp {payload}; exec sleep 300' &); sleep 300");
+  o.cgroups = GetParam();
+  LocalProcessCluster cluster(o, clock);
+  cluster.set_listener(&listener);
+  cluster.submit(submission(1, item("a", pid_file)));
+  for (int i = 0; i < 1000 && !fs::exists(pid_file); ++i) cluster.poll(10 * data::kMicrosPerMilli);
+  ASSERT_TRUE(fs::exists(pid_file));
+  pid_t escaped = std::stoi(read_file(pid_file));
+  ASSERT_FALSE(process_gone(escaped));
+  cluster.cancel(1);
+  poll_until_finished(cluster, 1);
+  EXPECT_EQ(listener.find("failed", 1)->event.reason, "cancelled");
+  EXPECT_TRUE(process_gone(escaped));
+}
+
+INSTANTIATE_TEST_SUITE_P(Containment, LocalProcessTreeTest, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "CgroupWhereAllowed" : "MarkerOnly"; });
 
 TEST_F(LocalProcessClusterTest, SubstitutesPlaceholdersAsSafelyQuotedWords) {
   LocalProcessCluster cluster(options("printf '%s\\n' {first} {count} {last} {end} {payload} {worker}"), clock);

@@ -57,7 +57,8 @@ class RunRecorderTest : public ::testing::Test {
 };
 
 TEST_F(RunRecorderTest, RecordsFinishedAttemptsAtOnceAndIgnoresRunningOnes) {
-  RunRecorder recorder(*store, run_id, items, {});
+  StoreBacklog writes(*store);
+  RunRecorder recorder(writes, run_id, items, {});
   recorder.observe(attempt("r0", 1, data::Outcome::kRunning, 0, 0));
   EXPECT_TRUE(store->attempts(run_id).empty());
   recorder.observe(attempt("r0", 1, data::Outcome::kFailed, 0, 500'000, "exit"));
@@ -69,7 +70,8 @@ TEST_F(RunRecorderTest, RecordsFinishedAttemptsAtOnceAndIgnoresRunningOnes) {
 }
 
 TEST_F(RunRecorderTest, MetricsCombineTheStatusWithObservedDurations) {
-  RunRecorder recorder(*store, run_id, items, {attempt("r1", 1, data::Outcome::kSucceeded, 0, 2'000'000)});
+  StoreBacklog writes(*store);
+  RunRecorder recorder(writes, run_id, items, {attempt("r1", 1, data::Outcome::kSucceeded, 0, 2'000'000)});
   EXPECT_EQ(recorder.remaining_predicted(), 4 * data::kMicrosPerSecond);
   recorder.observe(attempt("r0", 1, data::Outcome::kCancelled, 0, 300'000, "cancelled"));
   scheduler::StatusReport status;

@@ -44,8 +44,10 @@ TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
   {
     data::TraceStore store = data::TraceStore::open(path);
     run = add_run(store, "before");
-    // As a store of version 2, before migration 3 made the tables.
-    const std::string older = "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; PRAGMA user_version = 2";
+    // As a store of version 2, made before the watch tables (migration 3) and what came after.
+    const std::string older =
+        "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE run_sessions; "
+        "PRAGMA user_version = 2";
     ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   data::TraceStore store = data::TraceStore::open(path);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/schema_sql.h"
 #include "tests/data/store_fixture.h"
 
 namespace millrace::data {
@@ -182,6 +183,65 @@ TEST(TraceStore, OpenExistingRefusesToCreateAStore) {
   TempDir dir;
   EXPECT_THROW(TraceStore::open_existing(dir.file("missing.db")), Error);
   EXPECT_FALSE(std::filesystem::exists(dir.file("missing.db")));
+}
+
+// A store of schema version 3 (before the run sessions), made from the embedded schema text.
+void make_version_3_store(const std::string& path) {
+  std::string sql = kSchemaSql;
+  sql = sql.substr(0, sql.find("\n-- migration 4"));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, (sql + "; PRAGMA user_version = 3; PRAGMA journal_mode = WAL;").c_str(), nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(TraceStore, OpeningForReadingNeverMigratesNorWritesAndAWriterMigrates) {
+  TempDir dir;
+  const std::string path = dir.file("v3.db");
+  make_version_3_store(path);
+  const std::string before = read_bytes(path);
+  {
+    TraceStore reader = TraceStore::open_for_reading(path);
+    EXPECT_EQ(reader.schema_version(), 3);
+    EXPECT_EQ(reader.count_rows("runs"), 0);
+    EXPECT_THROW(reader.add_run(sample_run(), sample_items(), {}), Error);  // read-only connection
+  }
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_EQ(TraceStore::open(path).schema_version(), TraceStore::current_schema_version());
+  EXPECT_EQ(TraceStore::open_for_reading(path).schema_version(), TraceStore::current_schema_version());
+}
+
+TEST(TraceStore, OpeningForReadingRefusesAMissingStoreAndCreatesNothing) {
+  TempDir dir;
+  try {
+    TraceStore::open_for_reading(dir.file("missing.db"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), dir.file("missing.db"));
+    EXPECT_EQ(e.problem(), "no such trace store");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("missing.db")));
+}
+
+TEST(TraceStore, AWriteBehindAnotherConnectionsLockIsStoreBusyAndReadsGoOn) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  auto writer = TraceStore::open(path);
+  writer.add_run(sample_run(), sample_items(), {});
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  writer.set_busy_timeout(10);
+  EXPECT_THROW(writer.add_attempts(1, sample_attempts()), StoreBusy);
+  EXPECT_EQ(TraceStore::open_for_reading(path).count_rows("runs"), 1);
+  EXPECT_EQ(TraceStore::open(path).count_rows("runs"), 1);  // a writer's open of a current store writes nothing
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  writer.add_attempts(1, sample_attempts());
+  EXPECT_EQ(writer.count_rows("attempts"), 3);
 }
 
 TEST(TraceStore, CountsRowsPerRun) {

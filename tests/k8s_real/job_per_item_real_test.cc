@@ -113,7 +113,8 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
   run.source = data::RunSource::kReal;
   run.policy = "job-per-item";
   const std::int64_t run_id = store.add_run(run, items, {});
-  cluster_adapter::RunRecorder recorder(store, run_id, items, {});
+  cluster_adapter::StoreBacklog writes(store);
+  cluster_adapter::RunRecorder recorder(writes, run_id, items, {});
 
   JobCensus census(server_.admin(), ns, std::string(cluster_adapter::kRunLabel) + "=e2e");
 

@@ -1,0 +1,325 @@
+// End-to-end, with the real binary: a run owns its processes and its store. A millrace
+// SIGKILLed while attempts are in flight (their workers forking long-lived children, some in
+// new sessions), then resumed, never has a range running in two processes at once, over many
+// seeded kill moments; a run is owned by one live millrace (a resume beside it is refused, a
+// dead or silent owner is taken over); readers are never blocked by a writer and read read-only
+// stores; a live run outlasts a 40 s write lock held by another process without losing an
+// attempt.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/cli/cli_process.h"
+
+namespace millrace {
+namespace {
+
+namespace fs = std::filesystem;
+
+using cli_test::CliResult;
+using cli_test::lines_of;
+using cli_test::read_text;
+
+std::string host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// True while `pid` runs (a zombie waiting for its reaper does not).
+bool runs(pid_t pid) {
+  std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  std::size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// The worker of tests/cli/range_lock_worker.sh (shared with bench/crash_resume_probe.sh): the
+// range's work in a child, in a new session for every other range, holding the range's flock;
+// a second process on the same range at the same time writes DIR/doubles.
+void prepare_worker_dir(const fs::path& dir) { fs::create_directories(dir / "locks"); }
+const std::string kWorker = std::string(MILLRACE_SOURCE_DIR) + "/tests/cli/range_lock_worker.sh";
+
+// Holds the store's write lock (BEGIN IMMEDIATE) from another process for `seconds`.
+class StoreLockHolder {
+ public:
+  StoreLockHolder(const std::string& store, int seconds) {
+    int ready[2];
+    if (pipe(ready) != 0) throw std::runtime_error("pipe");
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(ready[0]);
+      sqlite3* db = nullptr;
+      if (sqlite3_open(store.c_str(), &db) != SQLITE_OK) _exit(2);
+      sqlite3_busy_timeout(db, 60'000);
+      if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) _exit(3);
+      if (write(ready[1], "x", 1) != 1) _exit(4);
+      sleep(static_cast<unsigned>(seconds));
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      sqlite3_close(db);
+      _exit(0);
+    }
+    close(ready[1]);
+    char byte = 0;
+    locked_ = read(ready[0], &byte, 1) == 1;
+    close(ready[0]);
+  }
+  ~StoreLockHolder() {
+    if (pid_ <= 0) return;  // never kill(-1, ...): that is every process
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  bool locked() const { return locked_; }
+  // Waits for the holder to release the lock by itself; its exit code.
+  int wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool locked_ = false;
+};
+
+class CrashSafetyTest : public cli_test::CliRunTest {
+ protected:
+  // Waits until `path` exists (a worker started), up to 30 s.
+  static bool wait_for(const fs::path& path) {
+    for (int i = 0; i < 3000 && !fs::exists(path); ++i) usleep(10'000);
+    return fs::exists(path);
+  }
+  // Rows of a query on the store (first column, as text).
+  std::vector<std::string> query(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(store.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* stmt = nullptr;
+    std::vector<std::string> rows;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(stmt) == SQLITE_ROW) rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return rows;
+  }
+};
+
+TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes) {
+  constexpr int kRounds = 8;
+  constexpr int kRanges = 12;
+  std::mt19937 draws(20'261'203);  // the kill moments; mt19937's sequence is the same everywhere
+  for (int round = 0; round < kRounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const fs::path work = dir / ("round" + std::to_string(round));
+    prepare_worker_dir(work);
+    store = (work / "trace.db").string();
+    const std::string command = "sh " + kWorker + " " + work.string() + " {id} {first} 0.4";
+    pid_t pid = start(run_args(command, kRanges, 4));
+    // Killed while attempts are in flight: after the first worker took its lock.
+    ASSERT_TRUE(wait_for(work / "locks" / "0-9"));
+    usleep(static_cast<useconds_t>(draws() % 1200) * 1000);
+    kill(pid, SIGKILL);
+    ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
+
+    CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("taking over from millrace pid " + std::to_string(pid)), std::string::npos)
+        << resumed.err;
+    EXPECT_FALSE(fs::exists(work / "doubles")) << read_text(work / "doubles");
+    std::map<std::string, int> succeeded = successes();
+    EXPECT_EQ(succeeded.size(), static_cast<std::size_t>(kRanges));
+    for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+    // Every range's work finished at least once, and nothing of the run is left running.
+    std::map<std::string, int> done;
+    for (const std::string& line : lines_of(read_text(work / "done"))) ++done[line];
+    EXPECT_EQ(done.size(), static_cast<std::size_t>(kRanges));
+    EXPECT_EQ(query("SELECT count(*) FROM run_sessions WHERE state = 'live'"), std::vector<std::string>{"0"});
+    EXPECT_EQ(query("SELECT count(*) FROM attempt_trees"), std::vector<std::string>{"0"});
+  }
+}
+
+TEST_F(CrashSafetyTest, ResumeBesideALiveOwnerIsRefusedNamingIt) {
+  const fs::path started = dir / "started";
+  pid_t owner = start(run_args("touch " + started.string() + "; sleep 2", 2, 2));
+  ASSERT_TRUE(wait_for(started));
+  CliResult refused = run({"run", "--store", store, "--resume", "1"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("run 1: is owned by a live millrace: pid " + std::to_string(owner) + " on host " + host() +
+                             ", since 20"),
+            std::string::npos)
+      << refused.err;
+  CliResult first = finish(owner);
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  std::map<std::string, int> succeeded = successes();
+  EXPECT_EQ(succeeded.size(), 2u);
+  for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+  // Once it ended, the run is free again.
+  CliResult again = run({"run", "--store", store, "--resume", "1"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("taking over"), std::string::npos) << again.err;
+}
+
+TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
+  const fs::path pids = dir / "pids";
+  // Each first attempt leaves a setsid'd child running; later attempts end at once.
+  pid_t owner = start(run_args("if [ {attempt} -eq 1 ]; then setsid sh -c 'echo $$ >> " + pids.string() +
+                                   "; exec sleep 300' & wait; fi",
+                               2, 2));
+  for (int i = 0; i < 3000 && lines_of(read_text(pids)).size() < 2; ++i) usleep(10'000);
+  ASSERT_EQ(lines_of(read_text(pids)).size(), 2u);
+  kill(owner, SIGKILL);
+  finish(owner);
+  std::vector<pid_t> left;
+  for (const std::string& line : lines_of(read_text(pids))) left.push_back(std::stoi(line));
+  for (pid_t pid : left) ASSERT_TRUE(runs(pid)) << "the setsid'd child outlived its millrace";
+
+  CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("run 1: taking over from millrace pid " + std::to_string(owner) + " on " + host() +
+                             " (session 1, since "),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.err.find("): its process is gone"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("ended 2 processes left running by session 1 (pid " + std::to_string(owner) +
+                             "); 2 attempts it left unfinished recorded as cancelled"),
+            std::string::npos)
+      << resumed.err;
+  // The dead session's attempts are on record as cancelled, the new ones are attempt 2.
+  EXPECT_EQ(query("SELECT count(*) FROM attempts WHERE failure_reason = 'session-lost' AND number = 1"),
+            std::vector<std::string>{"2"});
+  EXPECT_EQ(query("SELECT count(*) FROM attempts WHERE outcome = 'succeeded' AND number = 2"),
+            std::vector<std::string>{"2"});
+  EXPECT_EQ(query("SELECT group_concat(state) FROM (SELECT state FROM run_sessions ORDER BY session)"),
+            std::vector<std::string>{"swept,ended"});
+  for (pid_t pid : left) EXPECT_FALSE(runs(pid)) << pid << " still runs";
+}
+
+TEST_F(CrashSafetyTest, ALeaseFromAnotherHostIsHeldWhileItsHeartbeatIsFreshAndTakenOverOnceItExpired) {
+  ASSERT_EQ(run(run_args("true", 2, 1)).exit_code, 0);
+  auto now_us = [] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  auto add_session = [&](int session, std::int64_t heartbeat) {
+    sqlite3* db = nullptr;
+    sqlite3_open(store.c_str(), &db);
+    std::string sql = "INSERT INTO run_sessions VALUES (1, " + std::to_string(session) +
+                      ", 'elsewhere', 4242, 7, 'other-boot', '', '', " + std::to_string(heartbeat) + ", " +
+                      std::to_string(heartbeat) + ", 'live')";
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  };
+  add_session(2, now_us());
+  CliResult refused = run({"run", "--store", store, "--resume", "1"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("is owned by a live millrace: pid 4242 on host elsewhere"), std::string::npos) << refused.err;
+
+  sqlite3* db = nullptr;
+  sqlite3_open(store.c_str(), &db);
+  sqlite3_exec(db, "DELETE FROM run_sessions WHERE session = 2", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  add_session(2, now_us() - 600 * 1'000'000LL);
+  CliResult taken = run({"run", "--store", store, "--resume", "1"});
+  EXPECT_EQ(taken.exit_code, 0) << taken.err;
+  EXPECT_NE(taken.err.find("taking over from millrace pid 4242 on elsewhere (session 2, since "), std::string::npos)
+      << taken.err;
+  EXPECT_NE(taken.err.find("its heartbeat is 600 s old"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("what it left running there cannot be ended from here"), std::string::npos) << taken.err;
+}
+
+TEST_F(CrashSafetyTest, ReadersDoNotWaitForAnotherProcessHoldingTheWriteLock) {
+  ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
+  StoreLockHolder lock(store, 120);
+  ASSERT_TRUE(lock.locked());
+  CliResult runs = run({"runs", "--store", store});
+  EXPECT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("real"), std::string::npos) << runs.out;
+  CliResult show = run({"show", "--store", store, "1"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  CliResult exported = run({"export", "--store", store, "1", "--format", "csv", "-o", (dir / "out.csv").string()});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(lines_of(read_text(dir / "out.csv")).size(), 4u);  // header and 3 ranges
+}
+
+TEST_F(CrashSafetyTest, AReadOnlyStoreFileIsReadWithoutBeingChanged) {
+  ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
+  const std::string before = read_text(store);
+  fs::permissions(store, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  CliResult runs = run({"runs", "--store", store});
+  EXPECT_EQ(runs.exit_code, 0) << runs.err;
+  CliResult show = run({"show", "--store", store, "1"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(read_text(store), before);
+  fs::permissions(store, fs::perms::owner_all);
+}
+
+TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
+  ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
+  const fs::path view = dir / "ro";
+  fs::create_directories(view);
+  // A private mount namespace: the read-only bind mount disappears with the shell.
+  const std::string ro_store = "'" + (view / "trace.db").string() + "'";
+  const std::string script = "mount --bind '" + dir.string() + "' '" + view.string() + "' && mount -o remount,bind,ro '" +
+                             view.string() + "' || exit 99; touch '" + view.string() + "/probe' 2>/dev/null && exit 98; " +
+                             MILLRACE_CLI + " runs --store " + ro_store + " && " + MILLRACE_CLI + " show --store " +
+                             ro_store + " 1";
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen((dir / "mount.out").c_str(), "w", stdout) || !freopen((dir / "mount.err").c_str(), "w", stderr)) _exit(126);
+    execlp("unshare", "unshare", "-m", "sh", "-c", script.c_str(), nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const std::string err = read_text(dir / "mount.err");
+  if (code == 99 || code == 127) GTEST_SKIP() << "no read-only bind mount here (needs CAP_SYS_ADMIN): " << err;
+  ASSERT_NE(code, 98) << "the bind mount is not read-only";
+  EXPECT_EQ(code, 0) << err;
+  EXPECT_NE(read_text(dir / "mount.out").find("real"), std::string::npos) << read_text(dir / "mount.out");
+}
+
+TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAttempt) {
+  const fs::path log = dir / "ran";
+  const std::string command = "echo {id} start $(date +%s) >> " + log.string() + "; sleep 1; echo {id} end $(date +%s) >> " +
+                              log.string();
+  pid_t pid = start(run_args(command, 16, 2));
+  for (int i = 0; i < 3000 && successes().empty(); ++i) usleep(10'000);
+  ASSERT_FALSE(successes().empty());
+  StoreLockHolder lock(store, 40);
+  ASSERT_TRUE(lock.locked());
+  const std::size_t recorded_before = successes().size();
+  // The run goes on behind the lock: more ranges start while it is held.
+  for (int i = 0; i < 1000 && lines_of(read_text(log)).size() < 2 * recorded_before + 6; ++i) usleep(10'000);
+  EXPECT_GE(lines_of(read_text(log)).size(), 2 * recorded_before + 6);
+  // Readers are served meanwhile (their output in a folder of their own).
+  const fs::path reader_dir = dir / "reader";
+  fs::create_directories(reader_dir);
+  CliResult reader = cli_test::finish_cli(reader_dir, cli_test::start_cli(reader_dir, {"runs", "--store", store}));
+  EXPECT_EQ(reader.exit_code, 0) << reader.err;
+  EXPECT_EQ(lock.wait(), 0);
+  CliResult result = finish(pid);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("is locked by another process"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("is free again; records written"), std::string::npos) << result.err;
+  std::map<std::string, int> succeeded = successes();
+  EXPECT_EQ(succeeded.size(), 16u);
+  for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+  EXPECT_EQ(lines_of(read_text(log)).size(), 32u);
+}
+
+}  // namespace
+}  // namespace millrace
