@@ -130,3 +130,53 @@ CREATE TABLE watch_holds (
   since_us INTEGER NOT NULL,  -- when the watch first saw it in progress with that owner
   PRIMARY KEY (run_id, item_id)
 ) WITHOUT ROWID;
+
+-- migration 4: staging for imports. `millrace import` writes a run's items and attempts here in
+-- short batches (so readers and a live run on the same store never wait for a whole import),
+-- then publishes them into runs/items/item_deps/attempts in one transaction and clears its
+-- staging rows. An import that fails, or is killed, publishes nothing; its staging rows are
+-- removed by itself or, once its process is gone, by the next import. `source` is where an
+-- attempt was read ("file:line"), to name both lines of a duplicated row.
+CREATE TABLE staged_imports (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: orphaned rows stay orphaned
+  host       TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,
+  started_us INTEGER NOT NULL                    -- wall clock, micros since the epoch
+);
+
+CREATE TABLE staged_items (
+  import_id    INTEGER NOT NULL,
+  position     INTEGER NOT NULL,
+  id           TEXT    NOT NULL,
+  range_first  INTEGER,
+  range_count  INTEGER,
+  type         TEXT    NOT NULL,
+  payload      TEXT    NOT NULL,
+  priority     INTEGER NOT NULL,
+  submit_at_us INTEGER NOT NULL,
+  predicted_us INTEGER NOT NULL,
+  UNIQUE (import_id, id)
+);
+
+CREATE TABLE staged_item_deps (
+  import_id  INTEGER NOT NULL,
+  item_id    TEXT    NOT NULL,
+  position   INTEGER NOT NULL,
+  depends_on TEXT    NOT NULL,
+  UNIQUE (import_id, item_id, position)
+);
+
+CREATE TABLE staged_attempts (
+  import_id      INTEGER NOT NULL,
+  item_id        TEXT    NOT NULL,
+  number         INTEGER NOT NULL,
+  worker         TEXT    NOT NULL,
+  start_us       INTEGER NOT NULL,
+  end_us         INTEGER NOT NULL,
+  outcome        TEXT    NOT NULL,
+  exit_code      INTEGER NOT NULL,
+  failure_reason TEXT    NOT NULL,
+  work_time_us   INTEGER,
+  source         TEXT    NOT NULL,
+  UNIQUE (import_id, item_id, number)
+);

@@ -12,10 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/csv.h"
 #include "data/error.h"
 #include "data/schema_sql.h"
 #include "data/sqlite_db.h"
+#include "data/text_excerpt.h"
 #include "data/timing_table.h"
 
 namespace millrace::data {
@@ -139,6 +141,40 @@ void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, 
   }
 }
 
+std::int64_t insert_run(sqlite3* db, const std::string& path, const Run& run) {
+  Statement insert(db, path,
+                   "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
+  insert.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended);
+  insert.run();
+  return sqlite3_last_insert_rowid(db);
+}
+
+// Stored values are checked before arithmetic relies on them (a range's last unit, an int
+// field): a row written by another program, or damaged, is an Error naming the run and item.
+std::optional<Range> stored_range(const Statement& s, int first_column, const std::string& path,
+                                  std::int64_t run_id, const std::string& item_id) {
+  if (s.is_null(first_column)) return std::nullopt;
+  auto range = range_from_first_count(s.int64(first_column), s.int64(first_column + 1));
+  if (!range) {
+    throw Error(path, run_label(run_id) + ": item " + excerpt(item_id) + " has an invalid stored range (first " +
+                          std::to_string(s.int64(first_column)) + ", count " +
+                          std::to_string(s.int64(first_column + 1)) + "): corrupt row");
+  }
+  return range;
+}
+
+int stored_int(const Statement& s, int column, const char* what, const std::string& path, std::int64_t run_id,
+               const std::string& item_id) {
+  auto value = to_int(s.int64(column));
+  if (!value) {
+    throw Error(path, run_label(run_id) + ": item " + excerpt(item_id) + " has " + what + " " +
+                          std::to_string(s.int64(column)) + " beyond an int: corrupt row");
+  }
+  return *value;
+}
+
 void check_bins(const CostProfile& profile) {
   for (std::size_t i = 0; i < profile.bins.size(); ++i) {
     const auto& bin = profile.bins[i];
@@ -201,13 +237,7 @@ int TraceStore::schema_version() const { return static_cast<int>(single_int(db_,
 std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& items,
                                  const std::vector<Attempt>& attempts) {
   Transaction tx(db_, path_);
-  Statement insert_run(db_, path_,
-                       "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  insert_run.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
-  insert_run.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended);
-  insert_run.run();
-  std::int64_t run_id = sqlite3_last_insert_rowid(db_);
+  std::int64_t run_id = insert_run(db_, path_, run);
 
   Statement insert_item(db_, path_,
                         "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
@@ -234,6 +264,32 @@ std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& it
     }
   }
   insert_attempts(db_, path_, run_id, attempts);
+  tx.commit();
+  return run_id;
+}
+
+std::int64_t TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
+  Transaction tx(db_, path_);
+  std::int64_t run_id = insert_run(db_, path_, run);
+  const char* copies[] = {
+      "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, submit_at_us, "
+      "predicted_us) SELECT ?1, position, id, range_first, range_count, type, payload, priority, submit_at_us, "
+      "predicted_us FROM staged_items WHERE import_id = ?2",
+      "INSERT INTO item_deps (run_id, item_id, position, depends_on) SELECT ?1, item_id, position, depends_on "
+      "FROM staged_item_deps WHERE import_id = ?2",
+      "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, "
+      "work_time_us) SELECT ?1, item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, "
+      "work_time_us FROM staged_attempts WHERE import_id = ?2",
+      "DELETE FROM staged_imports WHERE id = ?2"};
+  for (const char* sql : copies) {
+    Statement copy(db_, path_, sql);
+    copy.bind(1, run_id).bind(2, import_id);
+    try {
+      copy.run();
+    } catch (const Error& e) {
+      throw Error(path_, "run '" + run.name + "': cannot publish the staged import: " + e.problem());
+    }
+  }
   tx.commit();
   return run_id;
 }
@@ -298,10 +354,10 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
   while (s.step()) {
     WorkItem item;
     item.id = s.text(0);
-    if (!s.is_null(1)) item.range = Range{s.int64(1), s.int64(2)};
+    item.range = stored_range(s, 1, path_, run_id, item.id);
     item.type = s.text(3);
     item.payload = s.text(4);
-    item.priority = static_cast<int>(s.int64(5));
+    item.priority = stored_int(s, 5, "priority", path_, run_id, item.id);
     item.submit_at = s.int64(6);
     item.predicted = s.int64(7);
     if (auto found = deps.find(item.id); found != deps.end()) item.depends_on = std::move(found->second);
@@ -319,12 +375,16 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
   while (s.step()) {
     Attempt a;
     a.item_id = s.text(0);
-    a.number = static_cast<int>(s.int64(1));
+    a.number = stored_int(s, 1, "attempt number", path_, run_id, a.item_id);
     a.worker = s.text(2);
     a.start = s.int64(3);
     a.end = s.int64(4);
     a.outcome = outcome_from_string(s.text(5), path_);
-    a.exit_code = static_cast<int>(s.int64(6));
+    a.exit_code = stored_int(s, 6, "exit code", path_, run_id, a.item_id);
+    if (a.end < a.start) {
+      throw Error(path_, run_label(run_id) + ": attempt " + std::to_string(a.number) + " of item " + excerpt(a.item_id) +
+                             " ends before it starts: corrupt row");
+    }
     a.failure_reason = s.text(7);
     a.work_time = s.optional_int64(8);
     out.push_back(std::move(a));
@@ -333,7 +393,8 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
 }
 
 std::int64_t TraceStore::count_rows(const std::string& table) const {
-  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins"}) {
+  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins", "staged_imports",
+                            "staged_items", "staged_item_deps", "staged_attempts"}) {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
   throw Error(path_, "no table '" + table + "'");

@@ -1,0 +1,264 @@
+#include "data/importers/staged_import.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <vector>
+
+#include "data/error.h"
+#include "data/sqlite_db.h"
+
+namespace millrace::data::importers {
+
+namespace {
+
+constexpr const char* kStagingTables[] = {"staged_attempts", "staged_item_deps", "staged_items"};
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+bool process_gone(std::int64_t pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH; }
+
+Micros wall_clock_micros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Deletes one import's staging rows, kBatchRows per transaction.
+void purge(sqlite3* db, const std::string& path, std::int64_t import_id) {
+  for (const char* table : kStagingTables) {
+    const std::string sql = std::string("DELETE FROM ") + table + " WHERE rowid IN (SELECT rowid FROM " + table +
+                            " WHERE import_id = ? LIMIT " + std::to_string(kBatchRows) + ")";
+    for (int deleted = static_cast<int>(kBatchRows); deleted >= static_cast<int>(kBatchRows);) {
+      Transaction tx(db, path);
+      Statement remove(db, path, sql);
+      remove.bind(1, import_id);
+      remove.run();
+      deleted = sqlite3_changes(db);
+      tx.commit();
+    }
+  }
+}
+
+// Unregisters the imports of this host whose process is gone, then purges every staging row
+// that belongs to no registered import.
+void remove_stale_imports(sqlite3* db, const std::string& path) {
+  const std::string host = host_name();
+  std::vector<std::int64_t> stale;
+  {
+    Statement s(db, path, "SELECT id, host, pid FROM staged_imports");
+    while (s.step()) {
+      if (s.text(1) == host && process_gone(s.int64(2))) stale.push_back(s.int64(0));
+    }
+  }
+  for (std::int64_t id : stale) {
+    Transaction tx(db, path);
+    Statement remove(db, path, "DELETE FROM staged_imports WHERE id = ?");
+    remove.bind(1, id);
+    remove.run();
+    tx.commit();
+  }
+  std::vector<std::int64_t> orphans;
+  for (const char* table : kStagingTables) {
+    Statement s(db, path, std::string("SELECT DISTINCT import_id FROM ") + table +
+                              " WHERE import_id NOT IN (SELECT id FROM staged_imports)");
+    while (s.step()) orphans.push_back(s.int64(0));
+  }
+  for (std::int64_t id : orphans) purge(db, path, id);
+}
+
+}  // namespace
+
+struct StagedImport::Statements {
+  Statements(sqlite3* db, const std::string& path)
+      : insert_item(db, path,
+                    "INSERT INTO staged_items (import_id, position, id, range_first, range_count, type, payload, "
+                    "priority, submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"),
+        insert_dep(db, path,
+                   "INSERT INTO staged_item_deps (import_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)"),
+        find_item(db, path, "SELECT 1 FROM staged_items WHERE import_id = ? AND id = ?"),
+        latest_attempt(db, path, "SELECT max(number) FROM staged_attempts WHERE import_id = ? AND item_id = ?"),
+        insert_attempt(db, path,
+                       "INSERT INTO staged_attempts (import_id, item_id, number, worker, start_us, end_us, outcome, "
+                       "exit_code, failure_reason, work_time_us, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        source_of(db, path, "SELECT source FROM staged_attempts WHERE import_id = ? AND item_id = ? AND number = ?") {}
+
+  Statement insert_item;
+  Statement insert_dep;
+  Statement find_item;
+  Statement latest_attempt;
+  Statement insert_attempt;
+  Statement source_of;
+  std::optional<Transaction> batch;  // last member: rolled back before the statements go
+};
+
+StagedImport::StagedImport(TraceStore& store) : store_(store) {
+  sqlite3* db = store_.handle();
+  const std::string& path = store_.path();
+  remove_stale_imports(db, path);
+  {
+    Transaction tx(db, path);
+    Statement insert(db, path, "INSERT INTO staged_imports (host, pid, started_us) VALUES (?, ?, ?)");
+    insert.bind(1, host_name()).bind(2, static_cast<std::int64_t>(::getpid())).bind(3, wall_clock_micros());
+    insert.run();
+    id_ = sqlite3_last_insert_rowid(db);
+    tx.commit();
+  }
+  statements_ = std::make_unique<Statements>(db, path);
+  statements_->batch.emplace(db, path);
+}
+
+StagedImport::~StagedImport() {
+  if (!published_) discard();
+}
+
+void StagedImport::discard() noexcept {
+  try {
+    statements_.reset();  // rolls back the open batch
+    Transaction tx(store_.handle(), store_.path());
+    Statement remove(store_.handle(), store_.path(), "DELETE FROM staged_imports WHERE id = ?");
+    remove.bind(1, id_);
+    remove.run();
+    tx.commit();
+    purge(store_.handle(), store_.path(), id_);
+  } catch (const Error&) {
+    // The store is busy or failing: the rows stay unpublished, and the next import removes them.
+  }
+}
+
+void StagedImport::count_row() {
+  if (++rows_in_batch_ < kBatchRows) return;
+  statements_->batch->commit();
+  statements_->batch.reset();
+  statements_->batch.emplace(store_.handle(), store_.path());
+  rows_in_batch_ = 0;
+}
+
+void StagedImport::note_span(const Attempt& attempt) {
+  started_ = started_ ? std::min(*started_, attempt.start) : attempt.start;
+  ended_ = std::max(ended_, attempt.end);
+}
+
+bool StagedImport::add_item(const WorkItem& item) {
+  std::optional<std::int64_t> first, count;
+  if (item.range) {
+    first = item.range->first;
+    count = item.range->count;
+  }
+  Statement& insert = statements_->insert_item;
+  insert.bind(1, id_).bind(2, static_cast<std::int64_t>(items_)).bind(3, item.id).bind(4, first).bind(5, count);
+  insert.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
+  insert.bind(10, item.predicted);
+  insert.run();
+  if (sqlite3_changes(store_.handle()) == 0) return false;
+  for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
+    Statement& dep = statements_->insert_dep;
+    dep.bind(1, id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
+    dep.run();
+  }
+  ++items_;
+  count_row();
+  return true;
+}
+
+bool StagedImport::has_item(const std::string& item_id) {
+  Statement& find = statements_->find_item;
+  find.bind(1, id_).bind(2, item_id);
+  const bool found = find.step();
+  find.reset();
+  return found;
+}
+
+int StagedImport::latest_attempt(const std::string& item_id) {
+  Statement& latest = statements_->latest_attempt;
+  latest.bind(1, id_).bind(2, item_id);
+  latest.step();
+  const int number = latest.is_null(0) ? 0 : static_cast<int>(latest.int64(0));  // stored from ints
+  latest.reset();
+  return number;
+}
+
+void StagedImport::add_attempt(const Attempt& a, const std::string& where) {
+  Statement& insert = statements_->insert_attempt;
+  try {
+    insert.bind(1, id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
+    insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
+    insert.bind(11, where);
+    insert.run();
+  } catch (const Error&) {
+    insert.reset();
+    Statement& source = statements_->source_of;
+    source.bind(1, id_).bind(2, a.item_id).bind(3, a.number);
+    const std::optional<std::string> earlier = source.step() ? std::optional(source.text(0)) : std::nullopt;
+    source.reset();
+    if (earlier) throw duplicate_attempt(a, where, *earlier);
+    throw;
+  }
+  ++attempts_;
+  note_span(a);
+  count_row();
+}
+
+void StagedImport::lay_back_to_back(const std::string& input) {
+  sqlite3* db = store_.handle();
+  const std::string& path = store_.path();
+  struct Row {
+    std::int64_t rowid;
+    std::string worker;
+    Micros duration;
+    std::string item_id;
+  };
+  Statement select(db, path,
+                   "SELECT rowid, worker, end_us - start_us, item_id FROM staged_attempts "
+                   "WHERE import_id = ? AND rowid > ? ORDER BY rowid LIMIT ?");
+  Statement update(db, path, "UPDATE staged_attempts SET start_us = ?, end_us = ? WHERE rowid = ?");
+  std::map<std::string, Micros> free_at;
+  started_.reset();
+  ended_ = 0;
+  for (std::int64_t after = 0;;) {
+    std::vector<Row> chunk;
+    select.bind(1, id_).bind(2, after).bind(3, static_cast<std::int64_t>(kBatchRows));
+    while (select.step()) chunk.push_back(Row{select.int64(0), select.text(1), select.int64(2), select.text(3)});
+    select.reset();
+    if (chunk.empty()) break;
+    for (const Row& row : chunk) {
+      Micros& at = free_at[row.worker];
+      Attempt laid;
+      laid.start = at;
+      laid.end = back_to_back_end(at, row.duration, row.worker, row.item_id, input);
+      update.bind(1, laid.start).bind(2, laid.end).bind(3, row.rowid);
+      update.run();
+      note_span(laid);
+      at = laid.end;
+      count_row();
+    }
+    after = chunk.back().rowid;
+  }
+}
+
+std::int64_t StagedImport::publish(const Run& run) {
+  statements_->batch->commit();
+  statements_.reset();
+  Run published = run;
+  if (started_) {
+    published.started = *started_;
+    published.ended = ended_;
+  }
+  const std::int64_t run_id = store_.publish_staged_import(id_, published);
+  published_ = true;
+  try {
+    purge(store_.handle(), store_.path(), id_);
+  } catch (const Error&) {
+    // Left for the next import, which removes the rows of unregistered imports.
+  }
+  return run_id;
+}
+
+}  // namespace millrace::data::importers

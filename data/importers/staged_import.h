@@ -1,0 +1,61 @@
+// An import written to the store in short batches and published all at once (schema.sql,
+// migration 4). Items and attempts go to staging tables in transactions of kBatchRows rows, so
+// another writer (a live run, another import) waits at most one batch, and readers never wait
+// (WAL). publish() copies the staged rows into runs/items/item_deps/attempts in one transaction:
+// the import stays all-or-nothing. An import that fails, or is destroyed unpublished, deletes its
+// staging rows; one killed outright leaves them to the next import, which removes the rows of
+// every import whose process (same host) is gone. Memory does not grow with the input: the
+// store answers the per-item questions (is this id new, its latest attempt).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "data/importers/trace_sink.h"
+#include "data/trace_store.h"
+
+namespace millrace::data::importers {
+
+inline constexpr std::size_t kBatchRows = 10'000;
+
+class StagedImport : public TraceSink {
+ public:
+  // Removes stale staging rows, then registers this import. Throws Error naming the store.
+  explicit StagedImport(TraceStore& store);
+  StagedImport(const StagedImport&) = delete;
+  StagedImport& operator=(const StagedImport&) = delete;
+  ~StagedImport() override;  // discards the staged rows unless published
+
+  bool add_item(const WorkItem& item) override;
+  bool has_item(const std::string& item_id) override;
+  int latest_attempt(const std::string& item_id) override;
+  void add_attempt(const Attempt& attempt, const std::string& where) override;
+  void lay_back_to_back(const std::string& input) override;
+
+  // Publishes the staged items and attempts as a new run (its span set from the attempts) in
+  // one transaction; returns the run's id. Call once.
+  std::int64_t publish(const Run& run);
+
+  std::size_t items() const { return items_; }
+  std::size_t attempts() const { return attempts_; }
+
+ private:
+  struct Statements;
+  void count_row();        // commits the batch every kBatchRows rows
+  void note_span(const Attempt& attempt);
+  void discard() noexcept;
+
+  TraceStore& store_;
+  std::int64_t id_ = 0;
+  std::unique_ptr<Statements> statements_;
+  std::size_t items_ = 0;
+  std::size_t attempts_ = 0;
+  std::size_t rows_in_batch_ = 0;
+  std::optional<Micros> started_;
+  Micros ended_ = 0;
+  bool published_ = false;
+};
+
+}  // namespace millrace::data::importers
