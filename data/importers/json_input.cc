@@ -63,8 +63,8 @@ std::string problem_of(const nlohmann::json::exception& e) {
 }
 
 std::string kind_of(const nlohmann::json::exception& e, bool at_end) {
-  if (at_end) return "truncated file: ";
   if (dynamic_cast<const nlohmann::json::out_of_range*>(&e) != nullptr) return "number out of range: ";
+  if (at_end) return "truncated file: ";
   return "malformed JSON: ";
 }
 

@@ -80,7 +80,7 @@ struct StagedImport::Statements {
   Statements(sqlite3* db, const std::string& path)
       : insert_item(db, path,
                     "INSERT INTO staged_items (import_id, position, id, range_first, range_count, type, payload, "
-                    "priority, submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"),
+                    "priority, submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         insert_dep(db, path,
                    "INSERT INTO staged_item_deps (import_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)"),
         find_item(db, path, "SELECT 1 FROM staged_items WHERE import_id = ? AND id = ?"),
@@ -96,7 +96,6 @@ struct StagedImport::Statements {
   Statement latest_attempt;
   Statement insert_attempt;
   Statement source_of;
-  std::optional<Transaction> batch;  // last member: rolled back before the statements go
 };
 
 StagedImport::StagedImport(TraceStore& store) : store_(store) {
@@ -112,7 +111,6 @@ StagedImport::StagedImport(TraceStore& store) : store_(store) {
     tx.commit();
   }
   statements_ = std::make_unique<Statements>(db, path);
-  statements_->batch.emplace(db, path);
 }
 
 StagedImport::~StagedImport() {
@@ -121,7 +119,7 @@ StagedImport::~StagedImport() {
 
 void StagedImport::discard() noexcept {
   try {
-    statements_.reset();  // rolls back the open batch
+    statements_.reset();
     Transaction tx(store_.handle(), store_.path());
     Statement remove(store_.handle(), store_.path(), "DELETE FROM staged_imports WHERE id = ?");
     remove.bind(1, id_);
@@ -133,42 +131,12 @@ void StagedImport::discard() noexcept {
   }
 }
 
-void StagedImport::count_row() {
-  if (++rows_in_batch_ < kBatchRows) return;
-  statements_->batch->commit();
-  statements_->batch.reset();
-  statements_->batch.emplace(store_.handle(), store_.path());
-  rows_in_batch_ = 0;
-}
-
 void StagedImport::note_span(const Attempt& attempt) {
   started_ = started_ ? std::min(*started_, attempt.start) : attempt.start;
   ended_ = std::max(ended_, attempt.end);
 }
 
-bool StagedImport::add_item(const WorkItem& item) {
-  std::optional<std::int64_t> first, count;
-  if (item.range) {
-    first = item.range->first;
-    count = item.range->count;
-  }
-  Statement& insert = statements_->insert_item;
-  insert.bind(1, id_).bind(2, static_cast<std::int64_t>(items_)).bind(3, item.id).bind(4, first).bind(5, count);
-  insert.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
-  insert.bind(10, item.predicted);
-  insert.run();
-  if (sqlite3_changes(store_.handle()) == 0) return false;
-  for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
-    Statement& dep = statements_->insert_dep;
-    dep.bind(1, id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
-    dep.run();
-  }
-  ++items_;
-  count_row();
-  return true;
-}
-
-bool StagedImport::has_item(const std::string& item_id) {
+bool StagedImport::stored_item(const std::string& item_id) {
   Statement& find = statements_->find_item;
   find.bind(1, id_).bind(2, item_id);
   const bool found = find.step();
@@ -176,37 +144,74 @@ bool StagedImport::has_item(const std::string& item_id) {
   return found;
 }
 
+bool StagedImport::add_item(const WorkItem& item) {
+  if (pending_.has_item(item.id) || stored_item(item.id)) return false;
+  pending_.add_item(item);
+  flush_when_full();
+  return true;
+}
+
+bool StagedImport::has_item(const std::string& item_id) { return pending_.has_item(item_id) || stored_item(item_id); }
+
 int StagedImport::latest_attempt(const std::string& item_id) {
   Statement& latest = statements_->latest_attempt;
   latest.bind(1, id_).bind(2, item_id);
   latest.step();
-  const int number = latest.is_null(0) ? 0 : static_cast<int>(latest.int64(0));  // stored from ints
+  const int stored = latest.is_null(0) ? 0 : static_cast<int>(latest.int64(0));  // written from ints
   latest.reset();
-  return number;
+  return std::max(stored, pending_.latest_attempt(item_id));
 }
 
 void StagedImport::add_attempt(const Attempt& a, const std::string& where) {
-  Statement& insert = statements_->insert_attempt;
-  try {
+  Statement& source = statements_->source_of;
+  source.bind(1, id_).bind(2, a.item_id).bind(3, a.number);
+  const std::optional<std::string> earlier = source.step() ? std::optional(source.text(0)) : std::nullopt;
+  source.reset();
+  if (earlier) throw duplicate_attempt(a, where, *earlier);
+  pending_.add_attempt(a, where);
+  note_span(a);
+  flush_when_full();
+}
+
+void StagedImport::flush_when_full() {
+  if (pending_.size() >= kBatchRows) flush();
+}
+
+void StagedImport::flush() {
+  if (pending_.size() == 0) return;
+  Transaction tx(store_.handle(), store_.path());
+  const Trace& batch = pending_.trace();
+  for (const WorkItem& item : batch.items) {
+    std::optional<std::int64_t> first, count;
+    if (item.range) {
+      first = item.range->first;
+      count = item.range->count;
+    }
+    Statement& insert = statements_->insert_item;
+    insert.bind(1, id_).bind(2, static_cast<std::int64_t>(items_++)).bind(3, item.id).bind(4, first).bind(5, count);
+    insert.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
+    insert.bind(10, item.predicted);
+    insert.run();
+    for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
+      Statement& dep = statements_->insert_dep;
+      dep.bind(1, id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
+      dep.run();
+    }
+  }
+  for (const Attempt& a : batch.attempts) {
+    Statement& insert = statements_->insert_attempt;
     insert.bind(1, id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
     insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
-    insert.bind(11, where);
+    insert.bind(11, pending_.where_of(a));
     insert.run();
-  } catch (const Error&) {
-    insert.reset();
-    Statement& source = statements_->source_of;
-    source.bind(1, id_).bind(2, a.item_id).bind(3, a.number);
-    const std::optional<std::string> earlier = source.step() ? std::optional(source.text(0)) : std::nullopt;
-    source.reset();
-    if (earlier) throw duplicate_attempt(a, where, *earlier);
-    throw;
+    ++attempts_;
   }
-  ++attempts_;
-  note_span(a);
-  count_row();
+  tx.commit();
+  pending_.clear();
 }
 
 void StagedImport::lay_back_to_back(const std::string& input) {
+  flush();
   sqlite3* db = store_.handle();
   const std::string& path = store_.path();
   struct Row {
@@ -228,6 +233,7 @@ void StagedImport::lay_back_to_back(const std::string& input) {
     while (select.step()) chunk.push_back(Row{select.int64(0), select.text(1), select.int64(2), select.text(3)});
     select.reset();
     if (chunk.empty()) break;
+    Transaction tx(db, path);
     for (const Row& row : chunk) {
       Micros& at = free_at[row.worker];
       Attempt laid;
@@ -237,14 +243,14 @@ void StagedImport::lay_back_to_back(const std::string& input) {
       update.run();
       note_span(laid);
       at = laid.end;
-      count_row();
     }
+    tx.commit();
     after = chunk.back().rowid;
   }
 }
 
 std::int64_t StagedImport::publish(const Run& run) {
-  statements_->batch->commit();
+  flush();
   statements_.reset();
   Run published = run;
   if (started_) {

@@ -1,7 +1,8 @@
 // An import written to the store in short batches and published all at once (schema.sql,
-// migration 4). Items and attempts go to staging tables in transactions of kBatchRows rows, so
-// another writer (a live run, another import) waits at most one batch, and readers never wait
-// (WAL). publish() copies the staged rows into runs/items/item_deps/attempts in one transaction:
+// migration 4). Items and attempts are gathered in memory up to kBatchRows rows, then written to
+// the staging tables in one short transaction; the write lock is free while the next batch is
+// parsed, so another writer (a live run, another import) waits at most one batch's write, and
+// readers never wait (WAL). publish() copies the staged rows into runs/items/item_deps/attempts in one transaction:
 // the import stays all-or-nothing. An import that fails, or is destroyed unpublished, deletes its
 // staging rows; one killed outright leaves them to the next import, which removes the rows of
 // every import whose process (same host) is gone. Memory does not grow with the input: the
@@ -43,16 +44,18 @@ class StagedImport : public TraceSink {
 
  private:
   struct Statements;
-  void count_row();        // commits the batch every kBatchRows rows
+  bool stored_item(const std::string& item_id);
+  void flush_when_full();
+  void flush();  // writes the pending rows in one transaction
   void note_span(const Attempt& attempt);
   void discard() noexcept;
 
   TraceStore& store_;
   std::int64_t id_ = 0;
   std::unique_ptr<Statements> statements_;
+  TraceBuilder pending_;  // rows not yet written
   std::size_t items_ = 0;
   std::size_t attempts_ = 0;
-  std::size_t rows_in_batch_ = 0;
   std::optional<Micros> started_;
   Micros ended_ = 0;
   bool published_ = false;
