@@ -131,52 +131,26 @@ CREATE TABLE watch_holds (
   PRIMARY KEY (run_id, item_id)
 ) WITHOUT ROWID;
 
--- migration 4: staging for imports. `millrace import` writes a run's items and attempts here in
--- short batches (so readers and a live run on the same store never wait for a whole import),
--- then publishes them into runs/items/item_deps/attempts in one transaction and clears its
--- staging rows. An import that fails, or is killed, publishes nothing; its staging rows are
--- removed by itself or, once its process is gone, by the next import. `source` is where an
--- attempt was read ("file:line"), to name both lines of a duplicated row.
+-- migration 4: imports in progress. `millrace import` writes a run's items and attempts into
+-- the real tables under a run that stays hidden (runs(), run(), find_run() skip every run named
+-- here) in short batches, so readers and a live run on the same store never wait for a whole
+-- import; publishing is one short transaction that deletes the registration. An import that
+-- fails, or is killed, publishes nothing; its rows are removed by itself or, once its process is
+-- gone, by the next import. staged_attempt_sources keeps where each attempt was read
+-- ("file:line", in the order read) to name both lines of a duplicated row and to lay attempts
+-- back to back; it is cleared after publishing.
 CREATE TABLE staged_imports (
-  id         INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: orphaned rows stay orphaned
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id     INTEGER NOT NULL UNIQUE REFERENCES runs (id) ON DELETE CASCADE,
   host       TEXT    NOT NULL,
   pid        INTEGER NOT NULL,
-  started_us INTEGER NOT NULL                    -- wall clock, micros since the epoch
+  started_us INTEGER NOT NULL   -- wall clock, micros since the epoch
 );
 
-CREATE TABLE staged_items (
-  import_id    INTEGER NOT NULL,
-  position     INTEGER NOT NULL,
-  id           TEXT    NOT NULL,
-  range_first  INTEGER,
-  range_count  INTEGER,
-  type         TEXT    NOT NULL,
-  payload      TEXT    NOT NULL,
-  priority     INTEGER NOT NULL,
-  submit_at_us INTEGER NOT NULL,
-  predicted_us INTEGER NOT NULL,
-  UNIQUE (import_id, id)
-);
-
-CREATE TABLE staged_item_deps (
-  import_id  INTEGER NOT NULL,
-  item_id    TEXT    NOT NULL,
-  position   INTEGER NOT NULL,
-  depends_on TEXT    NOT NULL,
-  UNIQUE (import_id, item_id, position)
-);
-
-CREATE TABLE staged_attempts (
-  import_id      INTEGER NOT NULL,
-  item_id        TEXT    NOT NULL,
-  number         INTEGER NOT NULL,
-  worker         TEXT    NOT NULL,
-  start_us       INTEGER NOT NULL,
-  end_us         INTEGER NOT NULL,
-  outcome        TEXT    NOT NULL,
-  exit_code      INTEGER NOT NULL,
-  failure_reason TEXT    NOT NULL,
-  work_time_us   INTEGER,
-  source         TEXT    NOT NULL,
-  UNIQUE (import_id, item_id, number)
+CREATE TABLE staged_attempt_sources (
+  run_id  INTEGER NOT NULL,
+  item_id TEXT    NOT NULL,
+  number  INTEGER NOT NULL,
+  source  TEXT    NOT NULL,
+  UNIQUE (run_id, item_id, number)
 );

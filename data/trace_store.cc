@@ -111,6 +111,9 @@ std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_
 constexpr const char* kRunColumns =
     "SELECT id, name, source, units, partitioner, policy, parameters, started_us, ended_us FROM runs ";
 
+// Runs of imports still in progress (importers/staged_import.h) are hidden from every reader.
+constexpr const char* kVisible = "id NOT IN (SELECT run_id FROM staged_imports) ";
+
 Run read_run(const Statement& s, const std::string& input) {
   Run r;
   r.id = s.int64(0);
@@ -268,30 +271,25 @@ std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& it
   return run_id;
 }
 
-std::int64_t TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
+std::int64_t TraceStore::add_hidden_run() {
+  Run placeholder;
+  placeholder.source = RunSource::kImported;
+  return insert_run(db_, path_, placeholder);
+}
+
+void TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
   Transaction tx(db_, path_);
-  std::int64_t run_id = insert_run(db_, path_, run);
-  const char* copies[] = {
-      "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, submit_at_us, "
-      "predicted_us) SELECT ?1, position, id, range_first, range_count, type, payload, priority, submit_at_us, "
-      "predicted_us FROM staged_items WHERE import_id = ?2",
-      "INSERT INTO item_deps (run_id, item_id, position, depends_on) SELECT ?1, item_id, position, depends_on "
-      "FROM staged_item_deps WHERE import_id = ?2",
-      "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, "
-      "work_time_us) SELECT ?1, item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, "
-      "work_time_us FROM staged_attempts WHERE import_id = ?2",
-      "DELETE FROM staged_imports WHERE id = ?2"};
-  for (const char* sql : copies) {
-    Statement copy(db_, path_, sql);
-    copy.bind(1, run_id).bind(2, import_id);
-    try {
-      copy.run();
-    } catch (const Error& e) {
-      throw Error(path_, "run '" + run.name + "': cannot publish the staged import: " + e.problem());
-    }
-  }
+  Statement update(db_, path_,
+                   "UPDATE runs SET name = ?, source = ?, units = ?, partitioner = ?, policy = ?, parameters = ?, "
+                   "started_us = ?, ended_us = ? WHERE id = ?");
+  update.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
+  update.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended).bind(9, run.id);
+  update.run();
+  if (sqlite3_changes(db_) != 1) throw Error(path_, "no hidden " + run_label(run.id) + " to publish");
+  Statement unregister(db_, path_, "DELETE FROM staged_imports WHERE id = ?");
+  unregister.bind(1, import_id);
+  unregister.run();
   tx.commit();
-  return run_id;
 }
 
 void TraceStore::add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts) {
@@ -309,14 +307,14 @@ void TraceStore::set_run_ended(std::int64_t run_id, Micros ended) {
 }
 
 std::vector<Run> TraceStore::runs() const {
-  Statement s(db_, path_, std::string(kRunColumns) + "ORDER BY id");
+  Statement s(db_, path_, std::string(kRunColumns) + "WHERE " + kVisible + "ORDER BY id");
   std::vector<Run> out;
   while (s.step()) out.push_back(read_run(s, path_));
   return out;
 }
 
 Run TraceStore::run(std::int64_t run_id) const {
-  Statement s(db_, path_, std::string(kRunColumns) + "WHERE id = ?");
+  Statement s(db_, path_, std::string(kRunColumns) + "WHERE id = ? AND " + kVisible);
   s.bind(1, run_id);
   if (!s.step()) throw Error(path_, "no " + run_label(run_id));
   return read_run(s, path_);
@@ -327,7 +325,7 @@ std::int64_t TraceStore::find_run(const std::string& id_or_name) const {
   const char* end = id_or_name.data() + id_or_name.size();
   auto [ptr, ec] = std::from_chars(id_or_name.data(), end, id);
   if (ec == std::errc() && ptr == end) return run(id).id;
-  Statement s(db_, path_, "SELECT id FROM runs WHERE name = ? ORDER BY id");
+  Statement s(db_, path_, std::string("SELECT id FROM runs WHERE name = ? AND ") + kVisible + "ORDER BY id");
   s.bind(1, id_or_name);
   std::vector<std::int64_t> ids;
   while (s.step()) ids.push_back(s.int64(0));
@@ -394,7 +392,7 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
 
 std::int64_t TraceStore::count_rows(const std::string& table) const {
   for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins", "staged_imports",
-                            "staged_items", "staged_item_deps", "staged_attempts"}) {
+                            "staged_attempt_sources"}) {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
   throw Error(path_, "no table '" + table + "'");

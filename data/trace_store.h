@@ -37,10 +37,12 @@ class TraceStore {
   // Adds a run with its items and attempts in one transaction; returns the new run id.
   std::int64_t add_run(const Run& run, const std::vector<WorkItem>& items,
                        const std::vector<Attempt>& attempts);
-  // Publishes the rows an import staged (importers/staged_import.h, schema migration 4) as a new
-  // run in one transaction and unregisters the import; returns the new run id. The staged rows
-  // themselves are left for the importer to delete in short batches.
-  std::int64_t publish_staged_import(std::int64_t import_id, const Run& run);
+  // For imports in progress (importers/staged_import.h, schema migration 4): a placeholder run
+  // row to hold the import's items and attempts (hidden from readers while the import is
+  // registered in staged_imports), and its publication: the run's fields set from `run` (run.id
+  // is the hidden run) and the registration removed, in one short transaction.
+  std::int64_t add_hidden_run();
+  void publish_staged_import(std::int64_t import_id, const Run& run);
   // Appends attempts to an existing run (real runs record as they go), in one transaction.
   void add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts);
   void set_run_ended(std::int64_t run_id, Micros ended);

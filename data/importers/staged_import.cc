@@ -16,8 +16,6 @@ namespace millrace::data::importers {
 
 namespace {
 
-constexpr const char* kStagingTables[] = {"staged_attempts", "staged_item_deps", "staged_items"};
-
 std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown";
@@ -31,47 +29,58 @@ Micros wall_clock_micros() {
       .count();
 }
 
-// Deletes one import's staging rows, kBatchRows per transaction.
-void purge(sqlite3* db, const std::string& path, std::int64_t import_id) {
-  for (const char* table : kStagingTables) {
-    const std::string sql = std::string("DELETE FROM ") + table + " WHERE rowid IN (SELECT rowid FROM " + table +
-                            " WHERE import_id = ? LIMIT " + std::to_string(kBatchRows) + ")";
-    for (int deleted = static_cast<int>(kBatchRows); deleted >= static_cast<int>(kBatchRows);) {
-      Transaction tx(db, path);
-      Statement remove(db, path, sql);
-      remove.bind(1, import_id);
-      remove.run();
-      deleted = sqlite3_changes(db);
-      tx.commit();
-    }
+// Runs `sql` (binding the run id as ?1) until it deletes fewer than kBatchRows rows, one
+// transaction each.
+void delete_in_batches(sqlite3* db, const std::string& path, const std::string& sql, std::int64_t run_id) {
+  for (int deleted = static_cast<int>(kBatchRows); deleted >= static_cast<int>(kBatchRows);) {
+    Transaction tx(db, path);
+    Statement remove(db, path, sql);
+    remove.bind(1, run_id);
+    remove.run();
+    deleted = sqlite3_changes(db);
+    tx.commit();
   }
 }
 
-// Unregisters the imports of this host whose process is gone, then purges every staging row
-// that belongs to no registered import.
+const std::string kLimit = " LIMIT " + std::to_string(kBatchRows) + ")";
+
+void purge_sources(sqlite3* db, const std::string& path, std::int64_t run_id) {
+  delete_in_batches(db, path,
+                    "DELETE FROM staged_attempt_sources WHERE rowid IN (SELECT rowid FROM staged_attempt_sources "
+                    "WHERE run_id = ?1" + kLimit, run_id);
+}
+
+// Deletes an unpublished import: its items in batches (their dependencies and attempts go with
+// them), then its run and registration together.
+void purge_import(sqlite3* db, const std::string& path, std::int64_t run_id) {
+  delete_in_batches(db, path, "DELETE FROM items WHERE run_id = ?1 AND id IN (SELECT id FROM items WHERE run_id = ?1" + kLimit,
+                    run_id);
+  purge_sources(db, path, run_id);
+  Transaction tx(db, path);
+  Statement remove(db, path, "DELETE FROM runs WHERE id = ?");  // cascades to the registration
+  remove.bind(1, run_id);
+  remove.run();
+  tx.commit();
+}
+
+// Removes the imports of this host whose process is gone, and sources left after a publish.
 void remove_stale_imports(sqlite3* db, const std::string& path) {
   const std::string host = host_name();
   std::vector<std::int64_t> stale;
   {
-    Statement s(db, path, "SELECT id, host, pid FROM staged_imports");
+    Statement s(db, path, "SELECT run_id, host, pid FROM staged_imports");
     while (s.step()) {
       if (s.text(1) == host && process_gone(s.int64(2))) stale.push_back(s.int64(0));
     }
   }
-  for (std::int64_t id : stale) {
-    Transaction tx(db, path);
-    Statement remove(db, path, "DELETE FROM staged_imports WHERE id = ?");
-    remove.bind(1, id);
-    remove.run();
-    tx.commit();
+  for (std::int64_t run_id : stale) purge_import(db, path, run_id);
+  std::vector<std::int64_t> published;
+  {
+    Statement s(db, path,
+                "SELECT DISTINCT run_id FROM staged_attempt_sources WHERE run_id NOT IN (SELECT run_id FROM staged_imports)");
+    while (s.step()) published.push_back(s.int64(0));
   }
-  std::vector<std::int64_t> orphans;
-  for (const char* table : kStagingTables) {
-    Statement s(db, path, std::string("SELECT DISTINCT import_id FROM ") + table +
-                              " WHERE import_id NOT IN (SELECT id FROM staged_imports)");
-    while (s.step()) orphans.push_back(s.int64(0));
-  }
-  for (std::int64_t id : orphans) purge(db, path, id);
+  for (std::int64_t run_id : published) purge_sources(db, path, run_id);
 }
 
 }  // namespace
@@ -79,22 +88,24 @@ void remove_stale_imports(sqlite3* db, const std::string& path) {
 struct StagedImport::Statements {
   Statements(sqlite3* db, const std::string& path)
       : insert_item(db, path,
-                    "INSERT INTO staged_items (import_id, position, id, range_first, range_count, type, payload, "
-                    "priority, submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        insert_dep(db, path,
-                   "INSERT INTO staged_item_deps (import_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)"),
-        find_item(db, path, "SELECT 1 FROM staged_items WHERE import_id = ? AND id = ?"),
-        latest_attempt(db, path, "SELECT max(number) FROM staged_attempts WHERE import_id = ? AND item_id = ?"),
+                    "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
+                    "submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        insert_dep(db, path, "INSERT INTO item_deps (run_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)"),
+        find_item(db, path, "SELECT 1 FROM items WHERE run_id = ? AND id = ?"),
+        latest_attempt(db, path, "SELECT max(number) FROM attempts WHERE run_id = ? AND item_id = ?"),
         insert_attempt(db, path,
-                       "INSERT INTO staged_attempts (import_id, item_id, number, worker, start_us, end_us, outcome, "
-                       "exit_code, failure_reason, work_time_us, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        source_of(db, path, "SELECT source FROM staged_attempts WHERE import_id = ? AND item_id = ? AND number = ?") {}
+                       "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, "
+                       "failure_reason, work_time_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        insert_source(db, path,
+                      "INSERT INTO staged_attempt_sources (run_id, item_id, number, source) VALUES (?, ?, ?, ?)"),
+        source_of(db, path, "SELECT source FROM staged_attempt_sources WHERE run_id = ? AND item_id = ? AND number = ?") {}
 
   Statement insert_item;
   Statement insert_dep;
   Statement find_item;
   Statement latest_attempt;
   Statement insert_attempt;
+  Statement insert_source;
   Statement source_of;
 };
 
@@ -104,8 +115,10 @@ StagedImport::StagedImport(TraceStore& store) : store_(store) {
   remove_stale_imports(db, path);
   {
     Transaction tx(db, path);
-    Statement insert(db, path, "INSERT INTO staged_imports (host, pid, started_us) VALUES (?, ?, ?)");
-    insert.bind(1, host_name()).bind(2, static_cast<std::int64_t>(::getpid())).bind(3, wall_clock_micros());
+    run_id_ = store_.add_hidden_run();
+    Statement insert(db, path, "INSERT INTO staged_imports (run_id, host, pid, started_us) VALUES (?, ?, ?, ?)");
+    insert.bind(1, run_id_).bind(2, host_name()).bind(3, static_cast<std::int64_t>(::getpid()));
+    insert.bind(4, wall_clock_micros());
     insert.run();
     id_ = sqlite3_last_insert_rowid(db);
     tx.commit();
@@ -114,20 +127,12 @@ StagedImport::StagedImport(TraceStore& store) : store_(store) {
 }
 
 StagedImport::~StagedImport() {
-  if (!published_) discard();
-}
-
-void StagedImport::discard() noexcept {
+  if (published_) return;
   try {
     statements_.reset();
-    Transaction tx(store_.handle(), store_.path());
-    Statement remove(store_.handle(), store_.path(), "DELETE FROM staged_imports WHERE id = ?");
-    remove.bind(1, id_);
-    remove.run();
-    tx.commit();
-    purge(store_.handle(), store_.path(), id_);
+    purge_import(store_.handle(), store_.path(), run_id_);
   } catch (const Error&) {
-    // The store is busy or failing: the rows stay unpublished, and the next import removes them.
+    // The store is busy or failing: the run stays hidden, and the next import removes it.
   }
 }
 
@@ -138,7 +143,7 @@ void StagedImport::note_span(const Attempt& attempt) {
 
 bool StagedImport::stored_item(const std::string& item_id) {
   Statement& find = statements_->find_item;
-  find.bind(1, id_).bind(2, item_id);
+  find.bind(1, run_id_).bind(2, item_id);
   const bool found = find.step();
   find.reset();
   return found;
@@ -155,7 +160,7 @@ bool StagedImport::has_item(const std::string& item_id) { return pending_.has_it
 
 int StagedImport::latest_attempt(const std::string& item_id) {
   Statement& latest = statements_->latest_attempt;
-  latest.bind(1, id_).bind(2, item_id);
+  latest.bind(1, run_id_).bind(2, item_id);
   latest.step();
   const int stored = latest.is_null(0) ? 0 : static_cast<int>(latest.int64(0));  // written from ints
   latest.reset();
@@ -164,7 +169,7 @@ int StagedImport::latest_attempt(const std::string& item_id) {
 
 void StagedImport::add_attempt(const Attempt& a, const std::string& where) {
   Statement& source = statements_->source_of;
-  source.bind(1, id_).bind(2, a.item_id).bind(3, a.number);
+  source.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number);
   const std::optional<std::string> earlier = source.step() ? std::optional(source.text(0)) : std::nullopt;
   source.reset();
   if (earlier) throw duplicate_attempt(a, where, *earlier);
@@ -188,22 +193,24 @@ void StagedImport::flush() {
       count = item.range->count;
     }
     Statement& insert = statements_->insert_item;
-    insert.bind(1, id_).bind(2, static_cast<std::int64_t>(items_++)).bind(3, item.id).bind(4, first).bind(5, count);
-    insert.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
+    insert.bind(1, run_id_).bind(2, static_cast<std::int64_t>(items_++)).bind(3, item.id).bind(4, first);
+    insert.bind(5, count).bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
     insert.bind(10, item.predicted);
     insert.run();
     for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
       Statement& dep = statements_->insert_dep;
-      dep.bind(1, id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
+      dep.bind(1, run_id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
       dep.run();
     }
   }
   for (const Attempt& a : batch.attempts) {
     Statement& insert = statements_->insert_attempt;
-    insert.bind(1, id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
+    insert.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
     insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
-    insert.bind(11, pending_.where_of(a));
     insert.run();
+    Statement& source = statements_->insert_source;
+    source.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number).bind(4, pending_.where_of(a));
+    source.run();
     ++attempts_;
   }
   tx.commit();
@@ -215,22 +222,28 @@ void StagedImport::lay_back_to_back(const std::string& input) {
   sqlite3* db = store_.handle();
   const std::string& path = store_.path();
   struct Row {
-    std::int64_t rowid;
+    std::int64_t order;
+    std::string item_id;
+    int number;
     std::string worker;
     Micros duration;
-    std::string item_id;
   };
   Statement select(db, path,
-                   "SELECT rowid, worker, end_us - start_us, item_id FROM staged_attempts "
-                   "WHERE import_id = ? AND rowid > ? ORDER BY rowid LIMIT ?");
-  Statement update(db, path, "UPDATE staged_attempts SET start_us = ?, end_us = ? WHERE rowid = ?");
+                   "SELECT s.rowid, a.item_id, a.number, a.worker, a.end_us - a.start_us "
+                   "FROM staged_attempt_sources s JOIN attempts a "
+                   "ON a.run_id = s.run_id AND a.item_id = s.item_id AND a.number = s.number "
+                   "WHERE s.run_id = ? AND s.rowid > ? ORDER BY s.rowid LIMIT ?");
+  Statement update(db, path, "UPDATE attempts SET start_us = ?, end_us = ? WHERE run_id = ? AND item_id = ? AND number = ?");
   std::map<std::string, Micros> free_at;
   started_.reset();
   ended_ = 0;
   for (std::int64_t after = 0;;) {
     std::vector<Row> chunk;
-    select.bind(1, id_).bind(2, after).bind(3, static_cast<std::int64_t>(kBatchRows));
-    while (select.step()) chunk.push_back(Row{select.int64(0), select.text(1), select.int64(2), select.text(3)});
+    select.bind(1, run_id_).bind(2, after).bind(3, static_cast<std::int64_t>(kBatchRows));
+    while (select.step()) {
+      chunk.push_back(Row{select.int64(0), select.text(1), static_cast<int>(select.int64(2)), select.text(3),
+                          select.int64(4)});
+    }
     select.reset();
     if (chunk.empty()) break;
     Transaction tx(db, path);
@@ -239,13 +252,13 @@ void StagedImport::lay_back_to_back(const std::string& input) {
       Attempt laid;
       laid.start = at;
       laid.end = back_to_back_end(at, row.duration, row.worker, row.item_id, input);
-      update.bind(1, laid.start).bind(2, laid.end).bind(3, row.rowid);
+      update.bind(1, laid.start).bind(2, laid.end).bind(3, run_id_).bind(4, row.item_id).bind(5, row.number);
       update.run();
       note_span(laid);
       at = laid.end;
     }
     tx.commit();
-    after = chunk.back().rowid;
+    after = chunk.back().order;
   }
 }
 
@@ -253,18 +266,19 @@ std::int64_t StagedImport::publish(const Run& run) {
   flush();
   statements_.reset();
   Run published = run;
+  published.id = run_id_;
   if (started_) {
     published.started = *started_;
     published.ended = ended_;
   }
-  const std::int64_t run_id = store_.publish_staged_import(id_, published);
+  store_.publish_staged_import(id_, published);
   published_ = true;
   try {
-    purge(store_.handle(), store_.path(), id_);
+    purge_sources(store_.handle(), store_.path(), run_id_);
   } catch (const Error&) {
-    // Left for the next import, which removes the rows of unregistered imports.
+    // Left for the next import, which removes the sources of published runs.
   }
-  return run_id;
+  return run_id_;
 }
 
 }  // namespace millrace::data::importers

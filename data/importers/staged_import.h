@@ -1,12 +1,14 @@
-// An import written to the store in short batches and published all at once (schema.sql,
-// migration 4). Items and attempts are gathered in memory up to kBatchRows rows, then written to
-// the staging tables in one short transaction; the write lock is free while the next batch is
-// parsed, so another writer (a live run, another import) waits at most one batch's write, and
-// readers never wait (WAL). publish() copies the staged rows into runs/items/item_deps/attempts in one transaction:
-// the import stays all-or-nothing. An import that fails, or is destroyed unpublished, deletes its
-// staging rows; one killed outright leaves them to the next import, which removes the rows of
-// every import whose process (same host) is gone. Memory does not grow with the input: the
-// store answers the per-item questions (is this id new, its latest attempt).
+// An import written to the store in short batches and published at once (schema.sql,
+// migration 4). Its items and attempts go straight into the store's tables under a run that
+// stays hidden from readers while the import is registered; they are gathered in memory up to
+// kBatchRows rows and written in one short transaction, and the write lock is free while the
+// next batch is parsed, so another writer (a live run, another import) waits at most one
+// batch's write, and readers never wait (WAL). publish() sets the run's fields and unregisters
+// the import in one short transaction: the import is all-or-nothing. An import that fails, or
+// is destroyed unpublished, deletes its rows; one killed outright leaves them hidden, and the
+// next import removes the rows of every import whose process (same host) is gone. Memory does
+// not grow with the input: the store answers the per-item questions (is this id new, its
+// latest attempt, where an attempt was read).
 #pragma once
 
 #include <cstdint>
@@ -23,11 +25,11 @@ inline constexpr std::size_t kBatchRows = 10'000;
 
 class StagedImport : public TraceSink {
  public:
-  // Removes stale staging rows, then registers this import. Throws Error naming the store.
+  // Removes stale imports, then registers this one with its hidden run. Throws Error naming the store.
   explicit StagedImport(TraceStore& store);
   StagedImport(const StagedImport&) = delete;
   StagedImport& operator=(const StagedImport&) = delete;
-  ~StagedImport() override;  // discards the staged rows unless published
+  ~StagedImport() override;  // deletes the hidden run and its rows unless published
 
   bool add_item(const WorkItem& item) override;
   bool has_item(const std::string& item_id) override;
@@ -48,10 +50,10 @@ class StagedImport : public TraceSink {
   void flush_when_full();
   void flush();  // writes the pending rows in one transaction
   void note_span(const Attempt& attempt);
-  void discard() noexcept;
 
   TraceStore& store_;
-  std::int64_t id_ = 0;
+  std::int64_t id_ = 0;      // the registration in staged_imports
+  std::int64_t run_id_ = 0;  // the hidden run
   std::unique_ptr<Statements> statements_;
   TraceBuilder pending_;  // rows not yet written
   std::size_t items_ = 0;

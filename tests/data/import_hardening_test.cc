@@ -28,9 +28,7 @@ const std::string kBom = "\xEF\xBB\xBF";
 
 std::vector<std::int64_t> all_rows(const TraceStore& store) {
   auto counts = testing::row_counts(store);
-  for (const char* t : {"staged_imports", "staged_items", "staged_item_deps", "staged_attempts"}) {
-    counts.push_back(store.count_rows(t));
-  }
+  for (const char* t : {"staged_imports", "staged_attempt_sources"}) counts.push_back(store.count_rows(t));
   return counts;
 }
 
@@ -249,9 +247,7 @@ TEST(StagedImport, AStreamedImportOfSeveralBatchesEqualsTheInMemoryParse) {
   data::Run run = store.run(result.run_id);
   EXPECT_EQ(run.started, parsed->run.started);
   EXPECT_EQ(run.ended, parsed->run.ended);
-  for (const char* t : {"staged_imports", "staged_items", "staged_item_deps", "staged_attempts"}) {
-    EXPECT_EQ(store.count_rows(t), 0) << t;
-  }
+  for (const char* t : {"staged_imports", "staged_attempt_sources"}) EXPECT_EQ(store.count_rows(t), 0) << t;
 }
 
 TEST(StagedImport, AnotherConnectionReadsAndWritesWhileAnImportIsStagedAndSeesTheRunOnlyWhenPublished) {
@@ -269,7 +265,7 @@ TEST(StagedImport, AnotherConnectionReadsAndWritesWhileAnImportIsStagedAndSeesTh
     a.end = 5;
     staged.add_attempt(a, "t.csv:" + std::to_string(i + 2));
   }
-  EXPECT_GT(other.count_rows("staged_items"), 0);
+  EXPECT_EQ(other.count_rows("items"), static_cast<std::int64_t>(importers::kBatchRows));  // two batches, 10 pending
   EXPECT_TRUE(other.runs().empty());
   WorkItem item;
   item.id = "live";
@@ -280,6 +276,7 @@ TEST(StagedImport, AnotherConnectionReadsAndWritesWhileAnImportIsStagedAndSeesTh
   imported.name = "imported";
   const std::int64_t run_id = staged.publish(imported);
   EXPECT_NE(run_id, live);
+  EXPECT_EQ(other.runs().size(), 2u);
   EXPECT_EQ(other.count_rows("attempts", run_id), static_cast<std::int64_t>(importers::kBatchRows + 10));
   EXPECT_EQ(other.run(run_id).name, "imported");
 }
@@ -287,19 +284,21 @@ TEST(StagedImport, AnotherConnectionReadsAndWritesWhileAnImportIsStagedAndSeesTh
 TEST(StagedImport, RowsLeftByAKilledImportAreRemovedByTheNextOne) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
-  // What a killed import leaves: a registration whose process is gone, and its staged rows.
-  sqlite3* db = store.handle();
+  // What a killed import leaves: a registration whose process is gone, its hidden run and rows.
+  const std::int64_t hidden = store.add_hidden_run();
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  const std::string sql = std::string("INSERT INTO staged_imports (host, pid, started_us) VALUES ('") + host +
-                          "', 2147483646, 0); INSERT INTO staged_items (import_id, position, id, type, payload, "
-                          "priority, submit_at_us, predicted_us) VALUES (last_insert_rowid(), 0, 'x', 'range', '', 0, 0, 0)";
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  const std::string sql = "INSERT INTO items (run_id, position, id, type, payload, priority, submit_at_us, "
+                          "predicted_us) VALUES (" + std::to_string(hidden) + ", 0, 'x', 'range', '', 0, 0, 0); "
+                          "INSERT INTO staged_imports (run_id, host, pid, started_us) VALUES (" +
+                          std::to_string(hidden) + ", '" + host + "', 2147483646, 0)";
+  ASSERT_EQ(sqlite3_exec(store.handle(), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   EXPECT_TRUE(store.runs().empty());
   write_file(dir.file("t.csv"), "item,worker,duration_s\na,w,1\n");
   importers::import_file(store, "csv", dir.file("t.csv"));
   EXPECT_EQ(store.count_rows("staged_imports"), 0);
-  EXPECT_EQ(store.count_rows("staged_items"), 0);
+  EXPECT_EQ(store.count_rows("items"), 1);  // the new import's only
+  EXPECT_EQ(store.count_rows("runs"), 1);
   EXPECT_EQ(store.runs().size(), 1u);
 }
 
