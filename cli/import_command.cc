@@ -19,6 +19,7 @@ struct ImportArgs {
 };
 
 void run_import(const ImportArgs& args) {
+  data::importers::check_import_format(args.format);  // before creating the store
   auto store = data::TraceStore::open(args.store);
   // Streamed in batches and published at once: a malformed file leaves the store as it was.
   auto result = data::importers::import_file(store, args.format, args.file, args.options);

@@ -1,5 +1,6 @@
 #include "data/importers/importers.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -42,13 +43,8 @@ std::string stem(const std::string& path) {
 }
 
 TraceReader trace_reader(const std::string& format) {
-  auto reader = trace_readers().find(format);
-  if (reader == trace_readers().end()) {
-    std::string known;
-    for (const auto& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
-    throw Error("--format " + format, "unknown import format (known: " + known + ")");
-  }
-  return reader->second;
+  check_import_format(format);
+  return trace_readers().at(format);
 }
 
 CostProfile read_profile(const std::string& path, const ImportOptions& options) {
@@ -74,6 +70,14 @@ const std::vector<std::string>& import_formats() {
   static const std::vector<std::string> formats = {"csv", "json", "swf", "ethereum", "stellar-log", "stellar-csv",
                                                      "stellar-metrics", "stellar-status"};
   return formats;
+}
+
+void check_import_format(const std::string& format) {
+  const auto& formats = import_formats();
+  if (std::find(formats.begin(), formats.end(), format) != formats.end()) return;
+  std::string known;
+  for (const auto& f : formats) known += (known.empty() ? "" : ", ") + f;
+  throw Error("--format " + format, "unknown import format (known: " + known + ")");
 }
 
 ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options) {

@@ -44,6 +44,8 @@ struct ParsedInput {
 };
 
 const std::vector<std::string>& import_formats();
+// Throws Error naming "--format F" unless `format` is one of import_formats().
+void check_import_format(const std::string& format);
 
 // Parses the whole input (nothing is written); throws Error naming the input on an unknown
 // format or a malformed file.

@@ -44,9 +44,11 @@ TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
   {
     data::TraceStore store = data::TraceStore::open(path);
     run = add_run(store, "before");
-    // As a store of the version before: without the tables, one migration behind.
-    const std::string older = "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; PRAGMA user_version = " +
-                              std::to_string(data::TraceStore::current_schema_version() - 1);
+    // As a store of the version before the watch tables (migration 3): without them and the
+    // tables of later migrations.
+    const std::string older =
+        "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE staged_attempt_sources; "
+        "DROP TABLE staged_imports; PRAGMA user_version = 2";
     ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   data::TraceStore store = data::TraceStore::open(path);
