@@ -19,9 +19,10 @@ struct ImportArgs {
 };
 
 void run_import(const ImportArgs& args) {
-  auto parsed = data::importers::parse_input(args.format, args.file, args.options);  // before touching the store
+  data::importers::check_import_format(args.format);  // before creating the store
   auto store = data::TraceStore::open(args.store);
-  auto result = data::importers::store_input(store, parsed);
+  // Streamed in batches and published at once: a malformed file leaves the store as it was.
+  auto result = data::importers::import_file(store, args.format, args.file, args.options);
   if (result.run_id == 0) {
     std::cout << "imported cost profile '" << result.name << "' (" << result.profile_bins << " bins) into "
               << args.store << "\n";

@@ -1,6 +1,7 @@
 #include "data/records.h"
 
 #include "data/error.h"
+#include "data/text_excerpt.h"
 
 namespace millrace::data {
 
@@ -17,7 +18,7 @@ Enum enum_from_string(const char* const (&names)[N], const std::string& text, co
   }
   std::string known;
   for (const char* name : names) known += std::string(known.empty() ? "" : ", ") + name;
-  throw Error(input, "unknown " + std::string(what) + " '" + text + "' (known: " + known + ")");
+  throw Error(input, "unknown " + std::string(what) + " " + excerpt(text) + " (known: " + known + ")");
 }
 
 }  // namespace

@@ -186,3 +186,28 @@ CREATE TABLE attempt_trees (
   PRIMARY KEY (run_id, item_id, number),
   FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
+) WITHOUT ROWID;
+
+-- migration 6: imports in progress. `millrace import` writes a run's items and attempts into
+-- the real tables under a run that stays hidden (runs(), run(), find_run() skip every run named
+-- here) in short batches, so readers and a live run on the same store never wait for a whole
+-- import; publishing is one short transaction that deletes the registration. An import that
+-- fails, or is killed, publishes nothing; its rows are removed by itself or, once its process is
+-- gone, by the next import. staged_attempt_sources keeps where each attempt was read
+-- ("file:line", in the order read) to name both lines of a duplicated row and to lay attempts
+-- back to back; it is cleared after publishing.
+CREATE TABLE staged_imports (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id     INTEGER NOT NULL UNIQUE REFERENCES runs (id) ON DELETE CASCADE,
+  host       TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,
+  started_us INTEGER NOT NULL   -- wall clock, micros since the epoch
+);
+
+CREATE TABLE staged_attempt_sources (
+  run_id  INTEGER NOT NULL,
+  item_id TEXT    NOT NULL,
+  number  INTEGER NOT NULL,
+  source  TEXT    NOT NULL,
+  UNIQUE (run_id, item_id, number)
+);

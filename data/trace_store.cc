@@ -14,10 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/csv.h"
 #include "data/error.h"
 #include "data/schema_sql.h"
 #include "data/sqlite_db.h"
+#include "data/text_excerpt.h"
 #include "data/timing_table.h"
 
 namespace millrace::data {
@@ -137,6 +139,9 @@ std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_
 constexpr const char* kRunColumns =
     "SELECT id, name, source, units, partitioner, policy, parameters, started_us, ended_us FROM runs ";
 
+// Runs of imports still in progress (importers/staged_import.h) are hidden from every reader.
+constexpr const char* kVisible = "id NOT IN (SELECT run_id FROM staged_imports) ";
+
 Run read_run(const Statement& s, const std::string& input) {
   Run r;
   r.id = s.int64(0);
@@ -169,6 +174,40 @@ void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, 
                             a.item_id + "': " + e.problem());
     }
   }
+}
+
+std::int64_t insert_run(sqlite3* db, const std::string& path, const Run& run) {
+  Statement insert(db, path,
+                   "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
+  insert.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended);
+  insert.run();
+  return sqlite3_last_insert_rowid(db);
+}
+
+// Stored values are checked before arithmetic relies on them (a range's last unit, an int
+// field): a row written by another program, or damaged, is an Error naming the run and item.
+std::optional<Range> stored_range(const Statement& s, int first_column, const std::string& path,
+                                  std::int64_t run_id, const std::string& item_id) {
+  if (s.is_null(first_column)) return std::nullopt;
+  auto range = range_from_first_count(s.int64(first_column), s.int64(first_column + 1));
+  if (!range) {
+    throw Error(path, run_label(run_id) + ": item " + excerpt(item_id) + " has an invalid stored range (first " +
+                          std::to_string(s.int64(first_column)) + ", count " +
+                          std::to_string(s.int64(first_column + 1)) + "): corrupt row");
+  }
+  return range;
+}
+
+int stored_int(const Statement& s, int column, const char* what, const std::string& path, std::int64_t run_id,
+               const std::string& item_id) {
+  auto value = to_int(s.int64(column));
+  if (!value) {
+    throw Error(path, run_label(run_id) + ": item " + excerpt(item_id) + " has " + what + " " +
+                          std::to_string(s.int64(column)) + " beyond an int: corrupt row");
+  }
+  return *value;
 }
 
 void check_bins(const CostProfile& profile) {
@@ -260,13 +299,7 @@ int TraceStore::schema_version() const { return static_cast<int>(single_int(db_,
 std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& items,
                                  const std::vector<Attempt>& attempts) {
   Transaction tx(db_, path_);
-  Statement insert_run(db_, path_,
-                       "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  insert_run.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
-  insert_run.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended);
-  insert_run.run();
-  std::int64_t run_id = sqlite3_last_insert_rowid(db_);
+  std::int64_t run_id = insert_run(db_, path_, run);
 
   Statement insert_item(db_, path_,
                         "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
@@ -297,6 +330,27 @@ std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& it
   return run_id;
 }
 
+std::int64_t TraceStore::add_hidden_run() {
+  Run placeholder;
+  placeholder.source = RunSource::kImported;
+  return insert_run(db_, path_, placeholder);
+}
+
+void TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
+  Transaction tx(db_, path_);
+  Statement update(db_, path_,
+                   "UPDATE runs SET name = ?, source = ?, units = ?, partitioner = ?, policy = ?, parameters = ?, "
+                   "started_us = ?, ended_us = ? WHERE id = ?");
+  update.bind(1, run.name).bind(2, to_string(run.source)).bind(3, run.units).bind(4, run.partitioner);
+  update.bind(5, run.policy).bind(6, run.parameters).bind(7, run.started).bind(8, run.ended).bind(9, run.id);
+  update.run();
+  if (sqlite3_changes(db_) != 1) throw Error(path_, "no hidden " + run_label(run.id) + " to publish");
+  Statement unregister(db_, path_, "DELETE FROM staged_imports WHERE id = ?");
+  unregister.bind(1, import_id);
+  unregister.run();
+  tx.commit();
+}
+
 void TraceStore::add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts) {
   Transaction tx(db_, path_);
   run(run_id);
@@ -312,14 +366,14 @@ void TraceStore::set_run_ended(std::int64_t run_id, Micros ended) {
 }
 
 std::vector<Run> TraceStore::runs() const {
-  Statement s(db_, path_, std::string(kRunColumns) + "ORDER BY id");
+  Statement s(db_, path_, std::string(kRunColumns) + "WHERE " + kVisible + "ORDER BY id");
   std::vector<Run> out;
   while (s.step()) out.push_back(read_run(s, path_));
   return out;
 }
 
 Run TraceStore::run(std::int64_t run_id) const {
-  Statement s(db_, path_, std::string(kRunColumns) + "WHERE id = ?");
+  Statement s(db_, path_, std::string(kRunColumns) + "WHERE id = ? AND " + kVisible);
   s.bind(1, run_id);
   if (!s.step()) throw Error(path_, "no " + run_label(run_id));
   return read_run(s, path_);
@@ -330,7 +384,7 @@ std::int64_t TraceStore::find_run(const std::string& id_or_name) const {
   const char* end = id_or_name.data() + id_or_name.size();
   auto [ptr, ec] = std::from_chars(id_or_name.data(), end, id);
   if (ec == std::errc() && ptr == end) return run(id).id;
-  Statement s(db_, path_, "SELECT id FROM runs WHERE name = ? ORDER BY id");
+  Statement s(db_, path_, std::string("SELECT id FROM runs WHERE name = ? AND ") + kVisible + "ORDER BY id");
   s.bind(1, id_or_name);
   std::vector<std::int64_t> ids;
   while (s.step()) ids.push_back(s.int64(0));
@@ -357,10 +411,10 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
   while (s.step()) {
     WorkItem item;
     item.id = s.text(0);
-    if (!s.is_null(1)) item.range = Range{s.int64(1), s.int64(2)};
+    item.range = stored_range(s, 1, path_, run_id, item.id);
     item.type = s.text(3);
     item.payload = s.text(4);
-    item.priority = static_cast<int>(s.int64(5));
+    item.priority = stored_int(s, 5, "priority", path_, run_id, item.id);
     item.submit_at = s.int64(6);
     item.predicted = s.int64(7);
     if (auto found = deps.find(item.id); found != deps.end()) item.depends_on = std::move(found->second);
@@ -378,12 +432,16 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
   while (s.step()) {
     Attempt a;
     a.item_id = s.text(0);
-    a.number = static_cast<int>(s.int64(1));
+    a.number = stored_int(s, 1, "attempt number", path_, run_id, a.item_id);
     a.worker = s.text(2);
     a.start = s.int64(3);
     a.end = s.int64(4);
     a.outcome = outcome_from_string(s.text(5), path_);
-    a.exit_code = static_cast<int>(s.int64(6));
+    a.exit_code = stored_int(s, 6, "exit code", path_, run_id, a.item_id);
+    if (a.end < a.start) {
+      throw Error(path_, run_label(run_id) + ": attempt " + std::to_string(a.number) + " of item " + excerpt(a.item_id) +
+                             " ends before it starts: corrupt row");
+    }
     a.failure_reason = s.text(7);
     a.work_time = s.optional_int64(8);
     out.push_back(std::move(a));
@@ -392,7 +450,8 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
 }
 
 std::int64_t TraceStore::count_rows(const std::string& table) const {
-  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins"}) {
+  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins", "staged_imports",
+                            "staged_attempt_sources"}) {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
   throw Error(path_, "no table '" + table + "'");

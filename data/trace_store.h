@@ -45,6 +45,12 @@ class TraceStore {
   // Adds a run with its items and attempts in one transaction; returns the new run id.
   std::int64_t add_run(const Run& run, const std::vector<WorkItem>& items,
                        const std::vector<Attempt>& attempts);
+  // For imports in progress (importers/staged_import.h, schema migration 4): a placeholder run
+  // row to hold the import's items and attempts (hidden from readers while the import is
+  // registered in staged_imports), and its publication: the run's fields set from `run` (run.id
+  // is the hidden run) and the registration removed, in one short transaction.
+  std::int64_t add_hidden_run();
+  void publish_staged_import(std::int64_t import_id, const Run& run);
   // Appends attempts to an existing run (real runs record as they go), in one transaction.
   void add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts);
   void set_run_ended(std::int64_t run_id, Micros ended);
@@ -54,6 +60,8 @@ class TraceStore {
   // A run named by its id ("12") or its name; throws Error when missing or when the name is
   // shared by several runs.
   std::int64_t find_run(const std::string& id_or_name) const;
+  // Reading checks what later arithmetic relies on (ranges fit in 64 bits, int fields fit,
+  // attempts end after they start) and throws Error naming the run and item otherwise.
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
   std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
   std::int64_t count_rows(const std::string& table) const;   // for checks and tests

@@ -5,20 +5,24 @@
 
 namespace millrace::data::importers {
 
-Trace read_timing_csv(const std::string& path) {
-  auto input = TextInput::read(path);
-  auto table = read_csv_table(input);
-  std::vector<TimingRecord> records;
-  for (const auto& row : table.rows) {
+Run read_timing_csv(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
+  CsvReader csv(input);
+  TimingRecordReader records(sink);
+  CsvRow row;
+  while (csv.next_row(row)) {
     TimingRecord record{input.where(row.line), {}};
-    for (std::size_t c = 0; c < table.header.size(); ++c) {
-      if (!row.fields[c].empty()) record.fields[table.header[c]] = row.fields[c];
+    for (std::size_t c = 0; c < csv.header().size(); ++c) {
+      if (!row.fields[c].empty()) record.fields[csv.header()[c]] = std::move(row.fields[c]);
     }
-    records.push_back(std::move(record));
+    records.add(record);
   }
-  Trace trace = trace_from_timing_records(records);
-  trace.run.source = RunSource::kImported;
-  return trace;
+  records.finish(path);
+  Run run;
+  run.source = RunSource::kImported;
+  return run;
 }
+
+Trace read_timing_csv(const std::string& path) { return read_whole(path, read_timing_csv); }
 
 }  // namespace millrace::data::importers

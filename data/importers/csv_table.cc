@@ -7,43 +7,51 @@
 
 namespace millrace::data::importers {
 
-std::optional<std::size_t> CsvTable::column(const std::string& name) const {
-  auto found = std::find(header.begin(), header.end(), name);
-  if (found == header.end()) return std::nullopt;
-  return static_cast<std::size_t>(found - header.begin());
+CsvReader::CsvReader(TextInput& input) : input_(input) {
+  next_fields(header_);
+  header_line_ = input_.line_number();
 }
 
-CsvTable read_csv_table(const TextInput& input) {
-  CsvTable table;
-  bool have_header = false;
-  for (std::size_t n = 1; n <= input.line_count(); ++n) {
-    if (input.line(n).find_first_not_of(" \t") == std::string_view::npos) continue;
+bool CsvReader::next_fields(std::vector<std::string>& fields) {
+  while (input_.next_line()) {
+    if (input_.line().find_first_not_of(" \t") == std::string_view::npos) continue;
     std::string problem;
-    auto fields = split_csv_line(input.line(n), problem);
-    if (!fields) throw Error(input.where(n), (input.cut_off(n) ? "truncated file: " : "") + problem);
-    if (!have_header) {
-      table.header = std::move(*fields);
-      have_header = true;
-      continue;
-    }
-    if (fields->size() != table.header.size()) {
-      throw Error(input.where(n), input.field_count_problem(n, fields->size(), table.header.size()));
-    }
-    table.rows.push_back(CsvRow{n, std::move(*fields)});
+    auto split = split_csv_line(input_.line(), problem);
+    if (!split) throw Error(input_.where(), (input_.cut_off() ? "truncated file: " : "") + problem);
+    fields = std::move(*split);
+    return true;
   }
-  if (table.rows.empty()) throw Error(input.name(), "no data rows after the header");
-  return table;
+  return false;
 }
 
-void require_columns(const TextInput& input, const CsvTable& table, const std::vector<std::string>& columns) {
-  auto sorted_header = table.header;
+std::optional<std::size_t> CsvReader::column(const std::string& name) const {
+  auto found = std::find(header_.begin(), header_.end(), name);
+  if (found == header_.end()) return std::nullopt;
+  return static_cast<std::size_t>(found - header_.begin());
+}
+
+void CsvReader::require_columns(const std::vector<std::string>& columns) const {
+  auto sorted_header = header_;
   auto sorted_columns = columns;
   std::sort(sorted_header.begin(), sorted_header.end());
   std::sort(sorted_columns.begin(), sorted_columns.end());
   if (sorted_header == sorted_columns) return;
   std::string expected;
   for (const auto& c : columns) expected += (expected.empty() ? "" : ",") + c;
-  throw Error(input.where(1), "unexpected header (expected the columns " + expected + ")");
+  throw Error(input_.where(header_line_), "unexpected header (expected the columns " + expected + ")");
+}
+
+bool CsvReader::next_row(CsvRow& row) {
+  if (!next_fields(row.fields)) {
+    if (rows_ == 0) throw Error(input_.name(), "no data rows after the header");
+    return false;
+  }
+  if (row.fields.size() != header_.size()) {
+    throw Error(input_.where(), input_.field_count_problem(row.fields.size(), header_.size()));
+  }
+  row.line = input_.line_number();
+  ++rows_;
+  return true;
 }
 
 }  // namespace millrace::data::importers

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/csv_table.h"
 #include "data/importers/fields.h"
@@ -17,15 +18,16 @@ struct Day {
 };
 
 std::vector<Day> read_series(const std::string& path) {
-  auto input = TextInput::read(path);
-  auto table = read_csv_table(input);
-  require_columns(input, table, {"Date(UTC)", "UnixTimeStamp", "Value"});
+  TextInput input(path);
+  CsvReader csv(input);
+  csv.require_columns({"Date(UTC)", "UnixTimeStamp", "Value"});
   std::vector<Day> days;
-  for (const auto& row : table.rows) {
+  CsvRow row;
+  while (csv.next_row(row)) {
     Day d;
     d.where = input.where(row.line);
-    d.timestamp = parse_int(row.fields[*table.column("UnixTimeStamp")], d.where, "UnixTimeStamp");
-    d.value = parse_real(row.fields[*table.column("Value")], d.where, "Value");
+    d.timestamp = parse_int(row.fields[*csv.column("UnixTimeStamp")], d.where, "UnixTimeStamp");
+    d.value = parse_real(row.fields[*csv.column("Value")], d.where, "Value");
     if (d.value < 0) throw Error(d.where, "negative Value");
     days.push_back(d);
   }
@@ -59,14 +61,13 @@ CostProfile read_ethereum_profile(const std::string& path, EthereumSeries series
   std::int64_t next_block = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     if (values[i].timestamp != blocks[i].timestamp) throw Error(values[i].where, "day does not match " + blocks[i].where);
-    double count = blocks[i].value;
-    if (count != static_cast<double>(static_cast<std::int64_t>(count))) {
-      throw Error(blocks[i].where, "blocks per day is not a whole number");
-    }
-    if (count == 0) continue;
-    double density = size ? values[i].value * kMicrosPerByte : values[i].value / count * kMicrosPerGas;
-    profile.bins.push_back(ProfileBin{Range{next_block, static_cast<std::int64_t>(count)}, density});
-    next_block += static_cast<std::int64_t>(count);
+    const auto count = whole_number(blocks[i].value);
+    if (!count) throw Error(blocks[i].where, "blocks per day is not a whole number within +-2^53");
+    if (*count == 0) continue;
+    double density = size ? values[i].value * kMicrosPerByte : values[i].value / static_cast<double>(*count) * kMicrosPerGas;
+    const Range bin = first_count_range(next_block, *count, blocks[i].where, "blocks per day");
+    profile.bins.push_back(ProfileBin{bin, density});
+    next_block = bin.end();
   }
   if (profile.bins.empty()) throw Error(blocks_file, "no blocks");
   return profile;

@@ -1,6 +1,9 @@
-// The importers by format name, for the CLI and the main job: each parses its whole input
-// first and writes it to the store in one transaction (a run with its items and attempts, or
-// a cost profile), so a malformed input leaves the store as it was.
+// The importers by format name, for the CLI and the main job. import_file streams a run's input
+// into the store's staging tables in short batches and publishes it in one transaction
+// (staged_import.h); a cost profile is parsed whole and stored in one transaction. Either way a
+// malformed input leaves the store as it was, and another process using the store waits at
+// most one batch. Every format reads its file through text_input.h (BOM, CRLF, UTF-8, bounded
+// excerpts, file:line in every error) and checks numbers with fields.h.
 //   csv, json      per-range timings (timing_records.h)
 //   swf            Parallel Workloads Archive job logs (swf_importer.h)
 //   ethereum       Etherscan daily series -> per-block cost profile (ethereum_importer.h)
@@ -42,13 +45,15 @@ struct ParsedInput {
 };
 
 const std::vector<std::string>& import_formats();
+// Throws Error naming "--format F" unless `format` is one of import_formats().
+void check_import_format(const std::string& format);
 
 // Parses the whole input (nothing is written); throws Error naming the input on an unknown
 // format or a malformed file.
 ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options = {});
-// Writes a parsed input in one transaction.
+// Writes a parsed input in one transaction (for inputs already in memory; import_file streams).
 ImportResult store_input(TraceStore& store, const ParsedInput& input);
-// parse_input then store_input.
+// Reads `path` straight into the store (see above); throws Error naming the input.
 ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
                          const ImportOptions& options = {});
 

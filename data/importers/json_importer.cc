@@ -1,29 +1,13 @@
 #include "data/importers/json_importer.h"
 
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
-
 #include "data/error.h"
-#include "data/importers/text_input.h"
+#include "data/importers/json_input.h"
 #include "data/importers/timing_records.h"
 #include "data/timing_table.h"
 
 namespace millrace::data::importers {
 
 namespace {
-
-nlohmann::json parse(const TextInput& input) {
-  try {
-    return nlohmann::json::parse(input.text());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::size_t byte = std::min(e.byte, input.text().size());
-    auto line = 1 + std::count(input.text().begin(), input.text().begin() + static_cast<long>(byte), '\n');
-    bool at_end = e.byte >= input.text().size();
-    throw Error(input.where(static_cast<std::size_t>(line)),
-                std::string(at_end ? "truncated file: " : "malformed JSON: ") + e.what());
-  }
-}
 
 void keep_run_fields(const nlohmann::json& run, const std::string& where, Run& out) {
   if (!run.is_object()) throw Error(where, "\"run\" must be an object");
@@ -38,11 +22,67 @@ void keep_run_fields(const nlohmann::json& run, const std::string& where, Run& o
   }
 }
 
+TimingRecord record_of(const nlohmann::json& row, std::string where) {
+  TimingRecord record{std::move(where), {}};
+  for (const auto& [key, value] : row.items()) {
+    if (value.is_object() || value.is_array()) throw Error(record.where, key + " must be a number, string or null");
+    std::string text = timing_cell_text(value);
+    if (!text.empty()) record.fields[key] = std::move(text);
+  }
+  return record;
+}
+
+// Follows nlohmann's parser events to find the rows: the elements of the top-level array, or of
+// the "rows" array of a top-level object. Each row becomes a record as soon as it is parsed and
+// is dropped from the document.
+class RowStream {
+ public:
+  RowStream(const std::string& path, TimingRecordReader& records) : path_(path), records_(records) {}
+
+  bool on_event(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 0 && event == Event::object_start) top_object_ = true;
+    if (top_object_ && depth == 1 && event == Event::key) top_key_ = parsed.get<std::string>();
+    const bool row = depth == (top_object_ ? 2 : 1) && (!top_object_ || top_key_ == "rows");
+    if (!row) return true;
+    switch (event) {
+      case Event::object_start:
+        ++rows_;
+        return true;
+      case Event::object_end:
+        records_.add(record_of(parsed, where()));
+        return false;
+      case Event::value:
+      case Event::array_start:
+        ++rows_;
+        throw Error(where(), "a row must be an object");
+      default:
+        return true;
+    }
+  }
+
+  std::size_t rows() const { return rows_; }
+
+ private:
+  std::string where() const { return path_ + ": row " + std::to_string(rows_); }
+
+  const std::string& path_;
+  TimingRecordReader& records_;
+  bool top_object_ = false;
+  std::string top_key_;
+  std::size_t rows_ = 0;
+};
+
 }  // namespace
 
-Trace read_timing_json(const std::string& path) {
-  auto input = TextInput::read(path);
-  nlohmann::json doc = parse(input);
+Run read_timing_json(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
+  TimingRecordReader records(sink);
+  RowStream stream(path, records);
+  const nlohmann::json doc = parse_json(input, [&stream](int depth, nlohmann::json::parse_event_t event,
+                                                         nlohmann::json& parsed) {
+    return stream.on_event(depth, event, parsed);
+  });
   Run run;
   const nlohmann::json* rows = &doc;
   if (doc.is_object()) {
@@ -51,26 +91,12 @@ Trace read_timing_json(const std::string& path) {
     rows = &doc["rows"];
   }
   if (!rows->is_array()) throw Error(path, "expected an array of rows");
-  if (rows->empty()) throw Error(path, "no rows");
-  std::vector<TimingRecord> records;
-  for (std::size_t i = 0; i < rows->size(); ++i) {
-    const auto& row = (*rows)[i];
-    TimingRecord record{path + ": row " + std::to_string(i + 1), {}};
-    if (!row.is_object()) throw Error(record.where, "a row must be an object");
-    for (const auto& [key, value] : row.items()) {
-      if (value.is_object() || value.is_array()) throw Error(record.where, key + " must be a number, string or null");
-      std::string text = timing_cell_text(value);
-      if (!text.empty()) record.fields[key] = text;
-    }
-    records.push_back(std::move(record));
-  }
-  Trace trace = trace_from_timing_records(records);
-  trace.run.units = run.units;
-  trace.run.partitioner = run.partitioner;
-  trace.run.policy = run.policy;
-  trace.run.parameters = run.parameters;
-  trace.run.source = RunSource::kImported;
-  return trace;
+  if (stream.rows() == 0) throw Error(path, "no rows");
+  records.finish(path);
+  run.source = RunSource::kImported;
+  return run;
 }
+
+Trace read_timing_json(const std::string& path) { return read_whole(path, read_timing_json); }
 
 }  // namespace millrace::data::importers

@@ -7,19 +7,19 @@
 
 namespace millrace::data::importers {
 
-Trace read_stellar_csv(const std::string& path) {
-  auto input = TextInput::read(path);
-  auto table = read_csv_table(input);
-  require_columns(input, table, {"end_ledger", "ledger_count", "first_ledger", "worker_id", "tx_apply_ms", "total_s"});
-  auto at = [&](const CsvRow& row, const char* name) -> const std::string& { return row.fields[*table.column(name)]; };
+Run read_stellar_csv(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
+  CsvReader csv(input);
+  csv.require_columns({"end_ledger", "ledger_count", "first_ledger", "worker_id", "tx_apply_ms", "total_s"});
+  auto at = [&](const CsvRow& row, const char* name) -> const std::string& { return row.fields[*csv.column(name)]; };
   std::vector<StellarEntry> entries;
-  for (const auto& row : table.rows) {
+  CsvRow row;
+  while (csv.next_row(row)) {
     StellarEntry e;
     e.where = input.where(row.line);
     std::int64_t end = parse_int(at(row, "end_ledger"), e.where, "end_ledger");
     std::int64_t count = parse_int(at(row, "ledger_count"), e.where, "ledger_count");
-    check_count(count, e.where, "ledger_count");
-    e.range = Range{end - count + 1, count};
+    e.range = end_count_range(end, count, e.where, "end_ledger/ledger_count");
     if (parse_int(at(row, "first_ledger"), e.where, "first_ledger") != e.range.first) {
       throw Error(e.where, "first_ledger is not end_ledger - ledger_count + 1");
     }
@@ -29,7 +29,11 @@ Trace read_stellar_csv(const std::string& path) {
     e.total = parse_seconds(at(row, "total_s"), e.where, "total_s (duration)");
     entries.push_back(std::move(e));
   }
-  return stellar_trace(std::move(entries));
+  const Trace trace = stellar_trace(std::move(entries), path);
+  add_trace(trace, sink, path);
+  return trace.run;
 }
+
+Trace read_stellar_csv(const std::string& path) { return read_whole(path, read_stellar_csv); }
 
 }  // namespace millrace::data::importers

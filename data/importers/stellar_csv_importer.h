@@ -6,10 +6,11 @@
 
 #include <string>
 
-#include "data/importers/trace.h"
+#include "data/importers/trace_sink.h"
 
 namespace millrace::data::importers {
 
+Run read_stellar_csv(const std::string& path, TraceSink& sink);
 Trace read_stellar_csv(const std::string& path);
 
 }  // namespace millrace::data::importers

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/stellar_trace.h"
 #include "data/importers/text_input.h"
@@ -29,27 +30,34 @@ std::string strip_cli_decoration(std::string_view line) {
 
 std::int64_t stellar_overlap(const std::vector<WorkItem>& items) {
   std::map<std::int64_t, int> gaps;
-  for (std::size_t i = 1; i < items.size(); ++i) ++gaps[items[i - 1].range->last() - items[i].range->last()];
+  for (std::size_t i = 1; i < items.size(); ++i) {
+    // A gap beyond 64 bits cannot be the common distance of overlapping ranges: it counts as none.
+    if (auto gap = checked_sub(items[i - 1].range->last(), items[i].range->last())) ++gaps[*gap];
+  }
   if (gaps.empty()) return 0;
   const auto common = std::max_element(gaps.begin(), gaps.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });
-  return std::max<std::int64_t>(0, items.front().range->count - common->first);
+  const auto overlap = checked_sub(items.front().range->count, common->first);
+  return overlap ? std::max<std::int64_t>(0, *overlap) : 0;
 }
 
-Trace read_stellar_metrics(const std::string& path) {
-  const TextInput input = TextInput::read(path);
+Run read_stellar_metrics(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
   std::vector<StellarEntry> entries;
-  for (std::size_t n = 1; n <= input.line_count(); ++n) {
-    const std::string entry = strip_cli_decoration(input.line(n));
+  while (input.next_line()) {
+    const std::string entry = strip_cli_decoration(input.line());
     if (entry.empty()) continue;
-    entries.push_back(parse_stellar_entry(entry, input.where(n), Suffixes::kOptional));
+    entries.push_back(parse_stellar_entry(entry, input.where(), Suffixes::kOptional));
   }
   if (entries.empty()) throw Error(path, "no metrics entries");
-  Trace trace = stellar_trace(std::move(entries));
+  Trace trace = stellar_trace(std::move(entries), path);
   nlohmann::json parameters = nlohmann::json::parse(trace.run.parameters);
   parameters["overlap"] = stellar_overlap(trace.items);
   trace.run.parameters = parameters.dump();
-  return trace;
+  add_trace(trace, sink, path);
+  return trace.run;
 }
+
+Trace read_stellar_metrics(const std::string& path) { return read_whole(path, read_stellar_metrics); }
 
 }  // namespace millrace::data::importers

@@ -12,10 +12,11 @@
 
 #include <string>
 
-#include "data/importers/trace.h"
+#include "data/importers/trace_sink.h"
 
 namespace millrace::data::importers {
 
+Run read_stellar_metrics(const std::string& path, TraceSink& sink);
 Trace read_stellar_metrics(const std::string& path);
 
 // COUNT minus the most common gap between consecutive ENDs of tip-first items (0 when fewer

@@ -7,9 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/text_excerpt.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"
-#include "data/importers/text_input.h"
+#include "data/importers/json_input.h"
 
 namespace millrace::data::importers {
 
@@ -43,14 +44,9 @@ std::vector<std::string> strings(const nlohmann::json& doc, const char* name, co
 
 }  // namespace
 
-Trace read_stellar_status(const std::string& path) {
-  const TextInput input = TextInput::read(path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(input.text());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path, std::string("malformed /status JSON: ") + e.what());
-  }
+Run read_stellar_status(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
+  const nlohmann::json doc = parse_json(input);
   if (!doc.is_object()) throw Error(path, "/status is not a JSON object");
   Trace trace;
   std::map<std::int64_t, WorkItem, std::greater<>> items;  // tip first
@@ -65,7 +61,7 @@ Trace read_stellar_status(const std::string& path) {
     const std::string where = path + ": jobs_failed entry " + std::to_string(i + 1);
     const std::size_t bar = failed[i].find('|');
     if (bar == std::string::npos || bar + 1 == failed[i].size()) {
-      throw Error(where, "'" + failed[i] + "' is not END/COUNT|pod");
+      throw Error(where, excerpt(failed[i]) + " is not END/COUNT|pod");
     }
     const std::string id = add_item(failed[i].substr(0, bar), where);
     const int number = static_cast<int>(std::count_if(trace.attempts.begin(), trace.attempts.end(),
@@ -99,7 +95,10 @@ Trace read_stellar_status(const std::string& path) {
                                         {"num_succeeded", count_field(doc, "num_succeeded", path)},
                                         {"workers", workers}}
                              .dump();
-  return trace;
+  add_trace(trace, sink, path);
+  return trace.run;
 }
+
+Trace read_stellar_status(const std::string& path) { return read_whole(path, read_stellar_status); }
 
 }  // namespace millrace::data::importers

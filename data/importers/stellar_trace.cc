@@ -9,6 +9,7 @@
 
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/text_excerpt.h"
 
 namespace millrace::data::importers {
 
@@ -18,7 +19,7 @@ std::string_view without_suffix(std::string_view text, std::string_view suffix, 
                                 const std::string& where, const char* what) {
   if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix) {
     if (suffixes == Suffixes::kOptional) return text;
-    throw Error(where, std::string(what) + " '" + std::string(text) + "' lacks its '" + std::string(suffix) + "' unit");
+    throw Error(where, std::string(what) + " " + excerpt(text) + " lacks its '" + std::string(suffix) + "' unit");
   }
   return text.substr(0, text.size() - suffix.size());
 }
@@ -66,8 +67,8 @@ StellarEntry parse_stellar_entry(const std::string& entry, const std::string& wh
   }
   fields.push_back(rest);
   if (fields.size() != 4) {
-    throw Error(where, "bad field count: " + std::to_string(fields.size()) + " fields in '" + entry +
-                           "', expected END/COUNT|worker|tx_apply_ms|total_s");
+    throw Error(where, "bad field count: " + std::to_string(fields.size()) + " fields in " + excerpt(entry) +
+                           ", expected END/COUNT|worker|tx_apply_ms|total_s");
   }
   StellarEntry e;
   e.where = where;
@@ -88,7 +89,7 @@ WorkItem end_count_item(const Range& range) {
   return item;
 }
 
-Trace stellar_trace(std::vector<StellarEntry> entries) {
+Trace stellar_trace(std::vector<StellarEntry> entries, const std::string& input) {
   check_retries(entries);
   std::stable_sort(entries.begin(), entries.end(), [](const StellarEntry& a, const StellarEntry& b) {
     return a.range.last() != b.range.last() ? a.range.last() > b.range.last() : tries_before(a, b);
@@ -108,7 +109,7 @@ Trace stellar_trace(std::vector<StellarEntry> entries) {
     trace.attempts.push_back(a);
     workers.insert(e.worker);
   }
-  lay_back_to_back(trace.attempts);
+  lay_back_to_back(trace.attempts, input);
   trace.run.source = RunSource::kRecorded;
   trace.run.units = "ledgers";
   trace.run.partitioner = "uniform";

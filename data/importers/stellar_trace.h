@@ -44,7 +44,8 @@ enum class Suffixes { kRequired, kOptional };
 // problem (field count, COUNT, worker, a non-numeric or negative time).
 StellarEntry parse_stellar_entry(const std::string& entry, const std::string& where, Suffixes suffixes);
 
-Trace stellar_trace(std::vector<StellarEntry> entries);
+// `input` names the recording in an error about the run as a whole.
+Trace stellar_trace(std::vector<StellarEntry> entries, const std::string& input);
 
 // The item of one range, named by its END/COUNT.
 WorkItem end_count_item(const Range& range);

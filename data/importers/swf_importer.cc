@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
 #include "data/importers/text_input.h"
@@ -23,36 +23,53 @@ enum Field { kJob, kSubmit, kWait, kRunTime, kStatus = 10, kPartition = 15, kPre
 
 using Job = std::array<double, kFields>;
 
-Job parse_job(const TextInput& input, std::size_t n) {
-  std::string_view line = input.line(n);
+std::string number_text(double value) { return nlohmann::json(value).dump(); }
+
+Job parse_job(const TextInput& input) {
+  std::string_view line = input.line();
   std::vector<std::string_view> tokens;
   for (std::size_t at = line.find_first_not_of(" \t"); at != std::string_view::npos;) {
     std::size_t end = std::min(line.find_first_of(" \t", at), line.size());
     tokens.push_back(line.substr(at, end - at));
     at = line.find_first_not_of(" \t", end);
   }
-  if (tokens.size() != kFields) throw Error(input.where(n), input.field_count_problem(n, tokens.size(), kFields));
+  if (tokens.size() != kFields) throw Error(input.where(), input.field_count_problem(tokens.size(), kFields));
   Job job{};
-  std::string where = input.where(n);
+  const std::string where = input.where();
   for (std::size_t i = 0; i < kFields; ++i) job[i] = parse_real(tokens[i], where, kNames[i]);
   return job;
 }
 
-Micros seconds(double value) { return micros_from_seconds(value); }
-
-void check_time(double value, const std::string& where, const char* what, bool unknown_allowed) {
-  if (value < 0 && !(unknown_allowed && value == -1)) {
-    throw Error(where, "negative " + std::string(what) + " " + std::to_string(static_cast<long long>(value)));
+// A field that must hold a whole number (job and partition numbers, the status).
+std::int64_t whole(const Job& job, Field field, const std::string& where) {
+  auto value = whole_number(job[field]);
+  if (!value) {
+    throw Error(where, std::string(kNames[field]) + " " + number_text(job[field]) +
+                           " is not a whole number within +-2^53");
   }
+  return *value;
+}
+
+// A time field in seconds (-1 = unknown where allowed, counted as 0).
+Micros seconds(const Job& job, Field field, const std::string& where, bool unknown_allowed) {
+  const double value = job[field];
+  if (unknown_allowed && value == -1) return 0;
+  if (value < 0) throw Error(where, std::string("negative ") + kNames[field] + " " + number_text(value));
+  auto micros = micros_from_real(value, kMicrosPerSecond);
+  if (!micros) {
+    throw Error(where, std::string(kNames[field]) + " " + number_text(value) + " out of range (at most " +
+                           std::to_string(kMaxMicros / kMicrosPerSecond) + " s, about 285 years)");
+  }
+  return *micros;
 }
 
 Attempt job_attempt(const Job& job, const std::string& id, const std::string& where) {
   Attempt a;
   a.item_id = id;
-  a.start = seconds(job[kSubmit]) + (job[kWait] > 0 ? seconds(job[kWait]) : 0);
-  a.end = a.start + seconds(job[kRunTime]);
-  if (job[kPartition] >= 0) a.worker = "partition-" + std::to_string(static_cast<long long>(job[kPartition]));
-  int status = static_cast<int>(job[kStatus]);
+  a.start = time_sum(seconds(job, kSubmit, where, false), seconds(job, kWait, where, true), where, "submit + wait");
+  a.end = time_sum(a.start, seconds(job, kRunTime, where, false), where, "submit + wait + run_time");
+  if (job[kPartition] >= 0) a.worker = "partition-" + std::to_string(whole(job, kPartition, where));
+  const std::int64_t status = whole(job, kStatus, where);
   if (status == 0) {
     a.outcome = Outcome::kFailed;
     a.exit_code = 1;
@@ -67,17 +84,16 @@ Attempt job_attempt(const Job& job, const std::string& id, const std::string& wh
   return a;
 }
 
-WorkItem job_item(const Job& job, const std::string& id) {
+WorkItem job_item(const Job& job, const std::string& id, const std::string& where) {
   WorkItem item;
   item.id = id;
   item.type = "job";
-  item.submit_at = seconds(job[kSubmit]);
+  item.submit_at = seconds(job, kSubmit, where, false);
   nlohmann::json payload = nlohmann::json::object();
   for (std::size_t i = kRunTime + 1; i < kFields; ++i) {
     if (i == kStatus || job[i] == -1) continue;
-    payload[kNames[i]] = job[i] == static_cast<double>(static_cast<long long>(job[i]))
-                             ? nlohmann::json(static_cast<long long>(job[i]))
-                             : nlohmann::json(job[i]);
+    auto value = whole_number(job[i]);
+    payload[kNames[i]] = value ? nlohmann::json(*value) : nlohmann::json(job[i]);
   }
   item.payload = payload.dump();
   return item;
@@ -100,42 +116,40 @@ void keep_header(std::string_view line, nlohmann::json& header) {
 
 }  // namespace
 
-Trace read_swf(const std::string& path) {
-  auto input = TextInput::read(path);
-  Trace trace;
-  trace.run.source = RunSource::kRecorded;
-  trace.run.units = "jobs";
+Run read_swf(const std::string& path, TraceSink& sink) {
+  TextInput input(path);
   nlohmann::json header = nlohmann::json::object();
-  std::vector<std::pair<Job, std::size_t>> jobs;
-  std::set<std::string> ids;
-  for (std::size_t n = 1; n <= input.line_count(); ++n) {
-    std::string_view line = input.line(n);
+  std::size_t jobs = 0;
+  while (input.next_line()) {
+    std::string_view line = input.line();
     std::size_t start = line.find_first_not_of(" \t");
     if (start == std::string_view::npos) continue;
     if (line[start] == ';') {
       keep_header(line.substr(start), header);
       continue;
     }
-    Job job = parse_job(input, n);
-    std::string where = input.where(n);
-    if (job[kJob] <= 0) throw Error(where, "job number must be positive");
-    check_time(job[kSubmit], where, "submit time", false);
-    check_time(job[kWait], where, "wait time", true);
-    check_time(job[kRunTime], where, "run time (duration)", true);
-    std::string id = std::to_string(static_cast<long long>(job[kJob]));
-    if (!ids.insert(id).second) throw Error(where, "duplicate job number " + id);
-    trace.items.push_back(job_item(job, id));
-    if (job[kRunTime] != -1) trace.attempts.push_back(job_attempt(job, id, where));
-    jobs.emplace_back(job, n);
+    const Job job = parse_job(input);
+    const std::string where = input.where();
+    const std::int64_t number = whole(job, kJob, where);
+    if (number <= 0) throw Error(where, "job number must be positive");
+    if (job[kWait] < 0 && job[kWait] != -1) throw Error(where, "negative wait " + number_text(job[kWait]));
+    if (job[kRunTime] < 0 && job[kRunTime] != -1) throw Error(where, "negative run time (duration) " + number_text(job[kRunTime]));
+    const std::string id = std::to_string(number);
+    WorkItem item = job_item(job, id, where);
+    const std::int64_t preceding = job[kPreceding] > 0 ? whole(job, kPreceding, where) : 0;
+    if (preceding > 0 && sink.has_item(std::to_string(preceding))) item.depends_on.push_back(std::to_string(preceding));
+    if (!sink.add_item(item)) throw Error(where, "duplicate job number " + id);
+    if (job[kRunTime] != -1) sink.add_attempt(job_attempt(job, id, where), where);
+    ++jobs;
   }
-  if (jobs.empty()) throw Error(path, "no jobs (only header comments)");
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    std::string preceding = std::to_string(static_cast<long long>(jobs[i].first[kPreceding]));
-    if (jobs[i].first[kPreceding] > 0 && ids.count(preceding)) trace.items[i].depends_on.push_back(preceding);
-  }
-  trace.run.parameters = nlohmann::json{{"swf_header", header}}.dump();
-  set_run_span(trace);
-  return trace;
+  if (jobs == 0) throw Error(path, "no jobs (only header comments)");
+  Run run;
+  run.source = RunSource::kRecorded;
+  run.units = "jobs";
+  run.parameters = nlohmann::json{{"swf_header", header}}.dump();
+  return run;
 }
+
+Trace read_swf(const std::string& path) { return read_whole(path, read_swf); }
 
 }  // namespace millrace::data::importers

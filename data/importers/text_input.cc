@@ -2,50 +2,173 @@
 
 #include <zlib.h>
 
-#include <array>
-#include <memory>
+#include <cstdio>
+#include <cstring>
 
 #include "data/error.h"
 
 namespace millrace::data::importers {
 
-TextInput TextInput::read(const std::string& path) {
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> in(gzopen(path.c_str(), "rb"), gzclose_r);
-  if (!in) throw Error(path, "cannot open for reading");
-  std::string text;
-  std::array<char, 1 << 16> buffer{};
-  for (;;) {
-    int n = gzread(in.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
-    int code = Z_OK;
-    const char* message = gzerror(in.get(), &code);
-    if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
-      throw Error(path, std::string("truncated or corrupt file (") + message + ")");
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{1} << 16;
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+bool continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// The offset of the first byte that breaks UTF-8 (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), or npos when `text` is valid.
+std::size_t invalid_utf8_at(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
     }
-    if (n == 0) break;
-    text.append(buffer.data(), static_cast<std::size_t>(n));
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > n) return i;
+    if (s[i + 1] < low || s[i + 1] > high) return i;
+    for (std::size_t k = 2; k < length; ++k) {
+      if (!continuation(s[i + k])) return i;
+    }
+    i += length;
   }
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(path, "empty file");
-  return TextInput(path, std::move(text));
+  return std::string_view::npos;
 }
 
-TextInput::TextInput(std::string name, std::string text) : name_(std::move(name)), text_(std::move(text)) {
-  std::string_view rest = text_;
-  while (!rest.empty()) {
-    std::size_t newline = rest.find('\n');
-    std::string_view line = rest.substr(0, newline);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines_.push_back(line);
-    if (newline == std::string_view::npos) break;
-    rest.remove_prefix(newline + 1);
+}  // namespace
+
+TextInput::TextInput(const std::string& path)
+    : name_(path), file_(gzopen(path.c_str(), "rb"), gzclose_r), buffer_(kBufferBytes) {
+  if (!file_) throw Error(path, "cannot open for reading");
+  while (end_ - begin_ < kByteOrderMark.size() && fill()) {
+  }
+  if (std::string_view(buffer_.data() + begin_, end_ - begin_).substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    begin_ += kByteOrderMark.size();
   }
 }
 
-bool TextInput::cut_off(std::size_t number) const { return number == lines_.size() && text_.back() != '\n'; }
+bool TextInput::fill() {
+  if (exhausted_) return false;
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+  } else if (end_ == buffer_.size()) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  const int n = gzread(file_.get(), buffer_.data() + end_, static_cast<unsigned>(buffer_.size() - end_));
+  int code = Z_OK;
+  const char* message = gzerror(file_.get(), &code);
+  if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
+    throw Error(name_, std::string("truncated or corrupt file (") + message + ") after line " +
+                           std::to_string(line_number_));
+  }
+  if (n == 0) {
+    exhausted_ = true;
+    return false;
+  }
+  end_ += static_cast<std::size_t>(n);
+  return true;
+}
 
-std::string TextInput::field_count_problem(std::size_t number, std::size_t got, std::size_t expected) const {
+bool TextInput::next_line() {
+  pending_.clear();
+  cut_off_ = false;
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    const std::size_t available = end_ - begin_;
+    if (const void* newline = std::memchr(start, '\n', available)) {
+      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - start);
+      if (pending_.empty()) {
+        line_ = std::string_view(start, length);
+      } else {
+        pending_.append(start, length);
+        line_ = pending_;
+      }
+      begin_ += length + 1;
+      break;
+    }
+    pending_.append(start, available);
+    begin_ = end_;
+    if (pending_.size() > kMaxLineBytes) {
+      throw Error(where(line_number_ + 1), "line longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
+    }
+    if (!fill()) {
+      if (pending_.empty()) {
+        if (!seen_content_) throw Error(name_, "empty file");
+        return false;
+      }
+      line_ = pending_;
+      cut_off_ = true;
+      break;
+    }
+  }
+  ++line_number_;
+  if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+  check_utf8();
+  note_content(line_);
+  return true;
+}
+
+void TextInput::check_utf8() const {
+  const std::size_t at = invalid_utf8_at(line_);
+  if (at == std::string_view::npos) return;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(line_[at])));
+  throw Error(where(), "not UTF-8: byte " + std::string(byte) + " at column " + std::to_string(at + 1) +
+                           " (convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8)");
+}
+
+void TextInput::note_content(std::string_view text) {
+  if (!seen_content_) {
+    for (char c : text) {
+      if (!is_space(c)) {
+        seen_content_ = true;
+        break;
+      }
+    }
+  }
+}
+
+std::string TextInput::field_count_problem(std::size_t got, std::size_t expected) const {
   std::string counts = std::to_string(got) + " fields, expected " + std::to_string(expected);
-  if (cut_off(number)) return "truncated file: the last line has " + counts;
+  if (cut_off_) return "truncated file: the last line has " + counts;
   return "bad field count: " + counts;
+}
+
+int TextInput::next_byte() {
+  if (begin_ == end_ && !fill()) {
+    if (!seen_content_) throw Error(name_, "empty file");
+    return -1;
+  }
+  if (line_number_ == 0 || after_newline_) {
+    ++line_number_;
+    column_ = 0;
+  }
+  const char c = buffer_[begin_++];
+  ++column_;
+  after_newline_ = c == '\n';
+  if (!seen_content_ && !is_space(c)) seen_content_ = true;
+  return static_cast<unsigned char>(c);
 }
 
 }  // namespace millrace::data::importers

@@ -1,39 +1,75 @@
-// One input file of an importer, read whole (gunzipped on the fly when compressed) and split
-// into lines, so that every importer reports a malformed line the same way: the file name, the
-// 1-based line number and the reason ("trace.csv:17: negative duration_s '-3'").
+// One input file of an importer, read as a stream (gunzipped on the fly when compressed) so
+// that memory does not grow with the file, and the one place where every importer gets the
+// same treatment of text:
+// - a UTF-8 byte order mark at the start is skipped, CRLF line ends are accepted;
+// - the text must be UTF-8: an invalid byte (a Latin-1 'é' in an SWF header) is an Error naming
+//   file:line, the column and the byte, never a parser's raw exception;
+// - a file holding only whitespace is "empty file"; gzip data cut short is "truncated or
+//   corrupt"; a line over kMaxLineBytes is refused rather than read into memory;
+// - every error names the file and the 1-based line ("trace.csv:17: negative duration_s '-3'"),
+//   quoting input only through data/text_excerpt.h.
+// Line formats read with next_line(); a JSON document reads bytes (next_byte, json_input.h).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+struct gzFile_s;
+
 namespace millrace::data::importers {
+
+inline constexpr std::size_t kMaxLineBytes = std::size_t{256} << 20;
 
 class TextInput {
  public:
-  // Reads `path` (plain text or gzip). Throws Error(path, ...) when it cannot be read, when
-  // compressed data is truncated or corrupt, or when the file is empty.
-  static TextInput read(const std::string& path);
+  // Opens `path` (plain text or gzip). Throws Error(path, ...) when it cannot be opened.
+  explicit TextInput(const std::string& path);
 
   const std::string& name() const { return name_; }
-  const std::string& text() const { return text_; }
-  std::size_t line_count() const { return lines_.size(); }
-  std::string_view line(std::size_t number) const { return lines_.at(number - 1); }  // 1-based
-  // "file:N", the prefix of every error about line N.
+
+  // Reads the next line (without its line end, and without a byte order mark on line 1);
+  // false after the last one. Throws Error(name) "empty file" at the end of a file that held
+  // only whitespace, and Error(where()) on a line that is not UTF-8 or too long.
+  bool next_line();
+  std::string_view line() const { return line_; }
+  // The number of the line last read (byte reading: of the byte last read), 1-based.
+  std::size_t line_number() const { return line_number_; }
+  // "file:N" for the line last read, the prefix of every error about it.
+  std::string where() const { return where(line_number_); }
   std::string where(std::size_t number) const { return name_ + ":" + std::to_string(number); }
-  // True for the last line of a file that does not end in a newline: a line that is malformed
-  // there is reported as a truncated file.
-  bool cut_off(std::size_t number) const;
-  // The reason for a line with `got` fields where `expected` belong: the last line of a file
-  // that does not end in a newline is reported as a truncated file.
-  std::string field_count_problem(std::size_t number, std::size_t got, std::size_t expected) const;
+  // True when the line last read is the file's last and does not end in a newline: a line
+  // that is malformed there is reported as a truncated file.
+  bool cut_off() const { return cut_off_; }
+  // The reason for the last line read having `got` fields where `expected` belong.
+  std::string field_count_problem(std::size_t got, std::size_t expected) const;
+
+  // Byte reading, for documents that span lines: the next byte, or -1 at the end (which throws
+  // "empty file" when only whitespace came before). line_number() and column() follow.
+  int next_byte();
+  std::size_t column() const { return column_; }  // 1-based column of the byte last read
+  bool at_end() const { return exhausted_ && begin_ == end_; }
 
  private:
-  TextInput(std::string name, std::string text);
+  bool fill();  // reads more into the buffer; false at the end of the file
+  void check_utf8() const;
+  void note_content(std::string_view text);
+
   std::string name_;
-  std::string text_;
-  std::vector<std::string_view> lines_;
+  std::unique_ptr<gzFile_s, int (*)(gzFile_s*)> file_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool exhausted_ = false;
+  std::string pending_;  // a line that spans buffer refills
+  std::string_view line_;
+  std::size_t line_number_ = 0;
+  std::size_t column_ = 0;
+  bool cut_off_ = false;
+  bool after_newline_ = false;
+  bool seen_content_ = false;
 };
 
 }  // namespace millrace::data::importers

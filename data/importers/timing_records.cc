@@ -1,13 +1,12 @@
 #include "data/importers/timing_records.h"
 
 #include <algorithm>
-#include <map>
-#include <optional>
-#include <set>
+#include <limits>
 #include <sstream>
 
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/text_excerpt.h"
 #include "data/timing_table.h"
 
 namespace millrace::data::importers {
@@ -26,9 +25,8 @@ std::optional<Range> record_range(const TimingRecord& r) {
   if (end_count != nullptr) return parse_end_count(*end_count, r.where);
   if (first == nullptr && count == nullptr) return std::nullopt;
   if (first == nullptr || count == nullptr) throw Error(r.where, "a range needs both first and count");
-  Range range{parse_int(*first, r.where, "first"), parse_int(*count, r.where, "count")};
-  check_count(range.count, r.where, "count");
-  return range;
+  return first_count_range(parse_int(*first, r.where, "first"), parse_int(*count, r.where, "count"), r.where,
+                           "range");
 }
 
 WorkItem record_item(const TimingRecord& r) {
@@ -43,7 +41,7 @@ WorkItem record_item(const TimingRecord& r) {
   }
   if (const auto* v = field(r, "type")) item.type = *v;
   if (const auto* v = field(r, "payload")) item.payload = *v;
-  if (const auto* v = field(r, "priority")) item.priority = static_cast<int>(parse_int(*v, r.where, "priority"));
+  if (const auto* v = field(r, "priority")) item.priority = parse_int32(*v, r.where, "priority");
   if (const auto* v = field(r, "submit_s")) item.submit_at = parse_seconds(*v, r.where, "submit_s");
   if (const auto* v = field(r, "depends_on")) {
     std::istringstream ids(*v);
@@ -65,11 +63,22 @@ const std::string& required(const TimingRecord& r, const std::string& name, cons
   return *v;
 }
 
-Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int previous, bool timed) {
+int attempt_number(const TimingRecord& r, TraceSink& sink, const std::string& item_id) {
+  const auto* v = field(r, "attempt");
+  if (v == nullptr) {
+    const int latest = sink.latest_attempt(item_id);
+    if (latest == std::numeric_limits<int>::max()) throw Error(r.where, "too many attempts of item " + excerpt(item_id));
+    return latest + 1;
+  }
+  const int number = parse_int32(*v, r.where, "attempt");
+  if (number < 1) throw Error(r.where, "attempt " + excerpt(*v) + " out of range (attempts count from 1)");
+  return number;
+}
+
+Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int number, bool timed) {
   Attempt a;
   a.item_id = item_id;
-  a.number = previous + 1;
-  if (const auto* v = field(r, "attempt")) a.number = static_cast<int>(parse_int(*v, r.where, "attempt"));
+  a.number = number;
   if (const auto* v = field(r, "worker")) a.worker = *v;
   if (timed) {
     a.start = parse_seconds(required(r, "start_s", "other records have start times"), r.where, "start_s");
@@ -79,7 +88,7 @@ Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int pr
     a.end = parse_seconds(required(r, "duration_s", "no start_s/end_s"), r.where, "duration_s");
   }
   if (const auto* v = field(r, "outcome")) a.outcome = outcome_from_string(*v, r.where);
-  if (const auto* v = field(r, "exit_code")) a.exit_code = static_cast<int>(parse_int(*v, r.where, "exit_code"));
+  if (const auto* v = field(r, "exit_code")) a.exit_code = parse_int32(*v, r.where, "exit_code");
   if (const auto* v = field(r, "failure_reason")) a.failure_reason = *v;
   if (const auto* v = field(r, "work_ms")) a.work_time = parse_millis(*v, r.where, "work_ms");
   return a;
@@ -96,30 +105,30 @@ const std::vector<std::string>& timing_record_columns() {
   return columns;
 }
 
-Trace trace_from_timing_records(const std::vector<TimingRecord>& records) {
+void TimingRecordReader::add(const TimingRecord& r) {
   const auto& known = timing_record_columns();
-  bool timed = false;
-  for (const auto& r : records) {
-    for (const auto& [name, value] : r.fields) {
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        throw Error(r.where, "unknown column '" + name + "' (see data/importers/timing_records.h)");
-      }
+  for (const auto& [name, value] : r.fields) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw Error(r.where, "unknown column " + excerpt(name) + " (see data/importers/timing_records.h)");
     }
-    timed = timed || field(r, "start_s") != nullptr;
   }
-  Trace trace;
-  std::map<std::string, int> attempts_of;
-  for (const auto& r : records) {
-    WorkItem item = record_item(r);
-    auto [seen, added] = attempts_of.emplace(item.id, 0);
-    if (added) trace.items.push_back(item);
-    if (!has_attempt(r)) continue;
-    trace.attempts.push_back(record_attempt(r, item.id, seen->second, timed));
-    seen->second = trace.attempts.back().number;
+  WorkItem item = record_item(r);
+  sink_.add_item(item);
+  if (!has_attempt(r)) return;
+  const bool timed = field(r, "start_s") != nullptr;
+  if (!timed_) {
+    timed_ = timed;
+    first_attempt_where_ = r.where;
+  } else if (*timed_ != timed) {
+    throw Error(r.where, timed ? "has start_s, but the attempt at " + first_attempt_where_ +
+                                     " has none (give every attempt start_s/end_s, or none)"
+                               : "missing start_s (other records have start times, e.g. " + first_attempt_where_ + ")");
   }
-  if (!timed) lay_back_to_back(trace.attempts);
-  set_run_span(trace);
-  return trace;
+  sink_.add_attempt(record_attempt(r, item.id, attempt_number(r, sink_, item.id), timed), r.where);
+}
+
+void TimingRecordReader::finish(const std::string& input) {
+  if (timed_ && !*timed_) sink_.lay_back_to_back(input);
 }
 
 }  // namespace millrace::data::importers

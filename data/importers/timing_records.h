@@ -18,10 +18,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "data/importers/trace.h"
+#include "data/importers/trace_sink.h"
 
 namespace millrace::data::importers {
 
@@ -32,7 +33,22 @@ struct TimingRecord {
 
 const std::vector<std::string>& timing_record_columns();
 
-// Throws Error naming the record's `where` on a malformed record.
-Trace trace_from_timing_records(const std::vector<TimingRecord>& records);
+// Turns records into items and attempts of a sink as they are read, keeping no record: the
+// CSV and JSON importers stream through it. Whether the attempts are timed (start_s/end_s) or
+// laid back to back (duration_s) is settled by the first record with an attempt; a record of
+// the other kind is an Error naming both.
+class TimingRecordReader {
+ public:
+  explicit TimingRecordReader(TraceSink& sink) : sink_(sink) {}
+  // Throws Error naming the record's `where` on a malformed record.
+  void add(const TimingRecord& record);
+  // After the last record: lays untimed attempts back to back (`input` names the source).
+  void finish(const std::string& input);
+
+ private:
+  TraceSink& sink_;
+  std::optional<bool> timed_;
+  std::string first_attempt_where_;
+};
 
 }  // namespace millrace::data::importers

@@ -3,17 +3,25 @@
 #include <algorithm>
 #include <map>
 
+#include "data/importers/fields.h"
+#include "data/text_excerpt.h"
+
 namespace millrace::data::importers {
 
-void lay_back_to_back(std::vector<Attempt>& attempts) {
+void lay_back_to_back(std::vector<Attempt>& attempts, const std::string& input) {
   std::map<std::string, Micros> free_at;
   for (auto& a : attempts) {
     Micros duration = a.duration();
     Micros& at = free_at[a.worker];
     a.start = at;
-    a.end = at + duration;
+    a.end = back_to_back_end(at, duration, a.worker, a.item_id, input);
     at = a.end;
   }
+}
+
+Micros back_to_back_end(Micros free_at, Micros duration, const std::string& worker, const std::string& item_id,
+                        const std::string& input) {
+  return time_sum(free_at, duration, input, "worker " + excerpt(worker) + ": back-to-back end of item " + excerpt(item_id));
 }
 
 void set_run_span(Trace& trace) {

@@ -14,7 +14,8 @@ using testing::write_file;
 const char* kLog =
     "[12:06:41 INF] No job left and all workers are down.\n"
     "[12:06:41 INF] job monitor query 'http://monitor/metrics', got response: {\"metrics\": "
-    "[\"38463/16320|7|11.9441ms|46s\", \"6463/16320|7|0.720432ms|19s\", \"54463/16320|8|1.5e+03ms|42s\"]}\n";
+    "[\"38463/16320|7|11.9441ms|46s\", \"6463/16320|7|0.720432ms|19s\", \"54463/16320|8|1.5e+03ms|42s\"]}\n"
+    "[12:06:41 INF] Finished mission: HistoryPubnetParallelCatchupV2\n";
 const char* kCsv =
     "end_ledger,ledger_count,first_ledger,worker_id,tx_apply_ms,total_s\n"
     "6463,16320,-9856,7,0.720432,19\n"
