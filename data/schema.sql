@@ -186,7 +186,6 @@ CREATE TABLE attempt_trees (
   PRIMARY KEY (run_id, item_id, number),
   FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
-) WITHOUT ROWID;
 
 -- migration 6: imports in progress. `millrace import` writes a run's items and attempts into
 -- the real tables under a run that stays hidden (runs(), run(), find_run() skip every run named
