@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster_adapter/lease_request.h"
+#include "data/error.h"
+
 namespace millrace::cluster_adapter {
 
 namespace {
@@ -52,14 +55,15 @@ bool refused(httplib::Response& res, LeaseReply answer, const std::string& id) {
   return false;
 }
 
-// The body as a JSON object, or a 400 naming what is wrong.
-std::optional<json> body_of(const httplib::Request& req, httplib::Response& res) {
-  json body = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
-  if (!body.is_object()) {
-    reply(res, 400, {{"error", "body: not a JSON object"}});
+// `parse` applied to the request's body, or a 400 naming what is wrong.
+template <typename Parse>
+auto body_of(const httplib::Request& req, httplib::Response& res, Parse parse) -> std::optional<decltype(parse(req.body))> {
+  try {
+    return parse(req.body);
+  } catch (const data::Error& e) {
+    reply(res, 400, {{"error", e.what()}});
     return std::nullopt;
   }
-  return body;
 }
 
 }  // namespace
@@ -70,12 +74,9 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
   const int threads = 2 * workers + 8;
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->Post("/v1/lease", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<json> body = body_of(req, res);
-    if (!body) return;
-    if (!(*body)["worker"].is_string() || (*body)["worker"].get<std::string>().empty()) {
-      return reply(res, 400, {{"error", "body: worker must be a non-empty string (the pod's name)"}});
-    }
-    LeaseOffer offer = book_.lease((*body)["worker"].get<std::string>());
+    std::optional<LeaseRequest> request = body_of(req, res, parse_lease_request);
+    if (!request) return;
+    LeaseOffer offer = book_.lease(request->worker);
     switch (offer.action) {
       case LeaseOffer::Action::kWork: return reply(res, 200, work_of(offer.lease, book_.terms(), offer.lease.granted, run_));
       case LeaseOffer::Action::kWait: return reply(res, 200, {{"action", "wait"}});
@@ -91,22 +92,11 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
   });
   server_->Post(R"(/v1/leases/([^/]+)/complete)", [this](const httplib::Request& req, httplib::Response& res) {
     std::string id = req.matches[1];
-    std::optional<json> body = body_of(req, res);
-    if (!body) return;
-    const json& exit_code = (*body)["exit_code"];
-    const json& work_ms = (*body)["work_time_ms"];
-    const json& reason = (*body)["reason"];
-    if (!exit_code.is_number_integer()) return reply(res, 400, {{"error", "body: exit_code must be an integer"}});
-    if (!work_ms.is_null() && !(work_ms.is_number_integer() && work_ms.get<std::int64_t>() >= 0)) {
-      return reply(res, 400, {{"error", "body: work_time_ms must be a non-negative integer"}});
-    }
-    if (!reason.is_null() && !reason.is_string()) return reply(res, 400, {{"error", "body: reason must be a string"}});
-    std::optional<data::Micros> work_time;
-    if (!work_ms.is_null()) work_time = work_ms.get<data::Micros>() * data::kMicrosPerMilli;
-    int code = exit_code.get<int>();
-    LeaseReply answer = book_.complete(id, code, reason.is_string() ? reason.get<std::string>() : "", work_time);
+    std::optional<CompletionReport> report = body_of(req, res, parse_completion_report);
+    if (!report) return;
+    LeaseReply answer = book_.complete(id, report->exit_code, report->reason, report->work_time);
     if (refused(res, answer, id)) return;
-    reply(res, 200, {{"recorded", code == 0 ? "succeeded" : "failed"}});
+    reply(res, 200, {{"recorded", report->exit_code == 0 ? "succeeded" : "failed"}});
   });
   listener_ = std::make_unique<HttpListener>(*server_, host, port);
 }
