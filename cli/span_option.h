@@ -7,7 +7,8 @@
 
 namespace millrace::cli {
 
-// Throws data::Error naming the option when `text` is not FIRST:LAST with FIRST <= LAST.
+// Throws data::Error naming the option when `text` is not FIRST:LAST with FIRST <= LAST, or
+// when the span or its exclusive end (LAST + 1) does not fit in 64 bits.
 data::Range parse_span(const std::string& text);
 
 }  // namespace millrace::cli

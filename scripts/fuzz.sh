@@ -43,11 +43,11 @@ pcv2="$data/stellar-pcv2-2024-11"
 head -n 40 "$pcv2/pcv2_run_2024-11_per_range_timings.csv" | seed import_stellar_csv head.csv
 {
   sed -n 1p "$pcv2/stellar-supercluster.log"
-  sed -n 2p "$pcv2/stellar-supercluster.log" | grep -o '^[^[]*\[\("[^"]*", \)\{6\}' | sed 's/, $/]}/'
+  sed -n 2p "$pcv2/stellar-supercluster.log" | grep -o '^.*"metrics": \[\("[^"]*", \)\{6\}' | sed 's/, $/]}/'
   sed -n '3,12p' "$pcv2/stellar-supercluster.log"
 } | seed import_stellar_log head.log
-zcat "$data/pwa-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz" | head -n 60 | seed import_swf head.swf
-zcat "$data/pwa-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz" | head -n 60 | gzip -c | seed import_swf head.swf.gz
+zcat "$data/pwa-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz" | sed -n 1,60p | seed import_swf head.swf
+zcat "$data/pwa-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz" | sed -n 1,60p | gzip -c | seed import_swf head.swf.gz
 eth="$data/ethereum-daily-2015-2018"
 for series in BlockSize GasUsed; do
   { head -n 20 "$eth/export-BlockCountRewards.csv"; printf '\0'; head -n 20 "$eth/export-$series.csv"; } |
@@ -82,7 +82,7 @@ for t in "${targets[@]}"; do
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   result=ok
   if [ "$(cat "$work/$t.rc")" != 0 ]; then
-    result="FAILED (exit $(cat "$work/$t.rc")): $(sed -n 's/.*Test unit written to //p' "$log" | head -n 1)"
+    result="FAILED (exit $(cat "$work/$t.rc")): $(awk '/Test unit written to/ {sub(/.*Test unit written to /, ""); print; exit}' "$log")"
     failed+=("$t")
   fi
   printf '%-24s %12s %8s %8s %8s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$result"

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "data/error.h"
 
@@ -64,7 +65,11 @@ Range parse_end_count(std::string_view text, const std::string& where) {
   std::int64_t end = parse_int(text.substr(0, slash), where, "range END");
   std::int64_t count = parse_int(text.substr(slash + 1), where, "range COUNT");
   check_count(count, where, "range COUNT");
-  return Range{end - count + 1, count};
+  std::int64_t first = 0;  // end - (count - 1), and the exclusive end end + 1, must fit
+  if (end == std::numeric_limits<std::int64_t>::max() || __builtin_sub_overflow(end, count - 1, &first)) {
+    throw Error(where, "range " + quoted(text) + " does not fit in 64-bit unit numbers");
+  }
+  return Range{first, count};
 }
 
 }  // namespace millrace::data::importers

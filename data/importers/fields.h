@@ -17,7 +17,8 @@ double parse_real(std::string_view text, const std::string& where, std::string_v
 // A non-negative amount of time given in seconds (or milliseconds), rounded to microseconds.
 Micros parse_seconds(std::string_view text, const std::string& where, std::string_view what);
 Micros parse_millis(std::string_view text, const std::string& where, std::string_view what);
-// "END/COUNT": the inclusive last unit and the unit count (> 0) of a range.
+// "END/COUNT": the inclusive last unit and the unit count (> 0) of a range; refused when the
+// range or its exclusive end (END + 1) does not fit in 64 bits.
 Range parse_end_count(std::string_view text, const std::string& where);
 // Throws unless count > 0.
 void check_count(std::int64_t count, const std::string& where, std::string_view what);
