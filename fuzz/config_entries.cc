@@ -22,11 +22,24 @@ void kubeconfig(std::string_view input, const InputFolder& folder) {
 }
 
 void job_template(std::string_view input, const InputFolder&) {
-  static const data::WorkItem range_item{.id = "6463/16320", .range = data::Range{-9856, 16320}};
-  static const data::WorkItem payload_item{.id = "job-7", .payload = "--size 4", .type = "batch"};
+  static const data::WorkItem range_item = [] {
+    data::WorkItem item;
+    item.id = "6463/16320";
+    item.range = data::Range{-9856, 16320};
+    return item;
+  }();
+  static const data::WorkItem payload_item = [] {
+    data::WorkItem item;
+    item.id = "job-7";
+    item.payload = "--size 4";
+    item.type = "batch";
+    return item;
+  }();
   const auto parsed = cluster_adapter::JobTemplate::parse(std::string(input), "fuzz-template.json");
-  const scheduler::Submission for_range{.handle = 1, .item = &range_item, .attempt = 2};
-  const scheduler::Submission for_payload{.handle = 2, .item = &payload_item, .attempt = 1};
+  scheduler::Submission for_range, for_payload;
+  for_range.item = &range_item;
+  for_range.attempt = 2;
+  for_payload.item = &payload_item;
   run_all({[&] { (void)parsed.render("run-1", "default", for_range, 600); },
            [&] { (void)parsed.render("run-1", "default", for_payload, std::nullopt); },
            [&] { (void)parsed.render_pool("run-1", "default", 8, "http://10.0.0.1:8080"); }});

@@ -6,12 +6,13 @@
 # under BUILD/crashes/ (see fuzz/README.md to turn it into a regression test).
 #   scripts/fuzz.sh [TARGET...]          all targets when none is named
 # Environment: MILLRACE_FUZZ_SECONDS (per target, default 12), MILLRACE_FUZZ_BUILD_DIR
-# (default build-fuzz), MILLRACE_FUZZ_JOBS (default nproc).
+# (default build-fuzz), MILLRACE_FUZZ_JOBS (default nproc), MILLRACE_FUZZ_SEED (default 1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MILLRACE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${MILLRACE_FUZZ_SECONDS:-12}
 jobs=${MILLRACE_FUZZ_JOBS:-$(nproc)}
+seed=${MILLRACE_FUZZ_SEED:-1}  # fixed, so CI explores the same inputs first on every run
 started=$SECONDS
 
 bash "$root/scripts/install-deps.sh" clang-14 libclang-rt-14-dev
@@ -58,7 +59,7 @@ for manifest in "$root"/deploy/*.json; do seed job_template "$(basename "$manife
 run_one() {  # run_one TARGET: fuzzes it for $seconds; its log in $work/TARGET.log
   local t=$1
   mkdir -p "$work/corpus/$t"
-  (cd "$work" && "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+  (cd "$work" && "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -print_final_stats=1 -seed="$seed" -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=65536 -artifact_prefix="$build/crashes/$t-" \
     "$work/corpus/$t" </dev/null >"$work/$t.log" 2>&1) && echo 0 >"$work/$t.rc" || echo $? >"$work/$t.rc"
 }
