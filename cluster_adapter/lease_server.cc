@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/json_fields.h"
+#include "cluster_adapter/lease_request.h"
+#include "data/error.h"
 #include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
@@ -18,8 +20,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxBody = 64 * 1024;
-constexpr std::size_t kMaxWorkerName = 253;  // a pod name: a DNS subdomain
-constexpr std::size_t kMaxReason = 1024;
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -63,18 +63,15 @@ bool refused(httplib::Response& res, LeaseReply answer, const std::string& id) {
   return false;
 }
 
-bool has_control_character(const std::string& text) {
-  return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
-}
-
-// The body as a JSON object, or a 400 naming what is wrong.
-std::optional<json> body_of(const httplib::Request& req, httplib::Response& res) {
-  json body = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
-  if (!body.is_object()) {
-    reply(res, 400, {{"error", "body: not a JSON object"}});
+// `parse` applied to the request's body, or a 400 naming what is wrong.
+template <typename Parse>
+auto body_of(const httplib::Request& req, httplib::Response& res, Parse parse) -> std::optional<decltype(parse(req.body))> {
+  try {
+    return parse(req.body);
+  } catch (const data::Error& e) {
+    reply(res, 400, {{"error", e.what()}});
     return std::nullopt;
   }
-  return body;
 }
 
 }  // namespace
@@ -90,14 +87,9 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
     return httplib::Server::HandlerResponse::Handled;
   });
   server_->Post("/v1/lease", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<json> body = body_of(req, res);
-    if (!body) return;
-    std::string worker = text_field(*body, "worker");
-    if (worker.empty() || worker.size() > kMaxWorkerName || has_control_character(worker)) {
-      return reply(res, 400, {{"error", "body: worker must be the pod's name, a string of 1 to " +
-                                            std::to_string(kMaxWorkerName) + " printable characters"}});
-    }
-    LeaseOffer offer = book_.lease(worker);
+    std::optional<LeaseRequest> request = body_of(req, res, parse_lease_request);
+    if (!request) return;
+    LeaseOffer offer = book_.lease(request->worker);
     switch (offer.action) {
       case LeaseOffer::Action::kWork: return reply(res, 200, work_of(offer.lease, book_.terms(), offer.lease.granted, run_));
       case LeaseOffer::Action::kWait: return reply(res, 200, {{"action", "wait"}});
@@ -113,30 +105,11 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
   });
   server_->Post(R"(/v1/leases/([^/]+)/complete)", [this](const httplib::Request& req, httplib::Response& res) {
     std::string id = req.matches[1];
-    std::optional<json> body = body_of(req, res);
-    if (!body) return;
-    std::optional<std::int64_t> exit_code = integer_field(*body, "exit_code");
-    if (!exit_code || *exit_code < std::numeric_limits<int>::min() || *exit_code > std::numeric_limits<int>::max()) {
-      return reply(res, 400, {{"error", "body: exit_code must be an integer that fits in 32 bits"}});
-    }
-    const json& work_ms = field(*body, "work_time_ms");
-    std::optional<std::int64_t> work_ms_value = integer_field(*body, "work_time_ms");
-    constexpr std::int64_t kMaxWorkMs = std::numeric_limits<data::Micros>::max() / data::kMicrosPerMilli;
-    if (!work_ms.is_null() && !(work_ms_value && *work_ms_value >= 0 && *work_ms_value <= kMaxWorkMs)) {
-      return reply(res, 400, {{"error", "body: work_time_ms must be an integer from 0 to " + std::to_string(kMaxWorkMs)}});
-    }
-    const json& reason = field(*body, "reason");
-    if (!reason.is_null() && !(reason.is_string() && reason.get<std::string>().size() <= kMaxReason &&
-                               !has_control_character(reason.get<std::string>()))) {
-      return reply(res, 400, {{"error", "body: reason must be a string of at most " + std::to_string(kMaxReason) +
-                                            " printable characters"}});
-    }
-    std::optional<data::Micros> work_time;
-    if (work_ms_value) work_time = *work_ms_value * data::kMicrosPerMilli;
-    int code = static_cast<int>(*exit_code);
-    LeaseReply answer = book_.complete(id, code, text_field(*body, "reason"), work_time);
+    std::optional<CompletionReport> report = body_of(req, res, parse_completion_report);
+    if (!report) return;
+    LeaseReply answer = book_.complete(id, report->exit_code, report->reason, report->work_time);
     if (refused(res, answer, id)) return;
-    reply(res, 200, {{"recorded", code == 0 ? "succeeded" : "failed"}});
+    reply(res, 200, {{"recorded", report->exit_code == 0 ? "succeeded" : "failed"}});
   });
   HttpLimits limits;
   limits.threads = 2 * workers + 8;  // each idle worker holds a thread while its lease request waits

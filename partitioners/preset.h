@@ -40,10 +40,12 @@ std::vector<std::string> preset_names();
 const Preset& find_preset(const std::string& name);
 
 // The span a tip-down generator covers: [tip - n * length + 1, tip] with n the number of ENDs
-// tip, tip - length, ... above `start`. Throws data::Error when tip <= start or length < 1.
+// tip, tip - length, ... above `start`. Throws data::Error when tip <= start, length < 1, or
+// the span or its end (tip + 1) does not fit in 64 bits.
 data::Range tip_down_span(std::int64_t tip, std::int64_t start, std::int64_t range_length);
 
 // True when `last` is the last ledger of an aligned checkpoint (last + 1 is a multiple of align).
+// Throws data::Error when align < 1.
 bool ends_checkpoint(std::int64_t last, std::int64_t align);
 
 }  // namespace millrace::partitioners

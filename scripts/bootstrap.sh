@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for the README's two set-up commands:
 #   bootstrap.sh main   install what is missing, build, run the main job on the bundled data
-#   bootstrap.sh test   install what is missing, build, run every test (ctest)
+#   bootstrap.sh test   install what is missing, build, run every test (ctest), then the fuzz targets
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MILLRACE_BUILD_DIR:-$root/build}
@@ -22,6 +22,7 @@ cmake --build "$build" -j"$(nproc)"
 if [ "$mode" = test ]; then
   cd "$build"
   ctest --output-on-failure -j"$(nproc)"
+  bash "$root/scripts/fuzz.sh"  # every fuzz target for a bounded time (fuzz/README.md)
 else
   bash "$root/scripts/main-job.sh" "$build/cli/millrace"
 fi

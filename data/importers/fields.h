@@ -22,7 +22,8 @@ double parse_real(std::string_view text, const std::string& where, std::string_v
 // at most kMaxMicros.
 Micros parse_seconds(std::string_view text, const std::string& where, std::string_view what);
 Micros parse_millis(std::string_view text, const std::string& where, std::string_view what);
-// "END/COUNT": the inclusive last unit and the unit count (> 0) of a range.
+// "END/COUNT": the inclusive last unit and the unit count (> 0) of a range; refused when the
+// range or its exclusive end (END + 1) does not fit in 64 bits.
 Range parse_end_count(std::string_view text, const std::string& where);
 // The range of a parsed END (inclusive) and COUNT; throws unless COUNT > 0 and the first unit
 // END - COUNT + 1 and the end fit in 64 bits. `what` names the fields ("range END/COUNT").

@@ -141,5 +141,12 @@ TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
                         bad + ": model: missing key 'bins'");
 }
 
+TEST_F(Cli, PartitionRefusesASpanBeyond64BitUnitNumbersInOneLine) {
+  expect_one_line_error(millrace("partition --span=-9223372036854775808:9223372036854775807 --partitioner uniform --ranges 2"),
+                        "--span -9223372036854775808:9223372036854775807: does not fit in 64-bit unit numbers");
+  expect_one_line_error(millrace("partition --span=0:9223372036854775807 --partitioner uniform --ranges 2"),
+                        "--span 0:9223372036854775807: does not fit in 64-bit unit numbers");
+}
+
 }  // namespace
 }  // namespace millrace::cli

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -29,6 +30,20 @@ Output run_cli(const std::string& args) {
   result.status = pclose(pipe);
   return result;
 }
+
+// The message of the data::Error `call` throws ("" when it throws none).
+template <typename Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const data::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
 TEST(StellarPreset, UniformEndCountMatchesTheHandComputedListForACheckpointTip) {
   // tip 100031 = 64 * 1563 - 1 ends a checkpoint; ENDs above start 0 every 16000 down to 4031.
@@ -79,6 +94,28 @@ TEST(StellarPreset, TheRecordingsEndsAreCheckpointLedgers) {
   EXPECT_TRUE(ends_checkpoint(54326463, 64));
   EXPECT_TRUE(ends_checkpoint(6463, 64));
   EXPECT_FALSE(ends_checkpoint(50000, 64));
+}
+
+TEST(StellarPreset, CheckpointEndsOfNegativeAndExtremeLedgersAndABadAlignment) {
+  EXPECT_TRUE(ends_checkpoint(-1, 64));   // 0 is a multiple of 64
+  EXPECT_TRUE(ends_checkpoint(-65, 64));  // -64 is
+  EXPECT_FALSE(ends_checkpoint(-64, 64));
+  EXPECT_TRUE(ends_checkpoint(kMax, 64));  // 2^63 is
+  EXPECT_FALSE(ends_checkpoint(kMin, 64));
+  EXPECT_TRUE(ends_checkpoint(kMin, 1));
+  EXPECT_EQ(error_of([] { ends_checkpoint(100, 0); }), "checkpoint alignment 0: must be >= 1");
+  EXPECT_EQ(error_of([] { ends_checkpoint(100, -64); }), "checkpoint alignment -64: must be >= 1");
+  EXPECT_NE(run_cli("partition --preset stellar-pubnet --tip 100031 --align 0 --format end-count").status, 0);
+}
+
+TEST(StellarPreset, TipDownSpansBeyond64BitUnitNumbersAreRefused) {
+  EXPECT_EQ(tip_down_span(kMax - 1, -1, kMax), (data::Range{0, kMax}));  // the end, kMax, still fits
+  const std::string too_far = "do not fit in 64-bit unit numbers";
+  EXPECT_EQ(error_of([] { tip_down_span(kMax, 0, 16000); }),
+            "tip 9223372036854775807: the ranges of 16000 down to the start ledger 0 " + too_far);
+  EXPECT_NE(error_of([] { tip_down_span(kMax - 1, -2, kMax); }).find(too_far), std::string::npos);  // tip - start
+  EXPECT_NE(error_of([] { tip_down_span(0, kMin, 2); }).find(too_far), std::string::npos);
+  EXPECT_NE(error_of([] { tip_down_span(-1, kMin, 2); }).find(too_far), std::string::npos);  // 2^62 ranges of 2
 }
 
 TEST(StellarPreset, LogarithmicWithThePresetHalvesChunksAfterTheFirstHalf) {
