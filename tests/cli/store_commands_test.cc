@@ -143,9 +143,9 @@ TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
 
 TEST_F(Cli, PartitionRefusesASpanBeyond64BitUnitNumbersInOneLine) {
   expect_one_line_error(millrace("partition --span=-9223372036854775808:9223372036854775807 --partitioner uniform --ranges 2"),
-                        "--span -9223372036854775808:9223372036854775807: does not fit in 64-bit unit numbers");
+                        "--span -9223372036854775808:9223372036854775807: unit numbers are limited to +-2305843009213693952 (2^61)");
   expect_one_line_error(millrace("partition --span=0:9223372036854775807 --partitioner uniform --ranges 2"),
-                        "--span 0:9223372036854775807: does not fit in 64-bit unit numbers");
+                        "--span 0:9223372036854775807: unit numbers are limited to +-2305843009213693952 (2^61)");
 }
 
 }  // namespace
