@@ -8,14 +8,14 @@
 #include "data/error.h"
 #include "data/importers/fields.h"
 #include "data/importers/json_lines.h"
-#include "data/importers/text_input.h"
+#include "data/importers/whole_text.h"
 #include "data/model_span.h"
 
 namespace millrace::partitioners {
 
 namespace {
 
-using data::importers::TextInput;
+using data::importers::WholeText;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -87,7 +87,7 @@ CsvColumns header_columns(const std::vector<std::string_view>& header, const std
 }
 
 // END/COUNT and CSV lines (the two text formats, one per file).
-void read_text(const TextInput& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+void read_text(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
   enum class Kind { kUnknown, kEndCount, kCsv } kind = Kind::kUnknown;
   CsvColumns columns;
   std::size_t kind_line = 0;
@@ -147,7 +147,7 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
 }
 
 // A JSON ranges file; each range's line is where its element starts.
-void read_json(const TextInput& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+void read_json(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
   const data::importers::JsonWithLines parsed = data::importers::parse_json_with_lines(input, "ranges");
   const nlohmann::json& doc = parsed.doc;
   const nlohmann::json* ranges = &doc;
@@ -214,7 +214,7 @@ data::Range RangesFile::span() const {
 }
 
 RangesFile read_ranges_file(const std::string& path) {
-  const TextInput input = TextInput::read(path);
+  const WholeText input = WholeText::read(path);
   RangesFile file{path, 0, {}};
   std::optional<std::int64_t> overlap;
   if (data::importers::looks_like_json(input)) {

@@ -45,7 +45,7 @@ std::size_t line_at(const std::string& text, std::size_t offset) {
 
 }  // namespace
 
-JsonWithLines parse_json_with_lines(const TextInput& input, const std::string& list_key) {
+JsonWithLines parse_json_with_lines(const WholeText& input, const std::string& list_key) {
   using Event = nlohmann::json::parse_event_t;
   const std::string& text = input.text();
   const char* cursor = text.data();
@@ -79,7 +79,7 @@ JsonWithLines parse_json_with_lines(const TextInput& input, const std::string& l
   return out;
 }
 
-bool looks_like_json(const TextInput& input) {
+bool looks_like_json(const WholeText& input) {
   const std::size_t start = input.text().find_first_not_of(" \t\r\n");
   return start != std::string::npos && (input.text()[start] == '[' || input.text()[start] == '{');
 }

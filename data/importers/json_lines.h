@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/importers/text_input.h"
+#include "data/importers/whole_text.h"
 
 namespace millrace::data::importers {
 
@@ -21,9 +21,9 @@ struct JsonWithLines {
 
 // Parses `input`. The list is the document itself when it is an array, or the array under
 // `list_key` of a top-level object. Throws Error naming file:line for malformed or truncated JSON.
-JsonWithLines parse_json_with_lines(const TextInput& input, const std::string& list_key);
+JsonWithLines parse_json_with_lines(const WholeText& input, const std::string& list_key);
 
 // True when the text's first non-blank character opens a JSON array or object.
-bool looks_like_json(const TextInput& input);
+bool looks_like_json(const WholeText& input);
 
 }  // namespace millrace::data::importers

@@ -9,6 +9,7 @@
 #include "data/importers/fields.h"
 #include "data/importers/json_lines.h"
 #include "data/importers/text_input.h"
+#include "data/importers/whole_text.h"
 
 namespace millrace::data::importers {
 
@@ -31,15 +32,17 @@ double density(double value, CostKind kind, std::int64_t count, const std::strin
   return kind == CostKind::kUnitMicros ? value : value * kMicrosPerSecond / static_cast<double>(count);
 }
 
-std::vector<ProfileRow> read_csv_rows(const TextInput& input) {
-  const CsvTable table = read_csv_table(input);
+std::vector<ProfileRow> read_csv_rows(const std::string& path) {
+  TextInput input(path);
+  CsvReader table(input);
   const CostKind kind = table.column("cost_s") ? CostKind::kRowSeconds : CostKind::kUnitMicros;
-  require_columns(input, table, {"first", "count", kind == CostKind::kRowSeconds ? "cost_s" : "unit_cost_us"});
+  table.require_columns({"first", "count", kind == CostKind::kRowSeconds ? "cost_s" : "unit_cost_us"});
   const std::size_t first = *table.column("first");
   const std::size_t count = *table.column("count");
   const std::size_t cost = *table.column(kind == CostKind::kRowSeconds ? "cost_s" : "unit_cost_us");
   std::vector<ProfileRow> rows;
-  for (const CsvRow& row : table.rows) {
+  CsvRow row;
+  while (table.next_row(row)) {
     ProfileRow r;
     r.where = input.where(row.line);
     r.first = parse_int(row.fields[first], r.where, "first");
@@ -63,7 +66,7 @@ std::int64_t json_integer(const nlohmann::json& row, const char* key, const std:
   return value.get<std::int64_t>();
 }
 
-std::vector<ProfileRow> read_json_rows(const TextInput& input, std::string& units) {
+std::vector<ProfileRow> read_json_rows(const WholeText& input, std::string& units) {
   const JsonWithLines parsed = parse_json_with_lines(input, "rows");
   const nlohmann::json* list = &parsed.doc;
   if (parsed.doc.is_object()) {
@@ -97,11 +100,11 @@ std::vector<ProfileRow> read_json_rows(const TextInput& input, std::string& unit
 }  // namespace
 
 CostProfile read_cost_profile(const std::string& path) {
-  const TextInput input = TextInput::read(path);
+  const WholeText input = WholeText::read(path);
   CostProfile profile;
   profile.source = path;
   const std::vector<ProfileRow> rows = looks_like_json(input) ? read_json_rows(input, profile.units)
-                                                               : read_csv_rows(input);
+                                                               : read_csv_rows(path);
   if (rows.empty()) throw Error(path, "no rows");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ProfileRow& r = rows[i];
