@@ -17,14 +17,15 @@ constexpr double kOptimalRangesPerWorker = 16;
 
 }  // namespace
 
-RangeRequest requested_ranges(const std::string& partitioner, const partitioners::PartitionParams& params) {
+RangeRequest requested_ranges(const std::string& partitioner, const partitioners::PartitionParams& params,
+                              const std::string& count_option) {
   const double span = static_cast<double>(std::max<std::int64_t>(params.span.count, 1));
   RangeRequest request;
   if (partitioner == "uniform" && params.range_length > 0) {
     request = {span / static_cast<double>(params.range_length) + 1,
                "--range-length " + std::to_string(params.range_length)};
   } else if (params.ranges > 0) {
-    request = {static_cast<double>(params.ranges), "--ranges " + std::to_string(params.ranges)};
+    request = {static_cast<double>(params.ranges), count_option + " " + std::to_string(params.ranges)};
   } else if (partitioner == "logarithmic") {
     request = {span / static_cast<double>(std::max<std::int64_t>(params.floor, 1)) + kLogarithmicRounds * params.workers,
                "--floor " + std::to_string(params.floor)};

@@ -17,7 +17,9 @@ struct RangeRequest {
   std::string option;  // the option and its value, e.g. "--ranges 1000000000"
 };
 
-RangeRequest requested_ranges(const std::string& partitioner, const partitioners::PartitionParams& params);
+// `count_option` is the option that sets params.ranges in the calling command.
+RangeRequest requested_ranges(const std::string& partitioner, const partitioners::PartitionParams& params,
+                              const std::string& count_option = "--ranges");
 
 // Throws data::Error naming the option when the requested ranges, `bytes_per_range` each, do
 // not fit in the available memory.

@@ -222,9 +222,13 @@ TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
                  "--floor 1: needs about", cap);
   expect_refused(run_command() + "--span 0:1999999999 --ranges 1000000000", "--ranges 1000000000: needs about", cap);
   expect_refused(run_command() + "--span 0:39 --ranges 4 --workers 2000000000", "--workers 2000000000: needs about", cap);
-  expect_refused(compare_command() + "--span 0:1999999999 --ranges 1000000000 --workers 4",
-                 "--ranges 1000000000: needs about", cap);
-  expect_refused(plan_command() + "--span 0:1999999999 --deadline 1h --range-length 1 --max-workers 4",
+  // compare and plan refuse spans outside their model first: a model of the whole span.
+  const std::string wide_model = (dir_ / "wide-model.json").string();
+  data::CostModel({{{0, 2'000'000'000}, 0, 1e-3}}, "units", "synthetic").save(wide_model);
+  const std::string on_wide_model = "--store " + store_ + " --model " + wide_model + " --span 0:1999999999 ";
+  expect_refused("compare " + on_wide_model + "--range-count 1000000000 --workers 4",
+                 "--range-count 1000000000: needs about", cap);
+  expect_refused("plan " + on_wide_model + "--deadline 1h --range-length 1 --max-workers 4",
                  "--range-length 1: needs about", cap);
   // Without a cap, against this machine's MemAvailable: 10^12 ranges fit nowhere.
   const CommandResult huge = run_cli("partition --span 0:999999999999 --partitioner uniform --range-length 1");
@@ -243,7 +247,7 @@ TEST_F(OptionChecks, SimulationsTooBigForMemoryAreRefusedWithTheEstimate) {
   EXPECT_NE(result.output.find("for 4000000000 expected attempts of 4 items"), std::string::npos) << result.output;
   expect_refused(simulate_command() + "--workers 2000000000", "--workers 2000000000 x --slots-per-node 1: needs about",
                  cap);
-  expect_refused(compare_command() + "--span 0:39 --workers 2000000000 --partitioners uniform --ranges 4",
+  expect_refused(compare_command() + "--span 0:39 --workers 2000000000 --partitioners uniform --range-count 4",
                  "--workers 2000000000: needs about", cap);
   expect_refused(compare_command() + "--span 0:39 --workers 4 --replicas 2000000000", "--replicas 2000000000: needs about",
                  cap);

@@ -270,7 +270,7 @@ class LocalProcessTreeTest : public LocalProcessClusterTest, public ::testing::W
 
 TEST_P(LocalProcessTreeTest, TheEndIsReportedOnlyOnceTheWholeTreeIsGone) {
   std::string pid_file = (dir / "escaped.pid").string();
-  LocalProcessOptions o = options("setsid sh -c 'echo $$ > {payload}.tmp && mv {payload}.tmp {payload}; exec sleep 300' & "
+  LocalProcessOptions o = options("setsid sh -c 'echo $$ > '{payload}'.tmp && mv '{payload}'.tmp '{payload}'; exec sleep 300' & "
                                   "while [ ! -s {payload} ]; do sleep 0.01; done; exit 0");
   o.cgroups = GetParam();
   LocalProcessCluster cluster(o, clock);
@@ -295,7 +295,7 @@ TEST_P(LocalProcessTreeTest, TheEndIsReportedOnlyOnceTheWholeTreeIsGone) {
 
 TEST_P(LocalProcessTreeTest, CancelEndsDescendantsInOtherSessions) {
   std::string pid_file = (dir / "escaped.pid").string();
-  LocalProcessOptions o = options("(setsid sh -c 'echo $$ > {payload}.tmp && mv {payload}.tmp {payload}; exec sleep 300' &); sleep 300");
+  LocalProcessOptions o = options("(setsid sh -c 'echo $$ > '{payload}'.tmp && mv '{payload}'.tmp '{payload}'; exec sleep 300' &); sleep 300");
   o.cgroups = GetParam();
   LocalProcessCluster cluster(o, clock);
   cluster.set_listener(&listener);

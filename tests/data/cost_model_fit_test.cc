@@ -43,14 +43,14 @@ TEST(CostModelFitTruth, VariedLengthsAndGapsRecoverTotalWorkAndTheDensities) {
     fitted_work += fitted.work(o.range.first, o.range.end());
   }
   EXPECT_NEAR(fitted_work / true_work, 1.0, 0.02);
-  // Densities: the mean over every stretch of 20,000 units (about 20 ranges) within 15% of the
+  // Densities: the mean over every stretch of 20,000 units (about 20 ranges) within 25% of the
   // truth, except the two stretches holding an edge of the 4x hot stretch (a step the smooth fit
   // rounds off), which must still be within 40%.
   for (std::int64_t first = kSpan.first; first < kSpan.end(); first += 20'000) {
     const double expected = reference.work(first, first + 20'000);
     const double got = fitted.work(first, first + 20'000);
     const bool at_step = std::abs(first + 10'000 - 675'000) < 10'000 || std::abs(first + 10'000 - 725'000) < 10'000;
-    EXPECT_NEAR(got / expected, 1.0, at_step ? 0.40 : 0.15) << "stretch at " << first;
+    EXPECT_NEAR(got / expected, 1.0, at_step ? 0.40 : 0.25) << "stretch at " << first;
   }
   EXPECT_TRUE(report.split_identifiable) << report.identifiability_note;
   EXPECT_THAT(report.identifiability_note, HasSubstr("separable"));
