@@ -359,16 +359,23 @@ def model_fit(model, recorded):
     if (model.get("noise") or {}).get("segments"):
         ax.fill_between(along["range_first"], along["predicted"] * noise_quantile(model, along["range_first"], 0.1) / div,
                         along["predicted"] * noise_quantile(model, along["range_first"], 0.9) / div,
-                        color="tab:orange", alpha=0.25, lw=0, label="p10–p90 of the model's noise (out of fold)")
-    ax.scatter(done["range_first"], done["duration_us"] / div, s=5, label="recorded")
-    ax.scatter(done["range_first"], done["predicted"] / div, s=5, label="predicted by the model")
+                        color="tab:gray", alpha=0.45, lw=0, label="p10\u2013p90 of the model's noise (out of fold)")
+    ax.scatter(done["range_first"], done["duration_us"] / div, s=2, label="recorded", zorder=3)
+    ax.plot(along["range_first"], along["predicted"] / div, color="tab:orange", lw=0.6, label="predicted by the model",
+            zorder=2)
     ax.set_ylabel(f"range duration ({unit})")
     ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     ax.set_title(f"recorded vs predicted along the sequence (R\u00b2 = {r2:.3f}, {len(done)} ranges)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax = axes[1][0]
-    ax.scatter(done["range_first"], done["residual"] / div, s=5, color="tab:red")
+    if (model.get("noise") or {}).get("segments"):
+        ax.fill_between(along["range_first"],
+                        along["predicted"] * (noise_quantile(model, along["range_first"], 0.1) - 1) / div,
+                        along["predicted"] * (noise_quantile(model, along["range_first"], 0.9) - 1) / div,
+                        color="tab:gray", alpha=0.45, lw=0, label="p10\u2013p90 of the error on unseen ranges (out of fold)")
+        ax.legend(fontsize=8, loc="lower left")
+    ax.scatter(done["range_first"], done["residual"] / div, s=3, color="tab:red", zorder=3)
     ax.axhline(0, color="black", lw=0.8)
     sequence_axis(ax.xaxis, units, "first {unit} of the range")
     ax.set_ylabel(f"residual: recorded \u2212 predicted ({unit})")
