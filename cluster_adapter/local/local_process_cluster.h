@@ -51,10 +51,6 @@ struct LocalProcessOptions {
   bool cgroups = true;                 // false: hold trees by marker and process group only
 };
 
-// Told of each attempt's process tree right after it was spawned.
-using TreeObserver = std::function<void(const data::WorkItem& item, int attempt, const std::string& worker,
-                                        const TreeIdentity& tree)>;
-
 class LocalProcessCluster : public PolledCluster {
  public:
   // Throws data::Error for a bad template, a concurrency below 1 or a log directory that
