@@ -25,6 +25,7 @@
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/run_summary_text.h"
 #include "cli/span_option.h"
 #include "cluster_adapter/http/status_server.h"
 #include "cluster_adapter/kubernetes/kube_config.h"
@@ -42,6 +43,7 @@
 #include "data/cost_model.h"
 #include "data/error.h"
 #include "data/redaction.h"
+#include "data/run_summary.h"
 #include "data/trace_store.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
@@ -619,6 +621,9 @@ void run(RunOptions& o) {
                                  " items not succeeded" + again);
   }
   std::cout << input << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
+  // The report: the run's summary as `show` prints it, from what the store recorded.
+  print_run_summary(store.run(run_id), store.items(run_id), data::summarize(store.items(run_id), store.attempts(run_id)),
+                    std::cout);
   if (scheduler->run_failed()) {
     throw data::Error(input, std::to_string(status.jobs_failed.size()) + " items failed, " + target->where());
   }

@@ -271,7 +271,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
                    : plan.durations;
     const SimulationResult r = simulate(
         plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
-    results[i] = {r.makespan, r.utilisation, r.node_hours, r.tail.below_tenth, r.failed_attempts,
+    results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
                   r.run_failed || r.stalled};
   });
 
