@@ -84,8 +84,10 @@ TEST_F(KubernetesClusterOnLoopbackServer, AlreadyExistingJobIsTakenAsTheAttemptN
   auto second = make_cluster();
   second->submit(submission(0));
   ASSERT_TRUE(poll_until(*second, [&] { return listener_.count("succeeded") == 1; }));
+  // The second cluster learns of the Job either from its first list (no create sent) or from a
+  // 409 to its create, as the threads run: either way one Job, one success, no failure.
   EXPECT_EQ(server_.record().jobs_created, 1);
-  EXPECT_EQ(server_.record().create_conflicts, 1);
+  EXPECT_LE(server_.record().create_conflicts, 1);
   EXPECT_EQ(listener_.count("failed"), 0);
 }
 
