@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tests/cli/cli_process.h"
+#include "tests/cli/store_query.h"
 
 namespace millrace {
 namespace {
@@ -103,18 +104,7 @@ class CrashSafetyTest : public cli_test::CliRunTest {
     return fs::exists(path);
   }
   // Rows of a query on the store (first column, as text).
-  std::vector<std::string> query(const std::string& sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(store.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* stmt = nullptr;
-    std::vector<std::string> rows;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(stmt) == SQLITE_ROW) rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
-  }
+  std::vector<std::string> query(const std::string& sql) { return cli_test::query_store(store, sql); }
 };
 
 TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes) {

@@ -5,7 +5,6 @@
 // left are gone once it did.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "data/importers/staged_import.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
+#include "tests/cli/store_query.h"
 
 namespace millrace {
 namespace {
@@ -23,27 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 
 using cli_test::CliResult;
+using cli_test::query_count;
 
 // A per-range timings CSV of `rows` ranges (columns of data/importers/timing_records.h).
 void write_timings(const fs::path& path, int rows, const std::string& prefix) {
   std::ofstream out(path);
   out << "item,first,count,worker,duration_s\n";
   for (int i = 0; i < rows; ++i) out << prefix << i << "," << i * 10 << ",10,w" << i % 8 << "," << 1 + i % 7 << "\n";
-}
-
-// One integer from a query on the store, through a read-only connection of its own.
-std::int64_t count(const std::string& store, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::int64_t value = -1;
-  if (sqlite3_open_v2(store.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-      value = sqlite3_column_int64(stmt, 0);
-    }
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(db);
-  return value;
 }
 
 constexpr const char* kStagedItems = "SELECT count(*) FROM items WHERE run_id IN (SELECT run_id FROM staged_imports)";
@@ -65,7 +51,7 @@ TEST_F(ImportKillTest, AnImportKilledMidWayLeavesTheStoreAsItWasAndTheNextImport
   std::int64_t staged = 0;
   for (int i = 0; i < 6000 && staged < static_cast<std::int64_t>(data::importers::kBatchRows); ++i) {
     usleep(10'000);
-    staged = count(store, kStagedItems);
+    staged = query_count(store, kStagedItems);
   }
   ASSERT_GE(staged, static_cast<std::int64_t>(data::importers::kBatchRows)) << "the import never staged a batch";
   ASSERT_LT(staged, kBig);
@@ -73,8 +59,8 @@ TEST_F(ImportKillTest, AnImportKilledMidWayLeavesTheStoreAsItWasAndTheNextImport
   ASSERT_EQ(finish(import).exit_code, 128 + SIGKILL);
 
   // Readers: nothing of the killed import, though its rows sit in the store.
-  EXPECT_EQ(count(store, "SELECT count(*) FROM staged_imports"), 1);
-  EXPECT_GE(count(store, kStagedItems), staged);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM staged_imports"), 1);
+  EXPECT_GE(query_count(store, kStagedItems), staged);
   CliResult runs = run({"runs", "--store", store});
   EXPECT_EQ(runs.exit_code, 0) << runs.err;
   EXPECT_EQ(runs.out, runs_before);
@@ -89,11 +75,11 @@ TEST_F(ImportKillTest, AnImportKilledMidWayLeavesTheStoreAsItWasAndTheNextImport
   EXPECT_NE(again.out.find("'big': " + std::to_string(kBig) + " items, " + std::to_string(kBig) + " attempts"),
             std::string::npos)
       << again.out;
-  EXPECT_EQ(count(store, "SELECT count(*) FROM staged_imports"), 0);
-  EXPECT_EQ(count(store, "SELECT count(*) FROM runs"), 2);
-  EXPECT_EQ(count(store, "SELECT count(*) FROM items"), kSmall + kBig);
-  EXPECT_EQ(count(store, "SELECT count(*) FROM attempts"), kSmall + kBig);
-  EXPECT_EQ(count(store, "SELECT count(*) FROM staged_attempt_sources"), 0);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM staged_imports"), 0);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM runs"), 2);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM items"), kSmall + kBig);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM attempts"), kSmall + kBig);
+  EXPECT_EQ(query_count(store, "SELECT count(*) FROM staged_attempt_sources"), 0);
   data::TraceStore reader = data::TraceStore::open_for_reading(store);
   ASSERT_EQ(reader.runs().size(), 2u);
   const std::int64_t big = reader.find_run("big");
