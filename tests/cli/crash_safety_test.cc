@@ -37,19 +37,13 @@ namespace fs = std::filesystem;
 
 using cli_test::CliResult;
 using cli_test::lines_of;
+using cli_test::process_runs;
 using cli_test::read_text;
 
 std::string host() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-// True while `pid` runs (a zombie waiting for its reaper does not).
-bool runs(pid_t pid) {
-  std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
-  std::size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
 
 // The worker of tests/cli/range_lock_worker.sh (shared with bench/crash_resume_probe.sh): the
@@ -122,7 +116,7 @@ class CrashSafetyTest : public cli_test::CliRunTest {
   std::vector<std::string> query(const std::string& sql) { return cli_test::query_store(store, sql); }
 };
 
-TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes) {
+TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumesThatEndOrAwaitLeftovers) {
   constexpr int kRounds = 8;
   constexpr int kRanges = 12;
   std::mt19937 draws(20'261'203);  // the kill moments; mt19937's sequence is the same everywhere
@@ -139,7 +133,9 @@ TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes
     kill(pid, SIGKILL);
     ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
 
-    CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+    // Every other round, the resume waits for the leftovers instead of ending them.
+    const std::string leftovers = round % 2 == 0 ? "end" : "wait";
+    CliResult resumed = run({"run", "--store", store, "--resume", "1", "--leftovers", leftovers});
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     EXPECT_NE(resumed.err.find("taking over from millrace pid " + std::to_string(pid)), std::string::npos)
         << resumed.err;
@@ -189,7 +185,7 @@ TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
   finish(owner);
   std::vector<pid_t> left;
   for (const std::string& line : lines_of(read_text(pids))) left.push_back(std::stoi(line));
-  for (pid_t pid : left) ASSERT_TRUE(runs(pid)) << "the setsid'd child outlived its millrace";
+  for (pid_t pid : left) ASSERT_TRUE(process_runs(pid)) << "the setsid'd child outlived its millrace";
 
   CliResult resumed = run({"run", "--store", store, "--resume", "1"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -211,7 +207,7 @@ TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
             std::vector<std::string>{"2"});
   EXPECT_EQ(query("SELECT group_concat(state) FROM (SELECT state FROM run_sessions ORDER BY session)"),
             std::vector<std::string>{"swept,ended"});
-  for (pid_t pid : left) EXPECT_FALSE(runs(pid)) << pid << " still runs";
+  for (pid_t pid : left) EXPECT_FALSE(process_runs(pid)) << pid << " still runs";
 }
 
 TEST_F(CrashSafetyTest, ALeaseFromAnotherHostIsHeldWhileItsHeartbeatIsFreshAndTakenOverOnceItExpired) {

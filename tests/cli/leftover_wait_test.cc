@@ -114,6 +114,11 @@ TEST_F(LeftoverWaitTest, AResumeWaitsForTheLeftoversAndRecordsTheirExitCodesAndD
   ASSERT_TRUE(eventually([&] { return fs::exists(status_file("0-9", 1)) && fs::exists(status_file("20-29", 1)); }));
   ASSERT_TRUE(eventually([&] { return read_text(status_file("20-29", 1)) == "0\n"; }));
   fs::remove(status_file("20-29", 1));
+  // Its recorder gone too (it exits right after writing), as a lost leftover would be.
+  const pid_t recorder = static_cast<pid_t>(
+      cli_test::query_count(store, "SELECT pid FROM attempt_trees WHERE item_id = '20-29' AND number = 1"));
+  ASSERT_GT(recorder, 1);
+  ASSERT_TRUE(eventually([&] { return !cli_test::process_runs(recorder); }));
   const data::Micros resumed_at = wall_now();
   const pid_t resumed = start({"run", "--store", store, "--resume", "1", "--leftovers", "wait"});
   ASSERT_GT(resumed, 1);
