@@ -314,10 +314,12 @@ TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAtte
   EXPECT_GE(lines_of(read_text(log)).size(), 2 * recorded_before + 6);
   // The records it keeps in memory meanwhile show in /status and /metrics.
   httplib::Client client("127.0.0.1", port);
-  nlohmann::json backlog;
+  nlohmann::json backlog = nlohmann::json::object();
   for (int i = 0; i < 1000 && backlog.value("unwritten_attempts", 0) < 2; ++i) {
     usleep(10'000);
-    if (auto status = client.Get("/status")) backlog = nlohmann::json::parse(status->body).value("store", nlohmann::json());
+    if (auto status = client.Get("/status")) {
+      backlog = nlohmann::json::parse(status->body).value("store", nlohmann::json::object());
+    }
   }
   ASSERT_TRUE(backlog.is_object());
   const int unwritten = backlog.value("unwritten_attempts", 0);
