@@ -33,6 +33,7 @@
 #include "cluster_adapter/kubernetes/kubernetes_status.h"
 #include "cluster_adapter/kubernetes/worker_pool/worker_pool_status.h"
 #include "cluster_adapter/local/local_process_cluster.h"
+#include "cluster_adapter/realtime/backlog_status.h"
 #include "cluster_adapter/realtime/progress_line.h"
 #include "cluster_adapter/realtime/real_run_loop.h"
 #include "cluster_adapter/realtime/run_ownership.h"
@@ -87,6 +88,8 @@ struct RunOptions {
   std::string cluster = "local";
   std::string store_path;
   std::string resume;
+  std::string leftovers;        // --resume: end or wait (empty: end locally, adopt on Kubernetes)
+  double leftover_wait_s = 0;   // --leftovers wait: longest wait (0: none but --timeout)
   std::string name;
   std::string units = "units";
   std::string span;
@@ -465,6 +468,21 @@ const ClusterKind& load_parameters(const data::Run& run, RunOptions& o) {
   }
 }
 
+// --leftovers and --leftover-wait: for a --resume only; `end` is refused on Kubernetes, where a
+// resumed run always adopts the Jobs its dead session left (the Kubernetes form of `wait`).
+void check_leftover_options(const RunOptions& o, const ClusterKind& kind) {
+  if (o.resume.empty() && !o.leftovers.empty()) {
+    throw data::Error("--leftovers " + o.leftovers, "applies to --resume only: a new run has no leftovers");
+  }
+  if (o.leftover_wait_s > 0 && o.leftovers != "wait") {
+    throw data::Error("--leftover-wait", "applies to --leftovers wait only");
+  }
+  if (o.leftovers == "end" && std::string(kind.name) == "kubernetes") {
+    throw data::Error("--leftovers end", "a resumed Kubernetes run adopts the Jobs its dead session left and follows "
+                                         "them to their end (the Kubernetes form of wait); they are not ended");
+  }
+}
+
 // Peak memory of `run` per range of its plan (items, scheduler, recorder, store rows): 461
 // bytes, measured with /usr/bin/time -f %M between plans of 10^5 and 10^6 ranges; and per
 // worker slot: 33 bytes, between 10^6 and 10^7 --workers.
@@ -492,14 +510,18 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
 }
 
 void publish(const scheduler::Scheduler& scheduler, const cluster_adapter::RunRecorder& recorder,
-             const RunCluster& target, cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress,
-             int slots) {
+             const cluster_adapter::StoreBacklog& writes, const RunCluster& target,
+             cluster_adapter::StatusServer* server, cluster_adapter::ProgressLine& progress, int slots) {
   scheduler::StatusReport status = scheduler.status();
   if (server != nullptr) {
     json document = scheduler::to_json(status);
     if (json cluster = target.status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
+    const cluster_adapter::BacklogState backlog = writes.state();
+    document["store"] = cluster_adapter::to_json(backlog);
+    cluster_adapter::PrometheusWriter store_metrics;
+    cluster_adapter::write_metrics(store_metrics, backlog);
     server->publish({document.dump(), cluster_adapter::prometheus_text(recorder.metrics(status)) +
-                                          target.metrics_text(status.at)});
+                                          store_metrics.text() + target.metrics_text(status.at)});
   }
   progress.update(cluster_adapter::Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
                                             static_cast<std::int64_t>(status.num_items),
@@ -526,9 +548,11 @@ void run(RunOptions& o) {
   if (!o.resume.empty()) {
     run_id = store.find_run(o.resume);
     kind = &load_parameters(store.run(run_id), o);
+    check_leftover_options(o, *kind);
     items = store.items(run_id);
   } else {
     kind = &cluster_kind(o.cluster, "--cluster");
+    check_leftover_options(o, *kind);
     if (o.span.empty() || o.partitioner.empty()) {
       throw data::Error("millrace run", "--span and --partitioner are required unless --resume is given");
     }
@@ -556,8 +580,14 @@ void run(RunOptions& o) {
                                 const cluster_adapter::TreeIdentity& tree) {
     owner.record_tree(item, attempt, worker, tree, clock.now());
   });
-  // What earlier sessions left running ends before any range runs again.
-  owner.sweep(clock.now());
+  // What earlier sessions left running ends (or, asked to, is waited for and its outcome
+  // recorded) before any range runs again.
+  cluster_adapter::LeftoverHandling leftovers;
+  leftovers.wait = o.leftovers == "wait";
+  leftovers.attempt_timeout = o.local.process.timeout;
+  leftovers.wait_limit = data::micros_from_seconds(o.leftover_wait_s);
+  leftovers.interrupted = [&shutdown] { return shutdown.requested(); };
+  owner.sweep(clock, leftovers);
   const std::vector<data::Attempt> recorded = store.attempts(run_id);
   std::cerr << "millrace: " << input << ": " << items.size() << " items, " << data::redact(target->where()) << "\n";
 
@@ -590,7 +620,7 @@ void run(RunOptions& o) {
     writes.retry();
     owner.heartbeat(clock.now());
     if (clock.now() - published >= kPublishEvery || scheduler->finished() || scheduler->stopped()) {
-      publish(*scheduler, recorder, *target, server ? &*server : nullptr, progress, o.workers);
+      publish(*scheduler, recorder, writes, *target, server ? &*server : nullptr, progress, o.workers);
       published = clock.now();
     }
     trouble = target->trouble();
@@ -632,6 +662,15 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "where attempts run: " + cluster_names())->default_val("local");
   cmd->add_option("--store", o->store_path, "trace store (SQLite file) that records the run")->required();
   cmd->add_option("--resume", o->resume, "continue this run (id or name) from what the store recorded");
+  cmd->add_option("--leftovers", o->leftovers,
+                  "--resume: what becomes of the attempts a killed millrace left running: end (killed, their ranges "
+                  "run again; the default) or wait (waited for, their exit code and duration recorded, so a range that "
+                  "succeeded is not run again). Kubernetes: the run always adopts its Jobs, the Kubernetes form of wait")
+      ->check(CLI::IsMember({"end", "wait"}));
+  cmd->add_option("--leftover-wait", o->leftover_wait_s,
+                  "--leftovers wait: seconds to wait for them at most before the rest is ended and run again "
+                  "(0: no limit but the run's --timeout, counted from each attempt's start)")
+      ->transform(seconds());
   cmd->add_option("--name", o->name, "name of the new run (Kubernetes Jobs are named after it and the run id)");
   cmd->add_option("--units", o->units, "what a unit of the span is (ledgers, blocks, ...)");
   cmd->add_option("--span", o->span, "FIRST:LAST, inclusive units to process");
