@@ -2,8 +2,10 @@
 // with attempts in flight. The attempts it left run on; the resumed run waits for them and
 // records their real outcome from the exit status their recorder wrote (exit code, end), so a
 // range whose leftover succeeded is not run again, one whose leftover failed is retried, and one
-// whose status never appeared (its file removed: a lost leftover) is run again. Workers
-// (tests/cli/gated_worker.sh) end when the test opens their gate and log what they did.
+// whose status never appeared (its file removed: a lost leftover) is run again; one past the
+// run's --timeout is ended as a timeout, and a Ctrl-C stops the wait leaving the leftovers to the
+// next resume. Workers (tests/cli/gated_worker.sh) end when the test opens their gate and log
+// what they did.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -188,6 +190,51 @@ TEST_F(LeftoverWaitTest, ALeftoverStillRunningAfterTheWaitLimitIsEndedAndItsRang
   // The leftover was ended, not left to finish beside its range's new attempt.
   EXPECT_FALSE(when("10-19", 1, "end"));
   EXPECT_EQ(begins(), (std::map<std::string, int>{{"0-9", 1}, {"10-19", 2}}));
+}
+
+TEST_F(LeftoverWaitTest, ALeftoverPastTheRunsTimeoutIsEndedRecordedAsATimeoutAndRetried) {
+  const pid_t first = start({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--ranges", "1",
+                             "--timeout", "1.5", "--command", command()});
+  ASSERT_GT(first, 1);
+  ASSERT_TRUE(eventually([&] { return events().size() == 1; }));
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+  ASSERT_EQ(finish(first).exit_code, 128 + SIGKILL);
+  CliResult resumed = run({"run", "--store", store, "--resume", "1", "--leftovers", "wait"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("1 ran past --timeout (recorded as timeouts)"), std::string::npos) << resumed.err;
+  std::map<std::string, data::Attempt> recorded = attempts_by_key();
+  ASSERT_EQ(recorded.size(), 2u);
+  const data::Attempt& timed_out = recorded.at("0-9#1");
+  EXPECT_EQ(timed_out.outcome, data::Outcome::kFailed);
+  EXPECT_EQ(timed_out.failure_reason, "timeout");
+  EXPECT_GE(timed_out.duration(), data::micros_from_seconds(1.5));
+  EXPECT_EQ(recorded.at("0-9#2").outcome, data::Outcome::kSucceeded);
+  EXPECT_FALSE(when("0-9", 1, "end"));
+}
+
+TEST_F(LeftoverWaitTest, ACtrlCWhileWaitingLeavesTheLeftoversRunningForTheNextResume) {
+  start_and_kill(1);
+  const pid_t waiting = start({"run", "--store", store, "--resume", "1", "--leftovers", "wait"});
+  ASSERT_GT(waiting, 1);
+  ASSERT_TRUE(eventually([&] { return read_text(dir / "stderr").find("waiting for 1 attempts") != std::string::npos; }))
+      << read_text(dir / "stderr");
+  ASSERT_EQ(kill(waiting, SIGINT), 0);
+  CliResult stopped = finish(waiting);
+  EXPECT_EQ(stopped.exit_code, 1);
+  EXPECT_NE(stopped.err.find("run 1: interrupted while waiting for 1 attempts left running by session 1 (pid " +
+                             std::to_string(first_pid) + "); they run on"),
+            std::string::npos)
+      << stopped.err;
+  EXPECT_EQ(cli_test::query_count(store, "SELECT count(*) FROM attempts"), 0);
+
+  open_gate("0-9");
+  ASSERT_TRUE(eventually([&] { return fs::exists(status_file("0-9", 1)); }));
+  CliResult resumed = run({"run", "--store", store, "--resume", "1", "--leftovers", "wait"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  std::map<std::string, data::Attempt> recorded = attempts_by_key();
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded.at("0-9#1").outcome, data::Outcome::kSucceeded);
+  EXPECT_EQ(begins(), (std::map<std::string, int>{{"0-9", 1}}));
 }
 
 TEST_F(LeftoverWaitTest, LeftoverOptionsAreRefusedWhereTheyDoNotApply) {
