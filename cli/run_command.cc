@@ -70,6 +70,15 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--cluster", o->session.cluster, "where attempts run: " + o->kinds.names())->default_val("local");
   cmd->add_option("--store", o->session.common.store_path, "trace store (SQLite file) that records the run")->required();
   cmd->add_option("--resume", o->session.resume, "continue this run (id or name) from what the store recorded");
+  cmd->add_option("--leftovers", o->session.leftovers,
+                  "--resume: what becomes of the attempts a killed millrace left running: end (killed, their ranges "
+                  "run again; the default) or wait (waited for, their exit code and duration recorded, so a range that "
+                  "succeeded is not run again). Kubernetes: the run always adopts its Jobs, the Kubernetes form of wait")
+      ->check(CLI::IsMember({"end", "wait"}));
+  cmd->add_option("--leftover-wait", o->session.leftover_wait_s,
+                  "--leftovers wait: seconds to wait for them at most before the rest is ended and run again "
+                  "(0: no limit but the run's --timeout, counted from each attempt's start)")
+      ->transform(seconds());
   cmd->add_option("--name", o->session.name, "name of the new run (Kubernetes Jobs are named after it and the run id)");
   cmd->add_option("--units", o->session.units, "what a unit of the span is (ledgers, blocks, ...)");
   cmd->add_option("--span", o->session.span, "FIRST:LAST, inclusive units to process");

@@ -110,16 +110,17 @@ void RunSessions::set_state(int session, const std::string& state) {
 void RunSessions::add_tree(const AttemptTreeRecord& t) {
   Statement s(store_.handle(), store_.path(),
               "INSERT OR REPLACE INTO attempt_trees (run_id, item_id, number, session, worker, pid, pgid, pid_start, "
-              "boot_id, tag, cgroup, started_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "boot_id, tag, cgroup, status_file, started_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run_id_).bind(2, t.item_id).bind(3, t.number).bind(4, t.session).bind(5, t.worker).bind(6, t.pid);
-  s.bind(7, t.pgid).bind(8, t.pid_start).bind(9, t.boot_id).bind(10, t.tag).bind(11, t.cgroup).bind(12, t.started);
+  s.bind(7, t.pgid).bind(8, t.pid_start).bind(9, t.boot_id).bind(10, t.tag).bind(11, t.cgroup).bind(12, t.status_file);
+  s.bind(13, t.started);
   s.run();
 }
 
 std::vector<AttemptTreeRecord> RunSessions::unfinished_trees(int session) const {
   Statement s(store_.handle(), store_.path(),
               "SELECT t.item_id, t.number, t.session, t.worker, t.pid, t.pgid, t.pid_start, t.boot_id, t.tag, "
-              "t.cgroup, t.started_us FROM attempt_trees t WHERE t.run_id = ? AND t.session = ? AND NOT EXISTS "
+              "t.cgroup, t.status_file, t.started_us FROM attempt_trees t WHERE t.run_id = ? AND t.session = ? AND NOT EXISTS "
               "(SELECT 1 FROM attempts a WHERE a.run_id = t.run_id AND a.item_id = t.item_id AND a.number = t.number) "
               "ORDER BY t.started_us, t.item_id");
   s.bind(1, run_id_).bind(2, session);
@@ -136,7 +137,8 @@ std::vector<AttemptTreeRecord> RunSessions::unfinished_trees(int session) const 
     t.boot_id = s.text(7);
     t.tag = s.text(8);
     t.cgroup = s.text(9);
-    t.started = s.int64(10);
+    t.status_file = s.text(10);
+    t.started = s.int64(11);
     out.push_back(std::move(t));
   }
   return out;

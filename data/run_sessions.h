@@ -1,6 +1,6 @@
-// Who runs a real run, kept in the trace store (schema migration 4): one session per millrace
-// process that ran it, the live one holding the run's lease (owner identity and heartbeat), and
-// the process tree of every attempt in flight. A run is owned by one live millrace at a time:
+// Who runs a real run, kept in the trace store (schema migrations 5 and 7): one session per
+// millrace process that ran it, the live one holding the run's lease (owner identity and
+// heartbeat), and the process tree of every attempt in flight with the file its exit status goes to. A run is owned by one live millrace at a time:
 // claim() refuses a run whose live session's owner still runs, and takes over (saying why) one
 // whose owner is gone; the sessions taken over are what a resume must clean up after, from the
 // trees they recorded. The judgement of whether an owner runs is the caller's (it needs the
@@ -43,6 +43,7 @@ struct AttemptTreeRecord {
   std::string boot_id;
   std::string tag;
   std::string cgroup;
+  std::string status_file;  // where the attempt's recorder writes its exit status ('' when none)
   Micros started = 0;
 };
 

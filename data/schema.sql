@@ -210,3 +210,9 @@ CREATE TABLE staged_attempt_sources (
   source  TEXT    NOT NULL,
   UNIQUE (run_id, item_id, number)
 );
+
+-- migration 7: where each attempt in flight leaves its exit status. A local attempt runs under a
+-- recorder (/bin/sh) that writes the command's exit code and a newline to this file when the
+-- command ends, the file's modification time being the end, so a later session can record the
+-- real outcome of an attempt that a killed millrace left running ('' when there is none).
+ALTER TABLE attempt_trees ADD COLUMN status_file TEXT NOT NULL DEFAULT '';

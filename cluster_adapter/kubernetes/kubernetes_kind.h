@@ -77,6 +77,10 @@ class KubernetesKind : public ClusterKind {
   void add_options(CLI::App& command, const OptionChecks& checks) override;
   void check(RunCommon& common) override;
   void refuse_elsewhere() const override;
+  std::string adopts_leftovers() const override {
+    return "a resumed Kubernetes run adopts the Jobs its dead session left and follows them to their end (the "
+           "Kubernetes form of wait); they are not ended";
+  }
   void save(nlohmann::json& parameters) const override;
   void load(const nlohmann::json& parameters) override;
   std::unique_ptr<RunCluster> open(const ClusterSession& session) override;

@@ -4,6 +4,8 @@
 // functions turn them back into attempts in flight, so the resumed scheduler follows them to
 // their end instead of running the items again (a duplicate) or forgetting them (a loss), and
 // find the Jobs whose attempt already ended in the store but that still run, to delete them.
+// This adoption is the Kubernetes form of `run --resume --leftovers wait` (what local leftovers
+// get on request, run_ownership.h), and what every resumed Kubernetes run does.
 #pragma once
 
 #include <string>

@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,15 +23,12 @@ struct ChildPlan {
   char* const* argv;
   char* const* envp;
   int stdin_fd, stdout_fd, stderr_fd, cgroup_procs_fd;
-  pid_t parent;
 };
 
 int run_child(void* arg) {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
   if (plan.cgroup_procs_fd >= 0 && write(plan.cgroup_procs_fd, "0", 1) != 1) _exit(kExitCannotJoinCgroup);
   setpgid(0, 0);  // before exec, so before clone returns: the group exists once we may signal it
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != plan.parent) _exit(kExitCannotExec);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   for (int signo = 1; signo < NSIG; ++signo) {
@@ -71,7 +67,7 @@ SpawnedProcess Spawner::spawn(const SpawnRequest& request) {
   std::vector<char*> argv = pointers(request.argv);
   std::vector<char*> envp = pointers(request.env);
   ChildPlan plan{argv.data(), envp.data(), request.stdin_fd, request.stdout_fd, request.stderr_fd,
-                 request.cgroup_procs_fd, getpid()};
+                 request.cgroup_procs_fd};
   sigset_t all;
   sigfillset(&all);
   sigset_t saved;

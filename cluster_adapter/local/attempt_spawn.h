@@ -1,9 +1,10 @@
 // Starting an attempt's process without copying millrace's page tables: clone(2) with
 // CLONE_VM | CLONE_VFORK, as posix_spawn does, so the cost of a start does not grow with the
 // plan held in memory (fork() of a large process copies its page tables every time). Unlike
-// posix_spawn, the child does what an attempt needs before exec: its own process group,
-// SIGKILL when the spawning thread dies (PR_SET_PDEATHSIG), joining the attempt's cgroup, and
-// default signal handling. Between clone and exec the child shares millrace's memory, so it
+// posix_spawn, the child does what an attempt needs before exec: its own process group, joining
+// the attempt's cgroup, and default signal handling. It gets no parent-death signal: an attempt
+// outlives a killed millrace, for the next session of the run to end or wait for
+// (run_ownership.h). Between clone and exec the child shares millrace's memory, so it
 // only makes system calls on data prepared beforehand; millrace's thread waits meanwhile.
 #pragma once
 
@@ -15,7 +16,7 @@
 namespace millrace::cluster_adapter {
 
 // Exit codes of a child that could not become the attempt (before the command ran).
-constexpr int kExitCannotExec = 127;       // exec failed, or the spawning thread was gone
+constexpr int kExitCannotExec = 127;       // exec failed
 constexpr int kExitCannotJoinCgroup = 125; // writing itself into the cgroup failed
 
 struct SpawnRequest {

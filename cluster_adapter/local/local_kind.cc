@@ -9,15 +9,17 @@ namespace {
 class LocalRun : public RunCluster {
  public:
   LocalRun(const LocalProcessOptions& options, const scheduler::Clock& clock, ShutdownSignal& shutdown)
-      : cluster_(options, clock, &shutdown), log_dir_(options.log_dir) {}
+      : cluster_(options, clock, &shutdown), log_dir_(options.log_dir), timeout_(options.timeout) {}
   PolledCluster& cluster() override { return cluster_; }
   std::string where() const override { return "logs in " + log_dir_; }
   const ProcessTrees* process_trees() const override { return &cluster_.trees(); }
   void set_tree_observer(TreeObserver observer) override { cluster_.set_tree_observer(std::move(observer)); }
+  data::Micros attempt_timeout() const override { return timeout_; }
 
  private:
   LocalProcessCluster cluster_;
   std::string log_dir_;
+  data::Micros timeout_;
 };
 
 }  // namespace

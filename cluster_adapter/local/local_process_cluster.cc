@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "cluster_adapter/realtime/attempt_exit_status.h"
 #include "cluster_adapter/realtime/process_identity.h"
 #include "data/error.h"
 
@@ -105,15 +106,19 @@ std::string LocalProcessCluster::log_path(const std::string& item_id, int attemp
 }
 
 TreeIdentity LocalProcessCluster::spawn(const std::string& key, const std::string& command,
-                                        const std::string& out_path, const std::string& err_path, int* pidfd) {
+                                        const std::string& log_stem, int* pidfd) {
   // Everything the child touches is prepared before it exists (see attempt_spawn.h).
   OwnedFd in_fd(open_for_child("/dev/null", O_RDONLY));
-  OwnedFd out_fd(open_for_child(out_path, O_WRONLY | O_CREAT | O_TRUNC));
-  OwnedFd err_fd(open_for_child(err_path, O_WRONLY | O_CREAT | O_TRUNC));
+  OwnedFd out_fd(open_for_child(log_stem + "out", O_WRONLY | O_CREAT | O_TRUNC));
+  OwnedFd err_fd(open_for_child(log_stem + "err", O_WRONLY | O_CREAT | O_TRUNC));
+  // Absolute, for a later session started elsewhere; a file an earlier run left here would
+  // read as this attempt's status.
+  const std::string status_file = std::filesystem::absolute(log_stem + "status").string();
+  if (unlink(status_file.c_str()) != 0 && errno != ENOENT) throw data::Error(status_file, errno_text("cannot remove"));
   ProcessTrees::Place place = trees_.prepare(key);
   OwnedFd procs_fd(place.procs_fd);
   SpawnRequest request;
-  request.argv = {"/bin/sh", "-c", command};
+  request.argv = recorded_command(command, status_file);
   request.env = environment_with(kTreeMarker, place.tag);
   request.stdin_fd = in_fd.get();
   request.stdout_fd = out_fd.get();
@@ -127,7 +132,9 @@ TreeIdentity LocalProcessCluster::spawn(const std::string& key, const std::strin
     throw;
   }
   *pidfd = process.pidfd;
-  return trees_.identify(place, process.pid);
+  TreeIdentity tree = trees_.identify(place, process.pid);
+  tree.status_file = status_file;
+  return tree;
 }
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
@@ -147,8 +154,8 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   running.slot = slot;
   running.worker = worker;
   running.started = clock_.now();
-  running.tree = spawn(std::to_string(submission.handle), command, log_path(item.id, submission.attempt, "out"),
-                       log_path(item.id, submission.attempt, "err"), &running.pidfd);
+  running.tree = spawn(std::to_string(submission.handle), command, log_path(item.id, submission.attempt, ""),
+                       &running.pidfd);
   slot_busy_[slot] = true;
   if (tree_observer_) tree_observer_(item, submission.attempt, worker, running.tree);
   scheduler::AttemptEvent started;

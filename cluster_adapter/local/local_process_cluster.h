@@ -1,6 +1,7 @@
 // The embedded default cluster: each attempt runs on this machine as a child process, the
-// command template (command_template.h) rendered for the attempt and run through `/bin/sh -c`
-// in its own process group, so a timeout, a cancel or a Ctrl-C can kill the worker together
+// command template (command_template.h) rendered for the attempt and run by `/bin/sh` under the
+// exit-status recorder (attempt_exit_status.h: the exit code goes to <item>.<attempt>.status
+// beside the logs) in its own process group, so a timeout, a cancel or a Ctrl-C can kill the worker together
 // with everything it started. At most `concurrency` attempts run at once; the scheduler keeps
 // to capacity(), so a submission beyond it is an error. Each attempt's stdout and stderr go to
 // <log_dir>/<item id>.<attempt>.out and .err, the item id escaped so that distinct ids never
@@ -9,17 +10,18 @@
 // Events, delivered only inside poll() on the caller's thread (see realtime/polled_cluster.h):
 //   started    when the process was spawned (worker: the slot, "local-0", "local-1", ...)
 //   succeeded  exit status 0
-//   failed     reason "exit" with the exit code; "signal" when killed by a signal nobody here
-//              sent (exit_code 128 + signal); "timeout" when the per-attempt timeout killed it;
+//   failed     reason "exit" with the exit code (a command killed by a signal exits 128 + signal,
+//              as from any shell); "signal" when the recorder itself was killed by a signal
+//              nobody here sent (exit_code 128 + signal); "timeout" when the per-attempt timeout killed it;
 //              "cancelled" after cancel().
 // An attempt is its process tree (realtime/process_trees.h: a cgroup of its own where the machine
 // allows, and a marker in the environment of all it starts), not just its leader: killing is
 // SIGTERM to the whole tree, then SIGKILL after `kill_grace`; when the leader exits, whatever
 // the tree still runs is killed, and the attempt's end is reported only once nothing of it
 // runs, so a retry never runs beside its predecessor. A child exit wakes poll() through the
-// child's pidfd; nothing spins. Leaders get SIGKILL if the loop's thread dies
-// (PR_SET_PDEATHSIG); what they started is left to the next session of the run, which ends it
-// from the identities reported to the tree observer (recorded in the store). Processes start
+// child's pidfd; nothing spins. Attempts outlive a millrace killed outright: the next session of
+// the run ends them or waits for them, from the identities (and status files) reported to the
+// tree observer and recorded in the store. Processes start
 // without copying millrace's page tables (attempt_spawn.h).
 #pragma once
 
@@ -73,7 +75,7 @@ class LocalProcessCluster : public PolledCluster {
 
   // Attempts whose process has not been reaped yet.
   int running() const { return static_cast<int>(running_.size()); }
-  // Where an attempt's output goes; `stream` is "out" or "err".
+  // Where an attempt's output goes; `stream` is "out" or "err" ("status": its exit status).
   std::string log_path(const std::string& item_id, int attempt, const std::string& stream) const;
   // How the session holds its attempts' trees (its tag and cgroup root go into the store).
   const ProcessTrees& trees() const { return trees_; }
@@ -95,8 +97,7 @@ class LocalProcessCluster : public PolledCluster {
     scheduler::AttemptEvent event;
   };
 
-  TreeIdentity spawn(const std::string& key, const std::string& command, const std::string& out_path,
-                     const std::string& err_path, int* pidfd);
+  TreeIdentity spawn(const std::string& key, const std::string& command, const std::string& log_stem, int* pidfd);
   // Waits up to `wait` for child exits; true when it noticed the shutdown request.
   bool gather(data::Micros wait);
   // The leader exited: ends what its tree still runs.

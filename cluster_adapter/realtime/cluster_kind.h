@@ -39,6 +39,9 @@ class RunCluster {
   // (nullptr / ignored: the attempts are not processes of this machine).
   virtual const ProcessTrees* process_trees() const { return nullptr; }
   virtual void set_tree_observer(TreeObserver) {}
+  // The longest an attempt may run (0: none); a dead session's attempt awaited past it by a
+  // resume (`--leftovers wait`) is ended and recorded as a timeout.
+  virtual data::Micros attempt_timeout() const { return 0; }
   // Why the run cannot go on for now (empty: it can); the run then stops, its state kept.
   virtual std::string trouble() const { return ""; }
   // The run loop ended (not for trouble), the run over or stopped: lets what the cluster still
@@ -86,6 +89,9 @@ class ClusterKind {
   virtual void check(RunCommon& common) = 0;
   // A new run on another kind: refuses options of this kind that would silently do nothing.
   virtual void refuse_elsewhere() const {}
+  // Why a resumed run of this kind always adopts what a dead session left running, so that
+  // `--leftovers end` is refused (empty: it can end it).
+  virtual std::string adopts_leftovers() const { return ""; }
   // Its options as kept in the run's parameters (for --resume), and read back from them.
   virtual void save(nlohmann::json& parameters) const = 0;
   virtual void load(const nlohmann::json& parameters) = 0;

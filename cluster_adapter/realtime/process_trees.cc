@@ -208,6 +208,12 @@ void ProcessTrees::release(const TreeIdentity& tree) const {
   if (!tree.cgroup.empty()) rmdir(tree.cgroup.c_str());
 }
 
+bool tree_runs(const TreeIdentity& tree) {
+  if (!tree.cgroup.empty() && fs::exists(tree.cgroup)) return populated(tree.cgroup);
+  if (is_running_here(ProcessIdentity{host_name(), tree.pid, tree.start_ticks, tree.boot_id})) return true;
+  return !tree_processes(0, marker_entry(tree.tag), false).empty();
+}
+
 int end_session_leftovers(const SessionLeftovers& leftovers, data::Micros patience) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(patience);
   const bool has_cgroup = !leftovers.root.empty() && fs::exists(leftovers.root);

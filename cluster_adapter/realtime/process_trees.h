@@ -32,6 +32,7 @@ struct TreeIdentity {
   std::string boot_id;
   std::string tag;              // value of MILLRACE_TREE in its environment
   std::string cgroup;           // its cgroup directory, empty without cgroups
+  std::string status_file;      // where its recorder writes the exit status (attempt_exit_status.h)
 };
 
 // Told of each attempt's process tree right after it was spawned.
@@ -77,6 +78,10 @@ class ProcessTrees {
   std::string session_tag_;
   std::string root_;
 };
+
+// True while a process of `tree`, recorded by another (dead) session of this machine, runs: its
+// cgroup is populated, or (without one) its leader still runs or a process carries its marker.
+bool tree_runs(const TreeIdentity& tree);
 
 // What a dead session left, as recorded: its cgroup root and tag, and the trees of its
 // attempts that never finished.

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster_adapter/realtime/backlog_status.h"
 #include "cluster_adapter/realtime/real_run_loop.h"
 #include "data/error.h"
 #include "data/redaction.h"
@@ -47,6 +48,20 @@ ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, Re
   }
 }
 
+// --leftovers and --leftover-wait: for a --resume only; "end" is refused by a kind whose
+// resumed runs always adopt what a dead session left.
+void check_leftover_options(const RealRunOptions& o, const ClusterKind& kind) {
+  if (o.resume.empty() && !o.leftovers.empty()) {
+    throw data::Error("--leftovers " + o.leftovers, "applies to --resume only: a new run has no leftovers");
+  }
+  if (o.leftover_wait_s > 0 && o.leftovers != "wait") {
+    throw data::Error("--leftover-wait", "applies to --leftovers wait only");
+  }
+  if (std::string adopted = kind.adopts_leftovers(); o.leftovers == "end" && !adopted.empty()) {
+    throw data::Error("--leftovers end", adopted);
+  }
+}
+
 }  // namespace
 
 RealRunSession::RealRunSession(RealRunOptions& options, const ClusterKinds& kinds)
@@ -73,9 +88,11 @@ void RealRunSession::open_or_resume(const PlanItems& plan) {
   if (!o_.resume.empty()) {
     run_id_ = store_.find_run(o_.resume);
     kind_ = &load_parameters(store_.run(run_id_), kinds_, o_);
+    check_leftover_options(o_, *kind_);
     items_ = store_.items(run_id_);
   } else {
     kind_ = &kinds_.find(o_.cluster, "--cluster");
+    check_leftover_options(o_, *kind_);
     if (o_.span.empty() || o_.partitioner.empty()) {
       throw data::Error("millrace run", "--span and --partitioner are required unless --resume is given");
     }
@@ -109,8 +126,14 @@ void RealRunSession::open_cluster() {
       [this](const data::WorkItem& item, int attempt, const std::string& worker, const TreeIdentity& tree) {
         owner_->record_tree(item, attempt, worker, tree, clock_.now());
       });
-  // What earlier sessions left running ends before any range runs again.
-  owner_->sweep(clock_.now());
+  // What earlier sessions left running ends (or, asked to, is waited for and its outcome
+  // recorded) before any range runs again.
+  LeftoverHandling leftovers;
+  leftovers.wait = o_.leftovers == "wait";
+  leftovers.attempt_timeout = target_->attempt_timeout();
+  leftovers.wait_limit = data::micros_from_seconds(o_.leftover_wait_s);
+  leftovers.interrupted = [this] { return shutdown_->requested(); };
+  owner_->sweep(clock_, leftovers);
   recorded_ = store_.attempts(run_id_);
   std::cerr << "millrace: " << input_ << ": " << items_.size() << " items, " << data::redact(target_->where())
             << "\n";
@@ -144,7 +167,12 @@ void RealRunSession::report() {
   if (server_) {
     json document = scheduler::to_json(status);
     if (json cluster = target_->status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
-    server_->publish({document.dump(), prometheus_text(recorder_->metrics(status)) + target_->metrics_text(status.at)});
+    const BacklogState backlog = writes_->state();
+    document["store"] = to_json(backlog);
+    PrometheusWriter store_metrics;
+    write_metrics(store_metrics, backlog);
+    server_->publish({document.dump(), prometheus_text(recorder_->metrics(status)) + store_metrics.text() +
+                                           target_->metrics_text(status.at)});
   }
   progress_->update(Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
                              static_cast<std::int64_t>(status.num_items),

@@ -5,8 +5,9 @@
 // drives the run loop until the run is over, stopped (Ctrl-C) or in trouble, and concludes
 // (what remains, how to continue). A run has one live owner (run_ownership.h): a resume while
 // its owner runs is refused, and one after a crash first ends what the dead session left
-// running. Records wait in memory while another process holds the store locked
-// (store_backlog.h). Only how the cluster is built and re-attached differs between kinds.
+// running (or, with leftovers "wait", waits for it and records its outcome). Records wait in
+// memory while another process holds the store locked (store_backlog.h), shown in /status and
+// /metrics (backlog_status.h). Only how the cluster is built and re-attached differs between kinds.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,8 @@ namespace millrace::cluster_adapter {
 struct RealRunOptions {
   std::string cluster = "local";  // the kind of a new run
   std::string resume;             // a run's id or name: continue it
+  std::string leftovers;          // --resume: "end" or "wait" what a dead session left (empty: end)
+  double leftover_wait_s = 0;     // "wait": the longest wait (0: none but the attempt timeout)
   std::string name;
   std::string units = "units";
   std::string span;

@@ -2,11 +2,32 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <chrono>
+#include <optional>
 #include <ostream>
+#include <thread>
 
+#include "cluster_adapter/realtime/attempt_exit_status.h"
 #include "cluster_adapter/realtime/process_identity.h"
 
 namespace millrace::cluster_adapter {
+
+namespace {
+
+TreeIdentity identity_of(const data::AttemptTreeRecord& t) {
+  return TreeIdentity{static_cast<pid_t>(t.pid), static_cast<pid_t>(t.pgid), static_cast<std::uint64_t>(t.pid_start),
+                      t.boot_id, t.tag, t.cgroup, t.status_file};
+}
+
+std::optional<RecordedExit> recorded_exit(const data::AttemptTreeRecord& t) {
+  if (t.status_file.empty()) return std::nullopt;
+  return read_recorded_exit(t.status_file);
+}
+
+std::string seconds_text(data::Micros micros) { return std::to_string(micros / data::kMicrosPerSecond) + " s"; }
+
+}  // namespace
 
 std::optional<std::string> owner_gone(const data::SessionRecord& session, data::Micros now) {
   if (session.host == host_name()) {
@@ -66,47 +87,118 @@ void RunOwnership::record_tree(const data::WorkItem& item, int attempt, const st
   record.boot_id = tree.boot_id;
   record.tag = tree.tag;
   record.cgroup = tree.cgroup;
+  record.status_file = tree.status_file;
   record.started = now;
   writes_.add([run_id = run_id_, record](data::TraceStore& store) { data::RunSessions(store, run_id).add_tree(record); });
 }
 
-void RunOwnership::sweep(data::Micros now) {
+std::set<std::size_t> RunOwnership::await(const data::SessionRecord& dead,
+                                          const std::vector<data::AttemptTreeRecord>& trees,
+                                          const scheduler::Clock& clock, const LeftoverHandling& handling) {
+  const data::Micros since = clock.now();
+  std::vector<bool> settled(trees.size(), false);
+  std::set<std::size_t> timed_out;
+  bool announced = false;
+  while (true) {
+    const data::Micros now = clock.now();
+    std::size_t running = 0;
+    for (std::size_t i = 0; i < trees.size(); ++i) {
+      if (settled[i]) continue;
+      const data::AttemptTreeRecord& t = trees[i];
+      if (recorded_exit(t) || !tree_runs(identity_of(t))) {
+        settled[i] = true;
+      } else if (handling.attempt_timeout > 0 && now - t.started >= handling.attempt_timeout) {
+        settled[i] = true;
+        timed_out.insert(i);
+      } else {
+        ++running;
+      }
+    }
+    if (running == 0) break;
+    const std::string left = std::to_string(running) + " attempts left running by session " +
+                             std::to_string(dead.session) + " (pid " + std::to_string(dead.pid) + ")";
+    if (!announced) {
+      notes_ << "millrace: run " << run_id_ << ": waiting for " << left << " to end (--leftovers wait"
+             << (handling.wait_limit > 0 ? ", at most " + seconds_text(handling.wait_limit) : std::string()) << ")\n";
+      announced = true;
+    }
+    if (handling.wait_limit > 0 && now - since >= handling.wait_limit) {
+      notes_ << "millrace: run " << run_id_ << ": " << left << " still running after --leftover-wait "
+             << seconds_text(handling.wait_limit) << ": ending them, their ranges run again\n";
+      break;
+    }
+    if (handling.interrupted && handling.interrupted()) {
+      throw data::Error("run " + std::to_string(run_id_), "interrupted while waiting for " + left + "; they run on");
+    }
+    heartbeat(now);
+    writes_.retry();
+    std::this_thread::sleep_for(std::chrono::microseconds(kLeftoverRecheck));
+  }
+  return timed_out;
+}
+
+void RunOwnership::sweep(const scheduler::Clock& clock, const LeftoverHandling& handling) {
   data::RunSessions sessions(writes_.store(), run_id_);
   for (const data::SessionRecord& dead : sessions.sessions()) {
     if (dead.session == me_.session || dead.state != "live") continue;
     std::vector<data::AttemptTreeRecord> unfinished = sessions.unfinished_trees(dead.session);
+    const bool here = dead.host == host_name();
+    std::set<std::size_t> timed_out;
     int ended = 0;
-    if (dead.host != host_name()) {
+    if (!here) {
       notes_ << "millrace: run " << run_id_ << ": session " << dead.session << " ran on host " << dead.host
              << "; what it left running there cannot be ended from here\n";
     } else if (dead.boot_id == boot_id()) {
+      if (handling.wait) timed_out = await(dead, unfinished, clock, handling);
       SessionLeftovers leftovers{dead.tree_root, dead.tree_tag, {}};
-      for (const data::AttemptTreeRecord& t : unfinished) {
-        leftovers.trees.push_back(TreeIdentity{static_cast<pid_t>(t.pid), static_cast<pid_t>(t.pgid),
-                                               static_cast<std::uint64_t>(t.pid_start), t.boot_id, t.tag, t.cgroup});
-      }
+      for (const data::AttemptTreeRecord& t : unfinished) leftovers.trees.push_back(identity_of(t));
       ended = end_session_leftovers(leftovers, kLeftoverPatience);
     }
-    std::vector<data::Attempt> lost;
-    for (const data::AttemptTreeRecord& t : unfinished) {
-      data::Attempt& a = lost.emplace_back();
+    // An exit status written before the end is the attempt's real outcome, on this machine even
+    // across a reboot (the file was written once the command ended).
+    const data::Micros now = clock.now();
+    std::vector<data::Attempt> settled;
+    int by_themselves = 0;
+    int timeouts = 0;
+    int lost = 0;
+    for (std::size_t i = 0; i < unfinished.size(); ++i) {
+      const data::AttemptTreeRecord& t = unfinished[i];
+      data::Attempt& a = settled.emplace_back();
       a.item_id = t.item_id;
       a.number = t.number;
       a.worker = t.worker;
       a.start = t.started;
+      if (std::optional<RecordedExit> exit = here ? recorded_exit(t) : std::nullopt) {
+        a.end = std::max(exit->ended, t.started);
+        a.exit_code = exit->exit_code;
+        a.outcome = exit->exit_code == 0 ? data::Outcome::kSucceeded : data::Outcome::kFailed;
+        if (exit->exit_code != 0) a.failure_reason = "exit";
+        ++by_themselves;
+        continue;
+      }
       a.end = now;
-      a.outcome = data::Outcome::kCancelled;
       a.exit_code = 128 + SIGKILL;
-      a.failure_reason = "session-lost";
+      if (timed_out.contains(i)) {
+        a.outcome = data::Outcome::kFailed;
+        a.failure_reason = "timeout";
+        ++timeouts;
+      } else {
+        a.outcome = data::Outcome::kCancelled;
+        a.failure_reason = "session-lost";
+        ++lost;
+      }
     }
-    writes_.add([run_id = run_id_, session = dead.session, lost](data::TraceStore& store) {
-      store.add_attempts(run_id, lost);
+    writes_.add([run_id = run_id_, session = dead.session, settled](data::TraceStore& store) {
+      store.add_attempts(run_id, settled);
       data::RunSessions(store, run_id).set_state(session, "swept");
     });
     writes_.drain();
     notes_ << "millrace: run " << run_id_ << ": ended " << ended << " processes left running by session "
-           << dead.session << " (pid " << dead.pid << "); " << lost.size()
-           << " attempts it left unfinished recorded as cancelled\n";
+           << dead.session << " (pid " << dead.pid << "); of " << unfinished.size()
+           << " attempts it left unfinished, " << by_themselves
+           << " ended by themselves (recorded with their exit status), ";
+    if (timeouts > 0) notes_ << timeouts << " ran past --timeout (recorded as timeouts), ";
+    notes_ << lost << " recorded as cancelled (session-lost)\n";
   }
 }
 

@@ -2,19 +2,27 @@
 // the session of this process is claimed in the store (data/run_sessions.h), refused while the
 // run's live owner runs (same machine: its pid and start time still run; another machine: its
 // heartbeat is younger than kHeartbeatExpiry), taken over, and said so, when the owner is gone.
-// Before a resumed run starts anything, sweep() ends what the sessions taken over left running
-// (process_trees.h: their cgroups, marked processes and recorded leaders) and records their
-// unfinished attempts as cancelled ("session-lost"), so no range ever runs in two processes at
-// once. Store writes here wait for a busy store (StoreBacklog), they never fail on one.
+// Before a resumed run starts anything, sweep() settles what the sessions taken over left
+// running (process_trees.h: their cgroups, marked processes and recorded leaders): by default it
+// ends them at once; asked to wait, it first waits for each recorded attempt to end by itself
+// (bounded by the run's attempt timeout and a wait limit). Then every unfinished attempt is
+// recorded: with its real outcome (exit code, end) where its recorder left an exit status
+// (attempt_exit_status.h), as a timeout where it outlived the attempt timeout while awaited,
+// else as cancelled ("session-lost", its range runs again). So no range ever runs in two
+// processes at once, and none that ended meanwhile runs again. Store writes here wait for a busy
+// store (StoreBacklog), they never fail on one.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <set>
 #include <vector>
 
 #include "cluster_adapter/realtime/process_trees.h"
 #include "cluster_adapter/realtime/store_backlog.h"
 #include "data/run_sessions.h"
+#include "scheduler/clock.h"
 
 namespace millrace::cluster_adapter {
 
@@ -22,6 +30,16 @@ inline constexpr data::Micros kHeartbeatEvery = 5 * data::kMicrosPerSecond;
 inline constexpr data::Micros kHeartbeatExpiry = 120 * data::kMicrosPerSecond;
 // How long ending a dead session's processes may take before the resume is refused.
 inline constexpr data::Micros kLeftoverPatience = 30 * data::kMicrosPerSecond;
+// How often awaited leftovers are looked at.
+inline constexpr data::Micros kLeftoverRecheck = 50 * data::kMicrosPerMilli;
+
+// What sweep() does with the attempts a dead session of this machine left running.
+struct LeftoverHandling {
+  bool wait = false;                  // false: end them at once
+  data::Micros attempt_timeout = 0;   // the run's per-attempt timeout (0: none)
+  data::Micros wait_limit = 0;        // wait: longest wait for one session's leftovers (0: none)
+  std::function<bool()> interrupted;  // wait: true once the run is asked to stop
+};
 
 class RunOwnership {
  public:
@@ -35,15 +53,22 @@ class RunOwnership {
   // The store row of an attempt's tree, queued.
   void record_tree(const data::WorkItem& item, int attempt, const std::string& worker, const TreeIdentity& tree,
                    data::Micros now);
-  // Ends what every earlier session still marked live left running, records its unfinished
-  // attempts as cancelled and marks it swept. Throws data::Error when processes would not die.
-  void sweep(data::Micros now);
+  // Settles what every earlier session still marked live left running (see above), records
+  // its unfinished attempts and marks it swept. Throws data::Error when processes would not
+  // die, or when `handling.interrupted` stops a wait (the leftovers then run on, the session
+  // stays to be swept by the next resume).
+  void sweep(const scheduler::Clock& clock, const LeftoverHandling& handling);
   // Queues a heartbeat when one is due.
   void heartbeat(data::Micros now);
   // This session ends: the run is free (queued; the caller drains the backlog).
   void release();
 
  private:
+  // Waits until each of `trees` (recorded by `dead`) wrote its exit status or is gone, ran past
+  // the attempt timeout, or the wait limit is reached; returns the indices of those that timed out.
+  std::set<std::size_t> await(const data::SessionRecord& dead, const std::vector<data::AttemptTreeRecord>& trees,
+                              const scheduler::Clock& clock, const LeftoverHandling& handling);
+
   StoreBacklog& writes_;
   std::int64_t run_id_;
   std::ostream& notes_;

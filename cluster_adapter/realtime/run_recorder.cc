@@ -35,7 +35,7 @@ void RunRecorder::observe(const data::Attempt& attempt) {
   data::Attempt kept = attempt;
   kept.failure_reason = data::redact(kept.failure_reason);
   kept.worker = data::redact(kept.worker);
-  writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); });
+  writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); }, 1);
   count(attempt);
   if (attempt.outcome == data::Outcome::kSucceeded) {
     if (auto item = predicted_.find(attempt.item_id); item != predicted_.end()) remaining_predicted_ -= item->second;

@@ -41,6 +41,13 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// True while `pid` runs (a zombie waiting for its reaper does not).
+inline bool process_runs(pid_t pid) {
+  std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  std::size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
 // Starts the CLI with `args`, its output into `dir`/stdout and `dir`/stderr; returns its pid.
 inline pid_t start_cli(const std::filesystem::path& dir, const std::vector<std::string>& args) {
   pid_t pid = fork();

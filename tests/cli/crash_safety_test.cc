@@ -4,7 +4,7 @@
 // seeded kill moments; a run is owned by one live millrace (a resume beside it is refused, a
 // dead or silent owner is taken over); readers are never blocked by a writer and read read-only
 // stores; a live run outlasts a 40 s write lock held by another process without losing an
-// attempt.
+// attempt, and shows the records it keeps in memory meanwhile in /status and /metrics.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,7 +23,12 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
 #include "tests/cli/cli_process.h"
+#include "tests/cli/store_query.h"
 
 namespace millrace {
 namespace {
@@ -31,19 +37,13 @@ namespace fs = std::filesystem;
 
 using cli_test::CliResult;
 using cli_test::lines_of;
+using cli_test::process_runs;
 using cli_test::read_text;
 
 std::string host() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-// True while `pid` runs (a zombie waiting for its reaper does not).
-bool runs(pid_t pid) {
-  std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
-  std::size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
 
 // The worker of tests/cli/range_lock_worker.sh (shared with bench/crash_resume_probe.sh): the
@@ -97,27 +97,26 @@ class StoreLockHolder {
 
 class CrashSafetyTest : public cli_test::CliRunTest {
  protected:
+  // The status port the run printed on stderr (0 until it did).
+  int status_port() {
+    const std::string marker = "status on http://127.0.0.1:";
+    for (int i = 0; i < 3000; ++i) {
+      const std::string err = read_text(dir / "stderr");
+      if (std::size_t at = err.find(marker); at != std::string::npos) return std::atoi(err.c_str() + at + marker.size());
+      usleep(10'000);
+    }
+    return 0;
+  }
   // Waits until `path` exists (a worker started), up to 30 s.
   static bool wait_for(const fs::path& path) {
     for (int i = 0; i < 3000 && !fs::exists(path); ++i) usleep(10'000);
     return fs::exists(path);
   }
   // Rows of a query on the store (first column, as text).
-  std::vector<std::string> query(const std::string& sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(store.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* stmt = nullptr;
-    std::vector<std::string> rows;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(stmt) == SQLITE_ROW) rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return rows;
-  }
+  std::vector<std::string> query(const std::string& sql) { return cli_test::query_store(store, sql); }
 };
 
-TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes) {
+TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumesThatEndOrAwaitLeftovers) {
   constexpr int kRounds = 8;
   constexpr int kRanges = 12;
   std::mt19937 draws(20'261'203);  // the kill moments; mt19937's sequence is the same everywhere
@@ -134,7 +133,9 @@ TEST_F(CrashSafetyTest, NoRangeEverRunsInTwoProcessesAcrossSeededKillsAndResumes
     kill(pid, SIGKILL);
     ASSERT_EQ(finish(pid).exit_code, 128 + SIGKILL);
 
-    CliResult resumed = run({"run", "--store", store, "--resume", "1"});
+    // Every other round, the resume waits for the leftovers instead of ending them.
+    const std::string leftovers = round % 2 == 0 ? "end" : "wait";
+    CliResult resumed = run({"run", "--store", store, "--resume", "1", "--leftovers", leftovers});
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     EXPECT_NE(resumed.err.find("taking over from millrace pid " + std::to_string(pid)), std::string::npos)
         << resumed.err;
@@ -184,7 +185,7 @@ TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
   finish(owner);
   std::vector<pid_t> left;
   for (const std::string& line : lines_of(read_text(pids))) left.push_back(std::stoi(line));
-  for (pid_t pid : left) ASSERT_TRUE(runs(pid)) << "the setsid'd child outlived its millrace";
+  for (pid_t pid : left) ASSERT_TRUE(process_runs(pid)) << "the setsid'd child outlived its millrace";
 
   CliResult resumed = run({"run", "--store", store, "--resume", "1"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -193,8 +194,10 @@ TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
             std::string::npos)
       << resumed.err;
   EXPECT_NE(resumed.err.find("): its process is gone"), std::string::npos) << resumed.err;
-  EXPECT_NE(resumed.err.find("ended 2 processes left running by session 1 (pid " + std::to_string(owner) +
-                             "); 2 attempts it left unfinished recorded as cancelled"),
+  // Per attempt: its recorder, the subshell running the command and the setsid'd sleep.
+  EXPECT_NE(resumed.err.find("ended 6 processes left running by session 1 (pid " + std::to_string(owner) +
+                             "); of 2 attempts it left unfinished, 0 ended by themselves (recorded with their exit "
+                             "status), 2 recorded as cancelled (session-lost)"),
             std::string::npos)
       << resumed.err;
   // The dead session's attempts are on record as cancelled, the new ones are attempt 2.
@@ -204,7 +207,7 @@ TEST_F(CrashSafetyTest, ALeaseWhoseOwnerIsGoneIsTakenOverAndItsProcessesEnded) {
             std::vector<std::string>{"2"});
   EXPECT_EQ(query("SELECT group_concat(state) FROM (SELECT state FROM run_sessions ORDER BY session)"),
             std::vector<std::string>{"swept,ended"});
-  for (pid_t pid : left) EXPECT_FALSE(runs(pid)) << pid << " still runs";
+  for (pid_t pid : left) EXPECT_FALSE(process_runs(pid)) << pid << " still runs";
 }
 
 TEST_F(CrashSafetyTest, ALeaseFromAnotherHostIsHeldWhileItsHeartbeatIsFreshAndTakenOverOnceItExpired) {
@@ -296,15 +299,39 @@ TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAtte
   const fs::path log = dir / "ran";
   const std::string command = "echo {id} start $(date +%s) >> " + log.string() + "; sleep 1; echo {id} end $(date +%s) >> " +
                               log.string();
-  pid_t pid = start(run_args(command, 16, 2));
+  std::vector<std::string> args = run_args(command, 16, 2);
+  args.insert(args.end(), {"--status-port", "0"});
+  pid_t pid = start(args);
   for (int i = 0; i < 3000 && successes().empty(); ++i) usleep(10'000);
   ASSERT_FALSE(successes().empty());
+  const int port = status_port();
+  ASSERT_GT(port, 0) << read_text(dir / "stderr");
   StoreLockHolder lock(store, 40);
   ASSERT_TRUE(lock.locked());
   const std::size_t recorded_before = successes().size();
   // The run goes on behind the lock: more ranges start while it is held.
   for (int i = 0; i < 1000 && lines_of(read_text(log)).size() < 2 * recorded_before + 6; ++i) usleep(10'000);
   EXPECT_GE(lines_of(read_text(log)).size(), 2 * recorded_before + 6);
+  // The records it keeps in memory meanwhile show in /status and /metrics.
+  httplib::Client client("127.0.0.1", port);
+  nlohmann::json backlog = nlohmann::json::object();
+  for (int i = 0; i < 1000 && backlog.value("unwritten_attempts", 0) < 2; ++i) {
+    usleep(10'000);
+    if (auto status = client.Get("/status")) {
+      backlog = nlohmann::json::parse(status->body).value("store", nlohmann::json::object());
+    }
+  }
+  ASSERT_TRUE(backlog.is_object());
+  const int unwritten = backlog.value("unwritten_attempts", 0);
+  EXPECT_GE(unwritten, 2) << backlog.dump();
+  EXPECT_GE(backlog.value("queued_writes", 0), unwritten) << backlog.dump();
+  EXPECT_GT(backlog.value("oldest_queued_s", 0.0), 0.0) << backlog.dump();
+  EXPECT_NE(backlog.value("last_error", std::string()).find("locked"), std::string::npos) << backlog.dump();
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\nmillrace_store_unwritten_attempts "), std::string::npos) << metrics->body;
+  EXPECT_EQ(metrics->body.find("\nmillrace_store_unwritten_attempts 0\n"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("millrace_store_last_error_info{error=\""), std::string::npos) << metrics->body;
   // Readers are served meanwhile (their output in a folder of their own).
   const fs::path reader_dir = dir / "reader";
   fs::create_directories(reader_dir);

@@ -108,6 +108,29 @@ TEST_F(LocalProcessClusterTest, ExitZeroReportsStartedThenSucceededWithWallTime)
   EXPECT_EQ(cluster.running(), 0);
 }
 
+TEST_F(LocalProcessClusterTest, EachAttemptLeavesItsExitStatusBesideItsLogsAndItsTreeNamesTheFile) {
+  LocalProcessCluster cluster(options("sleep 0.1; exit 4"), clock);
+  cluster.set_listener(&listener);
+  const std::string status = cluster.log_path("a", 1, "status");
+  // A status file an earlier run left under the same name is gone before the attempt starts.
+  fs::create_directories(fs::path(status).parent_path());
+  std::ofstream(status) << "0\n";
+  std::string observed;
+  bool stale_seen = true;
+  cluster.set_tree_observer([&](const data::WorkItem&, int, const std::string&, const TreeIdentity& tree) {
+    observed = tree.status_file;
+    stale_seen = fs::exists(status);
+  });
+  cluster.submit(submission(1, item("a")));
+  poll_until_finished(cluster, 1);
+  EXPECT_EQ(observed, fs::absolute(status).string());
+  EXPECT_FALSE(stale_seen);
+  EXPECT_EQ(read_file(status), "4\n");
+  const RecordedEvent* failed = listener.find("failed", 1);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->event.exit_code, 4);
+}
+
 TEST_F(LocalProcessClusterTest, NonZeroExitReportsFailedWithReasonExitAndTheCode) {
   LocalProcessCluster cluster(options("sh -c 'exit 3'"), clock);
   cluster.set_listener(&listener);
