@@ -31,8 +31,16 @@ std::string hash_hex(const std::string& text) {
   return out;
 }
 
-// Where a command or argument of the template is, in messages.
-std::string argument_input(const std::string& origin, const std::string& arg) { return origin + " (\"" + arg + "\")"; }
+// The pieces of a command or argument of the template; an error names the template and quotes
+// the argument.
+std::vector<TextPiece> argument_pieces(const std::string& arg, const std::string& origin,
+                                       std::span<const std::string_view> known) {
+  try {
+    return parse_placeholders(arg, origin, known);
+  } catch (const data::Error& error) {
+    throw data::Error(origin, error.problem() + " in \"" + arg + "\"");
+  }
+}
 
 // The MILLRACE_* env var of an attempt value: its name upper-cased, the item's id MILLRACE_ITEM.
 std::string env_name(std::string_view value_name) {
@@ -106,7 +114,7 @@ JobTemplate JobTemplate::parse(const std::string& text, const std::string& origi
     throw data::Error(origin, "the Job template has no spec.template.spec.containers");
   }
   for_each_argument(manifest, [&](const std::string& arg) {
-    parse_placeholders(arg, argument_input(origin, arg), kAttemptValueNames);
+    argument_pieces(arg, origin, kAttemptValueNames);
     return arg;
   });
   return JobTemplate(std::move(manifest), origin);
@@ -154,7 +162,7 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
   spec["template"]["spec"]["restartPolicy"] = "Never";
 
   for_each_argument(job, [&](const std::string& arg) {
-    return fill_placeholders(parse_placeholders(arg, argument_input(origin_, arg), kAttemptValueNames),
+    return fill_placeholders(argument_pieces(arg, origin_, kAttemptValueNames),
                              [&](const std::string& name) {
                                auto found = values.find(name);
                                if (found == values.end()) {
@@ -175,7 +183,7 @@ json JobTemplate::render_pool(const std::string& run, const std::string& ns, int
   json job = manifest_;
   for_each_argument(job, [&](const std::string& arg) {
     // Only "{{" and "}}" may be left to unescape.
-    return fill_placeholders(parse_placeholders(arg, argument_input(origin_, arg), {}),
+    return fill_placeholders(argument_pieces(arg, origin_, {}),
                              [&](const std::string& name) -> std::string {
                                throw data::Error(origin_, "a worker-pool Job template cannot use {" + name +
                                                               "} (in \"" + arg +
