@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
+#include "cluster_adapter/realtime/attempt_values.h"
+#include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {
@@ -17,9 +19,6 @@ namespace millrace::cluster_adapter {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::array<std::string_view, 9> kPlaceholders = {
-    "first", "count", "last", "end", "end_count", "id", "attempt", "payload", "type"};
 
 std::string hash_hex(const std::string& text) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
@@ -32,55 +31,23 @@ std::string hash_hex(const std::string& text) {
   return out;
 }
 
-// Calls `fn` with the name of each placeholder in `text`; throws on a stray brace.
-template <typename Fn>
-void for_each_placeholder(const std::string& text, const std::string& origin, Fn fn) {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
-      ++i;
-    } else if (text[i] == '}') {
-      throw data::Error(origin, "unmatched '}' in \"" + text + "\" (write '}}' for a brace)");
-    } else if (text[i] == '{') {
-      std::size_t close = text.find('}', i);
-      if (close == std::string::npos) throw data::Error(origin, "unclosed '{' in \"" + text + "\"");
-      fn(text.substr(i + 1, close - i - 1));
-      i = close;
-    }
+// The pieces of a command or argument of the template; an error names the template and quotes
+// the argument.
+std::vector<TextPiece> argument_pieces(const std::string& arg, const std::string& origin,
+                                       std::span<const std::string_view> known) {
+  try {
+    return parse_placeholders(arg, origin, known);
+  } catch (const data::Error& error) {
+    throw data::Error(origin, error.problem() + " in \"" + arg + "\"");
   }
 }
 
-// Throws on an unknown placeholder name or a stray brace.
-void check_placeholders(const std::string& text, const std::string& origin) {
-  for_each_placeholder(text, origin, [&](const std::string& name) {
-    bool known = false;
-    for (auto k : kPlaceholders) known = known || k == name;
-    if (!known) {
-      throw data::Error(origin, "unknown placeholder {" + name + "} in \"" + text +
-                                    "\" (known: first, count, last, end, end_count, id, attempt, payload, type)");
-    }
-  });
-}
-
-std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
-                       const std::string& item_id) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
-      out += text[i++];
-    } else if (text[i] == '{') {
-      std::size_t close = text.find('}', i);
-      std::string name = text.substr(i + 1, close - i - 1);
-      auto it = values.find(name);
-      if (it == values.end()) {
-        throw data::Error("work item '" + item_id + "'", "has no range but the Job template uses {" + name + "}");
-      }
-      out += it->second;
-      i = close;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
+// The MILLRACE_* env var of an attempt value: its name upper-cased, the item's id MILLRACE_ITEM.
+std::string env_name(std::string_view value_name) {
+  if (value_name == "id") return "MILLRACE_ITEM";
+  std::string name = "MILLRACE_";
+  for (char c : value_name) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
 }
 
 // Applies `fn` to every string of every container's command and args.
@@ -147,7 +114,7 @@ JobTemplate JobTemplate::parse(const std::string& text, const std::string& origi
     throw data::Error(origin, "the Job template has no spec.template.spec.containers");
   }
   for_each_argument(manifest, [&](const std::string& arg) {
-    check_placeholders(arg, origin);
+    argument_pieces(arg, origin, kAttemptValueNames);
     return arg;
   });
   return JobTemplate(std::move(manifest), origin);
@@ -165,20 +132,11 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
                          std::optional<int> active_deadline_seconds) const {
   const data::WorkItem& item = *submission.item;
   std::string name = job_name(run, item.id, submission.attempt);
-  std::map<std::string, std::string> values = {
-      {"id", item.id}, {"attempt", std::to_string(submission.attempt)},
-      {"payload", item.payload}, {"type", item.type}};
-  std::map<std::string, std::string> env = {
-      {"MILLRACE_ITEM", item.id}, {"MILLRACE_ATTEMPT", std::to_string(submission.attempt)},
-      {"MILLRACE_RUN", run}, {"MILLRACE_TYPE", item.type}, {"MILLRACE_PAYLOAD", item.payload}};
-  if (item.range) {
-    const data::Range& r = *item.range;
-    values.insert({{"first", std::to_string(r.first)}, {"count", std::to_string(r.count)},
-                   {"last", std::to_string(r.last())}, {"end", std::to_string(r.end())},
-                   {"end_count", r.end_count()}});
-    env.insert({{"MILLRACE_FIRST", values["first"]}, {"MILLRACE_COUNT", values["count"]},
-                {"MILLRACE_LAST", values["last"]}, {"MILLRACE_END", values["end"]},
-                {"MILLRACE_END_COUNT", values["end_count"]}});
+  std::map<std::string, std::string> values;
+  std::map<std::string, std::string> env = {{"MILLRACE_RUN", run}};
+  for (const AttemptValue& value : attempt_values(item, submission.attempt)) {
+    values[std::string(value.name)] = value.text;
+    env[env_name(value.name)] = value.text;
   }
 
   json job = manifest_;
@@ -203,7 +161,17 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
   pod_meta["labels"][kJobLabel] = name;
   spec["template"]["spec"]["restartPolicy"] = "Never";
 
-  for_each_argument(job, [&](const std::string& arg) { return substitute(arg, values, item.id); });
+  for_each_argument(job, [&](const std::string& arg) {
+    return fill_placeholders(argument_pieces(arg, origin_, kAttemptValueNames),
+                             [&](const std::string& name) {
+                               auto found = values.find(name);
+                               if (found == values.end()) {
+                                 throw data::Error("work item '" + item.id + "'",
+                                                   "has no range but the Job template uses {" + name + "}");
+                               }
+                               return found->second;
+                             });
+  });
   for (auto& container : spec["template"]["spec"]["containers"]) {
     for (const auto& [key, value] : env) set_env(container, key, value);
   }
@@ -214,11 +182,14 @@ json JobTemplate::render_pool(const std::string& run, const std::string& ns, int
                               const std::string& lease_url, const std::string& lease_token) const {
   json job = manifest_;
   for_each_argument(job, [&](const std::string& arg) {
-    for_each_placeholder(arg, origin_, [&](const std::string& name) {
-      throw data::Error(origin_, "a worker-pool Job template cannot use {" + name + "} (in \"" + arg +
-                                     "\"): pool workers get each item from the lease API at MILLRACE_LEASE_URL");
-    });
-    return substitute(arg, {}, "");  // only "{{" and "}}" left to unescape
+    // Only "{{" and "}}" may be left to unescape.
+    return fill_placeholders(argument_pieces(arg, origin_, {}),
+                             [&](const std::string& name) -> std::string {
+                               throw data::Error(origin_, "a worker-pool Job template cannot use {" + name +
+                                                              "} (in \"" + arg +
+                                                              "\"): pool workers get each item from the lease API "
+                                                              "at MILLRACE_LEASE_URL");
+                             });
   });
   json labels = {{kRunLabel, dns_label(run)}, {kPoolLabel, "true"}};
   json& meta = job["metadata"];

@@ -10,7 +10,8 @@
 //    MILLRACE_LAST, MILLRACE_END (exclusive), MILLRACE_END_COUNT, MILLRACE_ITEM,
 //    MILLRACE_ATTEMPT, MILLRACE_RUN, MILLRACE_TYPE, MILLRACE_PAYLOAD) and as placeholders in
 //    each container's command and args strings: {first} {count} {last} {end} {end_count} {id}
-//    {attempt} {payload} {type} (the names the local command template uses; "{{" is a brace).
+//    {attempt} {payload} {type} (realtime/attempt_values.h, as the local command template; "{{" is
+//    a brace).
 #pragma once
 
 #include <optional>

@@ -89,13 +89,16 @@ JobView view_job(const json& job) {
   return view;
 }
 
-std::string pod_scheduling_problem(const json& pod) {
-  for (const auto& condition : array_field(object_field(pod, "status"), "conditions")) {
+PodView view_pod(const json& pod) {
+  const json& status = object_field(pod, "status");
+  PodView view{name_of(pod), text_field(status, "phase"), ""};
+  for (const auto& condition : array_field(status, "conditions")) {
     if (text_field(condition, "type") == "PodScheduled" && text_field(condition, "status") == "False") {
-      return text_field(condition, "reason") + ": " + text_field(condition, "message");
+      view.scheduling_problem = text_field(condition, "reason") + ": " + text_field(condition, "message");
+      break;
     }
   }
-  return "";
+  return view;
 }
 
 }  // namespace millrace::cluster_adapter

@@ -27,9 +27,15 @@ struct JobView {
 
 JobView view_job(const nlohmann::json& job);
 
-// Why a pod waits for a node ("REASON: message" of its PodScheduled=False condition); empty
-// when it is not told to wait.
-std::string pod_scheduling_problem(const nlohmann::json& pod);
+// What both Kubernetes modes read of a pod.
+struct PodView {
+  std::string name;
+  std::string phase;               // status.phase: Pending, Running, Succeeded, Failed
+  std::string scheduling_problem;  // "REASON: message" of its PodScheduled=False condition;
+                                   // empty when it is not told to wait for a node
+};
+
+PodView view_pod(const nlohmann::json& pod);
 
 // Seconds since the Unix epoch of an RFC 3339 time ("2026-12-02T14:53:23Z", fractions and
 // numeric offsets allowed); empty when it does not parse.

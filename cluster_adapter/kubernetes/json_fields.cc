@@ -64,4 +64,6 @@ std::vector<json> kube_list_items(const json& list, const std::string& url, std:
   return out;
 }
 
+std::string name_of(const nlohmann::json& object) { return text_field(object_field(object, "metadata"), "name"); }
+
 }  // namespace millrace::cluster_adapter

@@ -27,6 +27,9 @@ std::string text_field(const nlohmann::json& object, const char* key, const std:
 // The field when it is an integer that fits in int64 (a JSON number without fraction), else nullopt.
 std::optional<std::int64_t> integer_field(const nlohmann::json& object, const char* key);
 
+// metadata.name of an API object (empty when it has none).
+std::string name_of(const nlohmann::json& object);
+
 // An API object as the adapter needs it at least: a JSON object whose metadata is an object
 // with a non-empty string name. Anything else in an answer is malformed.
 bool is_kube_object(const nlohmann::json& object);

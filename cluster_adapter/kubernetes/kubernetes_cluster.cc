@@ -20,7 +20,6 @@ std::string label(const json& object, const char* key) {
   return text_field(object_field(object_field(object, "metadata"), "labels"), key);
 }
 
-std::string name_of(const json& object) { return text_field(object_field(object, "metadata"), "name"); }
 
 // The attempt label's number; 0 (no attempt of this run) when it is not a positive int.
 int attempt_number(const std::string& text) {
@@ -141,25 +140,12 @@ int KubernetesCluster::in_flight() const {
                                         [](const auto& a) { return a.second.state != State::kDone; }));
 }
 
-int KubernetesCluster::in_flight_of_type(const std::string& type) const {
-  return static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(), [&](const auto& a) {
-    return a.second.state != State::kDone && a.second.state != State::kWaiting &&
-           a.second.submission.item->type == type;
-  }));
-}
-
 void KubernetesCluster::dispatch_waiting() {
   int created = static_cast<int>(std::count_if(attempts_.begin(), attempts_.end(), [](const auto& a) {
     return a.second.state == State::kCreating || a.second.state == State::kCreated;
   }));
   for (auto it = waiting_.begin(); it != waiting_.end() && created < options_.max_concurrency;) {
     Attempt& attempt = attempts_.at(*it);
-    const std::string& type = attempt.submission.item->type;
-    auto cap = options_.max_per_type.find(type);
-    if (cap != options_.max_per_type.end() && in_flight_of_type(type) >= cap->second) {
-      ++it;
-      continue;
-    }
     json body;
     try {
       body = template_.render(options_.run, client_.config().namespace_name, attempt.submission,
@@ -311,10 +297,11 @@ void KubernetesCluster::observe_pod(const json& pod) {
   if (found == by_name_.end()) return;
   Attempt& attempt = attempts_.at(found->second);
   if (attempt.state == State::kDone) return;
-  attempt.pod = name_of(pod);
+  const PodView view = view_pod(pod);
+  attempt.pod = view.name;
   const json& status = object_field(pod, "status");
-  std::string phase = text_field(status, "phase");
-  attempt.pod_problem = pod_scheduling_problem(pod);
+  const std::string& phase = view.phase;
+  attempt.pod_problem = view.scheduling_problem;
   for (const auto& container : array_field(status, "containerStatuses")) {
     const json& terminated = field(object_field(container, "state"), "terminated");
     if (!terminated.is_object()) continue;

@@ -43,7 +43,6 @@ namespace millrace::cluster_adapter {
 struct KubernetesClusterOptions {
   std::string run;                               // run name: Job names and the run label
   int max_concurrency = 8;                       // unfinished Jobs of the run at once
-  std::map<std::string, int> max_per_type;       // optional caps per WorkItem::type
   std::optional<int> active_deadline_seconds;    // per attempt
   int keep_succeeded = 10;                       // finished Jobs kept in the cluster
   int keep_failed = 10;
@@ -175,7 +174,6 @@ class KubernetesCluster : public PolledCluster {
   void trim_history();
   void publish_status();
   int in_flight() const;
-  int in_flight_of_type(const std::string& type) const;
 
   KubeClient client_;
   JobTemplate template_;

@@ -6,18 +6,16 @@
 #include <string_view>
 
 #include "cluster_adapter/local/shell_context.h"
+#include "cluster_adapter/realtime/attempt_values.h"
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {
 
 namespace {
 
+// The attempt's values (realtime/attempt_values.h) and the local worker slot running it.
 constexpr std::array<std::string_view, 10> kPlaceholders = {
     "first", "count", "last", "end", "end_count", "id", "attempt", "payload", "type", "worker"};
-
-bool is_range_placeholder(const std::string& name) {
-  return name == "first" || name == "count" || name == "last" || name == "end" || name == "end_count";
-}
 
 // Values from outside millrace (ids, payloads and types come from plans and imported traces);
 // the others are numbers or millrace's own worker names, plain in any quoting.
@@ -117,50 +115,30 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
   SafeForm safe;
   std::string unsafe;  // why the first placeholder that cannot be quoted safely cannot
   std::string in_backticks;  // a placeholder inside backticks, which the safe form keeps
-  std::string literal;
   auto add_literal = [&](char c, std::string_view raw) {
     const ShellContext::Place before = shell.place();
     shell.feed(c);
     const bool closes_quotes = (before == ShellContext::Place::kDoubleQuotes && c == '"') ||
                                (before == ShellContext::Place::kSingleQuotes && c == '\'');
     safe.add(raw, closes_quotes && shell.place() == ShellContext::Place::kBare);
-    literal += c;
   };
-  for (std::size_t i = 0; i < text_.size(); ++i) {
-    char c = text_[i];
-    if ((c == '{' || c == '}') && i + 1 < text_.size() && text_[i + 1] == c) {
-      add_literal(c, std::string_view(text_).substr(i, 2));
-      ++i;
-    } else if (c == '}') {
-      throw data::Error(input, "unmatched '}' at offset " + std::to_string(i) + " (write '}}' for a brace)");
-    } else if (c == '{') {
-      std::size_t close = text_.find('}', i);
-      if (close == std::string::npos) {
-        throw data::Error(input, "unclosed '{' at offset " + std::to_string(i) + " (write '{{' for a brace)");
-      }
-      std::string name = text_.substr(i + 1, close - i - 1);
-      if (std::find(kPlaceholders.begin(), kPlaceholders.end(), name) == kPlaceholders.end()) {
-        throw data::Error(input, "unknown placeholder {" + name +
-                                     "} (known: first, count, last, end, end_count, id, attempt, payload, "
-                                     "type, worker)");
-      }
-      if (!is_free_text(name)) {
-        safe.add(std::string_view(text_).substr(i, close - i + 1), false);
-      } else {
-        if (unsafe.empty()) unsafe = unsafe_placement(name, shell.place());
-        if (shell.place() == ShellContext::Place::kBackticks && in_backticks.empty()) in_backticks = "{" + name + "}";
-        safe.placeholder(name, shell.place(), shell.quote_just_opened());
-      }
-      shell.inserted();
-      if (!literal.empty()) pieces_.push_back(Piece{false, std::move(literal)});
-      literal.clear();
-      pieces_.push_back(Piece{true, std::move(name)});
-      i = close;
-    } else {
-      add_literal(c, std::string_view(text_).substr(i, 1));
+  pieces_ = parse_placeholders(text_, input, kPlaceholders);
+  for (const TextPiece& piece : pieces_) {
+    if (!piece.placeholder) {
+      // A literal brace was written doubled.
+      for (char c : piece.text) add_literal(c, c == '{' || c == '}' ? std::string(2, c) : std::string(1, c));
+      continue;
     }
+    const std::string& name = piece.text;
+    if (!is_free_text(name)) {
+      safe.add("{" + name + "}", false);
+    } else {
+      if (unsafe.empty()) unsafe = unsafe_placement(name, shell.place());
+      if (shell.place() == ShellContext::Place::kBackticks && in_backticks.empty()) in_backticks = "{" + name + "}";
+      safe.placeholder(name, shell.place(), shell.quote_just_opened());
+    }
+    shell.inserted();
   }
-  if (!literal.empty()) pieces_.push_back(Piece{false, std::move(literal)});
   if (unsafe.empty()) return;
   const bool backticks_first = unsafe.starts_with(in_backticks + " is inside backticks");
   const std::string also = in_backticks.empty() || backticks_first
@@ -170,31 +148,15 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
 }
 
 std::string CommandTemplate::render(const data::WorkItem& item, int attempt, const std::string& worker) const {
-  std::string command;
-  for (const Piece& piece : pieces_) {
-    if (!piece.placeholder) {
-      command += piece.text;
-      continue;
+  const std::vector<AttemptValue> values = attempt_values(item, attempt);
+  return fill_placeholders(pieces_, [&](const std::string& name) {
+    if (name == "worker") return shell_quote(worker);
+    for (const AttemptValue& value : values) {
+      if (value.name == name) return shell_quote(value.text);
     }
-    const std::string& name = piece.text;
-    if (is_range_placeholder(name) && !item.range) {
-      throw data::Error("work item '" + item.id + "'",
-                        "has no range but command template '" + text_ + "' uses {" + name + "}");
-    }
-    std::string value;
-    if (name == "first") value = std::to_string(item.range->first);
-    else if (name == "count") value = std::to_string(item.range->count);
-    else if (name == "last") value = std::to_string(item.range->last());
-    else if (name == "end") value = std::to_string(item.range->end());
-    else if (name == "end_count") value = item.range->end_count();
-    else if (name == "id") value = item.id;
-    else if (name == "attempt") value = std::to_string(attempt);
-    else if (name == "payload") value = item.payload;
-    else if (name == "type") value = item.type;
-    else value = worker;
-    command += shell_quote(value);
-  }
-  return command;
+    throw data::Error("work item '" + item.id + "'",
+                      "has no range but command template '" + text_ + "' uses {" + name + "}");
+  });
 }
 
 }  // namespace millrace::cluster_adapter

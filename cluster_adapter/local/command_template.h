@@ -1,17 +1,9 @@
 // The command a local worker runs for one attempt, written as a template whose placeholders
 // take the attempt's values. Each value is substituted as one shell word (single-quoted when it
 // holds anything beyond [A-Za-z0-9_./:=@%+,-]), so a payload or an id can never inject shell
-// syntax. Placeholders, following data::Range (units [first, first + count)):
-//   {first}      first unit of the range
-//   {count}      number of units
-//   {last}       last unit, inclusive (first + count - 1): the END of "END/COUNT"
-//   {end}        one past the last unit, exclusive (first + count)
-//   {end_count}  "LAST/COUNT", the form parallel catch-up deployments take
-//   {id}         the work item's id
-//   {attempt}    1-based attempt number
-//   {payload}    the item's opaque payload (non-range work)
-//   {type}       the item's job type
-//   {worker}     the local worker slot running it (local-0, local-1, ...)
+// syntax. Placeholders: the attempt's values ({first} {count} {last} {end} {end_count} {id}
+// {attempt} {payload} {type}, realtime/attempt_values.h) and {worker}, the local worker slot
+// running it (local-0, local-1, ...), in the syntax of realtime/placeholder_text.h.
 // "{{" and "}}" stand for literal braces. Unknown placeholders and unbalanced braces are
 // rejected when the template is parsed, and so are {id}, {payload} and {type} (text from outside
 // millrace) inside quotes, backticks or after a backslash, where their quoting would not hold:
@@ -23,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/records.h"
 
 namespace millrace::cluster_adapter {
@@ -41,12 +34,8 @@ class CommandTemplate {
   const std::string& text() const { return text_; }
 
  private:
-  struct Piece {
-    bool placeholder = false;
-    std::string text;  // literal text, or the placeholder's name
-  };
   std::string text_;
-  std::vector<Piece> pieces_;
+  std::vector<TextPiece> pieces_;
 };
 
 }  // namespace millrace::cluster_adapter

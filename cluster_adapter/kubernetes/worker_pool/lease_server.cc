@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
+#include "cluster_adapter/realtime/attempt_values.h"
 #include "cluster_adapter/kubernetes/worker_pool/lease_request.h"
 #include "data/error.h"
 #include "data/redaction.h"
@@ -28,12 +29,9 @@ void reply(httplib::Response& res, int status, const json& body) {
 
 json item_of(const scheduler::Submission& submission, const std::string& run) {
   const data::WorkItem& item = *submission.item;
-  json out = {{"run", run}, {"id", item.id}, {"attempt", submission.attempt}, {"type", item.type},
-              {"payload", item.payload}};
-  if (item.range) {
-    const data::Range& r = *item.range;
-    out.update({{"first", r.first}, {"count", r.count}, {"last", r.last()}, {"end", r.end()},
-                {"end_count", r.end_count()}});
+  json out = {{"run", run}};
+  for (const AttemptValue& value : attempt_values(item, submission.attempt)) {
+    out[std::string(value.name)] = value.number ? json(*value.number) : json(value.text);
   }
   return out;
 }

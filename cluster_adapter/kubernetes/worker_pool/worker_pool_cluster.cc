@@ -40,7 +40,6 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
 }
 
-std::string name_of(const json& object) { return text_field(object_field(object, "metadata"), "name"); }
 std::string uid_of(const json& object) { return text_field(object_field(object, "metadata"), "uid"); }
 
 }  // namespace
@@ -181,8 +180,9 @@ void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_l
 }
 
 void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
-  std::string name = name_of(pod);
-  std::string phase = text_field(object_field(pod, "status"), "phase");
+  const PodView view = view_pod(pod);
+  const std::string& name = view.name;
+  const std::string& phase = view.phase;
   std::lock_guard lock(mutex_);
   if (type == "DELETED" || phase != "Pending") pods_pending_.erase(name);
   if (type == "DELETED") {
@@ -196,7 +196,7 @@ void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
   int index = -1;
   std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
   auto [it, first] = pods_pending_.try_emplace(name, PendingPod{name, index, clock_.now(), ""});
-  it->second.reason = pod_scheduling_problem(pod);
+  it->second.reason = view.scheduling_problem;
 }
 
 // ---- the Cluster seam (poll thread) ----------------------------------------------------------------

@@ -114,19 +114,6 @@ TEST_F(KubernetesClusterOnLoopbackServer, CapIsCountedFromOwnRecordsBeforeTheJob
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
-TEST_F(KubernetesClusterOnLoopbackServer, MaxPerTypeLimitsThatTypeOnly) {
-  KubernetesClusterOptions options;
-  options.max_per_type = {{"verify", 1}};
-  auto cluster = make_cluster(options);
-  for (int i = 0; i < 4; ++i) items_[i].type = "verify";
-  for (int i = 0; i < 8; ++i) cluster->submit(submission(i));
-  cluster->poll(0);
-  int verify_jobs = 0;
-  for (const auto& job : server_.objects("jobs")) verify_jobs += job["metadata"]["name"].get<std::string>() <= "run-1-r3";
-  EXPECT_LE(verify_jobs, 1);
-  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("succeeded") == 8; }));
-}
-
 class FailingPodsOnLoopbackServer : public KubernetesClusterOnLoopbackServer {
  protected:
   FailingPodsOnLoopbackServer()
