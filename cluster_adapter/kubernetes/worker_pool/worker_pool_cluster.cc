@@ -140,6 +140,7 @@ void WorkerPoolCluster::adopt(const json& job) {
   server_->accept_token(pool_lease_token(job));
   std::lock_guard lock(mutex_);
   job_uid_ = uid_of(job);
+  job_listed_ = false;
   job_state_ = "running";
 }
 
@@ -174,9 +175,12 @@ void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_l
     job_state_ = view.phase == JobPhase::kSucceeded ? "complete"
                  : view.phase == JobPhase::kFailed  ? "failed: " + why
                                                     : "running";
+    job_listed_ = true;
     return;
   }
-  if (whole_list) job_state_ = "deleted";
+  // A list served before the create took effect does not hold the Job yet: only one that lost
+  // a Job it had shown says it was deleted.
+  if (whole_list && job_listed_) job_state_ = "deleted";
 }
 
 void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {

@@ -119,6 +119,7 @@ class WorkerPoolCluster : public PolledCluster {
 
   mutable std::mutex mutex_;  // what the threads learn about the Job and its pods
   std::string job_uid_;                                // of the pool's Job, once made or adopted
+  bool job_listed_ = false;                            // the watches have shown that Job
   std::string job_state_ = "creating";
   std::string trouble_;
   bool shutting_down_ = false;
