@@ -7,15 +7,15 @@
 
 #include "data/error.h"
 #include "data/importers/fields.h"
-#include "data/importers/json_lines.h"
-#include "data/importers/whole_text.h"
+#include "data/importers/json_input.h"
+#include "data/importers/text_input.h"
 #include "data/model_span.h"
 
 namespace millrace::partitioners {
 
 namespace {
 
-using data::importers::WholeText;
+using data::importers::TextInput;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -87,13 +87,14 @@ CsvColumns header_columns(const std::vector<std::string_view>& header, const std
 }
 
 // END/COUNT and CSV lines (the two text formats, one per file).
-void read_text(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+void read_text(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   enum class Kind { kUnknown, kEndCount, kCsv } kind = Kind::kUnknown;
   CsvColumns columns;
   std::size_t kind_line = 0;
-  for (std::size_t n = 1; n <= input.line_count(); ++n) {
-    const std::string_view line = trim(input.line(n));
-    const std::string where = input.where(n);
+  TextInput input(path);
+  while (input.next_line()) {
+    const std::string_view line = trim(input.line());
+    const std::string where = input.where();
     if (line.empty()) continue;
     if (line.front() == '#') {
       std::string_view comment = trim(line.substr(1));
@@ -107,7 +108,7 @@ void read_text(const WholeText& input, RangesFile& file, std::optional<std::int6
     const Kind this_kind = line.find('/') != std::string_view::npos ? Kind::kEndCount : Kind::kCsv;
     if (kind == Kind::kUnknown) {
       kind = this_kind;
-      kind_line = n;
+      kind_line = input.line_number();
       if (kind == Kind::kCsv) {
         const std::vector<std::string_view> fields = split_commas(line);
         if (!fields.front().empty() && (std::isalpha(static_cast<unsigned char>(fields.front().front())) != 0)) {
@@ -147,28 +148,25 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
 }
 
 // A JSON ranges file; each range's line is where its element starts.
-void read_json(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
-  const data::importers::JsonWithLines parsed = data::importers::parse_json_with_lines(input, "ranges");
-  const nlohmann::json& doc = parsed.doc;
+void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
+  TextInput input(path);
+  const nlohmann::json doc = data::importers::parse_json_list(
+      input, "ranges", [&file](const nlohmann::json& element, const std::string& where) {
+        if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
+        const std::optional<std::int64_t> first = json_integer(element, "first", where);
+        const std::optional<std::int64_t> count = json_integer(element, "count", where);
+        const std::optional<std::int64_t> last = json_integer(element, "last", where);
+        if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
+        file.ranges.push_back({range_from(*first, count, last, where), where});
+      });
+  const std::string top = input.where(1);
   const nlohmann::json* ranges = &doc;
   if (doc.is_object()) {
-    if (!doc.contains("ranges")) throw data::Error(input.where(1), "a JSON object needs a \"ranges\" array");
-    if (doc.contains("overlap")) {
-      declare_overlap(overlap, *json_integer(doc, "overlap", input.where(1)), input.where(1));
-    }
+    if (!doc.contains("ranges")) throw data::Error(top, "a JSON object needs a \"ranges\" array");
+    if (doc.contains("overlap")) declare_overlap(overlap, *json_integer(doc, "overlap", top), top);
     ranges = &doc["ranges"];
   }
-  if (!ranges->is_array()) throw data::Error(input.where(1), "expected an array of ranges");
-  for (std::size_t i = 0; i < ranges->size(); ++i) {
-    const nlohmann::json& element = (*ranges)[i];
-    const std::string where = input.where(parsed.element_lines.at(i));
-    if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
-    const std::optional<std::int64_t> first = json_integer(element, "first", where);
-    const std::optional<std::int64_t> count = json_integer(element, "count", where);
-    const std::optional<std::int64_t> last = json_integer(element, "last", where);
-    if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
-    file.ranges.push_back({range_from(*first, count, last, where), where});
-  }
+  if (!ranges->is_array()) throw data::Error(top, "expected an array of ranges");
 }
 
 // Sorted by first unit, each range starts `overlap` units before the previous one ends.
@@ -214,13 +212,12 @@ data::Range RangesFile::span() const {
 }
 
 RangesFile read_ranges_file(const std::string& path) {
-  const WholeText input = WholeText::read(path);
   RangesFile file{path, 0, {}};
   std::optional<std::int64_t> overlap;
-  if (data::importers::looks_like_json(input)) {
-    read_json(input, file, overlap);
+  if (data::importers::looks_like_json(path)) {
+    read_json(path, file, overlap);
   } else {
-    read_text(input, file, overlap);
+    read_text(path, file, overlap);
   }
   if (file.ranges.empty()) throw data::Error(path, "no ranges");
   file.overlap = overlap.value_or(0);

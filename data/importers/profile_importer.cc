@@ -7,9 +7,8 @@
 #include "data/error.h"
 #include "data/importers/csv_table.h"
 #include "data/importers/fields.h"
-#include "data/importers/json_lines.h"
+#include "data/importers/json_input.h"
 #include "data/importers/text_input.h"
-#include "data/importers/whole_text.h"
 
 namespace millrace::data::importers {
 
@@ -66,33 +65,37 @@ std::int64_t json_integer(const nlohmann::json& row, const char* key, const std:
   return value.get<std::int64_t>();
 }
 
-std::vector<ProfileRow> read_json_rows(const WholeText& input, std::string& units) {
-  const JsonWithLines parsed = parse_json_with_lines(input, "rows");
-  const nlohmann::json* list = &parsed.doc;
-  if (parsed.doc.is_object()) {
-    if (!parsed.doc.contains("rows")) throw Error(input.where(1), "a JSON object needs a \"rows\" array");
-    if (parsed.doc.contains("units")) {
-      if (!parsed.doc["units"].is_string()) throw Error(input.where(1), "\"units\" must be a string");
-      units = parsed.doc["units"].get<std::string>();
-    }
-    list = &parsed.doc["rows"];
-  }
-  if (!list->is_array()) throw Error(input.where(1), "expected an array of rows");
+ProfileRow json_row(const nlohmann::json& row, const std::string& where) {
+  ProfileRow r;
+  r.where = where;
+  if (!row.is_object()) throw Error(r.where, "a row must be an object, got " + row.dump());
+  const bool per_unit = row.contains("unit_cost_us");
+  if (per_unit == row.contains("cost_s")) throw Error(r.where, "a row needs exactly one of unit_cost_us and cost_s");
+  r.first = json_integer(row, "first", r.where);
+  r.count = json_integer(row, "count", r.where);
+  check_count(r.count, r.where, "count");
+  const CostKind kind = per_unit ? CostKind::kUnitMicros : CostKind::kRowSeconds;
+  r.micros_per_unit = density(json_number(row, per_unit ? "unit_cost_us" : "cost_s", r.where).get<double>(), kind,
+                              r.count, r.where);
+  return r;
+}
+
+std::vector<ProfileRow> read_json_rows(const std::string& path, std::string& units) {
+  TextInput input(path);
   std::vector<ProfileRow> rows;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const nlohmann::json& row = (*list)[i];
-    ProfileRow r;
-    r.where = input.where(parsed.element_lines.at(i));
-    if (!row.is_object()) throw Error(r.where, "a row must be an object, got " + row.dump());
-    const bool per_unit = row.contains("unit_cost_us");
-    if (per_unit == row.contains("cost_s")) throw Error(r.where, "a row needs exactly one of unit_cost_us and cost_s");
-    r.first = json_integer(row, "first", r.where);
-    r.count = json_integer(row, "count", r.where);
-    check_count(r.count, r.where, "count");
-    const CostKind kind = per_unit ? CostKind::kUnitMicros : CostKind::kRowSeconds;
-    r.micros_per_unit = density(json_number(row, per_unit ? "unit_cost_us" : "cost_s", r.where).get<double>(), kind,
-                                r.count, r.where);
-    rows.push_back(r);
+  const nlohmann::json doc = parse_json_list(input, "rows", [&rows](const nlohmann::json& row, const std::string& where) {
+    rows.push_back(json_row(row, where));
+  });
+  const std::string top = input.where(1);
+  if (doc.is_object()) {
+    if (!doc.contains("rows")) throw Error(top, "a JSON object needs a \"rows\" array");
+    if (doc.contains("units")) {
+      if (!doc["units"].is_string()) throw Error(top, "\"units\" must be a string");
+      units = doc["units"].get<std::string>();
+    }
+    if (!doc["rows"].is_array()) throw Error(top, "expected an array of rows");
+  } else if (!doc.is_array()) {
+    throw Error(top, "expected an array of rows");
   }
   return rows;
 }
@@ -100,11 +103,10 @@ std::vector<ProfileRow> read_json_rows(const WholeText& input, std::string& unit
 }  // namespace
 
 CostProfile read_cost_profile(const std::string& path) {
-  const WholeText input = WholeText::read(path);
   CostProfile profile;
   profile.source = path;
-  const std::vector<ProfileRow> rows = looks_like_json(input) ? read_json_rows(input, profile.units)
-                                                               : read_csv_rows(path);
+  const std::vector<ProfileRow> rows = looks_like_json(path) ? read_json_rows(path, profile.units)
+                                                              : read_csv_rows(path);
   if (rows.empty()) throw Error(path, "no rows");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ProfileRow& r = rows[i];
