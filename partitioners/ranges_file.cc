@@ -1,10 +1,13 @@
 #include "partitioners/ranges_file.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
 #include "data/importers/json_input.h"
@@ -38,19 +41,35 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-// [first, last] or [first, first + count) from the values a row gives; checks they agree.
+std::string too_wide(const std::string& what) { return what + " does not fit in 64-bit unit numbers"; }
+
+// [first, last] or [first, first + count) from the values a row gives; checks they agree, and
+// that the range and its end fit in 64 bits.
 data::Range range_from(std::int64_t first, std::optional<std::int64_t> count, std::optional<std::int64_t> last,
                        const std::string& where) {
-  if (last && count && *last != first + *count - 1) {
-    throw data::Error(where, "last " + std::to_string(*last) + " does not match first " + std::to_string(first) +
-                                 " + count " + std::to_string(*count) + " - 1");
+  if (last && count) {
+    const std::optional<std::int64_t> before_end = data::checked_sub(*count, 1);
+    const std::optional<std::int64_t> expected = before_end ? data::checked_add(first, *before_end) : std::nullopt;
+    if (expected != last) {
+      throw data::Error(where, "last " + std::to_string(*last) + " does not match first " + std::to_string(first) +
+                                   " + count " + std::to_string(*count) + " - 1");
+    }
   }
-  const std::int64_t n = count ? *count : *last - first + 1;
-  if (n < 1) {
-    throw data::Error(where, count ? "count " + std::to_string(n) + ": a range needs at least one unit"
+  std::optional<std::int64_t> n = count;
+  if (!n) {
+    const std::optional<std::int64_t> distance = data::checked_sub(*last, first);
+    n = distance ? data::checked_add(*distance, 1) : std::nullopt;
+    if (!n) throw data::Error(where, too_wide("range " + std::to_string(first) + ".." + std::to_string(*last)));
+  }
+  if (*n < 1) {
+    throw data::Error(where, count ? "count " + std::to_string(*n) + ": a range needs at least one unit"
                                    : "last " + std::to_string(*last) + " is before first " + std::to_string(first));
   }
-  return {first, n};
+  const std::optional<data::Range> range = data::range_from_first_count(first, *n);
+  if (!range) {
+    throw data::Error(where, too_wide("range first " + std::to_string(first) + " count " + std::to_string(*n)));
+  }
+  return *range;
 }
 
 void declare_overlap(std::optional<std::int64_t>& overlap, std::int64_t value, const std::string& where) {
@@ -144,6 +163,9 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
   if (!object[key].is_number_integer()) {
     throw data::Error(where, std::string("\"") + key + "\" must be an integer, got " + object[key].dump());
   }
+  if (object[key].is_number_unsigned() && object[key].get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+    throw data::Error(where, too_wide(std::string("\"") + key + "\" " + object[key].dump()));
+  }
   return object[key].get<std::int64_t>();
 }
 
@@ -180,9 +202,12 @@ void check_tiling(const RangesFile& file) {
     }
     if (i == 0) continue;
     const ListedRange& before = file.ranges[i - 1];
-    const std::int64_t shared = before.range.end() - r.range.first;  // units in both (negative: a gap)
     const std::string pair = "range " + r.range.end_count() + " and " + before.range.end_count() + " (" +
                              before.where + ")";
+    // Units in both (negative: a gap); sorted by first, only an overlap can be too wide to count.
+    const std::optional<std::int64_t> both = data::checked_sub(before.range.end(), r.range.first);
+    if (!both) throw data::Error(r.where, pair + " overlap by more units than 64-bit numbers hold");
+    const std::int64_t shared = *both;
     if (shared < 0) {
       throw data::Error(r.where, pair + " leave units " + std::to_string(before.range.end()) + ".." +
                                      std::to_string(r.range.first - 1) + " in no range");
@@ -224,6 +249,9 @@ RangesFile read_ranges_file(const std::string& path) {
   std::stable_sort(file.ranges.begin(), file.ranges.end(),
                    [](const ListedRange& a, const ListedRange& b) { return a.range.first < b.range.first; });
   check_tiling(file);
+  if (!data::checked_sub(file.ranges.back().range.end(), file.ranges.front().range.first + file.overlap)) {
+    throw data::Error(path, too_wide("the span of the ranges"));
+  }
   return file;
 }
 

@@ -1,9 +1,13 @@
 #include "data/importers/profile_importer.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/csv_table.h"
 #include "data/importers/fields.h"
@@ -26,9 +30,11 @@ struct ProfileRow {
 enum class CostKind { kUnitMicros, kRowSeconds };
 
 double density(double value, CostKind kind, std::int64_t count, const std::string& where) {
-  if (value < 0) throw Error(where, std::string(kind == CostKind::kUnitMicros ? "unit_cost_us" : "cost_s") +
-                                        " must not be negative");
-  return kind == CostKind::kUnitMicros ? value : value * kMicrosPerSecond / static_cast<double>(count);
+  const char* name = kind == CostKind::kUnitMicros ? "unit_cost_us" : "cost_s";
+  if (value < 0) throw Error(where, std::string(name) + " must not be negative");
+  const double per_unit = kind == CostKind::kUnitMicros ? value : value * kMicrosPerSecond / static_cast<double>(count);
+  if (!std::isfinite(per_unit)) throw Error(where, std::string(name) + " out of range: not a finite cost");
+  return per_unit;
 }
 
 std::vector<ProfileRow> read_csv_rows(const std::string& path) {
@@ -62,6 +68,9 @@ const nlohmann::json& json_number(const nlohmann::json& row, const char* key, co
 std::int64_t json_integer(const nlohmann::json& row, const char* key, const std::string& where) {
   const nlohmann::json& value = json_number(row, key, where);
   if (!value.is_number_integer()) throw Error(where, std::string("\"") + key + "\" must be an integer, got " + value.dump());
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+    throw Error(where, std::string("\"") + key + "\" " + value.dump() + " does not fit in 64-bit unit numbers");
+  }
   return value.get<std::int64_t>();
 }
 
@@ -110,9 +119,14 @@ CostProfile read_cost_profile(const std::string& path) {
   if (rows.empty()) throw Error(path, "no rows");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ProfileRow& r = rows[i];
+    const std::optional<Range> range = range_from_first_count(r.first, r.count);
+    if (!range) {
+      throw Error(r.where, "first " + std::to_string(r.first) + " + count " + std::to_string(r.count) +
+                               " does not fit in 64-bit unit numbers");
+    }
     if (i > 0) {
       const ProfileRow& before = rows[i - 1];
-      const std::int64_t end = before.first + before.count;
+      const std::int64_t end = profile.bins.back().range.end();
       if (r.first > end) {
         throw Error(r.where, "gap: units " + std::to_string(end) + ".." + std::to_string(r.first - 1) +
                                  " between this row and the one before (" + before.where + ") are in no row");
@@ -122,7 +136,7 @@ CostProfile read_cost_profile(const std::string& path) {
                                  ", which ends at " + std::to_string(end - 1) + "); rows must be contiguous and ascending");
       }
     }
-    profile.bins.push_back({{r.first, r.count}, r.micros_per_unit});
+    profile.bins.push_back({*range, r.micros_per_unit});
   }
   return profile;
 }
