@@ -89,7 +89,8 @@ TEST(RedactedStreamTest, LinesFromSeveralThreadsStayWhole) {
       writers.emplace_back([&out, t] {
         for (int i = 0; i < 200; ++i) {
           const std::string line = "thread " + std::to_string(t) + " password=p" + std::to_string(i) + "\n";
-          out.rdbuf()->sputn(line.data(), static_cast<std::streamsize>(line.size()));  // what std::cerr's users share
+          std::streambuf* shared = static_cast<std::ostream&>(out).rdbuf();  // what std::cerr's users share
+          shared->sputn(line.data(), static_cast<std::streamsize>(line.size()));
         }
       });
     }
