@@ -3,6 +3,7 @@
 // Kubernetes Jobs. The span is cut by a named partitioner; the rest of the run (recording,
 // status, progress, Ctrl-C, --resume, one live owner) is a real-run session
 // (cluster_adapter/realtime/real_run_session.h), the same for every kind.
+#include <iostream>
 #include <memory>
 #include <optional>
 
@@ -12,9 +13,12 @@
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/run_summary_text.h"
 #include "cli/span_option.h"
 #include "cluster_adapter/realtime/real_run_session.h"
 #include "data/cost_model.h"
+#include "data/run_summary.h"
+#include "data/trace_store.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
@@ -100,7 +104,14 @@ void add_run_command(CLI::App& app) {
       [](std::int64_t min, std::int64_t max) { return whole_number(min, max); },
       [](data::Micros max) { return seconds(max); }, [] { return tcp_port(); }, kMaxDuration};
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
-  cmd->callback([o] { cluster_adapter::RealRunSession(o->session, o->kinds).run([&] { return plan_items(*o); }); });
+  cmd->callback([o] {
+    // The report of a run that is over: its summary as `show` prints it.
+    const auto report = [](const data::TraceStore& store, std::int64_t run_id) {
+      const std::vector<data::WorkItem> items = store.items(run_id);
+      print_run_summary(store.run(run_id), items, data::summarize(items, store.attempts(run_id)), std::cout);
+    };
+    cluster_adapter::RealRunSession(o->session, o->kinds).run([&] { return plan_items(*o); }, report);
+  });
 }
 
 }  // namespace millrace::cli

@@ -25,29 +25,25 @@ struct Dispatch {
 
 using AttemptRecord = scheduler::Scheduler::AttemptRecord;
 
-// The run's straggler tail (data::straggler_tail) over the attempts on named workers, the run
-// spanning from time 0 to its makespan. `on_worker[w]`: worker record w is a named worker.
-data::StragglerTail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>& on_worker,
-                            data::Micros makespan, std::size_t workers) {
-  // Attempts are logged as they end; their starts, laid out in submission (handle) order, are
-  // nearly always sorted already, which spares the sort.
-  scheduler::AttemptHandle last_handle = 0;
-  for (const AttemptRecord& a : attempts) last_handle = std::max(last_handle, a.handle);
-  constexpr data::Micros kNone = -1;
-  std::vector<data::Micros> start_by_handle(last_handle + 1, kNone);
-  std::vector<data::Micros> ends;
-  ends.reserve(attempts.size());
-  for (const AttemptRecord& a : attempts) {
-    if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker] || a.end <= a.start) continue;
-    start_by_handle[a.handle] = a.start;
-    ends.push_back(a.end);
+// The run's summary (data::summarize_spans, the one every run gets) from the scheduler's
+// records: the attempts on named workers are the workers' (`on_worker[w]`: worker record w is one).
+data::RunSummary summary_of(const scheduler::Scheduler& core, const std::vector<bool>& on_worker) {
+  const std::vector<AttemptRecord>& log = core.attempt_records();
+  std::vector<data::AttemptSpan> spans;
+  spans.reserve(log.size());
+  for (const AttemptRecord& a : log) {
+    data::AttemptSpan span;
+    span.item = a.item;
+    if (a.worker != scheduler::Scheduler::kNoWorkerRecord && on_worker[a.worker]) span.worker = a.worker;
+    span.start = a.start;
+    span.end = a.end;
+    span.outcome = a.outcome;
+    spans.push_back(span);
   }
-  std::vector<data::Micros> starts;
-  starts.reserve(ends.size());
-  for (data::Micros start : start_by_handle) {
-    if (start != kNone) starts.push_back(start);
-  }
-  return data::straggler_tail(std::move(starts), std::move(ends), 0, makespan, workers);
+  std::vector<std::size_t> longest;
+  data::RunSummary summary = data::summarize_spans(spans, core.items().size(), on_worker.size(), 5, longest);
+  for (std::size_t position : longest) summary.longest.push_back(core.attempt(log[position]));
+  return summary;
 }
 
 }  // namespace
@@ -88,7 +84,6 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   result.critical_path = core.graph().critical_path();
   const std::vector<AttemptRecord>& log = core.attempt_records();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
-  result.attempts = log.size();
   std::vector<WorkerUsage> usage(core.worker_count());
   std::vector<bool> on_worker(core.worker_count(), false);
   for (std::uint32_t w = 0; w < usage.size(); ++w) {
@@ -97,7 +92,6 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   }
   for (const AttemptRecord& a : log) {
     result.makespan = std::max(result.makespan, a.end);
-    if (a.outcome != data::Outcome::kSucceeded) ++result.failed_attempts;
     if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker]) continue;
     WorkerUsage& w = usage[a.worker];
     w.busy += a.end - a.start;
@@ -116,7 +110,7 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
                          (static_cast<double>(result.makespan) * static_cast<double>(result.workers.size()));
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
-  result.tail = tail_of(log, on_worker, result.makespan, result.workers.size());
+  result.summary = summary_of(core, on_worker);
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
@@ -140,10 +134,10 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
       {"busy_us", r.busy},
       {"utilisation", r.utilisation},
       {"node_hours", r.node_hours},
-      {"attempts", r.attempts},
-      {"failed_attempts", r.failed_attempts},
+      {"attempts", r.summary.attempts},
+      {"failed_attempts", r.summary.failed_attempts},
       {"events", r.events},
-      {"tail", data::to_json(r.tail)},
+      {"tail", data::to_json(r.summary.tail)},
       {"workers", workers},
       {"status", scheduler::to_json(r.status)},
   };
@@ -158,9 +152,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
 }
 
 void print_table(const SimulationResult& r, std::ostream& out) {
-  std::vector<data::Micros> busy;
-  for (const WorkerUsage& w : r.workers) busy.push_back(w.busy);
-  std::sort(busy.begin(), busy.end());
+  const data::RunSummary& s = r.summary;
   char line[160];
   auto row = [&](const char* key, const std::string& value) {
     std::snprintf(line, sizeof line, "%-28s %s\n", key, value.c_str());
@@ -174,19 +166,18 @@ void print_table(const SimulationResult& r, std::ostream& out) {
   row("policy", r.policy + " (order " + r.order + ", seed " + std::to_string(r.seed) + ")");
   row("items", std::to_string(r.items) + " (" + std::to_string(r.succeeded) + " succeeded, " +
                    std::to_string(r.failed_items) + " failed" + (r.stalled ? ", STALLED" : "") + ")");
-  row("attempts", std::to_string(r.attempts) + " (" + std::to_string(r.failed_attempts) + " failed)");
+  row("attempts", std::to_string(r.summary.attempts) + " (" + std::to_string(r.summary.failed_attempts) + " failed)");
   row("makespan", data::duration_text(r.makespan));
   row("critical path (lower bound)", data::duration_text(r.critical_path));
-  row("workers", std::to_string(r.workers.size()));
-  if (!busy.empty()) {
-    row("worker busy min/median/max", data::duration_text(busy.front()) + " / " +
-                                          data::duration_text(busy[busy.size() / 2]) + " / " +
-                                          data::duration_text(busy.back()));
+  row("workers", std::to_string(s.workers));
+  if (s.workers > 0) {
+    row("worker busy min/median/max", data::duration_text(s.busy_min) + " / " + data::duration_text(s.busy_median) +
+                                          " / " + data::duration_text(s.busy_max));
   }
   row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
   row("utilisation", number(100 * r.utilisation, "%.1f %%"));
   row("node-hours (pod slot time)", number(r.node_hours, "%.2f"));
-  for (const data::TailRow& tail : data::tail_rows(r.tail)) row(tail.label, tail.value);
+  for (const data::TailRow& tail : data::tail_rows(r.summary.tail)) row(tail.label, tail.value);
   row("events", std::to_string(r.events));
 }
 

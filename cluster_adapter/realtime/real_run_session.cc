@@ -61,12 +61,12 @@ RealRunSession::RealRunSession(RealRunOptions& options, const ClusterKinds& kind
   writes_.emplace(store_, &std::cerr);
 }
 
-void RealRunSession::run(const PlanItems& plan) {
+void RealRunSession::run(const PlanItems& plan, const ReportRun& report_run) {
   open_or_resume(plan);
   open_cluster();
   build_scheduler();
   drive();
-  conclude();
+  conclude(report_run);
 }
 
 void RealRunSession::open_or_resume(const PlanItems& plan) {
@@ -174,7 +174,7 @@ void RealRunSession::drive() {
   writes_->drain();
 }
 
-void RealRunSession::conclude() {
+void RealRunSession::conclude(const ReportRun& report_run) {
   const scheduler::StatusReport status = scheduler_->status();
   const std::string again = "; continue with `millrace run --store " + o_.common.store_path + " --resume " +
                             std::to_string(run_id_) + "`";
@@ -188,6 +188,7 @@ void RealRunSession::conclude() {
                                   " items not succeeded" + again);
   }
   std::cout << input_ << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
+  report_run(store_, run_id_);
   if (scheduler_->run_failed()) {
     throw data::Error(input_, std::to_string(status.jobs_failed.size()) + " items failed, " + target_->where());
   }

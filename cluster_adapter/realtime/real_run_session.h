@@ -44,14 +44,16 @@ struct RealRunOptions {
 
 // Plans a new run's items (called after the cluster kind checked its options).
 using PlanItems = std::function<std::vector<data::WorkItem>()>;
+// Prints the report of a run that is over, from what the store recorded of it.
+using ReportRun = std::function<void(const data::TraceStore& store, std::int64_t run_id)>;
 
 class RealRunSession {
  public:
   // `kinds` must outlive the session. Throws data::Error naming the input on any refusal.
   RealRunSession(RealRunOptions& options, const ClusterKinds& kinds);
-  // Runs the session to its end. Throws data::Error when the run stopped before it was over,
-  // or when items failed.
-  void run(const PlanItems& plan);
+  // Runs the session to its end; when the run is over, `report_run` prints its report. Throws
+  // data::Error when the run stopped before it was over, or when items failed.
+  void run(const PlanItems& plan, const ReportRun& report_run);
 
  private:
   void open_or_resume(const PlanItems& plan);
@@ -59,7 +61,7 @@ class RealRunSession {
   void build_scheduler();
   void report();
   void drive();
-  void conclude();
+  void conclude(const ReportRun& report_run);
 
   RealRunOptions& o_;
   const ClusterKinds& kinds_;
