@@ -1,5 +1,5 @@
-// The `millrace` executable: wires the subcommands together and turns errors into one line on
-// stderr and a non-zero exit.
+// The `millrace` executable: wires the subcommands together, redacts all its output
+// (data/redaction.h) and turns errors into one line on stderr and a non-zero exit.
 #include <iostream>
 #include <new>
 
@@ -11,6 +11,9 @@
 #include "data/redaction.h"
 
 int main(int argc, char** argv) {
+  // Everything millrace prints, whoever prints it, goes through the one redaction layer.
+  millrace::data::RedactedStream redacted_out(std::cout);
+  millrace::data::RedactedStream redacted_err(std::cerr);
   CLI::App app{"millrace: plan, simulate and run batch jobs cut into ranges"};
   app.require_subcommand(1);
   millrace::cli::add_partition_command(app);
@@ -43,10 +46,10 @@ int main(int argc, char** argv) {
               << " (std::bad_alloc); ask for less (fewer ranges, workers, attempts or replicas)\n";
     return 1;
   } catch (const millrace::data::Error& e) {
-    std::cerr << "millrace: " << millrace::data::redact(e.what()) << "\n";
+    std::cerr << "millrace: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "millrace: " << millrace::data::redact(e.what()) << "\n";
+    std::cerr << "millrace: " << e.what() << "\n";
     return 1;
   }
   return 0;

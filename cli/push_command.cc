@@ -13,6 +13,7 @@
 #include "cluster_adapter/redis/redis_queue.h"
 #include "data/cost_model.h"
 #include "data/error.h"
+#include "data/redaction.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"
 #include "data/trace_store.h"
@@ -81,7 +82,7 @@ void run_push(const PushOptions& options) {
     run.source = data::RunSource::kReal;
     run.units = "ledgers";
     run.policy = "fixed-pool";
-    run.parameters = nlohmann::json{{"order", options.order}, {"redis", options.redis}}.dump();
+    run.parameters = nlohmann::json{{"order", options.order}, {"redis", data::redact(options.redis)}}.dump();
     const std::int64_t id = store.add_run(run, items, {});
     std::cerr << "run " << id << " '" << options.run_name << "' recorded in " << options.store_path << "\n";
   }
@@ -93,7 +94,7 @@ void run_push(const PushOptions& options) {
 void add_push_command(CLI::App& app) {
   auto options = std::make_shared<PushOptions>();
   CLI::App* cmd = app.add_subcommand("push", "write a plan (END/COUNT lines) into a Redis work queue");
-  cmd->add_option("--redis", options->redis, "HOST:PORT of the Redis server")->required();
+  cmd->add_option("--redis", options->redis, "[redis://][[USER]:PASSWORD@]HOST:PORT of the Redis server")->required();
   cmd->add_option("--plan", options->plan, "END/COUNT lines, tip first ('-': stdin)")->capture_default_str();
   cmd->add_option("--order", options->order, "plan (as given), tip-first (highest END first), lpt (longest predicted first, needs --model)")
       ->capture_default_str();

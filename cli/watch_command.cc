@@ -13,6 +13,7 @@
 #include "cli/redis_options.h"
 #include "cluster_adapter/redis/redis_watch.h"
 #include "data/error.h"
+#include "data/redaction.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"
 
@@ -52,7 +53,7 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
   run.source = data::RunSource::kReal;
   run.units = "ledgers";
   run.policy = "fixed-pool";
-  run.parameters = nlohmann::json{{"redis", options.redis}, {"planned_from", "queue contents"}}.dump();
+  run.parameters = nlohmann::json{{"redis", data::redact(options.redis)}, {"planned_from", "queue contents"}}.dump();
   return store.add_run(run, plan, {});
 }
 
@@ -74,7 +75,7 @@ void run_watch(const WatchCommandOptions& options) {
 void add_watch_command(CLI::App& app) {
   auto options = std::make_shared<WatchCommandOptions>();
   CLI::App* cmd = app.add_subcommand("watch", "follow a live run through its Redis work queue into the trace store");
-  cmd->add_option("--redis", options->redis, "HOST:PORT of the Redis server")->required();
+  cmd->add_option("--redis", options->redis, "[redis://][[USER]:PASSWORD@]HOST:PORT of the Redis server")->required();
   cmd->add_option("--store", options->store_path, "trace store file")->required();
   cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
       ->required();

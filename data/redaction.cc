@@ -81,4 +81,72 @@ std::string redact(std::string_view text) {
   return out;
 }
 
+namespace {
+
+constexpr std::string_view kKeyBegin = "-----BEGIN ";
+constexpr std::string_view kKeyEnd = "-----END ";
+constexpr std::size_t kHoldBytes = std::size_t{64} << 10;  // larger than any PEM private key
+
+// Where a private key block opens in `text` with no end after it, or npos.
+std::size_t open_private_key(std::string_view text) {
+  const std::size_t begin = text.rfind(kKeyBegin);
+  if (begin == std::string_view::npos || text.find("PRIVATE KEY-----", begin) == std::string_view::npos) {
+    return std::string_view::npos;
+  }
+  return text.find(kKeyEnd, begin) == std::string_view::npos ? begin : std::string_view::npos;
+}
+
+}  // namespace
+
+RedactedStream::RedactedStream(std::ostream& stream) : stream_(stream), original_(stream.rdbuf()) {
+  stream_.rdbuf(this);
+}
+
+RedactedStream::~RedactedStream() {
+  pass_on(true);
+  original_->pubsync();
+  stream_.rdbuf(original_);
+}
+
+RedactedStream::int_type RedactedStream::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  std::lock_guard lock(mutex_);
+  const char ch = traits_type::to_char_type(c);
+  pending_ += ch;
+  if (ch == '\n' || ch == '\r') pass_on(false);
+  return c;
+}
+
+std::streamsize RedactedStream::xsputn(const char* text, std::streamsize count) {
+  const std::string_view added(text, static_cast<std::size_t>(count));
+  std::lock_guard lock(mutex_);
+  const std::size_t last_end = added.find_last_of("\r\n");
+  if (last_end == std::string_view::npos) {
+    pending_ += added;
+    return count;
+  }
+  pending_ += added.substr(0, last_end + 1);
+  pass_on(false);
+  pending_ += added.substr(last_end + 1);
+  return count;
+}
+
+int RedactedStream::sync() {
+  std::lock_guard lock(mutex_);
+  pass_on(false);
+  return original_->pubsync();
+}
+
+void RedactedStream::pass_on(bool at_end) {
+  if (pending_.empty()) return;
+  // A private key written a line at a time is held until its end line, so that it is masked whole.
+  if (!at_end && pending_.size() < kHoldBytes && open_private_key(pending_) != std::string::npos) return;
+  std::string shown = redact(pending_);
+  pending_.clear();
+  if (const std::size_t key = open_private_key(shown); key != std::string::npos) {
+    shown.replace(key, std::string::npos, std::string(kRedacted) + "\n");
+  }
+  original_->sputn(shown.data(), static_cast<std::streamsize>(shown.size()));
+}
+
 }  // namespace millrace::data

@@ -45,6 +45,10 @@ void import_stellar_log(std::string_view input, const InputFolder& folder);
 void import_stellar_csv(std::string_view input, const InputFolder& folder);
 void import_stellar_metrics(std::string_view input, const InputFolder& folder);
 void import_stellar_status(std::string_view input, const InputFolder& folder);
+// A cost profile (CSV or JSON rows, `import --format profile`); an accepted profile has
+// contiguous non-empty bins of finite, non-negative cost, and a cost model made of it is
+// either valid or refused with data::Error.
+void import_profile(std::string_view input, const InputFolder& folder);
 // The ethereum folder: export-BlockCountRewards.csv up to the first NUL byte, then the series
 // file, read as both series; an accepted profile makes a valid cost model.
 void import_ethereum(std::string_view input, const InputFolder& folder);
@@ -55,6 +59,10 @@ void import_ethereum(std::string_view input, const InputFolder& folder);
 // int64 tip, start, range length and checkpoint alignment given to tip_down_span and
 // ends_checkpoint; an accepted span ends at the tip, covers whole ranges and reaches the start.
 void range_text(std::string_view input, const InputFolder& folder);
+// ranges_file: a ranges file (END/COUNT, CSV or JSON) through read_ranges_file; an accepted file
+// lists ranges longer than its overlap, each starting overlap units before the previous end,
+// and its tiling covers its span contiguously.
+void ranges_file(std::string_view input, const InputFolder& folder);
 void preset_span(std::string_view input, const InputFolder& folder);
 
 // Configuration and requests (config_entries.cc). cost_model_json: a model file through

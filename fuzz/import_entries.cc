@@ -1,5 +1,6 @@
 // The importers' fuzz entry points (entry_points.h).
 #include <algorithm>
+#include <cmath>
 
 #include "data/cost_model.h"
 #include "data/error.h"
@@ -46,6 +47,23 @@ void import_stellar_metrics(std::string_view input, const InputFolder& folder) {
 }
 void import_stellar_status(std::string_view input, const InputFolder& folder) {
   import_one_file("stellar-status", input, folder);
+}
+
+void import_profile(std::string_view input, const InputFolder& folder) {
+  const data::CostProfile profile = *data::importers::parse_input("profile", folder.write("input", input)).profile;
+  if (profile.bins.empty()) throw ContractViolation("a profile accepted with no rows");
+  for (std::size_t i = 0; i < profile.bins.size(); ++i) {
+    const data::ProfileBin& bin = profile.bins[i];
+    if (bin.range.count <= 0) throw ContractViolation("a profile bin accepted with an empty range");
+    (void)bin.range.end();  // UBSan: the end must fit
+    if (!std::isfinite(bin.micros_per_unit) || bin.micros_per_unit < 0) {
+      throw ContractViolation("a profile bin accepted with cost " + std::to_string(bin.micros_per_unit));
+    }
+    if (i > 0 && bin.range.first != profile.bins[i - 1].range.end()) {
+      throw ContractViolation("profile bins accepted that are not contiguous");
+    }
+  }
+  (void)data::CostModel::from_profile(profile, 0);  // may refuse (data::Error), never crash
 }
 
 void import_ethereum(std::string_view input, const InputFolder& folder) {

@@ -9,6 +9,7 @@
 #include "data/importers/fields.h"
 #include "fuzz/entry_points.h"
 #include "partitioners/preset.h"
+#include "partitioners/ranges_file.h"
 
 namespace millrace::fuzz {
 
@@ -42,6 +43,27 @@ void preset_span(std::string_view input, const InputFolder&) {
                             std::to_string(length) + ") = [" + std::to_string(span.first) + ", +" +
                             std::to_string(span.count) + ") is not a tip-down span");
   }
+}
+
+void ranges_file(std::string_view input, const InputFolder& folder) {
+  const partitioners::RangesFile file = partitioners::read_ranges_file(folder.write("ranges", input));
+  if (file.ranges.empty()) throw ContractViolation("a ranges file accepted with no ranges");
+  for (std::size_t i = 0; i < file.ranges.size(); ++i) {
+    const partitioners::ListedRange& r = file.ranges[i];
+    if (r.range.count <= file.overlap) throw ContractViolation(r.where + ": accepted a range no longer than the overlap");
+    (void)r.range.end();  // UBSan: the end must fit
+    if (i > 0 && r.range.first != file.ranges[i - 1].range.end() - file.overlap) {
+      throw ContractViolation(r.where + ": accepted a range that does not start overlap units before the previous end");
+    }
+  }
+  const partitioners::Partition tiling = file.partition();
+  const data::Range span = file.span();
+  std::int64_t next = span.first;
+  for (const data::Range& range : tiling.ranges) {
+    if (range.count <= 0 || range.first != next) throw ContractViolation("the tiling of an accepted file is not contiguous");
+    next = range.end();
+  }
+  if (next != span.end()) throw ContractViolation("the tiling of an accepted file does not cover its span");
 }
 
 }  // namespace millrace::fuzz

@@ -1,21 +1,24 @@
 #include "partitioners/ranges_file.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
-#include "data/importers/json_lines.h"
-#include "data/importers/whole_text.h"
+#include "data/importers/json_input.h"
+#include "data/importers/text_input.h"
 #include "data/model_span.h"
 
 namespace millrace::partitioners {
 
 namespace {
 
-using data::importers::WholeText;
+using data::importers::TextInput;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -38,19 +41,35 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-// [first, last] or [first, first + count) from the values a row gives; checks they agree.
+std::string too_wide(const std::string& what) { return what + " does not fit in 64-bit unit numbers"; }
+
+// [first, last] or [first, first + count) from the values a row gives; checks they agree, and
+// that the range and its end fit in 64 bits.
 data::Range range_from(std::int64_t first, std::optional<std::int64_t> count, std::optional<std::int64_t> last,
                        const std::string& where) {
-  if (last && count && *last != first + *count - 1) {
-    throw data::Error(where, "last " + std::to_string(*last) + " does not match first " + std::to_string(first) +
-                                 " + count " + std::to_string(*count) + " - 1");
+  if (last && count) {
+    const std::optional<std::int64_t> before_end = data::checked_sub(*count, 1);
+    const std::optional<std::int64_t> expected = before_end ? data::checked_add(first, *before_end) : std::nullopt;
+    if (expected != last) {
+      throw data::Error(where, "last " + std::to_string(*last) + " does not match first " + std::to_string(first) +
+                                   " + count " + std::to_string(*count) + " - 1");
+    }
   }
-  const std::int64_t n = count ? *count : *last - first + 1;
-  if (n < 1) {
-    throw data::Error(where, count ? "count " + std::to_string(n) + ": a range needs at least one unit"
+  std::optional<std::int64_t> n = count;
+  if (!n) {
+    const std::optional<std::int64_t> distance = data::checked_sub(*last, first);
+    n = distance ? data::checked_add(*distance, 1) : std::nullopt;
+    if (!n) throw data::Error(where, too_wide("range " + std::to_string(first) + ".." + std::to_string(*last)));
+  }
+  if (*n < 1) {
+    throw data::Error(where, count ? "count " + std::to_string(*n) + ": a range needs at least one unit"
                                    : "last " + std::to_string(*last) + " is before first " + std::to_string(first));
   }
-  return {first, n};
+  const std::optional<data::Range> range = data::range_from_first_count(first, *n);
+  if (!range) {
+    throw data::Error(where, too_wide("range first " + std::to_string(first) + " count " + std::to_string(*n)));
+  }
+  return *range;
 }
 
 void declare_overlap(std::optional<std::int64_t>& overlap, std::int64_t value, const std::string& where) {
@@ -87,13 +106,14 @@ CsvColumns header_columns(const std::vector<std::string_view>& header, const std
 }
 
 // END/COUNT and CSV lines (the two text formats, one per file).
-void read_text(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
+void read_text(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   enum class Kind { kUnknown, kEndCount, kCsv } kind = Kind::kUnknown;
   CsvColumns columns;
   std::size_t kind_line = 0;
-  for (std::size_t n = 1; n <= input.line_count(); ++n) {
-    const std::string_view line = trim(input.line(n));
-    const std::string where = input.where(n);
+  TextInput input(path);
+  while (input.next_line()) {
+    const std::string_view line = trim(input.line());
+    const std::string where = input.where();
     if (line.empty()) continue;
     if (line.front() == '#') {
       std::string_view comment = trim(line.substr(1));
@@ -107,7 +127,7 @@ void read_text(const WholeText& input, RangesFile& file, std::optional<std::int6
     const Kind this_kind = line.find('/') != std::string_view::npos ? Kind::kEndCount : Kind::kCsv;
     if (kind == Kind::kUnknown) {
       kind = this_kind;
-      kind_line = n;
+      kind_line = input.line_number();
       if (kind == Kind::kCsv) {
         const std::vector<std::string_view> fields = split_commas(line);
         if (!fields.front().empty() && (std::isalpha(static_cast<unsigned char>(fields.front().front())) != 0)) {
@@ -143,32 +163,32 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
   if (!object[key].is_number_integer()) {
     throw data::Error(where, std::string("\"") + key + "\" must be an integer, got " + object[key].dump());
   }
+  if (object[key].is_number_unsigned() && object[key].get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
+    throw data::Error(where, too_wide(std::string("\"") + key + "\" " + object[key].dump()));
+  }
   return object[key].get<std::int64_t>();
 }
 
 // A JSON ranges file; each range's line is where its element starts.
-void read_json(const WholeText& input, RangesFile& file, std::optional<std::int64_t>& overlap) {
-  const data::importers::JsonWithLines parsed = data::importers::parse_json_with_lines(input, "ranges");
-  const nlohmann::json& doc = parsed.doc;
+void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
+  TextInput input(path);
+  const nlohmann::json doc = data::importers::parse_json_list(
+      input, "ranges", [&file](const nlohmann::json& element, const std::string& where) {
+        if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
+        const std::optional<std::int64_t> first = json_integer(element, "first", where);
+        const std::optional<std::int64_t> count = json_integer(element, "count", where);
+        const std::optional<std::int64_t> last = json_integer(element, "last", where);
+        if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
+        file.ranges.push_back({range_from(*first, count, last, where), where});
+      });
+  const std::string top = input.where(1);
   const nlohmann::json* ranges = &doc;
   if (doc.is_object()) {
-    if (!doc.contains("ranges")) throw data::Error(input.where(1), "a JSON object needs a \"ranges\" array");
-    if (doc.contains("overlap")) {
-      declare_overlap(overlap, *json_integer(doc, "overlap", input.where(1)), input.where(1));
-    }
+    if (!doc.contains("ranges")) throw data::Error(top, "a JSON object needs a \"ranges\" array");
+    if (doc.contains("overlap")) declare_overlap(overlap, *json_integer(doc, "overlap", top), top);
     ranges = &doc["ranges"];
   }
-  if (!ranges->is_array()) throw data::Error(input.where(1), "expected an array of ranges");
-  for (std::size_t i = 0; i < ranges->size(); ++i) {
-    const nlohmann::json& element = (*ranges)[i];
-    const std::string where = input.where(parsed.element_lines.at(i));
-    if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
-    const std::optional<std::int64_t> first = json_integer(element, "first", where);
-    const std::optional<std::int64_t> count = json_integer(element, "count", where);
-    const std::optional<std::int64_t> last = json_integer(element, "last", where);
-    if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
-    file.ranges.push_back({range_from(*first, count, last, where), where});
-  }
+  if (!ranges->is_array()) throw data::Error(top, "expected an array of ranges");
 }
 
 // Sorted by first unit, each range starts `overlap` units before the previous one ends.
@@ -182,9 +202,12 @@ void check_tiling(const RangesFile& file) {
     }
     if (i == 0) continue;
     const ListedRange& before = file.ranges[i - 1];
-    const std::int64_t shared = before.range.end() - r.range.first;  // units in both (negative: a gap)
     const std::string pair = "range " + r.range.end_count() + " and " + before.range.end_count() + " (" +
                              before.where + ")";
+    // Units in both (negative: a gap); sorted by first, only an overlap can be too wide to count.
+    const std::optional<std::int64_t> both = data::checked_sub(before.range.end(), r.range.first);
+    if (!both) throw data::Error(r.where, pair + " overlap by more units than 64-bit numbers hold");
+    const std::int64_t shared = *both;
     if (shared < 0) {
       throw data::Error(r.where, pair + " leave units " + std::to_string(before.range.end()) + ".." +
                                      std::to_string(r.range.first - 1) + " in no range");
@@ -214,19 +237,21 @@ data::Range RangesFile::span() const {
 }
 
 RangesFile read_ranges_file(const std::string& path) {
-  const WholeText input = WholeText::read(path);
   RangesFile file{path, 0, {}};
   std::optional<std::int64_t> overlap;
-  if (data::importers::looks_like_json(input)) {
-    read_json(input, file, overlap);
+  if (data::importers::looks_like_json(path)) {
+    read_json(path, file, overlap);
   } else {
-    read_text(input, file, overlap);
+    read_text(path, file, overlap);
   }
   if (file.ranges.empty()) throw data::Error(path, "no ranges");
   file.overlap = overlap.value_or(0);
   std::stable_sort(file.ranges.begin(), file.ranges.end(),
                    [](const ListedRange& a, const ListedRange& b) { return a.range.first < b.range.first; });
   check_tiling(file);
+  if (!data::checked_sub(file.ranges.back().range.end(), file.ranges.front().range.first + file.overlap)) {
+    throw data::Error(path, too_wide("the span of the ranges"));
+  }
   return file;
 }
 

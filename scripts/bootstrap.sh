@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for the README's two set-up commands:
 #   bootstrap.sh main   install what is missing, build, run the main job on the bundled data
-#   bootstrap.sh test   install what is missing, build, run every test (ctest), then the fuzz targets
+#   bootstrap.sh test   install what is missing, build, run every test (ctest), then the fuzz targets,
+#                       then the input-parsing suites under ASan+UBSan
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${MILLRACE_BUILD_DIR:-$root/build}
@@ -23,6 +24,8 @@ if [ "$mode" = test ]; then
   cd "$build"
   ctest --output-on-failure -j"$(nproc)"
   bash "$root/scripts/fuzz.sh"  # every fuzz target for a bounded time (fuzz/README.md)
+  # ASan+UBSan on the input-parsing suites; the whole suite sanitized does not fit CI's time (fuzz/README.md)
+  bash "$root/scripts/sanitized-tests.sh" --subset
 else
   bash "$root/scripts/main-job.sh" "$build/cli/millrace"
 fi

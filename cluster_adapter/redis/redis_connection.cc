@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "data/error.h"
+#include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
 
@@ -48,17 +49,31 @@ const char* type_name(RedisReply::Type type) {
 
 }  // namespace
 
-RedisConnection::RedisConnection(const std::string& address, data::Micros timeout)
-    : name_("redis " + address), timeout_(timeout) {
+RedisConnection::RedisConnection(const std::string& given, data::Micros timeout) : timeout_(timeout) {
+  std::string_view address = given;
+  if (address.rfind("redis://", 0) == 0) address.remove_prefix(8);
+  if (const std::size_t at = address.rfind('@'); at != std::string_view::npos) {
+    const std::string_view credentials = address.substr(0, at);
+    const std::size_t colon = credentials.find(':');
+    user_ = std::string(credentials.substr(0, colon));
+    if (colon != std::string_view::npos) password_ = std::string(credentials.substr(colon + 1));
+    data::register_secret(password_);
+    address.remove_prefix(at + 1);
+  }
+  name_ = "redis " + std::string(address);
+  if (!user_.empty() && password_.empty()) {
+    throw data::Error(name_, "user " + user_ + " without a password (USER:PASSWORD@)");
+  }
   const std::size_t colon = address.rfind(':');
   try {
-    if (colon == std::string::npos || colon == 0) throw std::invalid_argument(address);
-    host_ = address.substr(0, colon);
+    if (colon == std::string::npos || colon == 0) throw std::invalid_argument(name_);
+    host_ = std::string(address.substr(0, colon));
+    const std::string port(address.substr(colon + 1));
     std::size_t used = 0;
-    port_ = std::stoi(address.substr(colon + 1), &used);
-    if (used != address.size() - colon - 1 || port_ < 1 || port_ > 65535) throw std::invalid_argument(address);
+    port_ = std::stoi(port, &used);
+    if (used != address.size() - colon - 1 || port_ < 1 || port_ > 65535) throw std::invalid_argument(port);
   } catch (const std::logic_error&) {
-    throw data::Error(name_, "expected HOST:PORT");
+    throw data::Error(name_, "expected [redis://][[USER]:PASSWORD@]HOST:PORT");
   }
 }
 
@@ -80,6 +95,20 @@ void RedisConnection::connect() {
     throw data::Error(name_, "cannot connect: " + problem);
   }
   redisSetTimeout(context_, tv);
+  if (!password_.empty()) authenticate();
+}
+
+void RedisConnection::authenticate() {
+  std::vector<std::string> auth = {"AUTH", password_};
+  if (!user_.empty()) auth = {"AUTH", user_, password_};
+  try {
+    send(auth);
+    receive();
+  } catch (const data::Error& e) {
+    if (context_ == nullptr) throw;  // the connection failed: retried like any other
+    disconnect();
+    throw data::Error(name_ + " AUTH", "refused: " + e.problem());
+  }
 }
 
 void RedisConnection::send(const std::vector<std::string>& args) {

@@ -2,6 +2,11 @@
 // vectors (binary safe, no quoting), replies copied out of hiredis. Any I/O failure closes the
 // connection and throws data::Error naming "redis HOST:PORT"; the next command reconnects, so
 // a caller that catches, waits and retries rides out a restarted server.
+// A server that requires a password is given one in the address, "[redis://][[USER]:PASSWORD@]
+// HOST:PORT": each connection starts with AUTH. The password never appears in the connection's
+// name and is registered with the redaction layer (data/redaction.h), so a server or proxy that
+// echoes it in an error does not put it on any screen; a refused AUTH is an error of its own
+// (input "redis HOST:PORT AUTH"), not a connection failure to retry.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +29,8 @@ struct RedisReply {
 
 class RedisConnection {
  public:
-  // "HOST:PORT"; throws data::Error for a malformed address (no connection is made yet).
+  // "[redis://][[USER]:PASSWORD@]HOST:PORT"; throws data::Error for a malformed address (no
+  // connection is made yet).
   explicit RedisConnection(const std::string& address, data::Micros timeout = 2 * data::kMicrosPerSecond);
   RedisConnection(const RedisConnection&) = delete;
   RedisConnection& operator=(const RedisConnection&) = delete;
@@ -48,6 +54,7 @@ class RedisConnection {
 
  private:
   void connect();
+  void authenticate();
   void disconnect();
   void send(const std::vector<std::string>& args);
   RedisReply receive();
@@ -55,6 +62,8 @@ class RedisConnection {
   std::string name_;
   std::string host_;
   int port_ = 0;
+  std::string user_;      // empty: AUTH with the password alone (the default user)
+  std::string password_;  // empty: no AUTH
   data::Micros timeout_;
   redisContext* context_ = nullptr;
 };

@@ -32,66 +32,26 @@ TimingRecord record_of(const nlohmann::json& row, std::string where) {
   return record;
 }
 
-// Follows nlohmann's parser events to find the rows: the elements of the top-level array, or of
-// the "rows" array of a top-level object. Each row becomes a record as soon as it is parsed and
-// is dropped from the document.
-class RowStream {
- public:
-  RowStream(const std::string& path, TimingRecordReader& records) : path_(path), records_(records) {}
-
-  bool on_event(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (depth == 0 && event == Event::object_start) top_object_ = true;
-    if (top_object_ && depth == 1 && event == Event::key) top_key_ = parsed.get<std::string>();
-    const bool row = depth == (top_object_ ? 2 : 1) && (!top_object_ || top_key_ == "rows");
-    if (!row) return true;
-    switch (event) {
-      case Event::object_start:
-        ++rows_;
-        return true;
-      case Event::object_end:
-        records_.add(record_of(parsed, where()));
-        return false;
-      case Event::value:
-      case Event::array_start:
-        ++rows_;
-        throw Error(where(), "a row must be an object");
-      default:
-        return true;
-    }
-  }
-
-  std::size_t rows() const { return rows_; }
-
- private:
-  std::string where() const { return path_ + ": row " + std::to_string(rows_); }
-
-  const std::string& path_;
-  TimingRecordReader& records_;
-  bool top_object_ = false;
-  std::string top_key_;
-  std::size_t rows_ = 0;
-};
-
 }  // namespace
 
 Run read_timing_json(const std::string& path, TraceSink& sink) {
   TextInput input(path);
   TimingRecordReader records(sink);
-  RowStream stream(path, records);
-  const nlohmann::json doc = parse_json(input, [&stream](int depth, nlohmann::json::parse_event_t event,
-                                                         nlohmann::json& parsed) {
-    return stream.on_event(depth, event, parsed);
+  std::size_t rows = 0;
+  const nlohmann::json doc = parse_json_list(input, "rows", [&](const nlohmann::json& row, const std::string& where) {
+    ++rows;
+    if (!row.is_object()) throw Error(where, "a row must be an object");
+    records.add(record_of(row, where));
   });
   Run run;
-  const nlohmann::json* rows = &doc;
+  const nlohmann::json* list = &doc;
   if (doc.is_object()) {
     if (!doc.contains("rows")) throw Error(path, "a JSON object needs a \"rows\" array");
     if (doc.contains("run")) keep_run_fields(doc["run"], path + ": run", run);
-    rows = &doc["rows"];
+    list = &doc["rows"];
   }
-  if (!rows->is_array()) throw Error(path, "expected an array of rows");
-  if (stream.rows() == 0) throw Error(path, "no rows");
+  if (!list->is_array()) throw Error(path, "expected an array of rows");
+  if (rows == 0) throw Error(path, "no rows");
   records.finish(path);
   run.source = RunSource::kImported;
   return run;

@@ -9,8 +9,9 @@ namespace millrace::data::importers {
 
 namespace {
 
-// The bytes of a TextInput as the input iterator nlohmann reads from; the default-constructed
-// one is the end.
+// The bytes of a TextInput (to the end of the file, or of the line) as the input iterator
+// nlohmann reads from; the default-constructed one is the end. The iterator holds the byte after
+// the last one nlohmann took, so it notes in `taken_line` the line of the one taken.
 class InputBytes {
  public:
   using iterator_category = std::input_iterator_tag;
@@ -20,7 +21,10 @@ class InputBytes {
   using reference = const char&;
 
   InputBytes() = default;
-  explicit InputBytes(TextInput& input) : input_(&input) { advance(); }
+  InputBytes(TextInput& input, JsonExtent extent, std::size_t& taken_line)
+      : input_(&input), extent_(extent), taken_line_(&taken_line) {
+    advance();
+  }
 
   reference operator*() const { return current_; }
   InputBytes& operator++() {
@@ -37,16 +41,21 @@ class InputBytes {
  private:
   bool done() const { return input_ == nullptr; }
   void advance() {
-    const int c = input_->next_byte();
+    *taken_line_ = current_line_;
+    const int c = extent_ == JsonExtent::kRestOfFile ? input_->next_byte() : input_->next_line_byte();
     if (c < 0) {
       input_ = nullptr;
     } else {
       current_ = static_cast<char>(c);
+      current_line_ = input_->line_number();
     }
   }
 
   TextInput* input_ = nullptr;
+  JsonExtent extent_ = JsonExtent::kRestOfFile;
+  std::size_t* taken_line_ = nullptr;
   char current_ = 0;
+  std::size_t current_line_ = 0;
 };
 
 constexpr std::size_t kMessageLimit = 200;
@@ -68,25 +77,78 @@ std::string kind_of(const nlohmann::json::exception& e, bool at_end) {
   return "malformed JSON: ";
 }
 
-}  // namespace
+// Whether the document was cut short by the end of the file (rather than malformed).
+bool ended_early(const TextInput& input, JsonExtent extent) {
+  return extent == JsonExtent::kRestOfFile ? input.at_end() : input.cut_off() && !input.rest_open();
+}
 
-nlohmann::json parse_json(TextInput& input, const nlohmann::json::parser_callback_t& keep) {
+// parse_json, noting in `taken_line` the line of the last byte the parser took.
+nlohmann::json parse_json_noting(TextInput& input, JsonExtent extent, const nlohmann::json::parser_callback_t& keep,
+                                 std::size_t& taken_line) {
   try {
-    return nlohmann::json::parse(InputBytes(input), InputBytes(), keep);
+    return nlohmann::json::parse(InputBytes(input, extent, taken_line), InputBytes(), keep);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(input.where(), kind_of(e, input.at_end()) + "column " + std::to_string(input.column()) + ": " +
-                                   problem_of(e));
+    throw Error(input.where(), kind_of(e, ended_early(input, extent)) + "column " + std::to_string(input.column()) +
+                                   ": " + problem_of(e));
   }
 }
 
-nlohmann::json parse_json_text(std::string_view text, const std::string& where) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(where, kind_of(e, e.byte >= text.size()) + "column " + std::to_string(e.byte) + ": " + problem_of(e));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(where, kind_of(e, false) + problem_of(e));
-  }
+}  // namespace
+
+nlohmann::json parse_json(TextInput& input, JsonExtent extent, const nlohmann::json::parser_callback_t& keep) {
+  std::size_t taken_line = 0;
+  return parse_json_noting(input, extent, keep, taken_line);
+}
+
+nlohmann::json parse_json_list(TextInput& input, const std::string& list_key, const JsonElementFn& on_element,
+                               JsonExtent extent) {
+  using Event = nlohmann::json::parse_event_t;
+  bool in_list = false;
+  bool list_key_seen = false;
+  int element_depth = 0;
+  std::string element_where;
+  std::size_t taken_line = 0;
+  // nlohmann calls back right after taking the token that opens a value (a number also the
+  // character after it, on the same line: a newline counts on the line it ends), so the line
+  // of the last byte taken is the line the element starts on.
+  const auto keep = [&](int depth, Event event, nlohmann::json& parsed) {
+    if (!in_list) {
+      if (event == Event::key && depth == 1) list_key_seen = parsed == list_key;
+      if (event == Event::array_start && (depth == 0 || (depth == 1 && list_key_seen))) {
+        in_list = true;
+        element_depth = depth + 1;
+      }
+      return true;
+    }
+    if (depth == element_depth - 1 && event == Event::array_end) {
+      in_list = false;
+      return true;
+    }
+    if (depth != element_depth) return true;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        element_where = input.where(taken_line);
+        return true;
+      case Event::object_end:
+      case Event::array_end:
+        on_element(parsed, element_where);
+        return false;
+      case Event::value:
+        on_element(parsed, input.where(taken_line));
+        return false;
+      default:
+        return true;
+    }
+  };
+  return parse_json_noting(input, extent, keep, taken_line);
+}
+
+bool looks_like_json(const std::string& path) {
+  TextInput input(path);
+  int c = input.next_byte();
+  while (c == ' ' || c == '\t' || c == '\r' || c == '\n') c = input.next_byte();
+  return c == '[' || c == '{';
 }
 
 }  // namespace millrace::data::importers

@@ -1,11 +1,15 @@
-// JSON documents read through TextInput (so BOM, gzip, empty files and bounded excerpts are
-// handled as for every importer), with every nlohmann error (syntax, a number out of range,
-// invalid UTF-8 in a string, input cut short) turned into an Error naming file:line with the
-// column and the problem, instead of a raw "[json.exception...]".
+// The one JSON layer of the importers and of the other files millrace reads (ranges files, cost
+// profiles). Documents are read through TextInput (so BOM, gzip, empty files and bounded
+// excerpts are handled as for every importer), with every nlohmann error (syntax, a number out
+// of range, invalid UTF-8 in a string, input cut short) turned into an Error naming file:line
+// with the column and the problem, instead of a raw "[json.exception...]". nlohmann::json does
+// not keep where a value was, so a list of records is read with parse_json_list, which hands
+// over each element with the line it starts on (errors about a record name "file:line" like a
+// line of a text file) and drops it, so that a list of any length is read in bounded memory.
 #pragma once
 
+#include <functional>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +17,27 @@
 
 namespace millrace::data::importers {
 
-// Parses the rest of `input` as one JSON document. `keep`, when given, is nlohmann's parser
-// callback: returning false drops a value as soon as it is parsed, so a reader can consume a
-// large array's elements one by one (json_importer.cc) instead of holding them all.
-nlohmann::json parse_json(TextInput& input, const nlohmann::json::parser_callback_t& keep = nullptr);
+// Where a document ends: at the end of the file, or at the end of the line whose rest
+// TextInput::next_line_until left open (a log line quoting a server's JSON answer).
+enum class JsonExtent { kRestOfFile, kRestOfLine };
 
-// Parses `text`, a JSON document found inside a line (stellar-log's /metrics response);
-// errors are Error(where, ...) with the column within `text`.
-nlohmann::json parse_json_text(std::string_view text, const std::string& where);
+// Parses the rest of `input` as one JSON document. `keep`, when given, is nlohmann's parser
+// callback: returning false drops a value as soon as it is parsed.
+nlohmann::json parse_json(TextInput& input, JsonExtent extent = JsonExtent::kRestOfFile,
+                          const nlohmann::json::parser_callback_t& keep = nullptr);
+
+// Gets one element of a list and "file:line" of the line it starts on.
+using JsonElementFn = std::function<void(const nlohmann::json& element, const std::string& where)>;
+
+// Parses the rest of `input` as a JSON list of records: the document itself when it is an array,
+// or the array under `list_key` of a top-level object. Each element goes to `on_element` as soon
+// as it is parsed and is then dropped; returns the document with that list left empty (for the
+// caller's checks of its shape and its other fields).
+nlohmann::json parse_json_list(TextInput& input, const std::string& list_key, const JsonElementFn& on_element,
+                               JsonExtent extent = JsonExtent::kRestOfFile);
+
+// True when the first non-blank character of the file at `path` opens a JSON array or object
+// (reads only up to it). Throws Error as TextInput does (a file that cannot be read, "empty file").
+bool looks_like_json(const std::string& path);
 
 }  // namespace millrace::data::importers

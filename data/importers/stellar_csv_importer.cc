@@ -12,7 +12,7 @@ Run read_stellar_csv(const std::string& path, TraceSink& sink) {
   CsvReader csv(input);
   csv.require_columns({"end_ledger", "ledger_count", "first_ledger", "worker_id", "tx_apply_ms", "total_s"});
   auto at = [&](const CsvRow& row, const char* name) -> const std::string& { return row.fields[*csv.column(name)]; };
-  std::vector<StellarEntry> entries;
+  StellarRecording recording(path);
   CsvRow row;
   while (csv.next_row(row)) {
     StellarEntry e;
@@ -27,11 +27,9 @@ Run read_stellar_csv(const std::string& path, TraceSink& sink) {
     if (e.worker.empty()) throw Error(e.where, "empty worker_id");
     e.tx_apply = parse_millis(at(row, "tx_apply_ms"), e.where, "tx_apply_ms");
     e.total = parse_seconds(at(row, "total_s"), e.where, "total_s (duration)");
-    entries.push_back(std::move(e));
+    recording.add(e);
   }
-  const Trace trace = stellar_trace(std::move(entries), path);
-  add_trace(trace, sink, path);
-  return trace.run;
+  return recording.write(sink);
 }
 
 Trace read_stellar_csv(const std::string& path) { return read_whole(path, read_stellar_csv); }

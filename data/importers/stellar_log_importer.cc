@@ -13,45 +13,48 @@ namespace {
 constexpr std::string_view kMetricsKey = "{\"metrics\"";
 constexpr std::string_view kMissionEnd = "Finished mission";
 
-Trace metrics_trace(const TextInput& input, std::size_t brace) {
-  const std::string_view line = input.line();
-  const nlohmann::json doc = parse_json_text(line.substr(brace), input.where());
-  if (!doc.contains("metrics") || !doc["metrics"].is_array()) throw Error(input.where(), "\"metrics\" is not an array");
-  const nlohmann::json& metrics = doc["metrics"];
-  if (metrics.empty()) throw Error(input.where(), "the /metrics line has no entries");
-  std::vector<StellarEntry> entries;
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    std::string where = input.where() + ": entry " + std::to_string(i + 1);
-    if (!metrics[i].is_string()) throw Error(where, "entry is not a string");
-    entries.push_back(parse_stellar_entry(metrics[i].get<std::string>(), where, Suffixes::kRequired));
-  }
-  return stellar_trace(std::move(entries), input.name());
+// Reads the /metrics response, the rest of the line from its `{"metrics"`, one entry at a time.
+void read_metrics(TextInput& input, StellarRecording& recording) {
+  const std::string line = input.where();
+  std::size_t entries = 0;
+  const nlohmann::json doc = parse_json_list(
+      input, "metrics",
+      [&](const nlohmann::json& element, const std::string&) {
+        const std::string where = line + ": entry " + std::to_string(++entries);
+        if (!element.is_string()) throw Error(where, "entry is not a string");
+        recording.add(parse_stellar_entry(element.get<std::string>(), where, Suffixes::kRequired));
+      },
+      JsonExtent::kRestOfLine);
+  if (!doc.contains("metrics") || !doc["metrics"].is_array()) throw Error(line, "\"metrics\" is not an array");
+  if (entries == 0) throw Error(line, "the /metrics line has no entries");
 }
 
 }  // namespace
 
 Run read_stellar_log(const std::string& path, TraceSink& sink) {
   TextInput input(path);
-  std::optional<Trace> trace;
+  StellarRecording recording(path);
   std::size_t metrics_line = 0;
   bool mission_finished = false;
   std::size_t last_complete = 0;
   std::string last_complete_text;
-  while (input.next_line()) {
-    const std::string_view line = input.line();
-    if (!input.cut_off()) {
-      last_complete = input.line_number();
-      last_complete_text = excerpt(line);
-    }
-    const std::size_t brace = line.find(kMetricsKey);
-    if (!trace && line.find("/metrics") != std::string_view::npos && brace != std::string_view::npos) {
-      trace = metrics_trace(input, brace);
+  // Lines are read up to a {"metrics" they hold: the /metrics response, however long, is parsed
+  // from the stream and never held whole.
+  while (input.next_line_until(kMetricsKey)) {
+    const std::string_view head = input.line();
+    const std::string text = excerpt(head);
+    if (metrics_line == 0 && input.rest_open() && head.find("/metrics") != std::string_view::npos) {
       metrics_line = input.line_number();
-    } else if (trace && !input.cut_off() && line.find(kMissionEnd) != std::string_view::npos) {
+      read_metrics(input, recording);
+    } else if (metrics_line != 0 && !input.cut_off() && head.find(kMissionEnd) != std::string_view::npos) {
       mission_finished = true;
     }
+    if (!input.cut_off()) {
+      last_complete = input.line_number();
+      last_complete_text = text;
+    }
   }
-  if (!trace) {
+  if (metrics_line == 0) {
     throw Error(path, "no job monitor /metrics line with {\"metrics\": [...]} (is this a stellar-supercluster log?)");
   }
   if (!mission_finished) {
@@ -60,8 +63,7 @@ Run read_stellar_log(const std::string& path, TraceSink& sink) {
                           (last_complete == 0 ? std::string("none") : input.where(last_complete) + " " + last_complete_text) +
                           ". A log cut short may hold only part of the run: nothing was imported");
   }
-  add_trace(*trace, sink, path);
-  return trace->run;
+  return recording.write(sink);
 }
 
 Trace read_stellar_log(const std::string& path) { return read_whole(path, read_stellar_log); }

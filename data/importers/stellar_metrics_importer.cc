@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -26,36 +27,50 @@ std::string strip_cli_decoration(std::string_view line) {
   return std::string(line);
 }
 
-}  // namespace
-
-std::int64_t stellar_overlap(const std::vector<WorkItem>& items) {
-  std::map<std::int64_t, int> gaps;
-  for (std::size_t i = 1; i < items.size(); ++i) {
-    // A gap beyond 64 bits cannot be the common distance of overlapping ranges: it counts as none.
-    if (auto gap = checked_sub(items[i - 1].range->last(), items[i].range->last())) ++gaps[*gap];
+// COUNT of the first item minus the most common gap between consecutive ENDs of the items, seen
+// tip first (0 when fewer than two items or when ranges do not overlap).
+class OverlapGuess {
+ public:
+  void add(const WorkItem& item) {
+    if (!first_count_) {
+      first_count_ = item.range->count;
+    } else if (auto gap = checked_sub(last_, item.range->last())) {
+      ++gaps_[*gap];  // a gap beyond 64 bits cannot be the common distance of overlapping ranges
+    }
+    last_ = item.range->last();
   }
-  if (gaps.empty()) return 0;
-  const auto common = std::max_element(gaps.begin(), gaps.end(),
-                                       [](const auto& a, const auto& b) { return a.second < b.second; });
-  const auto overlap = checked_sub(items.front().range->count, common->first);
-  return overlap ? std::max<std::int64_t>(0, *overlap) : 0;
-}
+
+  std::int64_t overlap() const {
+    if (gaps_.empty()) return 0;
+    const auto common = std::max_element(gaps_.begin(), gaps_.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto overlap = checked_sub(*first_count_, common->first);
+    return overlap ? std::max<std::int64_t>(0, *overlap) : 0;
+  }
+
+ private:
+  std::optional<std::int64_t> first_count_;
+  std::int64_t last_ = 0;
+  std::map<std::int64_t, std::int64_t> gaps_;  // gap -> how often
+};
+
+}  // namespace
 
 Run read_stellar_metrics(const std::string& path, TraceSink& sink) {
   TextInput input(path);
-  std::vector<StellarEntry> entries;
+  StellarRecording recording(path);
   while (input.next_line()) {
     const std::string entry = strip_cli_decoration(input.line());
     if (entry.empty()) continue;
-    entries.push_back(parse_stellar_entry(entry, input.where(), Suffixes::kOptional));
+    recording.add(parse_stellar_entry(entry, input.where(), Suffixes::kOptional));
   }
-  if (entries.empty()) throw Error(path, "no metrics entries");
-  Trace trace = stellar_trace(std::move(entries), path);
-  nlohmann::json parameters = nlohmann::json::parse(trace.run.parameters);
-  parameters["overlap"] = stellar_overlap(trace.items);
-  trace.run.parameters = parameters.dump();
-  add_trace(trace, sink, path);
-  return trace.run;
+  if (recording.size() == 0) throw Error(path, "no metrics entries");
+  OverlapGuess guess;
+  Run run = recording.write(sink, [&guess](const WorkItem& item) { guess.add(item); });
+  nlohmann::json parameters = nlohmann::json::parse(run.parameters);
+  parameters["overlap"] = guess.overlap();
+  run.parameters = parameters.dump();
+  return run;
 }
 
 Trace read_stellar_metrics(const std::string& path) { return read_whole(path, read_stellar_metrics); }

@@ -3,7 +3,7 @@
 // line (duration in seconds; the "ms"/"s" units optional, tx_apply "N/A" when the worker found
 // no metric). A `N) "..."` prefix and quotes, as redis-cli prints to a terminal, are accepted;
 // blank lines are skipped. Malformed lines are reported as "file:line". Entries become items and
-// attempts as stellar_trace.h describes (a range on several lines, re-run after a re-queue, is
+// attempts as stellar_trace.h describes (StellarRecording) (a range on several lines, re-run after a re-queue, is
 // one item with an attempt per line); the run's parameters also record the overlap, COUNT
 // minus the most common distance between consecutive ENDs (320 for 16000/16320 ranges): the
 // item keeps the range its worker replayed, overlap included, so a replay charges the overlap
@@ -18,9 +18,5 @@ namespace millrace::data::importers {
 
 Run read_stellar_metrics(const std::string& path, TraceSink& sink);
 Trace read_stellar_metrics(const std::string& path);
-
-// COUNT minus the most common gap between consecutive ENDs of tip-first items (0 when fewer
-// than two items or when ranges do not overlap).
-std::int64_t stellar_overlap(const std::vector<WorkItem>& tip_first_items);
 
 }  // namespace millrace::data::importers

@@ -1,14 +1,17 @@
 #include "data/importers/stellar_trace.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <map>
-#include <set>
-#include <tuple>
+#include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/sqlite_db.h"
 #include "data/text_excerpt.h"
 
 namespace millrace::data::importers {
@@ -24,38 +27,83 @@ std::string_view without_suffix(std::string_view text, std::string_view suffix, 
   return text.substr(0, text.size() - suffix.size());
 }
 
-// Several entries of one range are its tries (a range re-run after its worker was lost, or
-// run by two workers). What no retry explains is rejected, naming the later line and the
-// earlier one: one END with two COUNTs, and the same entry twice (a Redis set holds each once).
-void check_retries(const std::vector<StellarEntry>& entries) {
-  std::map<std::int64_t, const StellarEntry*> by_end;
-  std::map<std::tuple<std::int64_t, std::string, std::optional<Micros>, Micros>, const StellarEntry*> seen;
-  for (const StellarEntry& e : entries) {
-    const auto [same_end, first_of_end] = by_end.emplace(e.range.last(), &e);
-    if (!first_of_end && same_end->second->range.count != e.range.count) {
-      throw Error(e.where, "range " + e.range.end_count() + " disagrees with " + same_end->second->range.end_count() +
-                               " at " + same_end->second->where + ": one END, two COUNTs");
-    }
-    const auto [same, first] = seen.emplace(std::tuple(e.range.last(), e.worker, e.tx_apply, e.total), &e);
-    if (!first) throw Error(e.where, "repeats the entry at " + same->second->where + " (each try is recorded once)");
-  }
-}
-
-bool numeric(const std::string& text) {
+bool numeric(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// The order of one range's tries, whatever order the recording lists them in (a Redis set has
-// none): by worker id, numerically when both are numbers, then by duration and apply time.
-bool tries_before(const StellarEntry& a, const StellarEntry& b) {
-  if (a.worker != b.worker) {
-    if (numeric(a.worker) && numeric(b.worker) && a.worker.size() != b.worker.size()) {
-      return a.worker.size() < b.worker.size();
-    }
-    return a.worker < b.worker;
-  }
-  return std::tie(a.total, a.tx_apply) < std::tie(b.total, b.tx_apply);
+// The order of one range's tries by worker id, whatever order the recording lists them in (a
+// Redis set has none): numerically when both are numbers, as text otherwise. A SQLite
+// collation (the ORDER BY of StellarRecording::write).
+int worker_order(void*, int a_size, const void* a_data, int b_size, const void* b_data) {
+  const std::string_view a(static_cast<const char*>(a_data), static_cast<std::size_t>(a_size));
+  const std::string_view b(static_cast<const char*>(b_data), static_cast<std::size_t>(b_size));
+  if (numeric(a) && numeric(b) && a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  const int c = a.compare(b);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
+
+// One entry as read back, in plan order.
+struct Row {
+  std::int64_t order = 0;  // the entry's place in the recording
+  StellarEntry entry;
+};
+
+// What no retry explains, found one range (END) at a time in plan order: one END with two
+// COUNTs, and the same entry twice (a Redis set holds each once). Reports the violation whose
+// later entry comes first in the recording, naming it and the earlier one, as a check in the
+// recording's order would.
+class RetryCheck {
+ public:
+  void add(const Row& row) {
+    if (!first_ || row.entry.range.last() != first_->entry.range.last()) {
+      end_range();
+      first_ = row;
+    } else {
+      if (previous_.entry.worker == row.entry.worker && previous_.entry.tx_apply == row.entry.tx_apply &&
+          previous_.entry.total == row.entry.total) {
+        note(row.order, false,
+             Error(row.entry.where, "repeats the entry at " + previous_.entry.where + " (each try is recorded once)"));
+      }
+      // first_: the range's earliest entry; other_count_: the earliest with another COUNT.
+      if (row.order < first_->order) {
+        if (row.entry.range.count != first_->entry.range.count) other_count_ = first_;
+        first_ = row;
+      } else if (row.entry.range.count != first_->entry.range.count &&
+                 (!other_count_ || row.order < other_count_->order)) {
+        other_count_ = row;
+      }
+    }
+    previous_ = row;
+  }
+
+  // Throws the first violation, if any.
+  void finish() {
+    end_range();
+    if (violation_) throw violation_->second;
+  }
+
+ private:
+  void end_range() {
+    if (other_count_) {
+      const StellarEntry& e = other_count_->entry;
+      note(other_count_->order, true, Error(e.where, "range " + e.range.end_count() + " disagrees with " +
+                                                   first_->entry.range.end_count() + " at " + first_->entry.where +
+                                                   ": one END, two COUNTs"));
+    }
+    other_count_.reset();
+  }
+  // A duplicate and a COUNT clash at the same entry: the clash is reported (checked first).
+  void note(std::int64_t order, bool clash, Error error) {
+    if (!violation_ || order < violation_->first || (order == violation_->first && clash)) {
+      violation_.emplace(order, std::move(error));
+    }
+  }
+
+  std::optional<Row> first_;
+  std::optional<Row> other_count_;
+  Row previous_;
+  std::optional<std::pair<std::int64_t, Error>> violation_;
+};
 
 }  // namespace
 
@@ -89,38 +137,96 @@ WorkItem end_count_item(const Range& range) {
   return item;
 }
 
-Trace stellar_trace(std::vector<StellarEntry> entries, const std::string& input) {
-  check_retries(entries);
-  std::stable_sort(entries.begin(), entries.end(), [](const StellarEntry& a, const StellarEntry& b) {
-    return a.range.last() != b.range.last() ? a.range.last() > b.range.last() : tries_before(a, b);
-  });
-  Trace trace;
-  std::set<std::string> workers;
-  for (const auto& e : entries) {
+StellarRecording::StellarRecording(std::string input)
+    : input_(std::move(input)), database_("the temporary sort of " + input_), db_(nullptr, sqlite3_close) {
+  sqlite3* db = nullptr;
+  // An empty name: a private temporary database on disk, deleted when it is closed.
+  const int rc = sqlite3_open_v2("", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  db_.reset(db);
+  check_sqlite(rc, db, database_, "open");
+  check_sqlite(sqlite3_create_collation_v2(db, "worker_order", SQLITE_UTF8, nullptr, worker_order, nullptr), db,
+               database_, "collation");
+  exec_sql(db, database_,
+           "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192;"
+           "CREATE TABLE entries (last INTEGER NOT NULL, count INTEGER NOT NULL, worker TEXT NOT NULL, "
+           "tx_apply INTEGER, total INTEGER NOT NULL, place TEXT NOT NULL)");
+  adding_ = std::make_unique<Transaction>(db, database_);
+  insert_ = std::make_unique<Statement>(db, database_, "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?)");
+}
+
+StellarRecording::~StellarRecording() {
+  insert_.reset();
+  adding_.reset();
+}
+
+void StellarRecording::add(const StellarEntry& e) {
+  insert_->bind(1, e.range.last()).bind(2, e.range.count).bind(3, e.worker).bind(4, e.tx_apply);
+  insert_->bind(5, e.total).bind(6, e.where);
+  insert_->run();
+  ++entries_;
+}
+
+Run StellarRecording::write(TraceSink& sink, const std::function<void(const WorkItem&)>& on_item) {
+  insert_.reset();
+  adding_->commit();
+  adding_.reset();
+  sqlite3* db = db_.get();
+  Statement select(db, database_,
+                   "SELECT rowid, last, count, worker, tx_apply, total, place FROM entries "
+                   "ORDER BY last DESC, worker COLLATE worker_order, total, tx_apply, rowid");
+  RetryCheck check;
+  std::string item_id;
+  int number = 0;
+  std::map<std::string, Micros> free_at;  // each worker's attempts laid back to back from 0
+  std::optional<Error> overflow;          // reported after what no retry explains
+  while (select.step()) {
+    Row row;
+    row.order = select.int64(0);
+    StellarEntry& e = row.entry;
+    const std::int64_t last = select.int64(1);
+    e.range = {last - select.int64(2) + 1, select.int64(2)};  // read as END/COUNT, so it fits
+    e.worker = select.text(3);
+    e.tx_apply = select.optional_int64(4);
+    e.total = select.int64(5);
+    e.where = select.text(6);
+    check.add(row);
     const WorkItem item = end_count_item(e.range);
-    const bool retry = !trace.items.empty() && trace.items.back().id == item.id;
-    if (!retry) trace.items.push_back(item);
+    if (item.id != item_id) {
+      item_id = item.id;
+      number = 0;
+      sink.add_item(item);
+      if (on_item) on_item(item);
+    }
     Attempt a;
     a.item_id = item.id;
-    a.number = retry ? trace.attempts.back().number + 1 : 1;
+    a.number = ++number;
     a.worker = e.worker;
-    a.end = e.total;
     a.work_time = e.tx_apply;
-    trace.attempts.push_back(a);
-    workers.insert(e.worker);
+    Micros& at = free_at[a.worker];
+    try {
+      a.start = at;
+      a.end = back_to_back_end(at, e.total, a.worker, a.item_id, input_);
+      at = a.end;
+    } catch (const Error& error) {
+      if (!overflow) overflow = error;
+    }
+    sink.add_attempt(a, e.where);
   }
-  lay_back_to_back(trace.attempts, input);
-  trace.run.source = RunSource::kRecorded;
-  trace.run.units = "ledgers";
-  trace.run.partitioner = "uniform";
-  trace.run.policy = "fixed-pool";
-  trace.run.parameters = nlohmann::json{{"workers", workers.size()},
-                                        {"order", "tip-first"},
-                                        {"start_times", "reconstructed: each worker's ranges back to back from 0, "
-                                                        "tip first"}}
-                             .dump();
-  set_run_span(trace);
-  return trace;
+  check.finish();
+  if (overflow) throw *overflow;
+  Statement workers(db, database_, "SELECT count(DISTINCT worker) FROM entries");
+  workers.step();
+  Run run;
+  run.source = RunSource::kRecorded;
+  run.units = "ledgers";
+  run.partitioner = "uniform";
+  run.policy = "fixed-pool";
+  run.parameters = nlohmann::json{{"workers", workers.int64(0)},
+                                  {"order", "tip-first"},
+                                  {"start_times", "reconstructed: each worker's ranges back to back from 0, "
+                                                  "tip first"}}
+                       .dump();
+  return run;
 }
 
 }  // namespace millrace::data::importers

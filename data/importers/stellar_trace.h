@@ -1,7 +1,8 @@
 // A recorded stellar parallel catch-up (stellar/supercluster's HistoryPubnetParallelCatchupV2):
 // per range END/COUNT (END = last ledger, inclusive), the worker that ran it, its transaction
 // apply time and its total wall time. Both the raw log's /metrics line and the parsed CSV give
-// these entries; this turns them into one Trace the same way:
+// these entries (and the metrics set dumped from Redis); StellarRecording turns them into one
+// run the same way, whatever their number:
 // - items: one per range, id "END/COUNT", units = ledgers, range first = END - COUNT + 1 and
 //   count = COUNT exactly as recorded. For the lowest range (6463/16320) first is -9856: the
 //   recorded 320-ledger overlap reaches before the chain's first ledger, and the store keeps
@@ -16,14 +17,28 @@
 //   The recording has no start times: each worker's ranges are laid back to back from t = 0 in
 //   tip-first order (lay_back_to_back), so a worker's busy time and the run's makespan are
 //   exact but individual start times are a reconstruction.
+// The order is global (a /metrics line lists ranges in no order) but memory must not grow with
+// the recording: the entries wait in a private temporary SQLite database on disk (SQLite
+// deletes it when it is closed), which sorts them within its bounded page cache and spills to
+// temporary files, and are then written to the sink in plan order, checked one range at a time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "data/importers/trace.h"
+#include "data/importers/trace_sink.h"
+
+struct sqlite3;
+
+namespace millrace::data {
+class Statement;
+class Transaction;
+}  // namespace millrace::data
 
 namespace millrace::data::importers {
 
@@ -44,8 +59,31 @@ enum class Suffixes { kRequired, kOptional };
 // problem (field count, COUNT, worker, a non-numeric or negative time).
 StellarEntry parse_stellar_entry(const std::string& entry, const std::string& where, Suffixes suffixes);
 
-// `input` names the recording in an error about the run as a whole.
-Trace stellar_trace(std::vector<StellarEntry> entries, const std::string& input);
+// The entries of one recording, on disk until write().
+class StellarRecording {
+ public:
+  // `input` names the recording in an error about the run as a whole.
+  explicit StellarRecording(std::string input);
+  StellarRecording(const StellarRecording&) = delete;
+  StellarRecording& operator=(const StellarRecording&) = delete;
+  ~StellarRecording();
+
+  void add(const StellarEntry& entry);
+  std::size_t size() const { return entries_; }
+
+  // Adds the items and attempts to `sink` in plan order and lays them back to back; returns
+  // the run's fields. Throws Error naming the first entry (in the recording's order) that no
+  // retry explains. `on_item`, when given, sees each item as it is added.
+  Run write(TraceSink& sink, const std::function<void(const WorkItem&)>& on_item = nullptr);
+
+ private:
+  std::string input_;
+  std::string database_;  // names the temporary database in an error
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db_;
+  std::unique_ptr<Transaction> adding_;  // the entries go in in one transaction
+  std::unique_ptr<Statement> insert_;
+  std::size_t entries_ = 0;
+};
 
 // The item of one range, named by its END/COUNT.
 WorkItem end_count_item(const Range& range);

@@ -90,14 +90,40 @@ bool TextInput::fill() {
   return true;
 }
 
-bool TextInput::next_line() {
+bool TextInput::next_line() { return next_line_until({}); }
+
+void TextInput::start_line() {
+  while (rest_open_) next_line_byte();
   pending_.clear();
   cut_off_ = false;
+}
+
+bool TextInput::next_line_until(std::string_view marker) {
+  start_line();
   for (;;) {
     const char* start = buffer_.data() + begin_;
     const std::size_t available = end_ - begin_;
-    if (const void* newline = std::memchr(start, '\n', available)) {
-      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - start);
+    const void* newline = std::memchr(start, '\n', available);
+    const std::size_t length = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - start) : available;
+    if (!marker.empty()) {
+      // The marker may straddle the previous chunk: look from where it could begin.
+      const std::size_t from = pending_.size() >= marker.size() ? pending_.size() - marker.size() + 1 : 0;
+      pending_.append(start, length);
+      begin_ += length;
+      if (const std::size_t at = pending_.find(marker, from); at != std::string::npos) {
+        rest_head_.assign(pending_, at);
+        pending_.resize(at);
+        line_ = pending_;
+        rest_open_ = true;
+        rest_read_ = 0;
+        break;
+      }
+      if (newline) {
+        ++begin_;
+        line_ = pending_;
+        break;
+      }
+    } else if (newline) {
       if (pending_.empty()) {
         line_ = std::string_view(start, length);
       } else {
@@ -106,9 +132,10 @@ bool TextInput::next_line() {
       }
       begin_ += length + 1;
       break;
+    } else {
+      pending_.append(start, available);
+      begin_ = end_;
     }
-    pending_.append(start, available);
-    begin_ = end_;
     if (pending_.size() > kMaxLineBytes) {
       throw Error(where(line_number_ + 1), "line longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
     }
@@ -123,10 +150,35 @@ bool TextInput::next_line() {
     }
   }
   ++line_number_;
-  if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+  if (rest_open_) {
+    column_ = line_.size();
+    seen_content_ = true;  // the marker is not blank
+  } else if (!line_.empty() && line_.back() == '\r') {
+    line_.remove_suffix(1);
+  }
   check_utf8();
   note_content(line_);
   return true;
+}
+
+int TextInput::next_line_byte() {
+  if (!rest_open_) return -1;
+  char c = 0;
+  if (rest_read_ < rest_head_.size()) {
+    c = rest_head_[rest_read_++];
+  } else if (begin_ == end_ && !fill()) {
+    rest_open_ = false;
+    cut_off_ = true;
+    return -1;
+  } else {
+    c = buffer_[begin_++];
+    if (c == '\n') {
+      rest_open_ = false;
+      return -1;
+    }
+  }
+  ++column_;
+  return static_cast<unsigned char>(c);
 }
 
 void TextInput::check_utf8() const {

@@ -8,7 +8,10 @@
 //   corrupt"; a line over kMaxLineBytes is refused rather than read into memory;
 // - every error names the file and the 1-based line ("trace.csv:17: negative duration_s '-3'"),
 //   quoting input only through data/text_excerpt.h.
-// Line formats read with next_line(); a JSON document reads bytes (next_byte, json_input.h).
+// Line formats read with next_line(); a JSON document reads bytes (next_byte, json_input.h); a
+// line that carries a JSON document after some text (a log line quoting a server's answer) is
+// read with next_line_until(marker) and then its rest byte by byte (next_line_byte), so the
+// document, however long, is never held whole.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +46,16 @@ class TextInput {
   // True when the line last read is the file's last and does not end in a newline: a line
   // that is malformed there is reported as a truncated file.
   bool cut_off() const { return cut_off_; }
+  // Like next_line(), but when the line holds `marker`, line() is only the text before it and the
+  // rest of the line (from the marker on) is left for next_line_byte(); a reader that does not
+  // want it just reads on (the next read skips it). rest_open() tells which happened.
+  bool next_line_until(std::string_view marker);
+  bool rest_open() const { return rest_open_; }
+  // The next byte of the rest of the line left by next_line_until, or -1 at its end (the line
+  // end, which is consumed; cut_off() then tells whether the file ended without one).
+  // column() follows.
+  int next_line_byte();
+
   // The reason for the last line read having `got` fields where `expected` belong.
   std::string field_count_problem(std::size_t got, std::size_t expected) const;
 
@@ -54,6 +67,7 @@ class TextInput {
 
  private:
   bool fill();  // reads more into the buffer; false at the end of the file
+  void start_line();  // skips what is left of a line next_line_until split
   void check_utf8() const;
   void note_content(std::string_view text);
 
@@ -64,6 +78,9 @@ class TextInput {
   std::size_t end_ = 0;
   bool exhausted_ = false;
   std::string pending_;  // a line that spans buffer refills
+  std::string rest_head_;  // the rest of a split line already taken from the buffer (marker on)
+  std::size_t rest_read_ = 0;
+  bool rest_open_ = false;
   std::string_view line_;
   std::size_t line_number_ = 0;
   std::size_t column_ = 0;

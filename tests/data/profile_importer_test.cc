@@ -92,6 +92,15 @@ TEST(ProfileImporter, MalformedRowsNameFileAndLine) {
   EXPECT_THAT(error_of("none.json", "[]"), HasSubstr("none.json: no rows"));
 }
 
+TEST(ProfileImporter, NumbersBeyondTheirTypesAreRefusedNamingTheLine) {
+  EXPECT_THAT(error_of("end.csv", "first,count,unit_cost_us\n9223372036854775000,807,1\n9223372036854775807,1000,1\n"),
+              AllOf(HasSubstr("end.csv:3: "), HasSubstr("first 9223372036854775807 + count 1000 does not fit")));
+  EXPECT_THAT(error_of("inf.csv", "first,count,cost_s\n0,1,1e305\n"),
+              AllOf(HasSubstr("inf.csv:2: "), HasSubstr("cost_s out of range")));
+  EXPECT_THAT(error_of("unsigned.json", "{\"rows\": [\n {\"first\": 18446744073709551615, \"count\": 1, \"cost_s\": 1}]}"),
+              AllOf(HasSubstr("unsigned.json:2: "), HasSubstr("\"first\" 18446744073709551615 does not fit")));
+}
+
 TEST(ProfileSummary, DensestStretchAndTotalMatchAUnitByUnitReference) {
   // 1,000 units in uneven bins; the window is 10 units.
   CostProfile profile{"p", "units", "test", {}};

@@ -1,11 +1,15 @@
 // The redaction layer: each kind of credential it knows is masked in the forms it meets them
 // (plain text, JSON, an echoed HTTP header block), ordinary text is left as it was, and a
-// registered secret is masked wherever it appears.
+// registered secret is masked wherever it appears; a stream under RedactedStream shows only
+// redacted lines, however they are written.
 #include "data/redaction.h"
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace millrace::data {
 namespace {
@@ -43,6 +47,61 @@ TEST(RedactionTest, RegisteredSecretsAreMaskedWhereverTheyAppear) {
   register_secret("ab");  // too short to mask safely: ignored
   EXPECT_EQ(redact("echoed:zq-7f3a9-registered,again zq-7f3a9-registered"), "echoed:[redacted],again [redacted]");
   EXPECT_EQ(redact("ab cab"), "ab cab");
+}
+
+TEST(RedactedStreamTest, ALineWrittenInPiecesIsRedactedWhole) {
+  std::ostringstream out;
+  {
+    RedactedStream redacted(out);
+    out << "millrace: watch: redis redis://:" << "hunter22" << "@10.0.0.1:" << 6379 << ": cannot connect\n";
+    EXPECT_EQ(out.str(), "millrace: watch: redis redis://:[redacted]@10.0.0.1:6379: cannot connect\n");
+    out << "Authorization: Bear";
+    out << "er abc.def" << std::flush;  // a flush passes on the partial line
+    EXPECT_EQ(out.str().substr(out.str().find('\n') + 1), "Authorization: [redacted]");
+    out << "\rdone 3/4\rdone 4/4";  // a line redrawn in place shows at once, the last part at the end
+    EXPECT_NE(out.str().find("done 3/4\r"), std::string::npos);
+    EXPECT_EQ(out.str().find("done 4/4"), std::string::npos);
+  }
+  EXPECT_NE(out.str().find("done 4/4"), std::string::npos);
+  out << " token=plain";  // the stream's own buffer is back: no longer redacted
+  EXPECT_NE(out.str().find("token=plain"), std::string::npos);
+}
+
+TEST(RedactedStreamTest, APrivateKeyWrittenALineAtATimeIsMaskedWhole) {
+  std::ostringstream out;
+  {
+    RedactedStream redacted(out);
+    out << "key:" << std::endl << "-----BEGIN EC PRIVATE KEY-----" << std::endl;
+    out << "MHcCAQEEIAbcdefSECRETBODY" << std::endl;
+    EXPECT_EQ(out.str(), "key:\n");  // held until the end line
+    out << "-----END EC PRIVATE KEY-----" << std::endl << "after\n";
+    out << "-----BEGIN PRIVATE KEY-----\nMIIEunfinished\n";  // never ended: masked when the stream closes
+  }
+  EXPECT_EQ(out.str(), "key:\n[redacted]\nafter\n[redacted]\n");
+}
+
+TEST(RedactedStreamTest, LinesFromSeveralThreadsStayWhole) {
+  std::ostringstream out;
+  {
+    RedactedStream redacted(out);
+    std::vector<std::thread> writers;
+    for (int t = 0; t < 4; ++t) {
+      writers.emplace_back([&out, t] {
+        for (int i = 0; i < 200; ++i) {
+          const std::string line = "thread " + std::to_string(t) + " password=p" + std::to_string(i) + "\n";
+          std::streambuf* shared = static_cast<std::ostream&>(out).rdbuf();  // what std::cerr's users share
+          shared->sputn(line.data(), static_cast<std::streamsize>(line.size()));
+        }
+      });
+    }
+    for (std::thread& w : writers) w.join();
+  }
+  std::istringstream lines(out.str());
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    EXPECT_NE(line.find(" password=[redacted]"), std::string::npos) << line;
+  }
+  EXPECT_EQ(count, 800);
 }
 
 }  // namespace

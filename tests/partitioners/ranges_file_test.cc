@@ -171,5 +171,18 @@ TEST(RangesFile, RangeOutsideTheModelNamesFileLineAndTheModelSpan) {
   }
 }
 
+TEST(RangesFile, NumbersBeyondSixtyFourBitsAreRefusedNamingTheLine) {
+  EXPECT_THAT(error_of("wide.csv", "first,last\n-9223372036854775808,9223372036854775807\n"),
+              AllOf(HasSubstr("wide.csv:2: "), HasSubstr("does not fit in 64-bit unit numbers")));
+  EXPECT_THAT(error_of("end.csv", "first,count\n9223372036854775000,1000\n"),
+              AllOf(HasSubstr("end.csv:2: "), HasSubstr("range first 9223372036854775000 count 1000 does not fit")));
+  EXPECT_THAT(error_of("unsigned.json", "[\n{\"first\": 18446744073709551615, \"count\": 1}]\n"),
+              AllOf(HasSubstr("unsigned.json:2: "), HasSubstr("\"first\" 18446744073709551615 does not fit")));
+  EXPECT_THAT(error_of("span.csv", "first,count\n-9223372036854775808,9223372036854775807\n-1,9223372036854775807\n"),
+              AllOf(HasSubstr("span.csv: "), HasSubstr("the span of the ranges does not fit")));
+  EXPECT_THAT(error_of("mismatch.csv", "first,count,last\n9223372036854775807,2,0\n"),
+              AllOf(HasSubstr("mismatch.csv:2: "), HasSubstr("does not match first 9223372036854775807 + count 2 - 1")));
+}
+
 }  // namespace
 }  // namespace millrace::partitioners
