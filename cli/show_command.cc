@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
 #include "data/model_span.h"
 #include "data/profile_summary.h"
+#include "data/quantity.h"
+#include "data/queue_waits.h"
 #include "data/run_summary.h"
 #include "data/trace_store.h"
 
@@ -36,6 +39,21 @@ std::string range_of(const data::Attempt& a, const std::vector<data::WorkItem>& 
   return a.item_id;
 }
 
+// Per resource: how many items request it, and the smallest, median and largest request.
+void print_requests(const std::vector<data::WorkItem>& items) {
+  std::map<std::string, std::vector<std::int64_t>> by_resource;
+  for (const auto& item : items) {
+    for (const auto& [resource, milli] : item.requests) by_resource[resource].push_back(milli);
+  }
+  for (auto& [resource, amounts] : by_resource) {
+    std::sort(amounts.begin(), amounts.end());
+    std::cout << "  request " << resource << ": " << amounts.size() << " items, min "
+              << data::format_quantity_milli(amounts.front()) << " / median "
+              << data::format_quantity_milli(amounts[(amounts.size() - 1) / 2]) << " / max "
+              << data::format_quantity_milli(amounts.back()) << "\n";
+  }
+}
+
 void print(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& s) {
   std::cout << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", units " << run.units
             << ")\n";
@@ -54,6 +72,12 @@ void print(const data::Run& run, const std::vector<data::WorkItem>& items, const
     if (!top.worker.empty()) std::cout << " on worker " << top.worker;
     std::cout << "\n";
   }
+  if (s.has_submit_times) {
+    std::cout << "  queue wait:     " << data::waits_text(s.waits) << " (" << s.waits.items << " items started";
+    if (s.never_started > 0) std::cout << ", " << s.never_started << " never started";
+    std::cout << ")\n";
+  }
+  print_requests(items);
   if (s.workers == 0) {
     std::cout << "  workers:        not recorded\n";
     return;

@@ -127,6 +127,25 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
                    [](const Attempt& a, const Attempt& b) { return a.duration() > b.duration(); });
   s.longest.resize(std::min(longest, s.longest.size()));
 
+  std::map<std::string, Micros> first_start_of;
+  for (const auto& a : attempts) {
+    auto [at, added] = first_start_of.try_emplace(a.item_id, a.start);
+    if (!added) at->second = std::min(at->second, a.start);
+  }
+  std::vector<QueuedItem> queued;
+  Micros first_submit = first_start;
+  for (const auto& item : items) {
+    s.has_submit_times = s.has_submit_times || item.submit_at > 0;
+    auto found = first_start_of.find(item.id);
+    if (found == first_start_of.end()) {
+      ++s.never_started;
+      continue;
+    }
+    queued.push_back(QueuedItem{item.submit_at, found->second});
+    first_submit = std::min(first_submit, item.submit_at);
+  }
+  if (s.has_submit_times) s.waits = summarize_waits(queued, first_submit, last_end);
+
   s.workers = busy.size();
   if (s.workers == 0) return s;
   std::vector<Micros> busy_times;
