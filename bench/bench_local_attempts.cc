@@ -14,11 +14,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include "cluster_adapter/local_process_cluster.h"
-#include "cluster_adapter/real_run_loop.h"
-#include "cluster_adapter/run_recorder.h"
-#include "cluster_adapter/store_backlog.h"
-#include "cluster_adapter/wall_clock.h"
+#include "cluster_adapter/local/local_process_cluster.h"
+#include "cluster_adapter/realtime/real_run_loop.h"
+#include "cluster_adapter/realtime/run_recorder.h"
+#include "cluster_adapter/realtime/store_backlog.h"
+#include "cluster_adapter/realtime/wall_clock.h"
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
 

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/redis_options.h"
-#include "cluster_adapter/redis_queue.h"
+#include "cluster_adapter/redis/redis_queue.h"
 #include "data/cost_model.h"
 #include "data/error.h"
 #include "data/importers/fields.h"

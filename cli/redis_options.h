@@ -1,10 +1,10 @@
 // The command-line options naming a Redis work queue's keys, shared by `push` and `watch`
-// (defaults: the names stellar's parallel catch-up chart uses, cluster_adapter/redis_queue.h).
+// (defaults: the names stellar's parallel catch-up chart uses, cluster_adapter/redis/redis_queue.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include "cluster_adapter/redis_queue.h"
+#include "cluster_adapter/redis/redis_queue.h"
 
 namespace millrace::cli {
 

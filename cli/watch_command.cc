@@ -1,6 +1,6 @@
 // `millrace watch`: follows a live run through a stellar-style Redis work queue, recording each
 // finished try into the trace store as it is seen and re-queueing ranges whose worker stopped
-// heartbeating (cluster_adapter/redis_watch.h), until every range succeeded or failed.
+// heartbeating (cluster_adapter/redis/redis_watch.h), until every range succeeded or failed.
 #include <iostream>
 #include <functional>
 #include <map>
@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/redis_options.h"
-#include "cluster_adapter/redis_watch.h"
+#include "cluster_adapter/redis/redis_watch.h"
 #include "data/error.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"

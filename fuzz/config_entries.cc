@@ -1,9 +1,9 @@
 // The fuzz entry points of configuration files and request bodies (entry_points.h).
 #include <string>
 
-#include "cluster_adapter/job_template.h"
-#include "cluster_adapter/kube_config.h"
-#include "cluster_adapter/lease_request.h"
+#include "cluster_adapter/kubernetes/job_template.h"
+#include "cluster_adapter/kubernetes/kube_config.h"
+#include "cluster_adapter/kubernetes/worker_pool/lease_request.h"
 #include "data/cost_model.h"
 #include "data/error.h"
 #include "fuzz/entry_points.h"

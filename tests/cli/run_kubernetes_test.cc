@@ -21,9 +21,9 @@
 
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
-#include "tests/cluster_adapter/fake_apiserver.h"
-#include "tests/cluster_adapter/simulated_pool.h"
-#include "tests/cluster_adapter/test_certificates.h"
+#include "tests/cluster_adapter/kubernetes/fake_apiserver.h"
+#include "tests/cluster_adapter/kubernetes/test_certificates.h"
+#include "tests/cluster_adapter/kubernetes/worker_pool/simulated_pool.h"
 
 namespace millrace {
 namespace {

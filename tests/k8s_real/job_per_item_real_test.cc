@@ -17,15 +17,15 @@
 #include <random>
 #include <set>
 
-#include "cluster_adapter/job_template.h"
-#include "cluster_adapter/job_view.h"
-#include "cluster_adapter/kubernetes_cluster.h"
-#include "cluster_adapter/real_run_loop.h"
-#include "cluster_adapter/run_recorder.h"
-#include "cluster_adapter/wall_clock.h"
+#include "cluster_adapter/kubernetes/job_template.h"
+#include "cluster_adapter/kubernetes/job_view.h"
+#include "cluster_adapter/kubernetes/kubernetes_cluster.h"
+#include "cluster_adapter/realtime/real_run_loop.h"
+#include "cluster_adapter/realtime/run_recorder.h"
+#include "cluster_adapter/realtime/wall_clock.h"
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
-#include "tests/cluster_adapter/k8s_test_support.h"
+#include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/k8s_real/real_apiserver.h"
 
 namespace millrace::k8s_real {

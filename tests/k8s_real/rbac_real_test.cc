@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cluster_adapter/job_template.h"
-#include "cluster_adapter/kubernetes_cluster.h"
+#include "cluster_adapter/kubernetes/job_template.h"
+#include "cluster_adapter/kubernetes/kubernetes_cluster.h"
 #include "scheduler/scheduler.h"
-#include "tests/cluster_adapter/k8s_test_support.h"
+#include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/k8s_real/real_apiserver.h"
 
 namespace millrace::k8s_real {

@@ -9,7 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "cluster_adapter/job_view.h"
+#include "cluster_adapter/kubernetes/job_view.h"
 #include "data/error.h"
 
 namespace millrace::k8s_real {

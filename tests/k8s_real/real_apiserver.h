@@ -14,13 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster_adapter/kube_client.h"
-#include "cluster_adapter/kube_config.h"
+#include "cluster_adapter/kubernetes/kube_client.h"
+#include "cluster_adapter/kubernetes/kube_config.h"
 
 namespace millrace::k8s_real {
 
 // The Role of deploy/rbac.yaml, the one README.md's "Run on Kubernetes" section shows
-// (tests/cluster_adapter/deploy_manifests_test.cc keeps the two equal), as a JSON object.
+// (tests/cluster_adapter/kubernetes/deploy_manifests_test.cc keeps the two equal), as a JSON object.
 nlohmann::json documented_role();
 
 class RealApiServer {

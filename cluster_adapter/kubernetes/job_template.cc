@@ -1,0 +1,258 @@
+#include "cluster_adapter/kubernetes/job_template.h"
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "cluster_adapter/kubernetes/json_fields.h"
+#include "data/error.h"
+
+namespace millrace::cluster_adapter {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 9> kPlaceholders = {
+    "first", "count", "last", "end", "end_count", "id", "attempt", "payload", "type"};
+
+std::string hash_hex(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char out[9];
+  std::snprintf(out, sizeof out, "%08x", static_cast<unsigned>(h ^ (h >> 32)));
+  return out;
+}
+
+// Calls `fn` with the name of each placeholder in `text`; throws on a stray brace.
+template <typename Fn>
+void for_each_placeholder(const std::string& text, const std::string& origin, Fn fn) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
+      ++i;
+    } else if (text[i] == '}') {
+      throw data::Error(origin, "unmatched '}' in \"" + text + "\" (write '}}' for a brace)");
+    } else if (text[i] == '{') {
+      std::size_t close = text.find('}', i);
+      if (close == std::string::npos) throw data::Error(origin, "unclosed '{' in \"" + text + "\"");
+      fn(text.substr(i + 1, close - i - 1));
+      i = close;
+    }
+  }
+}
+
+// Throws on an unknown placeholder name or a stray brace.
+void check_placeholders(const std::string& text, const std::string& origin) {
+  for_each_placeholder(text, origin, [&](const std::string& name) {
+    bool known = false;
+    for (auto k : kPlaceholders) known = known || k == name;
+    if (!known) {
+      throw data::Error(origin, "unknown placeholder {" + name + "} in \"" + text +
+                                    "\" (known: first, count, last, end, end_count, id, attempt, payload, type)");
+    }
+  });
+}
+
+std::string substitute(const std::string& text, const std::map<std::string, std::string>& values,
+                       const std::string& item_id) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
+      out += text[i++];
+    } else if (text[i] == '{') {
+      std::size_t close = text.find('}', i);
+      std::string name = text.substr(i + 1, close - i - 1);
+      auto it = values.find(name);
+      if (it == values.end()) {
+        throw data::Error("work item '" + item_id + "'", "has no range but the Job template uses {" + name + "}");
+      }
+      out += it->second;
+      i = close;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Applies `fn` to every string of every container's command and args.
+template <typename Fn>
+void for_each_argument(json& manifest, Fn fn) {
+  for (auto& container : manifest["spec"]["template"]["spec"]["containers"]) {
+    for (const char* field : {"command", "args"}) {
+      if (!container.contains(field)) continue;
+      for (auto& arg : container[field]) {
+        if (arg.is_string()) arg = fn(arg.get<std::string>());
+      }
+    }
+  }
+}
+
+void set_env(json& container, const std::string& name, const std::string& value) {
+  json& env = container["env"];
+  if (!env.is_array()) env = json::array();
+  for (auto& entry : env) {
+    if (entry.value("name", "") == name) {
+      entry = {{"name", name}, {"value", value}};
+      return;
+    }
+  }
+  env.push_back({{"name", name}, {"value", value}});
+}
+
+}  // namespace
+
+std::string dns_label(const std::string& text, std::size_t max) {
+  std::string out;
+  for (unsigned char c : text) {
+    out += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '-';
+  }
+  while (!out.empty() && out.front() == '-') out.erase(out.begin());
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out == text && !out.empty() && out.size() <= max) return out;
+  std::string hash = hash_hex(text);
+  out = out.substr(0, max - hash.size() - 1);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "x" + hash : out + "-" + hash;
+}
+
+std::string pool_job_name(const std::string& run) { return dns_label(run + "-pool"); }
+
+std::string job_name(const std::string& run, const std::string& item_id, int attempt) {
+  return dns_label(run + "-" + item_id + "-a" + std::to_string(attempt));
+}
+
+JobTemplate JobTemplate::parse(const std::string& text, const std::string& origin) {
+  json manifest = json::parse(text, nullptr, false);
+  if (manifest.is_discarded() || !manifest.is_object()) {
+    throw data::Error(origin, "the Job template is not a JSON object");
+  }
+  if (manifest.value("kind", "") != "Job" || manifest.value("apiVersion", "") != "batch/v1") {
+    throw data::Error(origin, "the Job template must have apiVersion batch/v1 and kind Job");
+  }
+  const json* containers = nullptr;
+  try {
+    containers = &manifest.at("spec").at("template").at("spec").at("containers");
+  } catch (const json::exception&) {
+  }
+  if (!containers || !containers->is_array() || containers->empty()) {
+    throw data::Error(origin, "the Job template has no spec.template.spec.containers");
+  }
+  for_each_argument(manifest, [&](const std::string& arg) {
+    check_placeholders(arg, origin);
+    return arg;
+  });
+  return JobTemplate(std::move(manifest), origin);
+}
+
+JobTemplate JobTemplate::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw data::Error(path, "cannot read the Job template");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+json JobTemplate::render(const std::string& run, const std::string& ns, const scheduler::Submission& submission,
+                         std::optional<int> active_deadline_seconds) const {
+  const data::WorkItem& item = *submission.item;
+  std::string name = job_name(run, item.id, submission.attempt);
+  std::map<std::string, std::string> values = {
+      {"id", item.id}, {"attempt", std::to_string(submission.attempt)},
+      {"payload", item.payload}, {"type", item.type}};
+  std::map<std::string, std::string> env = {
+      {"MILLRACE_ITEM", item.id}, {"MILLRACE_ATTEMPT", std::to_string(submission.attempt)},
+      {"MILLRACE_RUN", run}, {"MILLRACE_TYPE", item.type}, {"MILLRACE_PAYLOAD", item.payload}};
+  if (item.range) {
+    const data::Range& r = *item.range;
+    values.insert({{"first", std::to_string(r.first)}, {"count", std::to_string(r.count)},
+                   {"last", std::to_string(r.last())}, {"end", std::to_string(r.end())},
+                   {"end_count", r.end_count()}});
+    env.insert({{"MILLRACE_FIRST", values["first"]}, {"MILLRACE_COUNT", values["count"]},
+                {"MILLRACE_LAST", values["last"]}, {"MILLRACE_END", values["end"]},
+                {"MILLRACE_END_COUNT", values["end_count"]}});
+  }
+
+  json job = manifest_;
+  json labels = {{kRunLabel, dns_label(run)}, {kItemLabel, dns_label(item.id)},
+                 {kAttemptLabel, std::to_string(submission.attempt)}};
+  json& meta = job["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta.erase("generateName");
+  meta["name"] = name;
+  meta["namespace"] = ns;
+  meta["labels"].update(labels);
+  meta["annotations"].update({{kItemAnnotation, item.id}, {kHandleAnnotation, std::to_string(submission.handle)}});
+
+  json& spec = job["spec"];
+  spec["backoffLimit"] = 0;
+  spec["completions"] = 1;
+  spec["parallelism"] = 1;
+  if (active_deadline_seconds) spec["activeDeadlineSeconds"] = *active_deadline_seconds;
+  json& pod_meta = spec["template"]["metadata"];
+  if (!pod_meta.is_object()) pod_meta = json::object();
+  pod_meta["labels"].update(labels);
+  pod_meta["labels"][kJobLabel] = name;
+  spec["template"]["spec"]["restartPolicy"] = "Never";
+
+  for_each_argument(job, [&](const std::string& arg) { return substitute(arg, values, item.id); });
+  for (auto& container : spec["template"]["spec"]["containers"]) {
+    for (const auto& [key, value] : env) set_env(container, key, value);
+  }
+  return job;
+}
+
+json JobTemplate::render_pool(const std::string& run, const std::string& ns, int workers,
+                              const std::string& lease_url, const std::string& lease_token) const {
+  json job = manifest_;
+  for_each_argument(job, [&](const std::string& arg) {
+    for_each_placeholder(arg, origin_, [&](const std::string& name) {
+      throw data::Error(origin_, "a worker-pool Job template cannot use {" + name + "} (in \"" + arg +
+                                     "\"): pool workers get each item from the lease API at MILLRACE_LEASE_URL");
+    });
+    return substitute(arg, {}, "");  // only "{{" and "}}" left to unescape
+  });
+  json labels = {{kRunLabel, dns_label(run)}, {kPoolLabel, "true"}};
+  json& meta = job["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta.erase("generateName");
+  meta["name"] = pool_job_name(run);
+  meta["namespace"] = ns;
+  meta["labels"].update(labels);
+  json& spec = job["spec"];
+  spec["completionMode"] = "Indexed";
+  spec["completions"] = workers;
+  spec["parallelism"] = workers;
+  spec.erase("activeDeadlineSeconds");
+  json& pod_meta = spec["template"]["metadata"];
+  if (!pod_meta.is_object()) pod_meta = json::object();
+  pod_meta["labels"].update(labels);
+  spec["template"]["spec"]["restartPolicy"] = "OnFailure";
+  for (auto& container : spec["template"]["spec"]["containers"]) {
+    set_env(container, "MILLRACE_RUN", run);
+    set_env(container, "MILLRACE_LEASE_URL", lease_url);
+    set_env(container, "MILLRACE_WORKERS", std::to_string(workers));
+    if (!lease_token.empty()) set_env(container, "MILLRACE_LEASE_TOKEN", lease_token);
+  }
+  return job;
+}
+
+std::string pool_lease_token(const json& job) {
+  const json& pod_spec = object_field(object_field(object_field(job, "spec"), "template"), "spec");
+  const json& containers = array_field(pod_spec, "containers");
+  if (containers.empty()) return "";
+  for (const json& variable : array_field(containers.front(), "env")) {
+    if (text_field(variable, "name") == "MILLRACE_LEASE_TOKEN") return text_field(variable, "value");
+  }
+  return "";
+}
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,241 @@
+#include "cluster_adapter/kubernetes/worker_pool/worker_pool_cluster.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <random>
+
+#include "cluster_adapter/kubernetes/job_deletion.h"
+#include "cluster_adapter/kubernetes/job_view.h"
+#include "cluster_adapter/kubernetes/json_fields.h"
+
+namespace millrace::cluster_adapter {
+
+using nlohmann::json;
+
+namespace {
+
+// Lease ids of this session start with it: the session's start time in hex.
+std::string session_of(const scheduler::Clock& clock) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(clock.now()));
+  return text;
+}
+
+// 128 random bits in hex: the lease API's token for a session.
+std::string random_token() {
+  std::random_device random;
+  std::string token;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(random()));
+    token += hex;
+  }
+  return token;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
+}
+
+std::string name_of(const json& object) { return text_field(object_field(object, "metadata"), "name"); }
+std::string uid_of(const json& object) { return text_field(object_field(object, "metadata"), "uid"); }
+
+}  // namespace
+
+WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_template, WorkerPoolOptions options,
+                                     const scheduler::Clock& clock)
+    : client_(std::move(client)),
+      options_(std::move(options)),
+      clock_(clock),
+      job_name_(pool_job_name(options_.run)),
+      book_(clock, options_.lease, session_of(clock)),
+      health_(clock) {
+  options_.backoff.max_attempts = 0;
+  if (options_.lease_token.empty()) options_.lease_token = random_token();
+  server_ = std::make_unique<LeaseServer>(book_, options_.run, options_.workers, options_.lease_host,
+                                          options_.lease_port, options_.lease_token);
+  lease_url_ = options_.lease_url;
+  if (lease_url_.empty()) {
+    bool anywhere = options_.lease_host.empty() || options_.lease_host == "0.0.0.0";
+    lease_url_ = "http://" + (anywhere ? host_name() : options_.lease_host) + ":" + std::to_string(server_->port());
+  }
+  json body = job_template.render_pool(options_.run, client_.config().namespace_name, options_.workers, lease_url_,
+                                       options_.lease_token);
+  requests_.push([this, body](std::stop_token stop) { create_job(body, stop); });
+
+  std::string run_selector = std::string(kRunLabel) + "=" + dns_label(options_.run);
+  auto trouble = [this](const std::string& source) {
+    return [this, source](const std::string& problem) { health_.report(source, problem); };
+  };
+  jobs_ = std::make_unique<Reflector>(
+      client_, client_.jobs_path(), run_selector,
+      ReflectorHandlers{[this](std::vector<json> items) { observe_jobs(items, true); },
+                        [this](const std::string& type, const json& job) {
+                          if (type != "DELETED") return observe_jobs({job}, false);
+                          std::lock_guard lock(mutex_);
+                          if (!job_uid_.empty() && uid_of(job) == job_uid_) job_state_ = "deleted";
+                        },
+                        trouble("watch jobs")},
+      options_.backoff, options_.watch_timeout_seconds);
+  pods_ = std::make_unique<Reflector>(
+      client_, client_.pods_path(),
+      run_selector + "," + kPoolLabel + "=true",
+      ReflectorHandlers{[this](std::vector<json> items) {
+                          {
+                            std::lock_guard lock(mutex_);
+                            pod_phases_.clear();
+                          }
+                          for (const json& pod : items) observe_pod("ADDED", pod);
+                        },
+                        [this](const std::string& type, const json& pod) { observe_pod(type, pod); },
+                        trouble("watch pods")},
+      options_.backoff, options_.watch_timeout_seconds);
+}
+
+WorkerPoolCluster::~WorkerPoolCluster() {
+  book_.stop_waiting();
+  jobs_.reset();
+  pods_.reset();
+}
+
+// ---- the pool's Job (request thread) -----------------------------------------------------------
+
+void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
+  auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
+  const std::string path = client_.jobs_path() + "/" + job_name_;
+  try {
+    for (Backoff backoff(options_.backoff);;) {
+      try {
+        adopt(client_.call("POST", client_.jobs_path(), body, stop, on_retry));
+        return;
+      } catch (const KubeApiError& error) {
+        if (error.status() != 409 || error.reason() != "AlreadyExists") throw;
+      }
+      // An earlier session's pool: adopted while it runs; a finished one is deleted and made again.
+      try {
+        json job = client_.call("GET", path, std::nullopt, stop, on_retry);
+        JobView existing = view_job(job);
+        if (!existing.terminal() && !existing.deleting) {
+          adopt(job);
+          return;
+        }
+        if (!existing.deleting) client_.call("DELETE", path + "?propagationPolicy=Background", std::nullopt, stop, on_retry);
+      } catch (const KubeApiError& error) {
+        if (error.status() != 404) throw;  // gone meanwhile: create it
+      }
+      if (!sleep_unless_stopped(backoff.next_delay(), stop)) return;
+    }
+  } catch (const KubeApiError& error) {
+    if (error.reason() == "Stopped") throw;
+    health_.rejected("requests", error.what());
+    std::lock_guard lock(mutex_);
+    trouble_ = "the worker pool Job " + job_name_ + " cannot be made: " + error.what();
+  }
+}
+
+void WorkerPoolCluster::adopt(const json& job) {
+  health_.answered("requests");
+  server_->accept_token(pool_lease_token(job));
+  std::lock_guard lock(mutex_);
+  job_uid_ = uid_of(job);
+  job_state_ = "running";
+}
+
+bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
+  {
+    std::lock_guard lock(mutex_);
+    shutting_down_ = true;
+  }
+  if (run_over) {
+    book_.close();
+  } else {
+    book_.stop_waiting();
+  }
+  requests_.push([this](std::stop_token stop) {
+    delete_job_in_background(client_, job_name_, health_, stop);
+  });
+  return requests_.flush(max_wait);
+}
+
+// ---- what the watches say (reflector threads) ----------------------------------------------------
+
+// Only the pool's own Job counts (by uid): not an earlier session's, being deleted to be made again.
+void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_list) {
+  std::lock_guard lock(mutex_);
+  if (job_uid_.empty()) return;
+  for (const json& job : jobs) {
+    if (uid_of(job) != job_uid_) continue;
+    JobView view = view_job(job);
+    std::string why = view.failure_reason == "exit"      ? "its workers failed more often than its backoffLimit allows"
+                      : view.failure_reason == "timeout" ? "its activeDeadlineSeconds passed"
+                                                         : view.failure_reason;
+    job_state_ = view.phase == JobPhase::kSucceeded ? "complete"
+                 : view.phase == JobPhase::kFailed  ? "failed: " + why
+                                                    : "running";
+    return;
+  }
+  if (whole_list) job_state_ = "deleted";
+}
+
+void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
+  std::string name = name_of(pod);
+  std::string phase = text_field(object_field(pod, "status"), "phase");
+  std::lock_guard lock(mutex_);
+  if (type == "DELETED" || phase != "Pending") pods_pending_.erase(name);
+  if (type == "DELETED") {
+    pod_phases_.erase(name);
+    return;
+  }
+  pod_phases_[name] = phase;
+  if (phase != "Pending") return;
+  std::string index_text =
+      text_field(object_field(object_field(pod, "metadata"), "annotations"), "batch.kubernetes.io/job-completion-index");
+  int index = -1;
+  std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
+  auto [it, first] = pods_pending_.try_emplace(name, PendingPod{name, index, clock_.now(), ""});
+  it->second.reason = pod_scheduling_problem(pod);
+}
+
+// ---- the Cluster seam (poll thread) ----------------------------------------------------------------
+
+void WorkerPoolCluster::poll(data::Micros max_wait) {
+  for (const LeaseEvent& e : book_.wait_events(max_wait)) {
+    if (!listener_) continue;
+    switch (e.kind) {
+      case LeaseEvent::Kind::kStarted: listener_->on_started(e.event); break;
+      case LeaseEvent::Kind::kSucceeded: listener_->on_succeeded(e.event); break;
+      case LeaseEvent::Kind::kFailed: listener_->on_failed(e.event); break;
+    }
+  }
+}
+
+WorkerPoolStatus WorkerPoolCluster::status() const {
+  WorkerPoolStatus status;
+  status.api = health_.status();
+  status.job = job_name_;
+  status.lease_url = lease_url_;
+  status.workers = options_.workers;
+  status.leases = book_.status();
+  status.requests_pending = requests_.pending();
+  data::Micros now = clock_.now();
+  std::lock_guard lock(mutex_);
+  status.job_state = job_state_;
+  for (const auto& [name, phase] : pod_phases_) ++status.pods[phase];
+  for (const auto& [name, pending] : pods_pending_) {
+    if (now - pending.pending_since > options_.unschedulable_after) status.unschedulable.push_back(pending);
+  }
+  // A pool that cannot run work is trouble only while work waits for it, not at the run's end.
+  bool work_waits = status.leases.offered > 0 || !status.leases.leases.empty();
+  if (!trouble_.empty()) {
+    status.trouble = trouble_;
+  } else if (!shutting_down_ && work_waits && job_state_ != "creating" && job_state_ != "running") {
+    status.trouble = "the worker pool Job " + job_name_ + " can serve no more work (" + job_state_ +
+                     "); resume the run to make it again";
+  }
+  return status;
+}
+
+}  // namespace millrace::cluster_adapter

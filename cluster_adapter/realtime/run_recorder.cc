@@ -1,0 +1,89 @@
+#include "cluster_adapter/realtime/run_recorder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "data/redaction.h"
+
+namespace millrace::cluster_adapter {
+
+RunRecorder::RunRecorder(StoreBacklog& writes, std::int64_t run_id, const std::vector<data::WorkItem>& items,
+                         const std::vector<data::Attempt>& recorded)
+    : writes_(writes), run_id_(run_id) {
+  std::set<std::string> succeeded;
+  for (const data::Attempt& attempt : recorded) {
+    count(attempt);
+    if (attempt.outcome == data::Outcome::kSucceeded) succeeded.insert(attempt.item_id);
+  }
+  for (const data::WorkItem& item : items) {
+    predicted_.emplace(item.id, item.predicted);
+    if (!succeeded.contains(item.id)) remaining_predicted_ += item.predicted;
+  }
+}
+
+void RunRecorder::count(const data::Attempt& attempt) {
+  durations_.observe(attempt.duration());
+  if (attempt.outcome != data::Outcome::kSucceeded) ++attempts_failed_;
+}
+
+void RunRecorder::observe(const data::Attempt& attempt) {
+  if (attempt.outcome == data::Outcome::kRunning) return;
+  // What the cluster said about the attempt (a rejected create's message, a worker's name) is
+  // kept in the store: through the redaction layer like every other output.
+  data::Attempt kept = attempt;
+  kept.failure_reason = data::redact(kept.failure_reason);
+  kept.worker = data::redact(kept.worker);
+  writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); });
+  count(attempt);
+  if (attempt.outcome == data::Outcome::kSucceeded) {
+    if (auto item = predicted_.find(attempt.item_id); item != predicted_.end()) remaining_predicted_ -= item->second;
+  }
+}
+
+RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status) const {
+  RunMetrics metrics;
+  metrics.items_total = static_cast<std::int64_t>(status.num_items);
+  metrics.items_remaining = static_cast<std::int64_t>(status.num_remain);
+  metrics.items_succeeded = static_cast<std::int64_t>(status.num_succeeded);
+  metrics.items_failed = static_cast<std::int64_t>(status.jobs_failed.size());
+  metrics.in_flight = static_cast<std::int64_t>(status.jobs_in_progress.size());
+  metrics.attempts_failed = attempts_failed_;
+  metrics.attempt_durations = durations_;
+  for (const scheduler::WorkerStatus& worker : status.workers) metrics.worker_busy[worker.name] = worker.busy_time;
+  return metrics;
+}
+
+scheduler::SchedulerSnapshot resume_snapshot(const std::vector<data::WorkItem>& items,
+                                             const std::vector<data::Attempt>& recorded,
+                                             const scheduler::RetryPolicy& retry) {
+  struct Tally {
+    int attempts = 0;
+    int failures = 0;
+    int cancelled = 0;
+    bool succeeded = false;
+  };
+  std::map<std::string, Tally> tallies;
+  for (const data::Attempt& attempt : recorded) {
+    Tally& tally = tallies[attempt.item_id];
+    tally.attempts = std::max(tally.attempts, attempt.number);
+    tally.succeeded |= attempt.outcome == data::Outcome::kSucceeded;
+    tally.failures += attempt.outcome == data::Outcome::kFailed;
+    tally.cancelled += attempt.outcome == data::Outcome::kCancelled;
+  }
+  scheduler::SchedulerSnapshot snapshot;
+  for (const data::WorkItem& item : items) {
+    const Tally& tally = tallies[item.id];
+    scheduler::ItemState state = scheduler::ItemState::kWaiting;
+    if (tally.succeeded) {
+      state = scheduler::ItemState::kSucceeded;
+    } else if (tally.failures >= retry.max_attempts) {
+      state = scheduler::ItemState::kFailed;
+    }
+    snapshot.items.push_back(scheduler::ItemSnapshot{item.id, state, tally.attempts, tally.cancelled});
+  }
+  return snapshot;
+}
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,148 @@
+// Rendering one attempt's Job from the user's template: names, labels, retries left to the
+// scheduler, env vars and args placeholders, and the template's errors.
+#include "cluster_adapter/kubernetes/job_template.h"
+
+#include <gtest/gtest.h>
+
+#include "data/error.h"
+#include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
+
+namespace millrace::cluster_adapter {
+namespace {
+
+using nlohmann::json;
+
+data::WorkItem range_item() {
+  data::WorkItem item;
+  item.id = "Ledgers_0064";
+  item.range = data::Range{64, 32};
+  return item;
+}
+
+std::map<std::string, std::string> env_of(const json& container) {
+  std::map<std::string, std::string> env;
+  for (const auto& e : container["env"]) env[e["name"]] = e["value"];
+  return env;
+}
+
+TEST(JobName, SameAttemptGivesTheSameValidName) {
+  EXPECT_EQ(job_name("run-7", "r12", 2), "run-7-r12-a2");
+  EXPECT_EQ(job_name("run-7", "r12", 2), job_name("run-7", "r12", 2));
+  EXPECT_NE(job_name("run-7", "r12", 2), job_name("run-7", "r12", 3));
+  std::string odd = job_name("Run 7", "Ledgers_0064", 1);
+  EXPECT_EQ(odd, job_name("Run 7", "Ledgers_0064", 1));
+  EXPECT_EQ(odd, dns_label(odd));  // already a valid label
+  EXPECT_NE(job_name("run", "A", 1), job_name("run", "a", 1));  // lossy changes keep inputs apart
+  EXPECT_LE(job_name(std::string(80, 'x'), "item", 1).size(), 63u);
+}
+
+TEST(JobTemplateRender, SetsNameLabelsAndLeavesRetriesToTheScheduler) {
+  data::WorkItem item = range_item();
+  json job = test_job_template().render("run-7", "work", {41, &item, 3, std::nullopt}, 900);
+  EXPECT_EQ(job["metadata"]["name"], job_name("run-7", item.id, 3));
+  EXPECT_EQ(job["metadata"]["namespace"], "work");
+  EXPECT_EQ(job["metadata"]["labels"]["app"], "catchup");  // the template's own labels stay
+  EXPECT_EQ(job["metadata"]["labels"][kRunLabel], "run-7");
+  EXPECT_EQ(job["metadata"]["labels"][kAttemptLabel], "3");
+  EXPECT_EQ(job["metadata"]["annotations"][kItemAnnotation], "Ledgers_0064");
+  EXPECT_EQ(job["metadata"]["annotations"][kHandleAnnotation], "41");
+  EXPECT_EQ(job["spec"]["backoffLimit"], 0);
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 900);
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"][kJobLabel], job["metadata"]["name"]);
+}
+
+TEST(JobTemplateRender, InjectsEnvAndArgsPlaceholders) {
+  data::WorkItem item = range_item();
+  json job = test_job_template().render("run-7", "work", {1, &item, 2, std::nullopt}, std::nullopt);
+  const json& container = job["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["args"], json({"--range", "64", "32", "--end=96", "Ledgers_0064/2"}));
+  auto env = env_of(container);
+  EXPECT_EQ(env["MILLRACE_FIRST"], "64");
+  EXPECT_EQ(env["MILLRACE_COUNT"], "32");
+  EXPECT_EQ(env["MILLRACE_LAST"], "95");
+  EXPECT_EQ(env["MILLRACE_END"], "96");
+  EXPECT_EQ(env["MILLRACE_END_COUNT"], "95/32");
+  EXPECT_EQ(env["MILLRACE_ITEM"], "Ledgers_0064");
+  EXPECT_EQ(env["MILLRACE_ATTEMPT"], "2");
+  EXPECT_EQ(env["MILLRACE_RUN"], "run-7");
+  EXPECT_FALSE(job["spec"].contains("activeDeadlineSeconds"));
+}
+
+TEST(JobTemplateRender, ReplacesAnEnvVarTheTemplateAlreadySets) {
+  auto t = JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec":
+    {"restartPolicy": "OnFailure", "containers": [{"name": "w", "image": "i",
+      "env": [{"name": "MILLRACE_FIRST", "value": "stale"}, {"name": "KEEP", "value": "1"}]}]}}}})", "t");
+  data::WorkItem item = range_item();
+  json job = t.render("r", "default", {1, &item, 1, std::nullopt}, std::nullopt);
+  const json& container = job["spec"]["template"]["spec"]["containers"][0];
+  auto env = env_of(container);
+  EXPECT_EQ(env["MILLRACE_FIRST"], "64");
+  EXPECT_EQ(env["KEEP"], "1");
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
+}
+
+TEST(JobTemplateRender, RangePlaceholderOnAnItemWithoutRangeNamesTheItem) {
+  data::WorkItem item;
+  item.id = "tx-batch";
+  item.payload = "{}";
+  try {
+    test_job_template().render("r", "default", {1, &item, 1, std::nullopt}, std::nullopt);
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), "work item 'tx-batch'");
+  }
+}
+
+TEST(JobTemplateParse, RejectsWhatIsNotAJobWithContainers) {
+  EXPECT_THROW(JobTemplate::parse("not json", "t.json"), data::Error);
+  EXPECT_THROW(JobTemplate::parse(R"({"apiVersion": "v1", "kind": "Pod"})", "t.json"), data::Error);
+  EXPECT_THROW(JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {}})", "t.json"), data::Error);
+  try {
+    JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec":
+      {"containers": [{"name": "w", "args": ["{frist}"]}]}}}})", "t.json");
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), "t.json");
+    EXPECT_NE(e.problem().find("{frist}"), std::string::npos);
+  }
+  EXPECT_THROW(JobTemplate::load("/nonexistent/job.json"), data::Error);
+}
+
+TEST(JobTemplateRenderPool, OneIndexedJobWithAPodPerWorkerAndTheLeaseUrl) {
+  JobTemplate pool = JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"generateName": "x-"},
+    "spec": {"activeDeadlineSeconds": 60, "template": {"spec": {"containers": [
+      {"name": "w", "image": "i", "args": ["--brace={{literal}}"]}]}}}})", "pool.json");
+  json job = pool.render_pool("Run 7", "batch", 6, "http://sched:8642");
+  EXPECT_EQ(job["metadata"]["name"], pool_job_name("Run 7"));
+  EXPECT_FALSE(job["metadata"].contains("generateName"));
+  EXPECT_EQ(job["metadata"]["namespace"], "batch");
+  EXPECT_EQ(job["metadata"]["labels"]["millrace.io/pool"], "true");
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"]["millrace.io/run"], dns_label("Run 7"));
+  EXPECT_EQ(job["spec"]["completionMode"], "Indexed");
+  EXPECT_EQ(job["spec"]["completions"], 6);
+  EXPECT_EQ(job["spec"]["parallelism"], 6);
+  EXPECT_FALSE(job["spec"].contains("activeDeadlineSeconds"));  // the pool lives as long as the run
+  EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "OnFailure");
+  const json& container = job["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["args"], json({"--brace={literal}"}));
+  std::map<std::string, std::string> env = env_of(container);
+  EXPECT_EQ(env["MILLRACE_LEASE_URL"], "http://sched:8642");
+  EXPECT_EQ(env["MILLRACE_RUN"], "Run 7");
+  EXPECT_EQ(env["MILLRACE_WORKERS"], "6");
+}
+
+TEST(JobTemplateRenderPool, ItemPlaceholderIsRefusedNamingTheTemplate) {
+  try {
+    test_job_template().render_pool("run", "default", 2, "http://sched:8642");
+    FAIL() << "expected an error";
+  } catch (const data::Error& error) {
+    EXPECT_EQ(error.input(), "test template");
+    EXPECT_NE(error.problem().find("a worker-pool Job template cannot use {first}"), std::string::npos)
+        << error.problem();
+  }
+}
+
+}  // namespace
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,77 @@
+// Reading a Job's status the way the Job controller writes it, and choosing which finished
+// Jobs the history limits delete.
+#include "cluster_adapter/kubernetes/job_view.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster_adapter/kubernetes/job_history.h"
+
+namespace millrace::cluster_adapter {
+namespace {
+
+using nlohmann::json;
+
+json job_with(const json& status, const json& spec = json::object()) {
+  return {{"metadata", {{"name", "j"}}}, {"spec", spec}, {"status", status}};
+}
+
+TEST(JobView, CompleteConditionIsSuccessAtCompletionTime) {
+  JobView v = view_job(job_with({{"succeeded", 1}, {"completionTime", "2026-12-02T10:00:05Z"},
+                                 {"conditions", {{{"type", "Complete"}, {"status", "True"},
+                                                  {"lastTransitionTime", "2026-12-02T10:00:06Z"}}}}}));
+  EXPECT_EQ(v.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(v.finished, parse_rfc3339("2026-12-02T10:00:05Z"));
+}
+
+TEST(JobView, FailedConditionGivesReasonAndItsTransitionTime) {
+  JobView v = view_job(job_with({{"failed", 1}, {"conditions", {{{"type", "Failed"}, {"status", "True"},
+                                                                  {"reason", "DeadlineExceeded"},
+                                                                  {"lastTransitionTime", "2026-12-02T10:01:00Z"}}}}}));
+  EXPECT_EQ(v.phase, JobPhase::kFailed);
+  EXPECT_EQ(v.failure_reason, "timeout");
+  EXPECT_EQ(v.finished, parse_rfc3339("2026-12-02T10:01:00Z"));
+  JobView b = view_job(job_with({{"conditions", {{{"type", "Failed"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}}}}}));
+  EXPECT_EQ(b.failure_reason, "exit");
+}
+
+TEST(JobView, NewerTargetConditionsCountAsTheirOutcome) {
+  EXPECT_EQ(view_job(job_with({{"conditions", {{{"type", "FailureTarget"}, {"status", "True"}, {"reason", "PodFailurePolicy"}}}}})).failure_reason,
+            "podfailurepolicy");
+  EXPECT_EQ(view_job(job_with({{"conditions", {{{"type", "SuccessCriteriaMet"}, {"status", "True"}}}}})).phase,
+            JobPhase::kSucceeded);
+}
+
+TEST(JobView, CountersDecideWithoutConditionsAndFalseConditionsAreIgnored) {
+  EXPECT_EQ(view_job(job_with({{"succeeded", 1}}, {{"completions", 1}})).phase, JobPhase::kSucceeded);
+  EXPECT_EQ(view_job(job_with({{"failed", 1}}, {{"backoffLimit", 0}})).phase, JobPhase::kFailed);
+  EXPECT_EQ(view_job(job_with({{"failed", 1}}, {{"backoffLimit", 2}})).phase, JobPhase::kWaiting);
+  EXPECT_EQ(view_job(job_with({{"active", 1}, {"ready", 1}})).phase, JobPhase::kRunning);
+  EXPECT_EQ(view_job(job_with({{"active", 1}})).phase, JobPhase::kWaiting);  // pod pending
+  EXPECT_EQ(view_job(job_with({{"conditions", {{{"type", "Failed"}, {"status", "False"}}}}})).phase, JobPhase::kWaiting);
+}
+
+TEST(Rfc3339, ParsesZuluFractionsAndOffsets) {
+  EXPECT_EQ(parse_rfc3339("1970-01-01T00:01:00Z"), 60);
+  EXPECT_EQ(parse_rfc3339("1970-01-01T00:01:00.123456Z"), 60);
+  EXPECT_EQ(parse_rfc3339("1970-01-01T01:01:00+01:00"), 60);
+  EXPECT_FALSE(parse_rfc3339("yesterday").has_value());
+  EXPECT_FALSE(parse_rfc3339("1970-01-01T00:01:00").has_value());
+}
+
+TEST(JobHistory, DeletesOldestBeyondEachLimitFailedOrderedByTheirFailureTime) {
+  std::vector<FinishedJob> finished = {
+      {"s-new", true, 300, 9}, {"s-old", true, 100, 1}, {"s-mid", true, 200, 5},
+      {"f-late", false, 250, 7}, {"f-early", false, 50, 8},  // seen late, failed early
+  };
+  EXPECT_EQ(jobs_beyond_history(finished, 1, 1), (std::vector<std::string>{"f-early", "s-old", "s-mid"}));
+  EXPECT_TRUE(jobs_beyond_history(finished, 3, 2).empty());
+  EXPECT_EQ(jobs_beyond_history(finished, 0, 5).size(), 3u);
+}
+
+TEST(JobHistory, SameSecondIsOrderedByWhenTheRunSawThemFinish) {
+  std::vector<FinishedJob> finished = {{"b", true, 100, 2}, {"a", true, 100, 3}, {"c", true, 100, 1}};
+  EXPECT_EQ(jobs_beyond_history(finished, 1, 0), (std::vector<std::string>{"c", "b"}));
+}
+
+}  // namespace
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,153 @@
+// Kubeconfig (current context, file and inline-data credentials, token) and in-cluster
+// configuration, with the errors that name the file.
+#include "cluster_adapter/kubernetes/kube_config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cluster_adapter/kubernetes/base64.h"
+#include "data/error.h"
+
+namespace millrace::cluster_adapter {
+namespace {
+
+namespace fs = std::filesystem;
+
+class KubeConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("millrace-kubeconfig-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(folder_ / name) << text;
+    return (folder_ / name).string();
+  }
+
+  fs::path folder_;
+};
+
+// "-----BEGIN CERTIFICATE-----\nCA\n" and "-----BEGIN CERTIFICATE-----\nCLIENT\n" in base64.
+constexpr const char* kCaData = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNBCg==";
+constexpr const char* kCertData = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNMSUVOVAo=";
+
+TEST_F(KubeConfigTest, CurrentContextWithInlineDataCredentials) {
+  std::string path = write("config", std::string(R"(apiVersion: v1
+kind: Config
+current-context: prod
+clusters:
+- name: staging
+  cluster: {server: https://staging:6443}
+- name: prod-cluster
+  cluster:
+    server: https://10.0.0.1:6443
+    certificate-authority-data: )") + kCaData + R"(
+contexts:
+- name: staging
+  context: {cluster: staging, user: nobody}
+- name: prod
+  context: {cluster: prod-cluster, user: admin, namespace: batch-work}
+users:
+- name: admin
+  user:
+    client-certificate-data: )" + kCertData + R"(
+    client-key-data: )" + kCertData + "\n");
+  KubeConfig config = load_kubeconfig(path);
+  EXPECT_EQ(config.server, "https://10.0.0.1:6443");
+  EXPECT_EQ(config.namespace_name, "batch-work");
+  EXPECT_EQ(config.certificate_authority.data, "-----BEGIN CERTIFICATE-----\nCA\n");
+  EXPECT_EQ(config.client_certificate.data, "-----BEGIN CERTIFICATE-----\nCLIENT\n");
+  EXPECT_FALSE(config.client_key.empty());
+  EXPECT_TRUE(config.token.empty());
+}
+
+TEST_F(KubeConfigTest, NamedContextWithFilesRelativeToTheKubeconfigAndToken) {
+  std::string path = write("config", R"(current-context: a
+clusters:
+- name: c
+  cluster: {server: https://k:443, certificate-authority: pki/ca.crt}
+contexts:
+- name: a
+  context: {cluster: c, user: u}
+- name: b
+  context: {cluster: c, user: v}
+users:
+- name: u
+  user: {token: abc}
+- name: v
+  user: {client-certificate: /etc/pki/v.crt, client-key: v.key, token: "xyz  "}
+)");
+  KubeConfig config = load_kubeconfig(path, "b");
+  EXPECT_EQ(config.certificate_authority.file, (folder_ / "pki/ca.crt").string());
+  EXPECT_EQ(config.client_certificate.file, "/etc/pki/v.crt");
+  EXPECT_EQ(config.client_key.file, (folder_ / "v.key").string());
+  EXPECT_EQ(config.token, "xyz");
+  EXPECT_EQ(config.namespace_name, "default");
+  EXPECT_EQ(load_kubeconfig(path).token, "abc");
+}
+
+TEST_F(KubeConfigTest, MissingContextIsAnErrorNamingTheFile) {
+  std::string path = write("config", "current-context: gone\nclusters: []\ncontexts: []\nusers: []\n");
+  try {
+    load_kubeconfig(path);
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), path);
+    EXPECT_NE(e.problem().find("gone"), std::string::npos);
+  }
+}
+
+TEST_F(KubeConfigTest, ExecCredentialsAreRejectedClearly) {
+  std::string path = write("config", R"(current-context: a
+clusters: [{name: c, cluster: {server: "https://k"}}]
+contexts: [{name: a, context: {cluster: c, user: u}}]
+users: [{name: u, user: {exec: {command: aws}}}]
+)");
+  EXPECT_THROW(load_kubeconfig(path), data::Error);
+}
+
+TEST_F(KubeConfigTest, NotYamlIsAnErrorWithTheLine) {
+  std::string path = write("config", "clusters:\n  - name: [unclosed\n");
+  try {
+    load_kubeconfig(path);
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input().rfind(path + ":", 0), 0u) << e.input();
+  }
+}
+
+TEST_F(KubeConfigTest, InClusterReadsServiceAccountAndServiceEnvironment) {
+  write("token", "sa-token\n");
+  write("ca.crt", "-----BEGIN CERTIFICATE-----\n");
+  write("namespace", "millrace\n");
+  auto env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "KUBERNETES_SERVICE_HOST") return "10.96.0.1";
+    if (name == "KUBERNETES_SERVICE_PORT") return "443";
+    return std::nullopt;
+  };
+  KubeConfig config = load_in_cluster_config(folder_.string(), env);
+  EXPECT_EQ(config.server, "https://10.96.0.1:443");
+  EXPECT_EQ(config.token, "sa-token");
+  EXPECT_EQ(config.namespace_name, "millrace");
+  EXPECT_EQ(config.certificate_authority.file, (folder_ / "ca.crt").string());
+}
+
+TEST_F(KubeConfigTest, InClusterOutsideAPodIsAnError) {
+  auto env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  EXPECT_THROW(load_in_cluster_config(folder_.string(), env), data::Error);
+}
+
+TEST(Base64, DecodesWithAndWithoutPaddingAndRejectsGarbage) {
+  EXPECT_EQ(base64_decode("aGVsbG8="), "hello");
+  EXPECT_EQ(base64_decode("aGVsbG8"), "hello");
+  EXPECT_EQ(base64_decode("aGVs\nbG8h"), "hello!");
+  EXPECT_FALSE(base64_decode("a$b").has_value());
+}
+
+}  // namespace
+}  // namespace millrace::cluster_adapter

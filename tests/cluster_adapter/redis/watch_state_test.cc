@@ -1,0 +1,62 @@
+// What `millrace watch` keeps in the trace store between restarts: saved and loaded back per
+// run, replaced as a whole, and present in stores made before it existed (migration 3).
+#include <sqlite3.h>
+
+#include <gtest/gtest.h>
+
+#include "cluster_adapter/redis/watch_state.h"
+#include "tests/data/store_fixture.h"
+
+namespace millrace::cluster_adapter {
+namespace {
+
+using data::testing::TempDir;
+
+std::int64_t add_run(data::TraceStore& store, const std::string& name) {
+  data::Run run;
+  run.name = name;
+  run.source = data::RunSource::kReal;
+  return store.add_run(run, {}, {});
+}
+
+TEST(WatchState, IsLoadedBackPerRunAndReplacedAsAWhole) {
+  TempDir dir;
+  data::TraceStore store = data::TraceStore::open(dir.file("t.db"));
+  const std::int64_t one = add_run(store, "one");
+  const std::int64_t two = add_run(store, "two");
+  EXPECT_EQ(load_watch_state(store, one), WatchState{});
+  const WatchState first{{{"w0", 10}, {"w1", 12}}, {{"48063/16320", {"w0", 5}}, {"32063/16320", {"", 7}}}};
+  const WatchState second{{{"w9", 99}}, {}};
+  save_watch_state(store, one, first);
+  save_watch_state(store, two, second);
+  EXPECT_EQ(load_watch_state(store, one), first);
+  EXPECT_EQ(load_watch_state(store, two), second);
+  const WatchState later{{{"w1", 20}}, {{"16063/16320", {"w1", 15}}}};
+  save_watch_state(store, one, later);
+  EXPECT_EQ(load_watch_state(store, one), later);
+  EXPECT_EQ(load_watch_state(store, two), second);
+}
+
+TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  std::int64_t run = 0;
+  {
+    data::TraceStore store = data::TraceStore::open(path);
+    run = add_run(store, "before");
+    // As a store of version 2, made before the watch tables (migration 3) and what came after.
+    const std::string older =
+        "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE run_sessions; "
+        "DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; PRAGMA user_version = 2";
+    ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  data::TraceStore store = data::TraceStore::open(path);
+  EXPECT_EQ(store.schema_version(), data::TraceStore::current_schema_version());
+  EXPECT_EQ(store.run(run).name, "before");
+  const WatchState state{{{"w0", 1}}, {{"63/64", {"w0", 1}}}};
+  save_watch_state(store, run, state);
+  EXPECT_EQ(load_watch_state(store, run), state);
+}
+
+}  // namespace
+}  // namespace millrace::cluster_adapter
