@@ -50,6 +50,21 @@ data::StragglerTail tail_of(const std::vector<AttemptRecord>& attempts, const st
   return data::straggler_tail(std::move(starts), std::move(ends), 0, makespan, workers);
 }
 
+// The most attempts running at once.
+std::size_t peak_in_flight(const std::vector<AttemptRecord>& log) {
+  std::vector<std::pair<data::Micros, int>> changes;
+  changes.reserve(2 * log.size());
+  for (const AttemptRecord& a : log) {
+    if (a.end <= a.start) continue;
+    changes.emplace_back(a.start, 1);
+    changes.emplace_back(a.end, -1);
+  }
+  std::sort(changes.begin(), changes.end());  // at equal times, ends (-1) before starts
+  long running = 0, peak = 0;
+  for (const auto& [at, change] : changes) peak = std::max(peak, running += change);
+  return static_cast<std::size_t>(peak);
+}
+
 // Each item's wait from its submit time to the start of its first attempt.
 data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<AttemptRecord>& log,
                            data::Micros makespan) {
@@ -170,7 +185,9 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
     result.utilisation = offered > 0 ? allocated / offered : 0;
     result.waits_by_short_resource = cluster.waits_by_short_resource();
   }
-  result.tail = tail_of(log, on_worker, result.makespan, result.workers.size());
+  // On node pools a node runs several pods at once: the tail's share is of the peak pods.
+  const std::size_t lanes = cluster.pool_nodes() ? peak_in_flight(log) : result.workers.size();
+  result.tail = tail_of(log, on_worker, result.makespan, lanes);
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
