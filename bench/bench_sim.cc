@@ -141,7 +141,7 @@ void BM_WholeSimulation4000On256(benchmark::State& state) {
   for (auto _ : state) {
     config.seed = seed++;
     SimulationResult result = simulate(run.items, run.durations, config);
-    failures += result.failed_attempts;
+    failures += result.summary.failed_attempts;
     benchmark::DoNotOptimize(result.makespan);
   }
   state.counters["failed_attempts_per_run"] =

@@ -87,14 +87,12 @@ data::Range recorded_span(const std::vector<data::WorkItem>& items, std::int64_t
 }  // namespace
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
-  std::string names;
-  for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ",") + n;
   cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
   cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)")->required();
   cmd->add_option("--span", o.span,
                   "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
-  cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + names)->capture_default_str();
+  cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + partitioners::partitioner_list(","))->capture_default_str();
   cmd->add_option("--policy", o.policy, "Concurrency policy")
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler::policy_names()));

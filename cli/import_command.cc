@@ -19,7 +19,7 @@ struct ImportArgs {
 };
 
 void run_import(const ImportArgs& args) {
-  data::importers::check_import_format(args.format);  // before creating the store
+  data::importers::find_import_format(args.format);  // before creating the store
   auto store = data::TraceStore::open(args.store);
   // Streamed in batches and published at once: a malformed file leaves the store as it was.
   auto result = data::importers::import_file(store, args.format, args.file, args.options);
@@ -37,10 +37,8 @@ void run_import(const ImportArgs& args) {
 void add_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
   auto* cmd = app.add_subcommand("import", "Import a recorded trace (or a cost profile) into a trace store");
-  std::string formats;
-  for (const auto& f : data::importers::import_formats()) formats += (formats.empty() ? "" : "|") + f;
   cmd->add_option("--store", args->store, "Trace store file (created when missing)")->required();
-  cmd->add_option("--format", args->format, formats)->required();
+  cmd->add_option("--format", args->format, data::importers::import_format_list("|"))->required();
   cmd->add_option("file", args->file, "Input file (ethereum: the directory of export-*.csv)")->required();
   cmd->add_option("--name", args->options.name, "Run or profile name (default: the file name)");
   cmd->add_option("--series", args->options.series, "ethereum only: size (default) | gas");

@@ -147,8 +147,6 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
 void add_partition_command(CLI::App& app) {
   auto options = std::make_shared<PartitionOptions>();
   CLI::App* cmd = app.add_subcommand("partition", "cut a span of units into ranges with a named partitioner");
-  std::string names;
-  for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ", ") + n;
   std::string presets;
   for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
   cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)");
@@ -157,7 +155,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--start", options->start, "with --tip: the ranges cover units above this one (default 0)")
       ->transform(whole_number(-kMaxUnit, kMaxUnit));
   cmd->add_option("--preset", options->preset, "a deployment's settings (" + presets + "); explicit options win");
-  cmd->add_option("--partitioner", options->partitioner, "one of: " + names);
+  cmd->add_option("--partitioner", options->partitioner, "one of: " + partitioners::partitioner_list());
   cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
   cmd->add_option("--ranges", options->params.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top")

@@ -22,6 +22,7 @@ struct WaitSummary {
   std::size_t items = 0;       // items with a start
   Micros p50 = 0, p90 = 0, p99 = 0, max = 0;  // nearest-rank percentiles of start - submit
   double mean_pending = 0;     // time-averaged items submitted and not yet started
+  friend bool operator==(const WaitSummary&, const WaitSummary&) = default;
 };
 
 // Waits of `items` over the span [span_start, span_end] (the pending average divides by it;

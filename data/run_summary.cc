@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
+#include <tuple>
+#include <unordered_map>
 
 namespace millrace::data {
 
@@ -93,68 +93,118 @@ std::string duration_text(Micros us) {
   return text;
 }
 
-RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts, std::size_t longest) {
+RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t items, std::size_t workers,
+                           std::size_t longest_count, std::vector<std::size_t>& longest) {
   RunSummary s;
-  s.items = items.size();
-  s.attempts = attempts.size();
-  if (attempts.empty()) {
-    s.items_without_success = items.size();
+  s.items = items;
+  s.attempts = spans.size();
+  longest.clear();
+  if (spans.empty()) {
+    s.items_without_success = items;
     return s;
   }
-  Micros first_start = attempts.front().start, last_end = attempts.front().end;
-  std::set<std::string> succeeded;
-  std::map<std::string, Micros> busy;
+  Micros first_start = spans.front().start, last_end = spans.front().end;
+  std::vector<bool> succeeded(items, false);
+  std::vector<Micros> busy(workers, 0);
+  std::vector<bool> ran(workers, false);
   std::vector<Micros> starts, ends;
-  for (const auto& a : attempts) {
+  for (const AttemptSpan& a : spans) {
     first_start = std::min(first_start, a.start);
     last_end = std::max(last_end, a.end);
-    s.total_work += a.duration();
-    s.work_time += a.work_time.value_or(0);
+    s.total_work += a.end - a.start;
+    s.work_time += a.work_time;
     if (a.outcome == Outcome::kFailed || a.outcome == Outcome::kCancelled) ++s.failed_attempts;
-    if (a.outcome == Outcome::kSucceeded) succeeded.insert(a.item_id);
-    if (a.worker.empty()) continue;
-    busy[a.worker] += a.duration();
+    if (a.outcome == Outcome::kSucceeded && a.item < items) succeeded[a.item] = true;
+    if (a.worker == AttemptSpan::kNoWorker) continue;
+    busy[a.worker] += a.end - a.start;
+    ran[a.worker] = true;
     if (a.end > a.start) {
       starts.push_back(a.start);
       ends.push_back(a.end);
     }
   }
   s.makespan = last_end - first_start;
-  for (const auto& item : items) s.items_without_success += succeeded.count(item.id) ? 0 : 1;
+  s.items_without_success = static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), false));
 
-  s.longest = attempts;
-  std::stable_sort(s.longest.begin(), s.longest.end(),
-                   [](const Attempt& a, const Attempt& b) { return a.duration() > b.duration(); });
-  s.longest.resize(std::min(longest, s.longest.size()));
+  longest.resize(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) longest[i] = i;
+  const std::size_t kept = std::min(longest_count, spans.size());
+  // Longest first; ties by start, item, worker, so the order the attempts come in does not matter.
+  auto longer = [&](std::size_t a, std::size_t b) {
+    const AttemptSpan& x = spans[a];
+    const AttemptSpan& y = spans[b];
+    return std::make_tuple(y.end - y.start, x.start, x.item, x.worker, a) <
+           std::make_tuple(x.end - x.start, y.start, y.item, y.worker, b);
+  };
+  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(kept), longest.end(), longer);
+  longest.resize(kept);
 
-  std::map<std::string, Micros> first_start_of;
-  for (const auto& a : attempts) {
-    auto [at, added] = first_start_of.try_emplace(a.item_id, a.start);
-    if (!added) at->second = std::min(at->second, a.start);
-  }
-  std::vector<QueuedItem> queued;
-  Micros first_submit = first_start;
-  for (const auto& item : items) {
-    s.has_submit_times = s.has_submit_times || item.submit_at > 0;
-    auto found = first_start_of.find(item.id);
-    if (found == first_start_of.end()) {
-      ++s.never_started;
-      continue;
-    }
-    queued.push_back(QueuedItem{item.submit_at, found->second});
-    first_submit = std::min(first_submit, item.submit_at);
-  }
-  if (s.has_submit_times) s.waits = summarize_waits(queued, first_submit, last_end);
-
-  s.workers = busy.size();
-  if (s.workers == 0) return s;
   std::vector<Micros> busy_times;
-  for (const auto& [worker, time] : busy) busy_times.push_back(time);
+  for (std::size_t w = 0; w < workers; ++w) {
+    if (ran[w]) busy_times.push_back(busy[w]);
+  }
+  s.workers = busy_times.size();
+  if (s.workers == 0) return s;
   std::sort(busy_times.begin(), busy_times.end());
   s.busy_min = busy_times.front();
   s.busy_median = rank(busy_times, 0.5);
   s.busy_max = busy_times.back();
   s.tail = straggler_tail(std::move(starts), std::move(ends), first_start, last_end, s.workers);
+  return s;
+}
+
+namespace {
+
+// Each planned item's wait from its submit time to its first start (data/queue_waits.h).
+void add_waits(const std::vector<WorkItem>& items, const std::vector<AttemptSpan>& spans, RunSummary& s) {
+  constexpr Micros kNever = -1;
+  std::vector<Micros> first_start(items.size(), kNever);
+  Micros last_end = 0;
+  for (const AttemptSpan& a : spans) {
+    last_end = std::max(last_end, a.end);
+    if (a.item >= items.size()) continue;
+    if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
+  }
+  std::vector<QueuedItem> queued;
+  Micros first_submit = last_end;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    s.has_submit_times = s.has_submit_times || items[i].submit_at > 0;
+    if (first_start[i] == kNever) {
+      ++s.never_started;
+      continue;
+    }
+    queued.push_back(QueuedItem{items[i].submit_at, first_start[i]});
+    first_submit = std::min({first_submit, items[i].submit_at, first_start[i]});
+  }
+  if (s.has_submit_times) s.waits = summarize_waits(queued, first_submit, last_end);
+}
+
+}  // namespace
+
+RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts, std::size_t longest) {
+  std::unordered_map<std::string, std::uint32_t> item_numbers;
+  for (const WorkItem& item : items) item_numbers.emplace(item.id, static_cast<std::uint32_t>(item_numbers.size()));
+  const auto unplanned = static_cast<std::uint32_t>(items.size());
+  std::unordered_map<std::string, std::uint32_t> worker_numbers;
+  std::vector<AttemptSpan> spans;
+  spans.reserve(attempts.size());
+  for (const Attempt& a : attempts) {
+    AttemptSpan span;
+    auto item = item_numbers.find(a.item_id);
+    span.item = item == item_numbers.end() ? unplanned : item->second;
+    if (!a.worker.empty()) {
+      span.worker = worker_numbers.emplace(a.worker, static_cast<std::uint32_t>(worker_numbers.size())).first->second;
+    }
+    span.start = a.start;
+    span.end = a.end;
+    span.outcome = a.outcome;
+    span.work_time = a.work_time.value_or(0);
+    spans.push_back(span);
+  }
+  std::vector<std::size_t> longest_positions;
+  RunSummary s = summarize_spans(spans, items.size(), worker_numbers.size(), longest, longest_positions);
+  for (std::size_t position : longest_positions) s.longest.push_back(attempts[position]);
+  add_waits(items, spans, s);
   return s;
 }
 

@@ -1,13 +1,16 @@
 // What happened in a run, in a few figures: how much work, the longest ranges, failures, how
 // evenly the workers were kept busy, and the straggler tail (how the run ended: how long it ran
 // on a few workers while the rest were idle). One summary and one definition of the tail for
-// every run, recorded, real or simulated: `millrace show` prints it for a stored run, and
-// `millrace simulate` computes the simulated run's tail with the same straggler_tail() and
-// prints it with the same rows (tail_rows), so the figures of a recording and of its replay
-// compare.
+// every run, recorded, real or simulated: the run spans from its first attempt's start to its
+// last attempt's end, and the workers are the named ones that ran attempts. `millrace show`
+// prints it for a stored run, `millrace run` for the real run it just drove, and `millrace
+// simulate` for the simulated run (computed from the scheduler's compact records with
+// summarize_spans, which summarize() also uses), so the figures of a recording, of its replay
+// and of a real run compare: the same attempts give the same summary wherever they come from.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@ struct StragglerTail {
   Micros below_tenth = 0;              // final stretch with fewer than 10% of the peak busy workers
   Micros last_alone = 0;               // how long the last attempt ran with nothing else running
   double utilisation_last_tenth = 0;   // busy share of the workers in the last 10% of the span
+  friend bool operator==(const StragglerTail&, const StragglerTail&) = default;
 };
 
 // `starts` and `ends` of the attempts on workers (each attempt's end after its start), each in
@@ -61,13 +65,32 @@ struct RunSummary {
   StragglerTail tail;
 
   // Queue waits (submit -> first start), when the items have submit times (some submit_at > 0);
-  // the span runs from the first submit to the last end.
+  // the span runs from the first submit to the last end. Filled by summarize(), which sees the items.
   bool has_submit_times = false;
   std::size_t never_started = 0;         // planned items without any attempt
   WaitSummary waits;
+  friend bool operator==(const RunSummary&, const RunSummary&) = default;
 };
 
 RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,
                      std::size_t longest = 5);
+
+// One attempt as the summary reads it, its item and its worker by number: a run's attempts
+// without their strings, as a simulation keeps them.
+struct AttemptSpan {
+  static constexpr std::uint32_t kNoWorker = UINT32_MAX;  // not on a named worker
+  std::uint32_t item = 0;                                 // >= the item count: not in the plan
+  std::uint32_t worker = kNoWorker;                       // < the run's worker count
+  Micros start = 0;
+  Micros end = 0;
+  Outcome outcome = Outcome::kSucceeded;
+  Micros work_time = 0;
+};
+
+// The summary of `spans` (a run of `items` items on `workers` numbered workers), all but the
+// longest attempts themselves: `longest` gets the positions in `spans` of the longest ones,
+// longest first (ties: the earlier start, then the lower item and worker), at most `longest_count`.
+RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t items, std::size_t workers,
+                           std::size_t longest_count, std::vector<std::size_t>& longest);
 
 }  // namespace millrace::data

@@ -11,6 +11,10 @@ class CostBalancedPartitioner : public Partitioner {
   std::string name() const override { return "cost-balanced"; }
   std::string description() const override { return "equal predicted cost per range (needs --model)"; }
   Partition partition(const PartitionParams& params) const override;
+  // One range per worker unless a range count is given.
+  void fill_defaults(PartitionParams& params) const override {
+    if (params.ranges < 1) params.ranges = params.workers;
+  }
 };
 
 }  // namespace millrace::partitioners

@@ -5,6 +5,9 @@
 // from the top down. Segment ends and cuts are aligned.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "partitioners/partitioner.h"
 
 namespace millrace::partitioners {
@@ -16,6 +19,10 @@ class LogarithmicPartitioner : public Partitioner {
     return "first half in P=--workers ranges, then halving lengths down to --floor";
   }
   Partition partition(const PartitionParams& params) const override;
+  // Without a floor: a 16th of what one round of P = workers ranges over the span would hold.
+  void fill_defaults(PartitionParams& params) const override {
+    if (params.floor < 1) params.floor = std::max<std::int64_t>(1, params.span.count / (16LL * params.workers));
+  }
 };
 
 }  // namespace millrace::partitioners

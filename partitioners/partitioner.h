@@ -42,6 +42,10 @@ class Partitioner {
   virtual std::string description() const = 0;
   // Throws data::Error naming the partitioner for bad parameters.
   virtual Partition partition(const PartitionParams& params) const = 0;
+  // The generator's own defaults, for callers that give a span and a worker count and leave the
+  // rest open (compare, plan): fills the parameters left at 0 from span and workers (> 0). A
+  // generator with nothing to default keeps this.
+  virtual void fill_defaults(PartitionParams& /*params*/) const {}
 };
 
 }  // namespace millrace::partitioners

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "data/error.h"
+#include "data/registry.h"
 #include "partitioners/cost_balanced.h"
 #include "partitioners/logarithmic.h"
 #include "partitioners/optimal.h"
@@ -13,35 +13,41 @@ namespace millrace::partitioners {
 
 namespace {
 
-std::vector<std::unique_ptr<Partitioner>> make_registry() {
-  std::vector<std::unique_ptr<Partitioner>> all;
-  all.push_back(std::make_unique<UniformPartitioner>());
-  all.push_back(std::make_unique<LogarithmicPartitioner>());
-  all.push_back(std::make_unique<CostBalancedPartitioner>());
-  all.push_back(std::make_unique<OptimalPartitioner>());
+using PartitionerRegistry = data::Registry<std::unique_ptr<Partitioner>>;
+
+void add(PartitionerRegistry& registry, std::unique_ptr<Partitioner> partitioner) {
+  std::string name = partitioner->name();
+  registry.add(std::move(name), std::move(partitioner));
+}
+
+// Every generator, in the order help texts list them.
+PartitionerRegistry make_registry() {
+  PartitionerRegistry all("partitioner");
+  add(all, std::make_unique<UniformPartitioner>());
+  add(all, std::make_unique<LogarithmicPartitioner>());
+  add(all, std::make_unique<CostBalancedPartitioner>());
+  add(all, std::make_unique<OptimalPartitioner>());
   return all;
 }
 
-const std::vector<std::unique_ptr<Partitioner>>& registry() {
-  static const std::vector<std::unique_ptr<Partitioner>> all = make_registry();
+const PartitionerRegistry& registry() {
+  static const PartitionerRegistry all = make_registry();
   return all;
 }
 
 }  // namespace
 
-std::vector<std::string> partitioner_names() {
-  std::vector<std::string> names;
-  for (const auto& p : registry()) names.push_back(p->name());
-  return names;
+std::vector<std::string> partitioner_names() { return registry().names(); }
+
+std::string partitioner_list(const std::string& separator) { return registry().known(separator); }
+
+const Partitioner& find_partitioner(const std::string& name, const std::string& input) {
+  return *registry().find(name, input);
 }
 
-const Partitioner& find_partitioner(const std::string& name) {
-  std::string known;
-  for (const auto& p : registry()) {
-    if (p->name() == name) return *p;
-    known += (known.empty() ? "" : ", ") + p->name();
-  }
-  throw data::Error("partitioner '" + name + "'", "unknown (known: " + known + ")");
+PartitionParams with_defaults(const std::string& name, PartitionParams params) {
+  find_partitioner(name).fill_defaults(params);
+  return params;
 }
 
 Partition make_partition(const std::string& name, const PartitionParams& params) {

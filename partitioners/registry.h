@@ -1,5 +1,8 @@
-// The partitioners by name, so a config or the CLI can pick one. make_partition runs the
-// named generator and passes its output through the shared validator.
+// The partitioners by name (data/registry.h), so a config or the CLI can pick one.
+// make_partition runs the named generator and passes its output through the shared validator;
+// with_defaults fills what a caller giving only span and workers left open, each generator with
+// its own defaults (Partitioner::fill_defaults). A new generator is a file of its own and one
+// line in registry.cc.
 #pragma once
 
 #include <string>
@@ -10,8 +13,13 @@
 namespace millrace::partitioners {
 
 std::vector<std::string> partitioner_names();
-// Throws data::Error naming the requested name and listing the known ones.
-const Partitioner& find_partitioner(const std::string& name);
+// "uniform, logarithmic, ..." (or joined by `separator`), for help texts.
+std::string partitioner_list(const std::string& separator = ", ");
+// Throws data::Error naming `input` (the option that gave the name) and the name, listing the
+// known ones.
+const Partitioner& find_partitioner(const std::string& name, const std::string& input = "--partitioner");
+// `params` with the named generator's defaults for `params.workers` (> 0) filled in.
+PartitionParams with_defaults(const std::string& name, PartitionParams params);
 Partition make_partition(const std::string& name, const PartitionParams& params);
 
 }  // namespace millrace::partitioners

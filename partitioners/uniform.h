@@ -13,6 +13,10 @@ class UniformPartitioner : public Partitioner {
   std::string name() const override { return "uniform"; }
   std::string description() const override { return "equal unit counts (by --ranges, or --range-length from the top)"; }
   Partition partition(const PartitionParams& params) const override;
+  // One range per worker unless a range count or a range length is given.
+  void fill_defaults(PartitionParams& params) const override {
+    if (params.ranges < 1 && params.range_length < 1) params.ranges = params.workers;
+  }
 };
 
 }  // namespace millrace::partitioners

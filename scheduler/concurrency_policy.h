@@ -1,7 +1,7 @@
 // Concurrency policies decide how many attempts may be in flight now and on which worker: a
 // fixed pool of long-lived workers, one Job per item under caps, a deadline-driven autoscaled
 // pool, or a pool that makes do with what the cluster can place. They are registered by name
-// so a config or the CLI picks one; the scheduler core only talks to this interface.
+// (below) so a config or the CLI picks one; the scheduler core only talks to this interface.
 #pragma once
 
 #include <cstddef>
@@ -70,12 +70,14 @@ class ConcurrencyPolicy {
 
 using PolicyFactory = std::function<std::unique_ptr<ConcurrencyPolicy>(const PolicyParams&)>;
 
-// Registers (or replaces) a policy under `name`. The built-in ones are fixed-pool, job-per-item,
-// autoscale and partial.
-void register_policy(const std::string& name, PolicyFactory factory);
+// The policies are registered by name in concurrency_policy.cc (data/registry.h), one line each:
+// fixed-pool, partial, autoscale, job-per-item. A new policy is a class of its own and one line
+// there.
 // Throws data::Error naming the policy when it is unknown (listing the known names) or when its
 // parameters are out of range.
 std::unique_ptr<ConcurrencyPolicy> make_policy(const std::string& name, const PolicyParams& params);
 std::vector<std::string> policy_names();
+// "fixed-pool, partial, ...", for help texts.
+std::string policy_list();
 
 }  // namespace millrace::scheduler

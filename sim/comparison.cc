@@ -90,10 +90,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
   p.span = spec.span;
   p.model = spec.model;
   p.workers = workers;
-  const bool counted = p.ranges > 0 || (name == "uniform" && p.range_length > 0);
-  if (!counted && (name == "uniform" || name == "cost-balanced")) p.ranges = workers;
-  if (name == "logarithmic" && p.floor < 1) p.floor = std::max<std::int64_t>(1, spec.span.count / (16LL * workers));
-  return p;
+  return partitioners::with_defaults(name, p);
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
@@ -121,7 +118,7 @@ void validate(const ComparisonSpec& spec) {
   }
   if (spec.replicas < 1) throw data::Error("--replicas " + std::to_string(spec.replicas), "must be >= 1");
   if (spec.orders.empty()) throw data::Error("--order", "needs at least one queue order");
-  for (const std::string& name : spec.partitioners) partitioners::find_partitioner(name);
+  for (const std::string& name : spec.partitioners) partitioners::find_partitioner(name, "--partitioners");
   scheduler::make_policy(spec.base.scheduler.policy, spec.base.scheduler.params);
   if (!spec.partitioners.empty() && spec.model == nullptr) {
     throw data::Error("--partitioners", "simulating a new partition needs a cost model (--model)");
@@ -284,7 +281,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
                    : plan.durations;
     const SimulationResult r = simulate(
         plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
-    results[i] = {r.makespan, r.utilisation, r.node_hours, r.tail.below_tenth, r.failed_attempts,
+    results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
                   r.run_failed || r.stalled, r.waits};
   });
 

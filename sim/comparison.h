@@ -50,8 +50,8 @@ struct ComparisonSpec {
   // (policy, retry); nodes, workers and order are set per combination.
   SimulationConfig base;
   // Partition parameters shared by all generators (ranges, range_length, overlap, align, floor);
-  // span, model and workers are set per combination. A generator missing its count gets one
-  // range per worker (uniform, cost-balanced); logarithmic without a floor gets span / (16 W).
+  // span, model and workers are set per combination, and each generator fills what is left open
+  // with its own defaults (partitioners::with_defaults).
   partitioners::PartitionParams partition;
   // A recorded run replayed as a baseline ("recorded" rows): its plan, recorded durations, and
   // predictions from the model for the lpt order.

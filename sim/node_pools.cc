@@ -12,12 +12,23 @@
 #include "data/importers/text_input.h"
 #include "data/importers/whole_text.h"
 #include "data/quantity.h"
+#include "data/registry.h"
 
 namespace millrace::sim {
 
 namespace {
 
-constexpr const char* kPlacementNames[] = {"first-fit", "most-allocated", "least-allocated"};
+const data::Registry<Placement>& placements() {
+  static const data::Registry<Placement> registry = [] {
+    data::Registry<Placement> r("placement");
+    r.add("first-fit", Placement::kFirstFit);
+    r.add("most-allocated", Placement::kMostAllocated);
+    r.add("least-allocated", Placement::kLeastAllocated);
+    return r;
+  }();
+  return registry;
+}
+
 constexpr std::string_view kCapacityPrefix = "capacity.";
 
 std::vector<NodePool> read_csv(const std::string& path) {
@@ -96,13 +107,15 @@ std::vector<NodePool> read_json(const std::string& path) {
 }  // namespace
 
 Placement placement_named(const std::string& name, const std::string& where) {
-  for (int p = 0; p < 3; ++p) {
-    if (name == kPlacementNames[p]) return static_cast<Placement>(p);
-  }
-  throw data::Error(where, "unknown placement '" + name + "' (first-fit, most-allocated, least-allocated)");
+  return placements().find(name, where);
 }
 
-const char* to_string(Placement placement) { return kPlacementNames[static_cast<int>(placement)]; }
+const char* to_string(Placement placement) {
+  for (const auto& [name, entry] : placements().entries()) {
+    if (entry == placement) return name.c_str();
+  }
+  return "?";
+}
 
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where) {
   std::set<std::string> names;

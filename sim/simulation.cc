@@ -25,44 +25,46 @@ struct Dispatch {
 
 using AttemptRecord = scheduler::Scheduler::AttemptRecord;
 
-// The run's straggler tail (data::straggler_tail) over the attempts on named workers, the run
-// spanning from time 0 to its makespan. `on_worker[w]`: worker record w is a named worker.
-data::StragglerTail tail_of(const std::vector<AttemptRecord>& attempts, const std::vector<bool>& on_worker,
-                            data::Micros makespan, std::size_t workers) {
-  // Attempts are logged as they end; their starts, laid out in submission (handle) order, are
-  // nearly always sorted already, which spares the sort.
-  scheduler::AttemptHandle last_handle = 0;
-  for (const AttemptRecord& a : attempts) last_handle = std::max(last_handle, a.handle);
-  constexpr data::Micros kNone = -1;
-  std::vector<data::Micros> start_by_handle(last_handle + 1, kNone);
-  std::vector<data::Micros> ends;
-  ends.reserve(attempts.size());
-  for (const AttemptRecord& a : attempts) {
-    if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker] || a.end <= a.start) continue;
-    start_by_handle[a.handle] = a.start;
-    ends.push_back(a.end);
+// The run's summary (data::summarize_spans, the one every run gets) from the scheduler's
+// records: the attempts on named workers are the workers' (`on_worker[w]`: worker record w is one).
+data::RunSummary summary_of(const scheduler::Scheduler& core, const std::vector<bool>& on_worker) {
+  const std::vector<AttemptRecord>& log = core.attempt_records();
+  std::vector<data::AttemptSpan> spans;
+  spans.reserve(log.size());
+  for (const AttemptRecord& a : log) {
+    data::AttemptSpan span;
+    span.item = a.item;
+    if (a.worker != scheduler::Scheduler::kNoWorkerRecord && on_worker[a.worker]) span.worker = a.worker;
+    span.start = a.start;
+    span.end = a.end;
+    span.outcome = a.outcome;
+    spans.push_back(span);
   }
-  std::vector<data::Micros> starts;
-  starts.reserve(ends.size());
-  for (data::Micros start : start_by_handle) {
-    if (start != kNone) starts.push_back(start);
-  }
-  return data::straggler_tail(std::move(starts), std::move(ends), 0, makespan, workers);
+  std::vector<std::size_t> longest;
+  data::RunSummary summary = data::summarize_spans(spans, core.items().size(), on_worker.size(), 5, longest);
+  for (std::size_t position : longest) summary.longest.push_back(core.attempt(log[position]));
+  return summary;
 }
 
-// The most attempts running at once.
-std::size_t peak_in_flight(const std::vector<AttemptRecord>& log) {
+// On node pools a node runs several pods at once: the straggler tail's share is of the most
+// pods running at once, not of the nodes (over the attempts' span, as summarize_spans has it).
+data::StragglerTail pods_tail(const std::vector<AttemptRecord>& log) {
+  std::vector<data::Micros> starts, ends;
   std::vector<std::pair<data::Micros, int>> changes;
-  changes.reserve(2 * log.size());
   for (const AttemptRecord& a : log) {
     if (a.end <= a.start) continue;
+    starts.push_back(a.start);
+    ends.push_back(a.end);
     changes.emplace_back(a.start, 1);
     changes.emplace_back(a.end, -1);
   }
+  if (starts.empty()) return {};
   std::sort(changes.begin(), changes.end());  // at equal times, ends (-1) before starts
   long running = 0, peak = 0;
   for (const auto& [at, change] : changes) peak = std::max(peak, running += change);
-  return static_cast<std::size_t>(peak);
+  const data::Micros first = *std::min_element(starts.begin(), starts.end());
+  const data::Micros last = *std::max_element(ends.begin(), ends.end());
+  return data::straggler_tail(std::move(starts), std::move(ends), first, last, static_cast<std::size_t>(peak));
 }
 
 // Each item's wait from its submit time to the start of its first attempt.
@@ -135,7 +137,6 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   result.cap = result.status.target;
   const std::vector<AttemptRecord>& log = core.attempt_records();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
-  result.attempts = log.size();
   std::vector<WorkerUsage> usage(core.worker_count());
   std::vector<bool> on_worker(core.worker_count(), false);
   for (std::uint32_t w = 0; w < usage.size(); ++w) {
@@ -144,7 +145,6 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   }
   for (const AttemptRecord& a : log) {
     result.makespan = std::max(result.makespan, a.end);
-    if (a.outcome != data::Outcome::kSucceeded) ++result.failed_attempts;
     if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker]) continue;
     WorkerUsage& w = usage[a.worker];
     w.busy += a.end - a.start;
@@ -163,6 +163,7 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
                          (static_cast<double>(result.makespan) * static_cast<double>(result.workers.size()));
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
+  result.summary = summary_of(core, on_worker);
   result.waits = waits_of(core, log, result.makespan);
   if (const PoolNodes* nodes = cluster.pool_nodes()) {
     result.node_hours = 0;
@@ -184,10 +185,8 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
     }
     result.utilisation = offered > 0 ? allocated / offered : 0;
     result.waits_by_short_resource = cluster.waits_by_short_resource();
+    result.summary.tail = pods_tail(log);
   }
-  // On node pools a node runs several pods at once: the tail's share is of the peak pods.
-  const std::size_t lanes = cluster.pool_nodes() ? peak_in_flight(log) : result.workers.size();
-  result.tail = tail_of(log, on_worker, result.makespan, lanes);
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
@@ -213,10 +212,10 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
       {"busy_us", r.busy},
       {"utilisation", r.utilisation},
       {"node_hours", r.node_hours},
-      {"attempts", r.attempts},
-      {"failed_attempts", r.failed_attempts},
+      {"attempts", r.summary.attempts},
+      {"failed_attempts", r.summary.failed_attempts},
       {"events", r.events},
-      {"tail", data::to_json(r.tail)},
+      {"tail", data::to_json(r.summary.tail)},
       {"workers", workers},
       {"status", scheduler::to_json(r.status)},
   };
@@ -240,9 +239,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
 }
 
 void print_table(const SimulationResult& r, std::ostream& out) {
-  std::vector<data::Micros> busy;
-  for (const WorkerUsage& w : r.workers) busy.push_back(w.busy);
-  std::sort(busy.begin(), busy.end());
+  const data::RunSummary& s = r.summary;
   char line[160];
   auto row = [&](const char* key, const std::string& value) {
     std::snprintf(line, sizeof line, "%-28s %s\n", key, value.c_str());
@@ -256,12 +253,12 @@ void print_table(const SimulationResult& r, std::ostream& out) {
   row("policy", r.policy + " (order " + r.order + ", seed " + std::to_string(r.seed) + ")");
   row("items", std::to_string(r.items) + " (" + std::to_string(r.succeeded) + " succeeded, " +
                    std::to_string(r.failed_items) + " failed" + (r.stalled ? ", STALLED" : "") + ")");
-  row("attempts", std::to_string(r.attempts) + " (" + std::to_string(r.failed_attempts) + " failed)");
+  row("attempts", std::to_string(r.summary.attempts) + " (" + std::to_string(r.summary.failed_attempts) + " failed)");
   row("makespan", data::duration_text(r.makespan));
   row("critical path (lower bound)", data::duration_text(r.critical_path));
   row("queue wait (submit->start)", data::waits_text(r.waits));
   if (r.pools.empty()) {
-    row("workers", std::to_string(r.cap) + " (cap; " + std::to_string(r.workers.size()) + " ran attempts)");
+    row("workers", std::to_string(r.cap) + " (cap; " + std::to_string(s.workers) + " ran attempts)");
   } else {
     row("concurrency cap", std::to_string(r.cap));
     for (const PoolUsage& p : r.pools) {
@@ -276,15 +273,14 @@ void print_table(const SimulationResult& r, std::ostream& out) {
     }
     if (!short_text.empty()) row("pods that waited for room", short_text);
   }
-  if (!busy.empty()) {
-    row("worker busy min/median/max", data::duration_text(busy.front()) + " / " +
-                                          data::duration_text(busy[busy.size() / 2]) + " / " +
-                                          data::duration_text(busy.back()));
+  if (s.workers > 0) {
+    row("worker busy min/median/max", data::duration_text(s.busy_min) + " / " + data::duration_text(s.busy_median) +
+                                          " / " + data::duration_text(s.busy_max));
   }
   row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
   row(r.pools.empty() ? "utilisation" : "utilisation (first resource)", number(100 * r.utilisation, "%.1f %%"));
   row(r.pools.empty() ? "node-hours (pod slot time)" : "node-hours (pools)", number(r.node_hours, "%.2f"));
-  for (const data::TailRow& tail : data::tail_rows(r.tail)) row(tail.label, tail.value);
+  for (const data::TailRow& tail : data::tail_rows(r.summary.tail)) row(tail.label, tail.value);
   row("events", std::to_string(r.events));
 }
 

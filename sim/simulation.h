@@ -67,10 +67,11 @@ struct SimulationResult {
   data::WaitSummary waits;             // submit -> first start, over [0, makespan]
   std::vector<PoolUsage> pools;        // with node pools
   std::map<std::string, std::size_t> waits_by_short_resource;  // pods that waited for room
-  std::size_t attempts = 0;
-  std::size_t failed_attempts = 0;
   std::uint64_t events = 0;            // engine events handled
-  data::StragglerTail tail;           // data/run_summary.h: the one definition of the tail
+  // The run's summary as every run gets it (data/run_summary.h): attempts, failures, workers'
+  // busy time, the straggler tail; its span is the attempts' (first start to last end), where
+  // makespan above counts from the simulation's time 0.
+  data::RunSummary summary;
   std::vector<WorkerUsage> workers;    // by name
   std::vector<data::Attempt> attempt_log;  // every attempt, in the order they finished (if kept)
   std::vector<TimelineEntry> timeline;

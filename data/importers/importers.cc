@@ -1,10 +1,9 @@
 #include "data/importers/importers.h"
 
-#include <algorithm>
 #include <filesystem>
-#include <map>
 
 #include "data/error.h"
+#include "data/registry.h"
 #include "data/importers/csv_importer.h"
 #include "data/importers/ethereum_importer.h"
 #include "data/importers/json_importer.h"
@@ -20,17 +19,6 @@ namespace millrace::data::importers {
 
 namespace {
 
-using TraceReader = Run (*)(const std::string&, TraceSink&);
-
-const std::map<std::string, TraceReader>& trace_readers() {
-  static const std::map<std::string, TraceReader> readers = {
-      {"csv", read_timing_csv},          {"json", read_timing_json},
-      {"swf", read_swf},                 {"stellar-log", read_stellar_log},
-      {"stellar-csv", read_stellar_csv}, {"stellar-metrics", read_stellar_metrics},
-      {"stellar-status", read_stellar_status}};
-  return readers;
-}
-
 // "NASA-iPSC-1993-3.1-cln.swf.gz" -> "NASA-iPSC-1993-3.1-cln"
 std::string stem(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
@@ -43,23 +31,34 @@ std::string stem(const std::string& path) {
   return name;
 }
 
-TraceReader trace_reader(const std::string& format) {
-  check_import_format(format);
-  return trace_readers().at(format);
+CostProfile read_profile_series(const std::string& path, const ImportOptions& options) {
+  CostProfile profile = read_cost_profile(path);
+  profile.name = options.name.empty() ? stem(path) : options.name;
+  return profile;
 }
 
-// The formats that import as a per-unit cost profile rather than as a run.
-bool is_profile_format(const std::string& format) { return format == "ethereum" || format == "profile"; }
-
-CostProfile read_profile(const std::string& format, const std::string& path, const ImportOptions& options) {
-  if (format == "profile") {
-    CostProfile profile = read_cost_profile(path);
-    profile.name = options.name.empty() ? stem(path) : options.name;
-    return profile;
-  }
+CostProfile read_ethereum(const std::string& path, const ImportOptions& options) {
   CostProfile profile = read_ethereum_profile(path, ethereum_series_from_string(options.series));
   if (!options.name.empty()) profile.name = options.name;
   return profile;
+}
+
+ImportFormat run_format(ImportFormat::TraceReader read) { return {read, nullptr}; }
+ImportFormat profile_format(ImportFormat::ProfileReader read) { return {nullptr, read}; }
+
+// Every format, in the order help texts list them.
+const Registry<ImportFormat>& registry() {
+  static const Registry<ImportFormat> formats = Registry<ImportFormat>("import format")
+                                                     .add("csv", run_format(read_timing_csv))
+                                                     .add("json", run_format(read_timing_json))
+                                                     .add("swf", run_format(read_swf))
+                                                     .add("ethereum", profile_format(read_ethereum))
+                                                     .add("stellar-log", run_format(read_stellar_log))
+                                                     .add("stellar-csv", run_format(read_stellar_csv))
+                                                     .add("stellar-metrics", run_format(read_stellar_metrics))
+                                                     .add("stellar-status", run_format(read_stellar_status))
+                                                     .add("profile", profile_format(read_profile_series));
+  return formats;
 }
 
 // Runs `read` with an exhausted memory reported against the input rather than as a bare
@@ -75,29 +74,22 @@ auto naming_the_input(const std::string& path, Read read) {
 
 }  // namespace
 
-const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats = {"csv", "json", "swf", "ethereum", "stellar-log", "stellar-csv",
-                                                     "stellar-metrics", "stellar-status", "profile"};
-  return formats;
-}
+std::vector<std::string> import_formats() { return registry().names(); }
 
-void check_import_format(const std::string& format) {
-  const auto& formats = import_formats();
-  if (std::find(formats.begin(), formats.end(), format) != formats.end()) return;
-  std::string known;
-  for (const auto& f : formats) known += (known.empty() ? "" : ", ") + f;
-  throw Error("--format " + format, "unknown import format (known: " + known + ")");
-}
+std::string import_format_list(const std::string& separator) { return registry().known(separator); }
+
+const ImportFormat& find_import_format(const std::string& format) { return registry().find(format, "--format"); }
 
 ParsedInput parse_input(const std::string& format, const std::string& path, const ImportOptions& options) {
   return naming_the_input(path, [&] {
+    const ImportFormat& reader = find_import_format(format);
     ParsedInput parsed;
-    if (is_profile_format(format)) {
-      parsed.profile = read_profile(format, path, options);
+    if (reader.read_profile != nullptr) {
+      parsed.profile = reader.read_profile(path, options);
       return parsed;
     }
     TraceBuilder builder;
-    Run run = trace_reader(format)(path, builder);
+    Run run = reader.read_trace(path, builder);
     run.name = options.name.empty() ? stem(path) : options.name;
     parsed.trace = builder.finish(run);
     return parsed;
@@ -122,11 +114,11 @@ ImportResult store_input(TraceStore& store, const ParsedInput& input) {
 
 ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
                          const ImportOptions& options) {
-  if (is_profile_format(format)) return store_input(store, parse_input(format, path, options));
+  const ImportFormat& reader = find_import_format(format);
+  if (reader.read_profile != nullptr) return store_input(store, parse_input(format, path, options));
   return naming_the_input(path, [&] {
-    const TraceReader read = trace_reader(format);
     StagedImport staged(store);
-    Run run = read(path, staged);
+    Run run = reader.read_trace(path, staged);
     run.name = options.name.empty() ? stem(path) : options.name;
     ImportResult result;
     result.run_id = staged.publish(run);

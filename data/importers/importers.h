@@ -21,6 +21,7 @@
 
 #include "data/cost_profile.h"
 #include "data/importers/trace.h"
+#include "data/importers/trace_sink.h"
 #include "data/trace_store.h"
 
 namespace millrace::data::importers {
@@ -44,9 +45,21 @@ struct ParsedInput {
   std::optional<CostProfile> profile;
 };
 
-const std::vector<std::string>& import_formats();
-// Throws Error naming "--format F" unless `format` is one of import_formats().
-void check_import_format(const std::string& format);
+// How one format reads its input: as a run (streamed into a TraceSink) or as a cost profile.
+// Exactly one of the two is set. The formats are registered by name in importers.cc
+// (data/registry.h), one line each: a new format is a reader of its own and one line there.
+struct ImportFormat {
+  using TraceReader = Run (*)(const std::string& path, TraceSink& sink);
+  using ProfileReader = CostProfile (*)(const std::string& path, const ImportOptions& options);
+  TraceReader read_trace = nullptr;
+  ProfileReader read_profile = nullptr;
+};
+
+std::vector<std::string> import_formats();
+// "csv|json|..." (joined by `separator`), for help texts.
+std::string import_format_list(const std::string& separator = ", ");
+// Throws Error naming --format and `format`, listing the known formats, unless it is one.
+const ImportFormat& find_import_format(const std::string& format);
 
 // Parses the whole input (nothing is written); throws Error naming the input on an unknown
 // format or a malformed file.

@@ -97,6 +97,22 @@ TEST_F(RunCommandTest, WorkerPoolModeOnTheLocalClusterIsRefusedBeforeAnythingIsR
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
+// The real run's report is its summary as `show` prints it for the stored run, failed attempts
+// and the straggler tail included: one summary for recorded, simulated and real runs.
+TEST_F(RunCommandTest, TheReportOfARealRunIsTheSummaryShowPrintsOfIt) {
+  Result result = run(run_args("sleep 0.05; test {attempt} -gt 1 || test {first} -ne 0 || exit 3", 6, 2));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string done = "run 1: 6/6 items succeeded\n";
+  const std::size_t at = result.out.find(done);
+  ASSERT_NE(at, std::string::npos) << result.out;
+  const std::string report = result.out.substr(at + done.size());
+  Result shown = run({"show", "--store", store, "1"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(report, shown.out);
+  EXPECT_NE(report.find("  attempts:       7 (1 failed or cancelled)"), std::string::npos) << report;
+  EXPECT_NE(report.find("  tail: last attempt alone"), std::string::npos) << report;
+}
+
 TEST_F(RunCommandTest, ResumingAnUnknownRunNamesIt) {
   Result result = run({"run", "--store", store, "--resume", "7"});
   EXPECT_EQ(result.exit_code, 1);

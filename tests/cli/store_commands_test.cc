@@ -100,7 +100,7 @@ TEST_F(Cli, AMalformedFileIsOneErrorLineAndLeavesTheStoreUnchanged) {
 
 TEST_F(Cli, AnUnknownFormatIsOneErrorLineAndCreatesNoStore) {
   expect_one_line_error(millrace("import --store " + store() + " --format xml " + kStellarCsv),
-                        "--format xml: unknown import format");
+                        "--format: unknown import format 'xml' (known: csv, json, swf,");
   EXPECT_FALSE(std::filesystem::exists(store()));
 }
 
@@ -134,7 +134,7 @@ TEST_F(Cli, FitsTheBundledRecordingAndPartitionsWithTheModel) {
 
 TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
   expect_one_line_error(millrace("partition --span 0:100 --partitioner fastest --ranges 2"),
-                        "partitioner 'fastest': unknown (known: uniform, logarithmic, cost-balanced, optimal)");
+                        "--partitioner: unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)");
   const std::string bad = dir_.file("bad.json");
   write_file(bad, "{\"format\":\"millrace-cost-model\",\"version\":1}");
   expect_one_line_error(millrace("partition --span 0:100 --partitioner optimal --ranges 2 --model " + bad),

@@ -16,6 +16,7 @@
 #include "data/importers/importers.h"
 #include "data/importers/staged_import.h"
 #include "data/trace_store.h"
+#include "tests/data/import_samples.h"
 #include "tests/data/store_fixture.h"
 
 namespace millrace::data {
@@ -32,31 +33,9 @@ std::vector<std::int64_t> all_rows(const TraceStore& store) {
   return counts;
 }
 
-// A format with a valid input in LF form; the BOM and CRLF variants must import the same run.
-struct Sample {
-  std::string format;
-  std::string file;
-  std::string content;
-};
-
-const std::string kLogLine =
-    "[12:06:41 INF] job monitor query 'http://m/metrics', got response: {\"metrics\": "
-    "[\"38463/16320|7|11.9441ms|46s\", \"54463/16320|8|1.5e+03ms|42s\"]}\n";
-
-std::vector<Sample> samples() {
-  return {
-      {"csv", "t.csv", "item,worker,duration_s\na,w,1\nb,w,2.5\n"},
-      {"json", "t.json", "[{\"item\": \"a\", \"worker\": \"w\", \"duration_s\": 1},\n{\"item\": \"b\", \"duration_s\": 2}]\n"},
-      {"swf", "t.swf", "; Version: 2.2\n1 0 -1 10 4 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
-                       "2 5 -1 20 4 -1 -1 -1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"},
-      {"stellar-csv", "s.csv", "end_ledger,ledger_count,first_ledger,worker_id,tx_apply_ms,total_s\n"
-                               "38463,16320,22144,7,11.9441,46\n54463,16320,38144,8,1500,42\n"},
-      {"stellar-metrics", "m.txt", "38463/16320|7|11.9441|46s\n54463/16320|8|1500|42s\n"},
-      {"stellar-log", "s.log", "[12:06:41 INF] No job left\n" + kLogLine + "[12:06:41 INF] Finished mission: X\n"},
-      {"stellar-status", "st.json", "{\"num_remain\": 1, \"num_succeeded\": 2, \"jobs_failed\": [\"100/10|pod-1\"],\n"
-                                    "\"jobs_in_progress\": [\"200/10\"], \"workers\": []}\n"},
-  };
-}
+using testing::ImportSample;
+using testing::text_samples;
+using testing::kLogLine;
 
 std::string crlf(const std::string& text) {
   std::string out;
@@ -64,10 +43,10 @@ std::string crlf(const std::string& text) {
   return out;
 }
 
-class EveryFormatText : public ::testing::TestWithParam<Sample> {};
+class EveryFormatText : public ::testing::TestWithParam<ImportSample> {};
 
 TEST_P(EveryFormatText, AByteOrderMarkAndCrlfLineEndsImportTheSameRun) {
-  const Sample& s = GetParam();
+  const ImportSample& s = GetParam();
   TempDir dir;
   auto reference = importers::parse_input(s.format, (write_file(dir.file(s.file), s.content), dir.file(s.file)));
   for (const std::string& variant : {kBom + s.content, crlf(s.content), kBom + crlf(s.content)}) {
@@ -79,7 +58,7 @@ TEST_P(EveryFormatText, AByteOrderMarkAndCrlfLineEndsImportTheSameRun) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Importers, EveryFormatText, ::testing::ValuesIn(samples()),
+INSTANTIATE_TEST_SUITE_P(Importers, EveryFormatText, ::testing::ValuesIn(text_samples()),
                          [](const auto& info) {
                            std::string name;
                            for (char c : info.param.format) name += c == '-' ? '_' : c;

@@ -168,7 +168,9 @@ TEST(MalformedImport, UnknownFormatNamesTheFormat) {
     importers::import_file(store, "xml", dir.file("x.xml"));
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.input(), "--format xml");
+    EXPECT_EQ(e.input(), "--format");
+    EXPECT_EQ(e.problem(), "unknown import format 'xml' (known: csv, json, swf, ethereum, stellar-log, stellar-csv, "
+                           "stellar-metrics, stellar-status, profile)");
   }
 }
 

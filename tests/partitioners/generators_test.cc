@@ -175,9 +175,52 @@ TEST(PartitionerErrors, UnknownNameListsTheKnownOnes) {
     make_partition("fastest", PartitionParams{});
     FAIL();
   } catch (const data::Error& e) {
-    EXPECT_EQ(e.input(), "partitioner 'fastest'");
-    EXPECT_THAT(e.problem(), HasSubstr("uniform, logarithmic, cost-balanced, optimal"));
+    EXPECT_EQ(e.input(), "--partitioner");
+    EXPECT_EQ(e.problem(), "unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)");
   }
+}
+
+// Every registered generator runs from a span, a model and a worker count alone (what compare
+// and plan give it), its own defaults filling the rest.
+TEST(PartitionerDefaults, EveryGeneratorRunsFromSpanAndWorkersAlone) {
+  const data::CostModel model = small_profile(0);
+  for (const std::string& name : partitioner_names()) {
+    PartitionParams params;
+    params.span = {0, 10};
+    params.model = &model;
+    params.workers = 3;
+    SCOPED_TRACE(name);
+    EXPECT_THROW(make_partition(name, {}), data::Error);  // nothing given: refused, not defaulted
+    const Partition partition = make_partition(name, with_defaults(name, params));
+    EXPECT_FALSE(partition.ranges.empty());
+  }
+}
+
+TEST(PartitionerDefaults, EachGeneratorFillsOnlyWhatIsLeftOpen) {
+  PartitionParams params;
+  params.span = {0, 64'000};
+  params.workers = 5;
+  EXPECT_EQ(with_defaults("uniform", params).ranges, 5);
+  EXPECT_EQ(with_defaults("cost-balanced", params).ranges, 5);
+  EXPECT_EQ(with_defaults("logarithmic", params).floor, 64'000 / (16 * 5));
+  EXPECT_EQ(with_defaults("logarithmic", params).ranges, 0);
+  const PartitionParams optimal = with_defaults("optimal", params);
+  EXPECT_EQ(optimal.ranges, 0);  // optimal chooses its count itself
+  EXPECT_EQ(optimal.floor, 0);
+
+  PartitionParams given = params;
+  given.ranges = 7;
+  given.floor = 9;
+  EXPECT_EQ(with_defaults("uniform", given).ranges, 7);
+  EXPECT_EQ(with_defaults("cost-balanced", given).ranges, 7);
+  EXPECT_EQ(with_defaults("logarithmic", given).floor, 9);
+  PartitionParams by_length = params;
+  by_length.range_length = 1000;
+  EXPECT_EQ(with_defaults("uniform", by_length).ranges, 0);  // a length is a count already
+  PartitionParams tiny = params;
+  tiny.span = {0, 10};
+  EXPECT_EQ(with_defaults("logarithmic", tiny).floor, 1);
+  EXPECT_THROW(with_defaults("fastest", params), data::Error);
 }
 
 TEST(PartitionerErrors, BadParametersNameThePartitionerAndTheProblem) {

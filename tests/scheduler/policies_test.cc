@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -216,6 +218,33 @@ TEST(ConcurrencyPolicy, ParametersOutOfRangeAreAnErrorNamingThePolicy) {
     EXPECT_EQ(e.input(), "policy 'job-per-item'");
     EXPECT_NE(e.problem().find("'verify'"), std::string::npos) << e.what();
   }
+}
+
+TEST(ConcurrencyPolicy, AnUnknownNameListsEveryRegisteredPolicy) {
+  try {
+    make_policy("greedy", pool_of(4));
+    FAIL() << "no error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), "--policy");
+    EXPECT_EQ(e.problem(), "unknown concurrency policy 'greedy' (known: fixed-pool, partial, autoscale, job-per-item)");
+  }
+  EXPECT_EQ(policy_list(), "fixed-pool, partial, autoscale, job-per-item");
+}
+
+TEST(ConcurrencyPolicy, EveryRegisteredNameMakesAPolicyOfItsSizing) {
+  PolicyParams params = pool_of(3);
+  params.max_in_flight = 2;
+  std::map<std::string, int> targets;
+  for (const std::string& name : policy_names()) {
+    TestHost host;
+    host.capacity = 2;
+    std::unique_ptr<ConcurrencyPolicy> policy = make_policy(name, params);
+    policy->attach(host);
+    targets[name] = policy->target();
+  }
+  // K attempts at once; the whole pool; what the cluster can place; the minimum, no work being left.
+  const std::map<std::string, int> expected{{"job-per-item", 2}, {"fixed-pool", 3}, {"partial", 2}, {"autoscale", 1}};
+  EXPECT_EQ(targets, expected);
 }
 
 }  // namespace

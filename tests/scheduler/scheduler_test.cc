@@ -47,7 +47,7 @@ TEST(Scheduler, UnknownPolicyNameIsAnErrorListingTheKnownOnes) {
   } catch (const data::Error& e) {
     std::string what = e.what();
     EXPECT_NE(what.find("round-robin"), std::string::npos) << what;
-    EXPECT_NE(what.find("autoscale, fixed-pool, job-per-item, partial"), std::string::npos) << what;
+    EXPECT_NE(what.find("(known: fixed-pool, partial, autoscale, job-per-item)"), std::string::npos) << what;
   }
 }
 

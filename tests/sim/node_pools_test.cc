@@ -99,7 +99,7 @@ TEST(NodePools, PodsThatDoNotFitWaitUntilOthersFinish) {
   EXPECT_DOUBLE_EQ(r.pools[0].allocated.at("cpu"), 44.0 / 60.0);
   EXPECT_DOUBLE_EQ(r.pools[0].node_hours, 15.0 / 3600);
   // The tail's share is of the peak pods (2), not of the one node: B alone in the last 1.5 s.
-  EXPECT_DOUBLE_EQ(r.tail.utilisation_last_tenth, 0.5);
+  EXPECT_DOUBLE_EQ(r.summary.tail.utilisation_last_tenth, 0.5);
 }
 
 TEST(NodePools, GpuPodWaitsWhileCpuPodsRun) {

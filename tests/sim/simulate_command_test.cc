@@ -150,7 +150,7 @@ TEST_F(SimulateCommand, LongestFirstOrderBeatsTipFirstPlanOrderOnThreeWorkers) {
 TEST_F(SimulateCommand, UnknownPolicyFailsNamingItAndLeavesTheStoreUnchanged) {
   CommandResult r = run_cli("simulate --store " + path_ + " --run 1 --policy greedy");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("millrace: --policy: greedy not in {autoscale,fixed-pool,job-per-item,partial}"),
+  EXPECT_NE(r.output.find("millrace: --policy: greedy not in {fixed-pool,partial,autoscale,job-per-item}"),
             std::string::npos)
       << r.output;
   data::TraceStore store = data::TraceStore::open(path_);

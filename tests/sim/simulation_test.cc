@@ -53,7 +53,7 @@ TEST(Simulation, FiveItemsOnTwoWorkersGiveTheHandComputedSchedule) {
   EXPECT_EQ(r.workers[0].idle, 6);
   EXPECT_EQ(r.workers[1].busy, 13);
   EXPECT_DOUBLE_EQ(r.utilisation, 20.0 / 26.0);
-  EXPECT_EQ(r.tail.last_alone, 6);
+  EXPECT_EQ(r.summary.tail.last_alone, 6);
 }
 
 // A recording made by a fixed pool taking ranges in plan order (each range to the first worker
@@ -81,9 +81,9 @@ TEST(Simulation, ARecordedRunAndItsExactReplayReportIdenticalTails) {
   SimulationResult replay = simulate(items, model_of(d), pool_config(kWorkers));
   ASSERT_EQ(replay.makespan, recorded.makespan);
   EXPECT_GT(recorded.tail.below_tenth, 0);
-  EXPECT_EQ(replay.tail.below_tenth, recorded.tail.below_tenth);
-  EXPECT_EQ(replay.tail.last_alone, recorded.tail.last_alone);
-  EXPECT_EQ(replay.tail.utilisation_last_tenth, recorded.tail.utilisation_last_tenth);
+  EXPECT_EQ(replay.summary.tail.below_tenth, recorded.tail.below_tenth);
+  EXPECT_EQ(replay.summary.tail.last_alone, recorded.tail.last_alone);
+  EXPECT_EQ(replay.summary.tail.utilisation_last_tenth, recorded.tail.utilisation_last_tenth);
 }
 
 TEST(Simulation, LongestFirstBeatsPlanOrderWhenTheLongItemComesLast) {
@@ -141,8 +141,8 @@ TEST(Simulation, RetriesRerunExactlyTheFailedItems) {
   }
   EXPECT_EQ(by_item.size(), 26u);
   EXPECT_GT(failed, 0u);
-  EXPECT_EQ(r.failed_attempts, failed);
-  EXPECT_EQ(r.attempts, 26u + failed);
+  EXPECT_EQ(r.summary.failed_attempts, failed);
+  EXPECT_EQ(r.summary.attempts, 26u + failed);
 }
 
 TEST(Simulation, DependencyStartsOnlyAfterItsPredecessorsEnd) {
@@ -192,7 +192,7 @@ TEST(Simulation, NodeLossFailsItsAttemptAndPartialPoolFinishesOnTheRest) {
   SimulationResult r = simulate(items_with(d), model_of(d), config);
   EXPECT_FALSE(r.stalled);
   EXPECT_EQ(r.succeeded, 4u);
-  EXPECT_EQ(r.failed_attempts, 1u);
+  EXPECT_EQ(r.summary.failed_attempts, 1u);
   auto lost = std::find_if(r.attempt_log.begin(), r.attempt_log.end(),
                            [](const data::Attempt& a) { return a.outcome == data::Outcome::kFailed; });
   EXPECT_EQ(lost->failure_reason, "node-lost");

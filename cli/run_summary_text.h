@@ -1,0 +1,24 @@
+// A run's summary (data/run_summary.h) as text: what `millrace show` prints for a stored run and
+// `millrace run` prints for the real run it just drove, so the two read the same and compare
+// line by line with the summary rows `millrace simulate` prints for a simulated run.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "data/records.h"
+#include "data/run_summary.h"
+
+namespace millrace::cli {
+
+// "24.63 h"
+std::string hours_text(data::Micros us);
+
+// The run's name and source, items, attempts, work, makespan, longest attempt, workers' busy
+// the queue waits (items with submit times), the items' requests, workers' busy time, the
+// straggler tail and the top durations.
+void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& summary,
+                       std::ostream& out);
+
+}  // namespace millrace::cli
