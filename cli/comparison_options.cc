@@ -132,6 +132,7 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
       ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--threads", o.threads, "Simulation threads (default: hardware concurrency)")
       ->transform(whole_number(0, kMaxThreads));
+  add_resource_options(*cmd, o.resources);
   cmd->add_flag("--json", o.json, "Print JSON instead of a table");
   cmd->add_flag("--no-record", o.no_record, "Do not store the results");
 }
@@ -172,6 +173,7 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
   spec.base.scheduler.policy = o.policy;
   spec.base.scheduler.retry.max_attempts = o.max_attempts;
   spec.base.scheduler.on_exhausted = scheduler::OnExhausted::kReport;
+  apply_resource_options(o.resources, spec.base);
   spec.partition.ranges = o.ranges;
   spec.partition.range_length = o.range_length;
   spec.partition.overlap = o.overlap;

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/resource_options.h"
 #include "data/cost_model.h"
 #include "data/trace_store.h"
 #include "sim/comparison.h"
@@ -41,6 +42,7 @@ struct ComparisonOptions {
   unsigned threads = 0;
   bool json = false;
   bool no_record = false;
+  ResourceOptions resources;
 };
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);

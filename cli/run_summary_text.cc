@@ -1,7 +1,12 @@
 #include "cli/run_summary_text.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
+
+#include "data/quantity.h"
+#include "data/queue_waits.h"
 
 namespace millrace::cli {
 
@@ -18,6 +23,21 @@ std::string range_of(const data::Attempt& a, const std::vector<data::WorkItem>& 
     if (item.id == a.item_id) return item.range ? item.range->end_count() : item.id;
   }
   return a.item_id;
+}
+
+// Per resource: how many items request it, and the smallest, median and largest request.
+void print_requests(const std::vector<data::WorkItem>& items, std::ostream& out) {
+  std::map<std::string, std::vector<std::int64_t>> by_resource;
+  for (const auto& item : items) {
+    for (const auto& [resource, milli] : item.requests) by_resource[resource].push_back(milli);
+  }
+  for (auto& [resource, amounts] : by_resource) {
+    std::sort(amounts.begin(), amounts.end());
+    out << "  request " << resource << ": " << amounts.size() << " items, min "
+        << data::format_quantity_milli(amounts.front()) << " / median "
+        << data::format_quantity_milli(amounts[(amounts.size() - 1) / 2]) << " / max "
+        << data::format_quantity_milli(amounts.back()) << "\n";
+  }
 }
 
 }  // namespace
@@ -45,6 +65,12 @@ void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& 
     if (!top.worker.empty()) out << " on worker " << top.worker;
     out << "\n";
   }
+  if (s.has_submit_times) {
+    out << "  queue wait:     " << data::waits_text(s.waits) << " (" << s.waits.items << " items started";
+    if (s.never_started > 0) out << ", " << s.never_started << " never started";
+    out << ")\n";
+  }
+  print_requests(items, out);
   if (s.workers == 0) {
     out << "  workers:        not recorded\n";
     return;

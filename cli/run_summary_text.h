@@ -16,7 +16,8 @@ namespace millrace::cli {
 std::string hours_text(data::Micros us);
 
 // The run's name and source, items, attempts, work, makespan, longest attempt, workers' busy
-// time, the straggler tail and the top durations.
+// the queue waits (items with submit times), the items' requests, workers' busy time, the
+// straggler tail and the top durations.
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& summary,
                        std::ostream& out);
 

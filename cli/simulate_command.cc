@@ -3,6 +3,7 @@
 // straggler tail next to what the recording says, and store the simulated run beside the real
 // one (unless --no-record). With --model and --ranges instead of --run, simulate a ranges file
 // (partitioners/ranges_file.h) with durations from the cost model.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "cli/duration_option.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
+#include "cli/resource_options.h"
 #include "data/error.h"
 #include "data/model_span.h"
 #include "data/trace_store.h"
@@ -58,7 +60,14 @@ struct SimulateOptions {
   bool json = false;
   bool timeline = false;
   bool no_record = false;
+  ResourceOptions resources;
 };
+
+std::string line_of(const char* key, const std::string& value) {
+  char line[240];
+  std::snprintf(line, sizeof line, "%-28s %s\n", key, value.c_str());
+  return line;
+}
 
 // "A@B" split at '@' (node losses) or "A-B" at the first '-' after the first character (windows).
 std::pair<std::string, std::string> split_pair(const std::string& text, char sep, const std::string& option) {
@@ -107,36 +116,52 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   s.retry.max_attempts = o.max_attempts;
   s.retry.backoff = parse_duration(o.backoff, "--backoff", s.retry.max_backoff);
   s.on_exhausted = o.report_exhausted ? scheduler::OnExhausted::kReport : scheduler::OnExhausted::kFailRun;
+  apply_resource_options(o.resources, config);
   return config;
 }
 
 nlohmann::json parameters_of(const SimulateOptions& o) {
-  return {{"policy", o.policy},  {"workers", o.workers},
+  nlohmann::json parameters = {{"policy", o.policy},  {"workers", o.workers},
           {"min_workers", o.min_workers},         {"deadline", o.deadline}, {"scale_up_delay", o.scale_up_delay},
           {"order", o.order},                     {"seed", o.seed},      {"fail_prob", o.fail_prob},
           {"startup_latency", o.startup_latency}, {"create_overhead", o.create_overhead},
           {"delete_overhead", o.delete_overhead}, {"nodes", o.nodes > 0 ? o.nodes : o.workers},
           {"slots_per_node", o.slots_per_node},   {"node_losses", o.node_losses}, {"api_down", o.api_down},
           {"max_attempts", o.max_attempts},       {"backoff", o.backoff}};
+  parameters.update(resource_parameters(o.resources));
+  if (!o.resources.node_pools.empty()) {
+    parameters.erase("nodes");
+    parameters.erase("slots_per_node");
+  }
+  return parameters;
 }
 
 void print_recorded(const sim::RecordedRun& recorded, const data::RunSummary& s,
                     const sim::SimulationResult& result, std::ostream& out) {
-  char line[200];
-  std::snprintf(line, sizeof line, "%-28s run %lld '%s' (%s): %zu items, %zu attempts on %zu workers\n",
-                "recorded", static_cast<long long>(recorded.run.id), recorded.run.name.c_str(),
-                data::to_string(recorded.run.source), recorded.items.size(), s.attempts, s.workers);
+  char line[240];
+  const std::string workers = s.workers == 0 ? std::string("workers not recorded")
+                                              : "on " + std::to_string(s.workers) + " workers";
+  std::snprintf(line, sizeof line, "%-28s run %lld '%s' (%s): %zu items, %zu attempts, %s\n", "recorded",
+                static_cast<long long>(recorded.run.id), recorded.run.name.c_str(),
+                data::to_string(recorded.run.source), recorded.items.size(), s.attempts, workers.c_str());
   out << line;
   std::snprintf(line, sizeof line, "%-28s %.2f\n", "recorded busy worker-hours",
                 data::seconds_from_micros(s.total_work) / 3600);
   out << line;
-  std::snprintf(line, sizeof line, "%-28s %.3f s (%.2f h)\n", "recorded busiest worker",
-                data::seconds_from_micros(s.busy_max), data::seconds_from_micros(s.busy_max) / 3600);
-  out << line;
-  if (s.busy_max > 0) {
-    double diff = 100.0 * static_cast<double>(result.makespan - s.busy_max) / static_cast<double>(s.busy_max);
-    std::snprintf(line, sizeof line, "%-28s %+.2f %%\n", "simulated makespan vs it", diff);
+  if (s.workers > 1) {
+    std::snprintf(line, sizeof line, "%-28s %.3f s (%.2f h)\n", "recorded busiest worker",
+                  data::seconds_from_micros(s.busy_max), data::seconds_from_micros(s.busy_max) / 3600);
     out << line;
+  }
+  if (s.has_submit_times) out << line_of("recorded queue wait", data::waits_text(s.waits));
+  // Both clocks start at the recording's time 0 (submit times are kept): compare the last ends.
+  data::Micros recorded_end = 0;
+  for (const data::Attempt& a : recorded.attempts) recorded_end = std::max(recorded_end, a.end);
+  out << line_of("recorded makespan (last end)", data::duration_text(recorded_end));
+  if (recorded_end > 0) {
+    double diff = 100.0 * static_cast<double>(result.makespan - recorded_end) / static_cast<double>(recorded_end);
+    std::snprintf(line, sizeof line, "%+.2f %%", diff);
+    out << line_of("simulated makespan vs it", line);
   }
 }
 
@@ -223,16 +248,18 @@ void run_simulate(const SimulateOptions& o) {
   sim::RecordedRun recorded = sim::load_run(store, o.run);
   require_memory_for(o, recorded.items.size());
   CurrentStep step("simulating run " + o.run + " (" + std::to_string(recorded.items.size()) + " items)");
-  sim::DurationModel durations = sim::table_model(
-      sim::recorded_durations(recorded.items, recorded.attempts, o.store + " run " + o.run), o.store + " run " + o.run);
+  sim::ReplayPlan plan = sim::replay_plan(recorded);
+  std::cerr << sim::replay_warnings(plan, o.store + " run " + o.run);
+  sim::DurationModel durations = sim::table_model(std::move(plan.durations), o.store + " run " + o.run);
   sim::SimulationConfig config = config_of(o);
-  sim::SimulationResult result = sim::simulate(recorded.items, durations, config);
+  config.cluster.recorded_ends = std::move(plan.recorded_ends);
+  sim::SimulationResult result = sim::simulate(plan.items, durations, config);
   data::RunSummary summary = data::summarize(recorded.items, recorded.attempts);
   std::int64_t stored = 0;
   if (!o.no_record) {
     nlohmann::json parameters = parameters_of(o);
     parameters["simulated_from_run"] = recorded.run.id;
-    stored = sim::record_simulation(store, recorded.run, recorded.items, result, parameters);
+    stored = sim::record_simulation(store, recorded.run, plan.items, result, parameters);
   }
   if (o.json) {
     nlohmann::json out = sim::to_json(result, o.timeline);
@@ -301,6 +328,7 @@ void add_simulate_command(CLI::App& app) {
       ->transform(whole_number(1));
   cmd->add_option("--backoff", options->backoff, "Wait before the first retry (doubling after)")
       ->capture_default_str();
+  add_resource_options(*cmd, options->resources);
   cmd->add_flag("--report-exhausted", options->report_exhausted,
                 "An item out of attempts is reported but does not fail the run");
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");

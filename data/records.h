@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct WorkItem {
   int priority = 0;                    // larger runs earlier under priority order
   Micros submit_at = 0;                // earliest start (recorded traces with submit times)
   Micros predicted = 0;                // predicted duration, 0 when unknown
+  // Resource requests in milli-units (data/quantity.h), by resource name as Kubernetes names
+  // them ("cpu", "memory", "nvidia.com/gpu"); empty when the item asks for nothing in particular.
+  std::map<std::string, std::int64_t> requests;
 
   friend bool operator==(const WorkItem&, const WorkItem&) = default;
 };

@@ -153,6 +153,34 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
   return s;
 }
 
+namespace {
+
+// Each planned item's wait from its submit time to its first start (data/queue_waits.h).
+void add_waits(const std::vector<WorkItem>& items, const std::vector<AttemptSpan>& spans, RunSummary& s) {
+  constexpr Micros kNever = -1;
+  std::vector<Micros> first_start(items.size(), kNever);
+  Micros last_end = 0;
+  for (const AttemptSpan& a : spans) {
+    last_end = std::max(last_end, a.end);
+    if (a.item >= items.size()) continue;
+    if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
+  }
+  std::vector<QueuedItem> queued;
+  Micros first_submit = last_end;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    s.has_submit_times = s.has_submit_times || items[i].submit_at > 0;
+    if (first_start[i] == kNever) {
+      ++s.never_started;
+      continue;
+    }
+    queued.push_back(QueuedItem{items[i].submit_at, first_start[i]});
+    first_submit = std::min({first_submit, items[i].submit_at, first_start[i]});
+  }
+  if (s.has_submit_times) s.waits = summarize_waits(queued, first_submit, last_end);
+}
+
+}  // namespace
+
 RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts, std::size_t longest) {
   std::unordered_map<std::string, std::uint32_t> item_numbers;
   for (const WorkItem& item : items) item_numbers.emplace(item.id, static_cast<std::uint32_t>(item_numbers.size()));
@@ -176,6 +204,7 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
   std::vector<std::size_t> longest_positions;
   RunSummary s = summarize_spans(spans, items.size(), worker_numbers.size(), longest, longest_positions);
   for (std::size_t position : longest_positions) s.longest.push_back(attempts[position]);
+  add_waits(items, spans, s);
   return s;
 }
 

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/queue_waits.h"
 #include "data/records.h"
 
 namespace millrace::data {
@@ -62,6 +63,12 @@ struct RunSummary {
   std::size_t workers = 0;
   Micros busy_min = 0, busy_median = 0, busy_max = 0;
   StragglerTail tail;
+
+  // Queue waits (submit -> first start), when the items have submit times (some submit_at > 0);
+  // the span runs from the first submit to the last end. Filled by summarize(), which sees the items.
+  bool has_submit_times = false;
+  std::size_t never_started = 0;         // planned items without any attempt
+  WaitSummary waits;
   friend bool operator==(const RunSummary&, const RunSummary&) = default;
 };
 

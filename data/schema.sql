@@ -216,3 +216,14 @@ CREATE TABLE staged_attempt_sources (
 -- command ends, the file's modification time being the end, so a later session can record the
 -- real outcome of an attempt that a killed millrace left running ('' when there is none).
 ALTER TABLE attempt_trees ADD COLUMN status_file TEXT NOT NULL DEFAULT '';
+
+-- migration 8: resource requests of items (`request.NAME` columns, SWF processor counts), in
+-- milli-units of a Kubernetes quantity (data/quantity.h): a pod asks for them on a node pool.
+CREATE TABLE item_requests (
+  run_id   INTEGER NOT NULL,
+  item_id  TEXT    NOT NULL,
+  resource TEXT    NOT NULL,
+  milli    INTEGER NOT NULL CHECK (milli >= 0),
+  PRIMARY KEY (run_id, item_id, resource),
+  FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;

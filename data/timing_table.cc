@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+
+#include "data/quantity.h"
 
 namespace millrace::data {
 
@@ -25,6 +28,9 @@ nlohmann::json row(const WorkItem& item, const Attempt* attempt) {
   r["priority"] = item.priority;
   r["submit_s"] = seconds(item.submit_at);
   r["depends_on"] = joined(item.depends_on);
+  for (const auto& [resource, milli] : item.requests) {
+    r[std::string(kRequestPrefix) + resource] = format_quantity_milli(milli);
+  }
   for (const char* column : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code",
                              "failure_reason", "work_ms"}) {
     r[column] = nullptr;
@@ -50,6 +56,14 @@ const std::vector<std::string>& timing_columns() {
       "item",    "type",   "first",   "count", "payload", "priority", "submit_s",       "depends_on", "attempt",
       "worker",  "start_s", "end_s",  "duration_s", "outcome", "exit_code", "failure_reason", "work_ms"};
   return columns;
+}
+
+std::vector<std::string> request_columns(const std::vector<WorkItem>& items) {
+  std::set<std::string> names;
+  for (const WorkItem& item : items) {
+    for (const auto& [resource, milli] : item.requests) names.insert(std::string(kRequestPrefix) + resource);
+  }
+  return {names.begin(), names.end()};
 }
 
 nlohmann::json timing_rows(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts) {

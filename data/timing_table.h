@@ -4,10 +4,13 @@
 // microsecond precision, work in milliseconds):
 //   item, type, first, count, payload, priority, submit_s, depends_on (space-separated ids),
 //   attempt, worker, start_s, end_s, duration_s, outcome, exit_code, failure_reason, work_ms
-// Attempt columns are null (empty in CSV) on the row of an item never attempted.
+//   request.NAME (one column per resource any item requests, a Kubernetes quantity: "250m")
+// Attempt columns are null (empty in CSV) on the row of an item never attempted, and so is a
+// request column on the rows of an item that does not request that resource.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +20,11 @@
 namespace millrace::data {
 
 const std::vector<std::string>& timing_columns();
+
+// The prefix of a resource request's column: "request.cpu" is the item's request of "cpu".
+inline constexpr std::string_view kRequestPrefix = "request.";
+// "request.NAME" for every resource some item requests, sorted.
+std::vector<std::string> request_columns(const std::vector<WorkItem>& items);
 
 // A JSON array of row objects keyed by timing_columns(), values typed (numbers, strings, null).
 nlohmann::json timing_rows(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts);

@@ -17,6 +17,7 @@
 #include "data/checked_numbers.h"
 #include "data/csv.h"
 #include "data/error.h"
+#include "data/item_rows.h"
 #include "data/schema_sql.h"
 #include "data/sqlite_db.h"
 #include "data/text_excerpt.h"
@@ -133,6 +134,8 @@ void migrate(sqlite3* db, const std::string& path) {
   }
   tx.commit();
 }
+
+constexpr int kRequestsSchema = 8;  // migration 8 adds item_requests
 
 std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_id); }
 
@@ -301,26 +304,11 @@ std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& it
   Transaction tx(db_, path_);
   std::int64_t run_id = insert_run(db_, path_, run);
 
-  Statement insert_item(db_, path_,
-                        "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
-                        "submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  Statement insert_dep(db_, path_, "INSERT INTO item_deps (run_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)");
+  ItemRowWriter writer(db_, path_);
   std::int64_t position = 0;
   for (const auto& item : items) {
     try {
-      std::optional<std::int64_t> first, count;
-      if (item.range) {
-        first = item.range->first;
-        count = item.range->count;
-      }
-      insert_item.bind(1, run_id).bind(2, position++).bind(3, item.id).bind(4, first).bind(5, count);
-      insert_item.bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
-      insert_item.bind(10, item.predicted);
-      insert_item.run();
-      for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
-        insert_dep.bind(1, run_id).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
-        insert_dep.run();
-      }
+      writer.insert(run_id, position++, item);
     } catch (const Error& e) {
       throw Error(path_, "run '" + run.name + "': cannot add item '" + item.id + "': " + e.problem());
     }
@@ -402,6 +390,12 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
   Statement d(db_, path_, "SELECT item_id, depends_on FROM item_deps WHERE run_id = ? ORDER BY item_id, position");
   d.bind(1, run_id);
   while (d.step()) deps[d.text(0)].push_back(d.text(1));
+  std::map<std::string, std::map<std::string, std::int64_t>> requests;
+  if (schema_version() >= kRequestsSchema) {  // a store read as it is may predate requests
+    Statement r(db_, path_, "SELECT item_id, resource, milli FROM item_requests WHERE run_id = ?");
+    r.bind(1, run_id);
+    while (r.step()) requests[r.text(0)][r.text(1)] = r.int64(2);
+  }
 
   Statement s(db_, path_,
               "SELECT id, range_first, range_count, type, payload, priority, submit_at_us, predicted_us "
@@ -418,6 +412,7 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
     item.submit_at = s.int64(6);
     item.predicted = s.int64(7);
     if (auto found = deps.find(item.id); found != deps.end()) item.depends_on = std::move(found->second);
+    if (auto found = requests.find(item.id); found != requests.end()) item.requests = std::move(found->second);
     out.push_back(std::move(item));
   }
   return out;
@@ -450,7 +445,7 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
 }
 
 std::int64_t TraceStore::count_rows(const std::string& table) const {
-  for (const char* known : {"runs", "items", "item_deps", "attempts", "profiles", "profile_bins", "staged_imports",
+  for (const char* known : {"runs", "items", "item_deps", "item_requests", "attempts", "profiles", "profile_bins", "staged_imports",
                             "staged_attempt_sources"}) {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
@@ -458,7 +453,7 @@ std::int64_t TraceStore::count_rows(const std::string& table) const {
 }
 
 std::int64_t TraceStore::count_rows(const std::string& table, std::int64_t run_id) const {
-  for (const char* known : {"items", "item_deps", "attempts"}) {
+  for (const char* known : {"items", "item_deps", "item_requests", "attempts"}) {
     if (table != known) continue;
     Statement s(db_, path_, "SELECT count(*) FROM " + table + " WHERE run_id = ?");
     s.bind(1, run_id);
@@ -510,12 +505,15 @@ std::vector<std::string> TraceStore::profile_names() const {
 
 void TraceStore::export_csv(std::int64_t run_id, std::ostream& out) const {
   run(run_id);
-  const auto& columns = timing_columns();
+  const std::vector<WorkItem> plan = items(run_id);
+  std::vector<std::string> columns = timing_columns();
+  for (std::string& column : request_columns(plan)) columns.push_back(std::move(column));
   for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
   out << "\n";
-  for (const auto& row : timing_rows(items(run_id), attempts(run_id))) {
+  for (const auto& row : timing_rows(plan, attempts(run_id))) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      out << (c ? "," : "") << csv_quote(timing_cell_text(row.at(columns[c])));
+      auto cell = row.find(columns[c]);
+      out << (c ? "," : "") << csv_quote(cell == row.end() ? std::string() : timing_cell_text(*cell));
     }
     out << "\n";
   }

@@ -74,8 +74,8 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
     graph_ = Graph(static_cast<std::uint32_t>(items.size()));
     // Independent items: the critical path is the longest single item.
     for (std::size_t i = 0; i < items.size(); ++i) {
-      if (critical_items_.empty() || items[i].predicted > critical_path_) {
-        critical_path_ = items[i].predicted;
+      if (critical_items_.empty() || items[i].submit_at + items[i].predicted > critical_path_) {
+        critical_path_ = items[i].submit_at + items[i].predicted;
         critical_items_ = {i};
       }
     }
@@ -123,7 +123,7 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
   std::vector<data::Micros> finish(items.size(), 0);
   std::vector<std::size_t> via(items.size(), items.size());
   for (std::size_t v : order) {
-    finish[v] += items[v].predicted;
+    finish[v] = std::max(finish[v], items[v].submit_at) + items[v].predicted;
     for (std::size_t next : dependents(v)) {
       if (via[next] == items.size() || finish[v] > finish[next]) {
         finish[next] = finish[v];

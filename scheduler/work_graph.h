@@ -2,7 +2,8 @@
 // form (32-bit indices; no per-item allocation beyond the row offsets). Built once from the plan,
 // it rejects dangling and cyclic dependencies up front (naming the items involved), tells the
 // scheduler which items each one unblocks, and computes the critical path by predicted
-// duration: a lower bound on the makespan whatever the number of workers.
+// duration, no item starting before its submit time: a lower bound on the makespan (measured
+// from time 0) whatever the number of workers.
 #pragma once
 
 #include <cstddef>

@@ -54,6 +54,7 @@ struct ReplicaResult {
   data::Micros tail_below_tenth = 0;
   std::size_t failed_attempts = 0;
   bool failed = false;
+  data::WaitSummary waits;
 };
 
 // Runs body(0..n-1) on `threads` threads; rethrows the exception of the lowest failing index.
@@ -170,6 +171,11 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_attempts += static_cast<double>(r.failed_attempts);
     row.failed_runs += r.failed ? 1 : 0;
     row.makespans.push_back(r.makespan);
+    row.wait_p50 += r.waits.p50;
+    row.wait_p90 += r.waits.p90;
+    row.wait_p99 += r.waits.p99;
+    row.wait_max = std::max(row.wait_max, r.waits.max);
+    row.mean_pending += r.waits.mean_pending;
   }
   std::vector<data::Micros> sorted = row.makespans;
   std::sort(sorted.begin(), sorted.end());
@@ -186,6 +192,10 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.node_hours /= n;
   row.tail_below_tenth = static_cast<data::Micros>(std::llround(static_cast<double>(row.tail_below_tenth) / n));
   row.failed_attempts /= n;
+  for (data::Micros* wait : {&row.wait_p50, &row.wait_p90, &row.wait_p99}) {
+    *wait = static_cast<data::Micros>(std::llround(static_cast<double>(*wait) / n));
+  }
+  row.mean_pending /= n;
   return row;
 }
 
@@ -272,7 +282,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     const SimulationResult r = simulate(
         plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
     results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
-                  r.run_failed || r.stalled};
+                  r.run_failed || r.stalled, r.waits};
   });
 
   Comparison comparison;
@@ -296,24 +306,24 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   const data::DisplayUnit unit = data::display_unit(largest);
   auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
-  std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s\n",
+  std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s %9s\n",
                 "partitioner", "workers", "order", "ranges", "longest", "bound", "ratio", "contig", "c-rat", "mean",
-                "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed");
+                "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed", "wait-p90");
   out << "times in " << unit.name
       << "; bound = max(critical path, work / workers) + start-up of the row's own partition; contig = the best any "
          "contiguous partition of the span could reach on these workers + start-up; ratio, c-rat = mean / bound, "
          "mean / contig; mean, p50, p90, max of the makespan over replicas; tail = final stretch with < 10% of "
-         "peak workers busy\n"
+         "peak workers busy; wait-p90 = items' submit -> start wait, p90 (mean over replicas)\n"
       << line;
   for (const ComparisonRow& r : comparison.rows) {
     std::snprintf(line, sizeof line,
                   "%-14s %7d %-9s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f "
-                  "%6.1f\n",
+                  "%6.1f %9.3f\n",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
                   r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
                   t(r.makespan_p50), t(r.makespan_p90), t(r.makespan_max), t(r.makespan_stddev), r.utilisation,
                   r.node_hours,
-                  t(r.tail_below_tenth), r.failed_attempts);
+                  t(r.tail_below_tenth), r.failed_attempts, t(r.wait_p90));
     out << line;
   }
 }
@@ -343,6 +353,11 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"tail_below_tenth_us", r.tail_below_tenth},
                     {"failed_attempts_mean", r.failed_attempts},
                     {"failed_runs", r.failed_runs},
+                    {"wait_p50_us", r.wait_p50},
+                    {"wait_p90_us", r.wait_p90},
+                    {"wait_p99_us", r.wait_p99},
+                    {"wait_max_us", r.wait_max},
+                    {"mean_pending", r.mean_pending},
                     {"makespans_us", r.makespans}});
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
   }

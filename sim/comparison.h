@@ -86,6 +86,11 @@ struct ComparisonRow {
   int failed_runs = 0;                  // replicas whose run failed or stalled
   std::vector<data::Micros> makespans;  // per replica, in replica order
   std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
+  data::Micros wait_p50 = 0;            // submit -> start waits: percentiles, means over replicas
+  data::Micros wait_p90 = 0;
+  data::Micros wait_p99 = 0;
+  data::Micros wait_max = 0;            // the largest over replicas
+  double mean_pending = 0;              // time-averaged pending items, mean over replicas
 };
 
 struct Comparison {

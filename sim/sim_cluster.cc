@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "data/error.h"
+#include "data/quantity.h"
 
 namespace millrace::sim {
 
@@ -55,6 +56,26 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel
   }
   std::sort(config_.api_down.begin(), config_.api_down.end(),
             [](const Window& a, const Window& b) { return a.from < b.from; });
+  if (!config_.pools.pools.empty()) {
+    check_node_pools(config_.pools.pools, "--node-pools");
+    if (!config_.node_losses.empty()) throw data::Error(where, "node losses name slot nodes, not pool nodes");
+    std::vector<std::string> resources;
+    for (const NodePool& pool : config_.pools.pools) {
+      for (const auto& [name, milli] : pool.capacity) {
+        if (resource_index_.emplace(name, 0).second) resources.push_back(name);
+      }
+    }
+    std::sort(resources.begin(), resources.end());
+    for (std::size_t r = 0; r < resources.size(); ++r) resource_index_[resources[r]] = r;
+    pool_nodes_ = std::make_unique<PoolNodes>(config_.pools.pools, config_.pools.placement, std::move(resources));
+    idle_generation_.assign(pool_nodes_->node_count(), 0);
+    for (int node = 0; node < pool_nodes_->node_count(); ++node) {
+      if (!pool_nodes_->up(node)) continue;
+      ++alive_slots_;
+      watch_idle(node);
+    }
+    return;
+  }
   int width = static_cast<int>(std::to_string(config_.nodes - 1).size());
   width = std::max(width, 3);
   for (int n = 0; n < config_.nodes; ++n) {
@@ -83,8 +104,12 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel
 
 void SimCluster::submit(const scheduler::Submission& submission) {
   scheduler::AttemptHandle handle = submission.handle;
-  Attempt& attempt = attempts_.insert(handle, Attempt{submission.item, -1, Phase::kCreating, -1, 0});
+  Attempt& attempt = attempts_.insert(handle, Attempt{submission.item, -1, submission.attempt, Phase::kCreating, -1, -1, 0, 0});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
+  if (submission.worker && pool_nodes_) {
+    throw data::Error("simulated cluster", "node pools run one Job per item (policy job-per-item), not long-lived "
+                                           "worker '" + *submission.worker + "'");
+  }
   if (submission.worker) {
     attempt.pod = pod_of(submission);
     Pod& pod = pods_[attempt.pod];
@@ -145,6 +170,9 @@ void SimCluster::handle(const SimEvent& event) {
     case SimEvent::Kind::kFinish: end(event.value, event.index); break;
     case SimEvent::Kind::kFreeSlot: free_slot(static_cast<int>(event.index)); break;
     case SimEvent::Kind::kNodeLoss: lose_node(static_cast<int>(event.index)); break;
+    case SimEvent::Kind::kFreeNode: free_node(static_cast<int>(event.index), static_cast<std::uint32_t>(event.value)); break;
+    case SimEvent::Kind::kNodeUp: node_up(static_cast<int>(event.index)); break;
+    case SimEvent::Kind::kNodeIdle: node_idle(static_cast<int>(event.index), event.value); break;
     case SimEvent::Kind::kTimer: break;
   }
 }
@@ -173,6 +201,10 @@ data::Micros SimCluster::draw_startup() {
 void SimCluster::place(scheduler::AttemptHandle handle) {
   Attempt* attempt = attempts_.find(handle);
   if (attempt == nullptr) return;
+  if (pool_nodes_) {
+    place_on_pool(handle, *attempt);
+    return;
+  }
   int slot = take_free_slot();
   if (slot < 0) {
     attempt->phase = Phase::kPending;
@@ -221,14 +253,22 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   attempt.phase = Phase::kRunning;
   data::Micros duration = std::max<data::Micros>(0, durations_(*attempt.item));
   std::uint32_t ending = kOk;
-  if (config_.fail_prob > 0 && unit_draw(rng_) < config_.fail_prob) {
+  if (const RecordedEnd* recorded = recorded_end(attempt)) {
+    duration = recorded->duration;
+    ending = recorded->reason.empty() ? kOk : kRecorded;
+  } else if (config_.fail_prob > 0 && unit_draw(rng_) < config_.fail_prob) {
     ending = kExit;
     duration = static_cast<data::Micros>(unit_draw(rng_) * static_cast<double>(duration));
   }
   attempt.next = engine_.at(engine_.now() + duration, SimEvent{SimEvent::Kind::kFinish, ending, handle});
-  note(TimelineEntry::Kind::kStarted, handle, slot);
   scheduler::AttemptEvent event = event_for(handle);
-  if (attempt.pod < 0 && slot >= 0) event.worker = slot_names_[slot];  // a pod worker is the one submitted to
+  if (attempt.node >= 0) {
+    slot = attempt.node;
+    event.worker = pool_nodes_->node_name(attempt.node);
+  } else if (attempt.pod < 0 && slot >= 0) {
+    event.worker = slot_names_[slot];  // a pod worker is the one submitted to
+  }
+  note(TimelineEntry::Kind::kStarted, handle, slot);
   listener_->on_started(event);
 }
 
@@ -236,9 +276,14 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   Attempt* found = attempts_.find(handle);
   if (found == nullptr) return;
   int slot = found->pod >= 0 ? -1 : found->slot;
-  int reported = slot;
+  int reported = found->node >= 0 ? found->node : slot;
   if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
+  if (found->node >= 0) {
+    engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
+               SimEvent{SimEvent::Kind::kFreeNode, static_cast<std::uint32_t>(found->node), found->shape});
+  }
   scheduler::AttemptEvent event = event_for(handle);
+  const RecordedEnd* recorded = ending == kRecorded ? recorded_end(*found) : nullptr;
   attempts_.erase(handle);
   if (slot >= 0) free_slot_later(slot);
   if (ending == kOk) {
@@ -248,6 +293,10 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   }
   event.exit_code = ending == kExit ? 1 : 0;
   event.reason = ending == kExit ? "exit" : "cancelled";
+  if (recorded != nullptr) {
+    event.exit_code = recorded->exit_code;
+    event.reason = recorded->reason;
+  }
   note(TimelineEntry::Kind::kFailed, handle, reported);
   listener_->on_failed(event);
 }
@@ -316,6 +365,174 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
   note(TimelineEntry::Kind::kFailed, handle, slot);
   attempts_.erase(handle);
   listener_->on_failed(event);
+}
+
+const RecordedEnd* SimCluster::recorded_end(const Attempt& attempt) const {
+  if (config_.recorded_ends.empty()) return nullptr;
+  auto found = config_.recorded_ends.find(attempt.item->id);
+  if (found == config_.recorded_ends.end() || found->second.empty()) return nullptr;
+  const std::size_t index = std::min<std::size_t>(attempt.number, found->second.size()) - 1;
+  return &found->second[index];
+}
+
+Demand SimCluster::demand_of(const data::WorkItem& item) const {
+  Demand demand(resource_index_.size(), 0);
+  for (const auto& [name, milli] : item.requests) {
+    auto found = resource_index_.find(name);
+    if (found != resource_index_.end()) {
+      demand[found->second] = milli;
+    } else if (milli > 0) {
+      std::string offered;
+      for (const auto& [resource, index] : resource_index_) offered += (offered.empty() ? "" : ", ") + resource;
+      throw data::Error("item '" + item.id + "'", "requests " + name + " " + data::format_quantity_milli(milli) +
+                                                     ", which no node pool has (they have " + offered + ")");
+    }
+  }
+  return demand;
+}
+
+void SimCluster::check_placeable(const std::vector<data::WorkItem>& items) const {
+  if (!pool_nodes_) return;
+  for (const data::WorkItem& item : items) {
+    const Demand demand = demand_of(item);
+    bool fits = false;
+    for (std::size_t p = 0; p < pool_nodes_->pool_count() && !fits; ++p) fits = pool_nodes_->fits_empty(p, demand);
+    if (fits) continue;
+    std::string asked, pools;
+    for (const auto& [name, milli] : item.requests) {
+      asked += (asked.empty() ? "" : ", ") + name + " " + data::format_quantity_milli(milli);
+    }
+    for (std::size_t p = 0; p < pool_nodes_->pool_count(); ++p) {
+      std::string capacity;
+      for (const auto& [name, milli] : pool_nodes_->pool(p).capacity) {
+        capacity += (capacity.empty() ? "" : ", ") + name + " " + data::format_quantity_milli(milli);
+      }
+      pools += (pools.empty() ? "" : "; ") + pool_nodes_->pool(p).name + ": " + capacity;
+    }
+    throw data::Error("item '" + item.id + "'", "requests " + asked + ", more than any node pool's machine has (" +
+                                                   pools + "): it could never start");
+  }
+}
+
+std::uint32_t SimCluster::shape_of(const data::WorkItem& item) {
+  auto [found, added] = shape_index_.try_emplace(demand_of(item), static_cast<std::uint32_t>(shapes_.size()));
+  if (added) shapes_.push_back(Shape{found->first, {}, {}});
+  return found->second;
+}
+
+// Waiting pods cancelled or ended meanwhile leave the front of their shape's queue. True when
+// pods are still waiting.
+bool SimCluster::drop_stale(Shape& shape) {
+  while (!shape.waiting.empty()) {
+    const Attempt* waiting = attempts_.find(shape.waiting.front().second);
+    if (waiting != nullptr && waiting->phase == Phase::kPending) return true;
+    shape.waiting.pop_front();
+  }
+  return false;
+}
+
+// A pod goes to the best node where its requests fit. Pods of a shape that is already waiting
+// fit no node (a shape waits only while no up node has room for it), so they queue behind.
+void SimCluster::place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt) {
+  attempt.shape = shape_of(*attempt.item);
+  Shape& shape = shapes_[attempt.shape];
+  if (!drop_stale(shape)) {
+    const int node = pool_nodes_->best_node(shape.demand);
+    if (node != PoolNodes::kNone) {
+      occupy_node(node, handle, attempt);
+      return;
+    }
+    shape.short_resource = pool_nodes_->short_resource(shape.demand);
+  }
+  attempt.phase = Phase::kPending;
+  shape.waiting.emplace_back(arrivals_++, handle);
+  ++short_waits_[shape.short_resource];
+  order_room(shape.demand);
+}
+
+void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt& attempt) {
+  pool_nodes_->advance(engine_.now());
+  pool_nodes_->take(node, shapes_[attempt.shape].demand);
+  ++idle_generation_[node];
+  attempt.node = node;
+  note(TimelineEntry::Kind::kPlaced, handle, node);
+  attempt.phase = Phase::kStarting;
+  attempt.next = engine_.at(engine_.now() + draw_startup(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+}
+
+void SimCluster::free_node(int node, std::uint32_t shape) {
+  pool_nodes_->advance(engine_.now());
+  pool_nodes_->give(node, shapes_[shape].demand);
+  note(TimelineEntry::Kind::kSlotFreed, 0, node);
+  place_waiting_on(node);
+  watch_idle(node);
+}
+
+// Room appeared on `node` only (every other node is as it was, and waiting shapes fit none of
+// them): waiting pods go there, the longest waiting first among those that fit.
+void SimCluster::place_waiting_on(int node) {
+  for (;;) {
+    Shape* pick = nullptr;
+    for (Shape& shape : shapes_) {
+      if (!drop_stale(shape) || !pool_nodes_->fits(node, shape.demand)) continue;
+      if (pick == nullptr || shape.waiting.front().first < pick->waiting.front().first) pick = &shape;
+    }
+    if (pick == nullptr) return;
+    const scheduler::AttemptHandle handle = pick->waiting.front().second;
+    pick->waiting.pop_front();
+    occupy_node(node, handle, *attempts_.find(handle));
+  }
+}
+
+// The autoscaler: a pod waiting for room is counted against the room of nodes already ordered;
+// when none has room for it, a node of the first pool whose machine fits it and that may grow
+// is ordered, up after the pool's provision delay.
+void SimCluster::order_room(const Demand& demand) {
+  auto fits_in = [&](const Demand& room) {
+    for (std::size_t r = 0; r < demand.size(); ++r) {
+      if (demand[r] > room[r]) return false;
+    }
+    return true;
+  };
+  for (OrderedRoom& ordered : ordered_rooms_) {
+    if (!fits_in(ordered.room)) continue;
+    for (std::size_t r = 0; r < demand.size(); ++r) ordered.room[r] -= demand[r];
+    return;
+  }
+  for (std::size_t p = 0; p < pool_nodes_->pool_count(); ++p) {
+    if (!pool_nodes_->fits_empty(p, demand)) continue;
+    const int node = pool_nodes_->order_node(p);
+    if (node == PoolNodes::kNone) continue;
+    Demand room = pool_nodes_->capacity(p);
+    for (std::size_t r = 0; r < demand.size(); ++r) room[r] -= demand[r];
+    ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
+    engine_.at(engine_.now() + pool_nodes_->pool(p).provision_delay,
+               SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
+    return;
+  }
+}
+
+void SimCluster::node_up(int node) {
+  pool_nodes_->advance(engine_.now());
+  pool_nodes_->bring_up(node, engine_.now());
+  ++alive_slots_;
+  std::erase_if(ordered_rooms_, [node](const OrderedRoom& ordered) { return ordered.node == node; });
+  place_waiting_on(node);
+  watch_idle(node);
+}
+
+void SimCluster::watch_idle(int node) {
+  if (pool_nodes_->pods_on(node) > 0) return;
+  engine_.at(engine_.now() + config_.pools.scale_down_delay,
+             SimEvent{SimEvent::Kind::kNodeIdle, static_cast<std::uint32_t>(node), idle_generation_[node]});
+}
+
+void SimCluster::node_idle(int node, std::uint64_t generation) {
+  if (!pool_nodes_->up(node) || pool_nodes_->pods_on(node) > 0 || generation != idle_generation_[node]) return;
+  const std::size_t pool = static_cast<std::size_t>(pool_nodes_->pool_of(node));
+  if (pool_nodes_->up_nodes(pool) <= pool_nodes_->pool(pool).min) return;
+  pool_nodes_->take_down(node, engine_.now());
+  --alive_slots_;
 }
 
 scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle) const {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <random>
@@ -18,6 +20,8 @@
 #include "scheduler/cluster.h"
 #include "scheduler/flight_table.h"
 #include "sim/duration_model.h"
+#include "sim/node_pools.h"
+#include "sim/pool_nodes.h"
 #include "sim/sim_event.h"
 
 namespace millrace::sim {
@@ -38,15 +42,29 @@ struct Window {
   data::Micros to = 0;  // exclusive
 };
 
+// How a recorded attempt ended, replayed as it was: its duration, and its failure reason and exit
+// code (reason empty: it succeeded).
+struct RecordedEnd {
+  data::Micros duration = 0;
+  std::string reason;
+  int exit_code = 0;
+};
+
 struct SimClusterConfig {
   int nodes = 1;
   int slots_per_node = 1;
+  // When pools are given, they replace nodes x slots: each Job's pod asks for its item's
+  // requests and goes to a node where they fit (job-per-item only: no long-lived workers).
+  NodePoolsConfig pools;
   StartupLatency startup;
   data::Micros create_overhead = 0;   // API time to create a pod (Job)
   data::Micros delete_overhead = 0;   // time a finished Job's pod keeps its slot
   double fail_prob = 0;               // each attempt fails with this probability, part-way through
   std::vector<NodeLoss> node_losses;
   std::vector<Window> api_down;       // pod creation and deletion wait for the window's end
+  // Items whose recording has failed attempts: attempt N ends as the recording's attempt N did
+  // (past the recorded ones, as the last did), instead of after the duration model's duration.
+  std::unordered_map<std::string, std::vector<RecordedEnd>> recorded_ends;
 };
 
 struct TimelineEntry {
@@ -75,6 +93,13 @@ class SimCluster : public scheduler::Cluster {
   // Handles a cluster event (any kind but kTimer).
   void handle(const SimEvent& event);
 
+  // Throws data::Error naming the first item whose requests fit no pool's machine (or name a
+  // resource no pool has), with the pools' capacities. Does nothing without pools.
+  void check_placeable(const std::vector<data::WorkItem>& items) const;
+  // The pool nodes (nullptr without pools) and, per short resource, how many pods waited for room.
+  const PoolNodes* pool_nodes() const { return pool_nodes_.get(); }
+  const std::map<std::string, std::size_t>& waits_by_short_resource() const { return short_waits_; }
+
   const std::vector<std::string>& slot_names() const { return slot_names_; }
   // Slot-time held by pods so far (creation to deletion), in microseconds.
   data::Micros slot_time() const;
@@ -82,13 +107,27 @@ class SimCluster : public scheduler::Cluster {
 
  private:
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
-  enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2 };
+  enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3 };
   struct Attempt {
     const data::WorkItem* item = nullptr;
     int pod = -1;                      // long-lived worker pod running it, -1 for a Job
+    int number = 1;                    // attempt number
     Phase phase = Phase::kCreating;
     int slot = -1;                     // jobs: the slot of its pod
+    int node = -1;                     // pools: the node of its pod
+    std::uint32_t shape = 0;           // pools: its requests (shapes_)
     EventId next = 0;                  // its pending event
+  };
+  // Pods with the same requests: those waiting for room, in the order they came.
+  struct Shape {
+    Demand demand;
+    std::deque<std::pair<std::uint64_t, scheduler::AttemptHandle>> waiting;  // (arrival, pod)
+    std::string short_resource;        // why the first of them waits
+  };
+  // Room on a node ordered from the autoscaler that pending pods are counted against.
+  struct OrderedRoom {
+    int node = -1;
+    Demand room;
   };
   struct Pod {
     std::string name;                  // the worker's name (Submission::worker)
@@ -118,7 +157,19 @@ class SimCluster : public scheduler::Cluster {
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
   scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
+  const RecordedEnd* recorded_end(const Attempt& attempt) const;
   int take_free_slot();
+  Demand demand_of(const data::WorkItem& item) const;
+  std::uint32_t shape_of(const data::WorkItem& item);
+  void place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt);
+  void occupy_node(int node, scheduler::AttemptHandle handle, Attempt& attempt);
+  void free_node(int node, std::uint32_t shape);
+  void place_waiting_on(int node);
+  bool drop_stale(Shape& shape);
+  void order_room(const Demand& demand);
+  void node_up(int node);
+  void node_idle(int node, std::uint64_t generation);
+  void watch_idle(int node);
   int pod_of(const scheduler::Submission& submission);
   void remove_pod(int pod);
 
@@ -137,6 +188,14 @@ class SimCluster : public scheduler::Cluster {
   std::unordered_map<std::string, int> pod_index_;
   std::vector<int> lane_pods_;                     // Submission::lane -> pod, once seen
   int alive_slots_ = 0;
+  std::unique_ptr<PoolNodes> pool_nodes_;
+  std::map<std::string, std::size_t> resource_index_;
+  std::vector<Shape> shapes_;
+  std::map<Demand, std::uint32_t> shape_index_;
+  std::vector<OrderedRoom> ordered_rooms_;
+  std::vector<std::uint64_t> idle_generation_;     // per pool node: bumped when a pod arrives
+  std::map<std::string, std::size_t> short_waits_;
+  std::uint64_t arrivals_ = 0;
   data::Micros released_slot_time_ = 0;
   std::vector<TimelineEntry> timeline_;
 };

@@ -16,6 +16,9 @@ struct SimEvent {
     kFinish,     // attempt `value` ends: index 1 when it fails
     kFreeSlot,   // slot `index` is free again (its pod was deleted)
     kNodeLoss,   // node `index` is lost
+    kFreeNode,   // pool node `index` gets back the requests of pod shape `value` (its pod was deleted)
+    kNodeUp,     // ordered pool node `index` is up
+    kNodeIdle,   // pool node `index` may go if still empty since generation `value`
   };
   Kind kind = Kind::kTimer;
   std::uint32_t index = 0;

@@ -46,6 +46,43 @@ data::RunSummary summary_of(const scheduler::Scheduler& core, const std::vector<
   return summary;
 }
 
+// On node pools a node runs several pods at once: the straggler tail's share is of the most
+// pods running at once, not of the nodes (over the attempts' span, as summarize_spans has it).
+data::StragglerTail pods_tail(const std::vector<AttemptRecord>& log) {
+  std::vector<data::Micros> starts, ends;
+  std::vector<std::pair<data::Micros, int>> changes;
+  for (const AttemptRecord& a : log) {
+    if (a.end <= a.start) continue;
+    starts.push_back(a.start);
+    ends.push_back(a.end);
+    changes.emplace_back(a.start, 1);
+    changes.emplace_back(a.end, -1);
+  }
+  if (starts.empty()) return {};
+  std::sort(changes.begin(), changes.end());  // at equal times, ends (-1) before starts
+  long running = 0, peak = 0;
+  for (const auto& [at, change] : changes) peak = std::max(peak, running += change);
+  const data::Micros first = *std::min_element(starts.begin(), starts.end());
+  const data::Micros last = *std::max_element(ends.begin(), ends.end());
+  return data::straggler_tail(std::move(starts), std::move(ends), first, last, static_cast<std::size_t>(peak));
+}
+
+// Each item's wait from its submit time to the start of its first attempt.
+data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<AttemptRecord>& log,
+                           data::Micros makespan) {
+  constexpr data::Micros kNever = -1;
+  std::vector<data::Micros> first_start(core.items().size(), kNever);
+  for (const AttemptRecord& a : log) {
+    if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
+  }
+  std::vector<data::QueuedItem> queued;
+  queued.reserve(first_start.size());
+  for (std::size_t i = 0; i < first_start.size(); ++i) {
+    if (first_start[i] != kNever) queued.push_back(data::QueuedItem{core.items()[i].submit_at, first_start[i]});
+  }
+  return data::summarize_waits(queued, 0, makespan);
+}
+
 }  // namespace
 
 SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel& durations,
@@ -65,6 +102,21 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
     duration_of.push_back(durations(item));
     if (config.predict_from_durations && item.predicted == 0) item.predicted = duration_of.back();
   }
+  cluster.check_placeable(plan);
+  // The lower bound by the durations simulated: the work graph's critical path of them (submit
+  // times included), whatever the items' own predictions.
+  std::vector<data::WorkItem> bound_plan;
+  bound_plan.reserve(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    data::WorkItem skeleton;
+    skeleton.id = plan[i].id;
+    skeleton.depends_on = plan[i].depends_on;
+    skeleton.submit_at = plan[i].submit_at;
+    skeleton.predicted = duration_of[i];
+    bound_plan.push_back(std::move(skeleton));
+  }
+  const data::Micros lower_bound = scheduler::WorkGraph(bound_plan, config.scheduler.plan_name).critical_path();
+  bound_plan = {};
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   first_item = core.items().data();
   Dispatch dispatch{clock, cluster};
@@ -81,7 +133,8 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   result.failed_items = result.status.jobs_failed.size();
   result.run_failed = core.run_failed();
   result.stalled = !core.finished();
-  result.critical_path = core.graph().critical_path();
+  result.critical_path = lower_bound;
+  result.cap = result.status.target;
   const std::vector<AttemptRecord>& log = core.attempt_records();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
   std::vector<WorkerUsage> usage(core.worker_count());
@@ -111,6 +164,29 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
   result.summary = summary_of(core, on_worker);
+  result.waits = waits_of(core, log, result.makespan);
+  if (const PoolNodes* nodes = cluster.pool_nodes()) {
+    result.node_hours = 0;
+    double allocated = 0, offered = 0;  // of the first resource ("cpu" when pools have it)
+    for (std::size_t p = 0; p < nodes->pool_count(); ++p) {
+      PoolUsage pool{nodes->pool(p).name, 0, nodes->up_nodes(p), {}};
+      const double node_time = static_cast<double>(nodes->node_time(p, result.makespan));
+      pool.node_hours = node_time / static_cast<double>(data::kMicrosPerHour);
+      result.node_hours += pool.node_hours;
+      for (std::size_t r = 0; r < nodes->resources().size(); ++r) {
+        const double capacity_time = static_cast<double>(nodes->capacity(p)[r]) * node_time;
+        if (capacity_time > 0) pool.allocated[nodes->resources()[r]] = nodes->allocated_time(p, r) / capacity_time;
+        if (r == 0) {
+          allocated += nodes->allocated_time(p, r);
+          offered += capacity_time;
+        }
+      }
+      result.pools.push_back(std::move(pool));
+    }
+    result.utilisation = offered > 0 ? allocated / offered : 0;
+    result.waits_by_short_resource = cluster.waits_by_short_resource();
+    result.summary.tail = pods_tail(log);
+  }
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
@@ -131,6 +207,8 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
       {"stalled", r.stalled},
       {"makespan_us", r.makespan},
       {"critical_path_us", r.critical_path},
+      {"cap", r.cap},
+      {"waits", data::to_json(r.waits)},
       {"busy_us", r.busy},
       {"utilisation", r.utilisation},
       {"node_hours", r.node_hours},
@@ -141,6 +219,15 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
       {"workers", workers},
       {"status", scheduler::to_json(r.status)},
   };
+  if (!r.pools.empty()) {
+    nlohmann::json pools = nlohmann::json::array();
+    for (const PoolUsage& p : r.pools) {
+      pools.push_back({{"name", p.name}, {"node_hours", p.node_hours}, {"nodes_at_end", p.nodes_at_end},
+                       {"allocated", p.allocated}});
+    }
+    out["pools"] = pools;
+    out["waits_by_short_resource"] = r.waits_by_short_resource;
+  }
   if (with_timeline) {
     nlohmann::json timeline = nlohmann::json::array();
     for (const TimelineEntry& e : r.timeline) {
@@ -169,14 +256,30 @@ void print_table(const SimulationResult& r, std::ostream& out) {
   row("attempts", std::to_string(r.summary.attempts) + " (" + std::to_string(r.summary.failed_attempts) + " failed)");
   row("makespan", data::duration_text(r.makespan));
   row("critical path (lower bound)", data::duration_text(r.critical_path));
-  row("workers", std::to_string(s.workers));
+  row("queue wait (submit->start)", data::waits_text(r.waits));
+  if (r.pools.empty()) {
+    row("workers", std::to_string(r.cap) + " (cap; " + std::to_string(s.workers) + " ran attempts)");
+  } else {
+    row("concurrency cap", std::to_string(r.cap));
+    for (const PoolUsage& p : r.pools) {
+      std::string held;
+      for (const auto& [resource, share] : p.allocated) held += ", " + resource + number(100 * share, " %.1f %%");
+      row(("pool " + p.name).c_str(),
+          number(p.node_hours, "%.2f node-hours") + ", " + std::to_string(p.nodes_at_end) + " nodes at the end" + held);
+    }
+    std::string short_text;
+    for (const auto& [resource, pods] : r.waits_by_short_resource) {
+      short_text += (short_text.empty() ? "" : ", ") + resource + " " + std::to_string(pods);
+    }
+    if (!short_text.empty()) row("pods that waited for room", short_text);
+  }
   if (s.workers > 0) {
     row("worker busy min/median/max", data::duration_text(s.busy_min) + " / " + data::duration_text(s.busy_median) +
                                           " / " + data::duration_text(s.busy_max));
   }
   row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
-  row("utilisation", number(100 * r.utilisation, "%.1f %%"));
-  row("node-hours (pod slot time)", number(r.node_hours, "%.2f"));
+  row(r.pools.empty() ? "utilisation" : "utilisation (first resource)", number(100 * r.utilisation, "%.1f %%"));
+  row(r.pools.empty() ? "node-hours (pod slot time)" : "node-hours (pools)", number(r.node_hours, "%.2f"));
   for (const data::TailRow& tail : data::tail_rows(r.summary.tail)) row(tail.label, tail.value);
   row("events", std::to_string(r.events));
 }

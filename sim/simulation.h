@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "data/queue_waits.h"
 #include "data/records.h"
 #include "data/run_summary.h"
 #include "scheduler/scheduler.h"
@@ -38,6 +40,15 @@ struct WorkerUsage {
   int attempts = 0;
 };
 
+// One node pool over the run: node time (up to the makespan) and the share of its capacity
+// the pods' requests held, per resource.
+struct PoolUsage {
+  std::string name;
+  double node_hours = 0;
+  int nodes_at_end = 0;
+  std::map<std::string, double> allocated;  // resource -> allocated / (capacity x node time)
+};
+
 struct SimulationResult {
   std::string policy;
   std::string order;
@@ -48,10 +59,14 @@ struct SimulationResult {
   bool run_failed = false;
   bool stalled = false;                // events ran out with items unsettled (e.g. no slot left)
   data::Micros makespan = 0;           // end of the last attempt
-  data::Micros critical_path = 0;      // lower bound by predicted durations
+  data::Micros critical_path = 0;      // lower bound: the work graph's, by the durations simulated
+  int cap = 0;                         // attempts the policy lets run at once (workers, K)
   data::Micros busy = 0;               // sum over attempts
   double utilisation = 0;              // busy / (workers x makespan)
-  double node_hours = 0;               // slot-time held by pods, in hours
+  double node_hours = 0;               // slot-time held by pods (pools: node time), in hours
+  data::WaitSummary waits;             // submit -> first start, over [0, makespan]
+  std::vector<PoolUsage> pools;        // with node pools
+  std::map<std::string, std::size_t> waits_by_short_resource;  // pods that waited for room
   std::uint64_t events = 0;            // engine events handled
   // The run's summary as every run gets it (data/run_summary.h): attempts, failures, workers'
   // busy time, the straggler tail; its span is the attempts' (first start to last end), where

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/error.h"
+#include "data/item_rows.h"
 #include "data/sqlite_db.h"
 
 namespace millrace::data::importers {
@@ -87,10 +88,7 @@ void remove_stale_imports(sqlite3* db, const std::string& path) {
 
 struct StagedImport::Statements {
   Statements(sqlite3* db, const std::string& path)
-      : insert_item(db, path,
-                    "INSERT INTO items (run_id, position, id, range_first, range_count, type, payload, priority, "
-                    "submit_at_us, predicted_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        insert_dep(db, path, "INSERT INTO item_deps (run_id, item_id, position, depends_on) VALUES (?, ?, ?, ?)"),
+      : items(db, path),
         find_item(db, path, "SELECT 1 FROM items WHERE run_id = ? AND id = ?"),
         latest_attempt(db, path, "SELECT max(number) FROM attempts WHERE run_id = ? AND item_id = ?"),
         insert_attempt(db, path,
@@ -100,8 +98,7 @@ struct StagedImport::Statements {
                       "INSERT INTO staged_attempt_sources (run_id, item_id, number, source) VALUES (?, ?, ?, ?)"),
         source_of(db, path, "SELECT source FROM staged_attempt_sources WHERE run_id = ? AND item_id = ? AND number = ?") {}
 
-  Statement insert_item;
-  Statement insert_dep;
+  ItemRowWriter items;
   Statement find_item;
   Statement latest_attempt;
   Statement insert_attempt;
@@ -186,23 +183,7 @@ void StagedImport::flush() {
   if (pending_.size() == 0) return;
   Transaction tx(store_.handle(), store_.path());
   const Trace& batch = pending_.trace();
-  for (const WorkItem& item : batch.items) {
-    std::optional<std::int64_t> first, count;
-    if (item.range) {
-      first = item.range->first;
-      count = item.range->count;
-    }
-    Statement& insert = statements_->insert_item;
-    insert.bind(1, run_id_).bind(2, static_cast<std::int64_t>(items_++)).bind(3, item.id).bind(4, first);
-    insert.bind(5, count).bind(6, item.type).bind(7, item.payload).bind(8, item.priority).bind(9, item.submit_at);
-    insert.bind(10, item.predicted);
-    insert.run();
-    for (std::size_t d = 0; d < item.depends_on.size(); ++d) {
-      Statement& dep = statements_->insert_dep;
-      dep.bind(1, run_id_).bind(2, item.id).bind(3, static_cast<std::int64_t>(d)).bind(4, item.depends_on[d]);
-      dep.run();
-    }
-  }
+  for (const WorkItem& item : batch.items) statements_->items.insert(run_id_, static_cast<std::int64_t>(items_++), item);
   for (const Attempt& a : batch.attempts) {
     Statement& insert = statements_->insert_attempt;
     insert.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);

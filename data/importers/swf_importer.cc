@@ -19,7 +19,7 @@ constexpr std::array<const char*, kFields> kNames = {
     "job",          "submit",         "wait",  "run_time", "processors", "average_cpu_s",
     "used_memory_kb", "requested_processors", "requested_time_s", "requested_memory_kb", "status", "user",
     "group",        "executable",     "queue", "partition", "preceding_job", "think_time_s"};
-enum Field { kJob, kSubmit, kWait, kRunTime, kStatus = 10, kPartition = 15, kPreceding = 16 };
+enum Field { kJob, kSubmit, kWait, kRunTime, kProcessors, kRequestedProcessors = 7, kStatus = 10, kPartition = 15, kPreceding = 16 };
 
 using Job = std::array<double, kFields>;
 
@@ -96,6 +96,14 @@ WorkItem job_item(const Job& job, const std::string& id, const std::string& wher
     payload[kNames[i]] = value ? nlohmann::json(*value) : nlohmann::json(job[i]);
   }
   item.payload = payload.dump();
+  // The processors a job held (else asked for) are its CPU request, one CPU each.
+  const Field processors = job[kProcessors] > 0 ? kProcessors : kRequestedProcessors;
+  if (job[processors] > 0) {
+    const std::int64_t count = whole(job, processors, where);
+    auto milli = checked_mul(count, 1000);
+    if (!milli) throw Error(where, std::string(kNames[processors]) + " " + std::to_string(count) + " is too many CPUs");
+    item.requests["cpu"] = *milli;
+  }
   return item;
 }
 

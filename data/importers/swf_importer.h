@@ -6,7 +6,7 @@
 //   12 user  13 group  14 executable  15 queue  16 partition  17 preceding job  18 think time
 // Each job becomes a WorkItem (id = job number, type "job", submit_at = submit, payload = a
 // JSON object of the known fields 5-10 and 12-18, depends_on = the preceding job when it came
-// earlier in the log) and, when its run time is known, an Attempt: start = submit + wait (unknown wait
+// earlier in the log, requests {"cpu": processors}, from field 5 or else field 8 when known) and, when its run time is known, an Attempt: start = submit + wait (unknown wait
 // counts as 0), end = start + run time, worker = "partition-N" when the partition is known.
 // Status: 1 and -1 (not recorded; a job with a run time ran) -> succeeded; 2-4 (partial
 // executions) -> succeeded; 0 -> failed, exit code 1; 5 -> cancelled, exit code 1.

@@ -6,6 +6,7 @@
 
 #include "data/error.h"
 #include "data/importers/fields.h"
+#include "data/quantity.h"
 #include "data/text_excerpt.h"
 #include "data/timing_table.h"
 
@@ -43,6 +44,10 @@ WorkItem record_item(const TimingRecord& r) {
   if (const auto* v = field(r, "payload")) item.payload = *v;
   if (const auto* v = field(r, "priority")) item.priority = parse_int32(*v, r.where, "priority");
   if (const auto* v = field(r, "submit_s")) item.submit_at = parse_seconds(*v, r.where, "submit_s");
+  for (const auto& [column, text] : r.fields) {
+    if (!column.starts_with(kRequestPrefix)) continue;
+    item.requests[column.substr(kRequestPrefix.size())] = parse_quantity_milli(text, r.where + ": " + column);
+  }
   if (const auto* v = field(r, "depends_on")) {
     std::istringstream ids(*v);
     for (std::string id; ids >> id;) item.depends_on.push_back(id);
@@ -108,6 +113,10 @@ const std::vector<std::string>& timing_record_columns() {
 void TimingRecordReader::add(const TimingRecord& r) {
   const auto& known = timing_record_columns();
   for (const auto& [name, value] : r.fields) {
+    if (name.starts_with(kRequestPrefix)) {
+      if (name.size() == kRequestPrefix.size()) throw Error(r.where, "column request. names no resource (request.cpu, ...)");
+      continue;
+    }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw Error(r.where, "unknown column " + excerpt(name) + " (see data/importers/timing_records.h)");
     }

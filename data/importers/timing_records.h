@@ -13,6 +13,8 @@
 //   exit_code       default 0
 //   failure_reason
 //   work_ms         the part of the duration spent on per-unit work (e.g. transaction apply)
+//   request.NAME    the item's request of resource NAME, a Kubernetes quantity (data/quantity.h):
+//                   request.cpu=250m, request.memory=512Mi, request.nvidia.com/gpu=1
 // A record with no worker and no times plans an item that was never attempted. Several records
 // with the same item are its successive attempts. An empty field counts as absent.
 #pragma once

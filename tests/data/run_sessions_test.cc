@@ -81,7 +81,7 @@ TEST(RunSessions, TreesRecordedBeforeMigration7HaveNoStatusFile) {
   sqlite3_close(db);
 
   TraceStore store = TraceStore::open(path);
-  EXPECT_EQ(store.schema_version(), 7);
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
   std::vector<AttemptTreeRecord> left = RunSessions(store, 1).unfinished_trees(1);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].pid, 5);

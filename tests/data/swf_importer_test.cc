@@ -36,6 +36,8 @@ TEST(SwfImport, EachJobBecomesAnItemAndAnAttemptAfterItsWait) {
   EXPECT_EQ(payload["requested_processors"], 64);
   EXPECT_EQ(payload["executable"], 7);
   EXPECT_FALSE(payload.contains("used_memory_kb"));
+  EXPECT_EQ(trace.items[0].requests.at("cpu"), 128'000);  // allocated processors, one CPU each
+  EXPECT_EQ(trace.items[1].requests.at("cpu"), 8'000);
   EXPECT_EQ(trace.items[1].depends_on, std::vector<std::string>{"1"});
   EXPECT_TRUE(trace.items[3].depends_on.empty());  // preceding job 99 is not in the log
 

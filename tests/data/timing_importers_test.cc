@@ -55,11 +55,12 @@ class ExportedRun : public ::testing::Test {
   void SetUp() override {
     store_ = std::make_unique<TraceStore>(TraceStore::open(dir_.file("s.db")));
     write_file(dir_.file("t.csv"),
-               "item,first,count,type,payload,depends_on,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms\n"
-               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,\n"
-               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5\n"
-               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001\n"
-               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,\n");
+               "item,first,count,type,payload,depends_on,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms,"
+               "request.cpu,request.memory,request.nvidia.com/gpu\n"
+               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,,250m,512Mi,\n"
+               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5,250m,512Mi,\n"
+               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001,2,,460m\n"
+               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,,,,\n");
     run_id_ = importers::import_file(*store_, "csv", dir_.file("t.csv")).run_id;
   }
   void expect_same_run(std::int64_t other) {
@@ -70,6 +71,14 @@ class ExportedRun : public ::testing::Test {
   std::unique_ptr<TraceStore> store_;
   std::int64_t run_id_ = 0;
 };
+
+TEST_F(ExportedRun, RequestsAreStoredInMilliUnits) {
+  const std::vector<WorkItem> items = store_->items(run_id_);
+  EXPECT_EQ(items[0].requests, (std::map<std::string, std::int64_t>{{"cpu", 250}, {"memory", 536'870'912'000}}));
+  EXPECT_EQ(items[1].requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"nvidia.com/gpu", 460}}));
+  EXPECT_TRUE(items[2].requests.empty());
+  EXPECT_EQ(store_->count_rows("item_requests", run_id_), 4);
+}
 
 TEST_F(ExportedRun, CsvExportImportsBackUnchanged) {
   std::ostringstream out;
@@ -96,6 +105,29 @@ TEST_F(ExportedRun, JsonExportImportsBackUnchangedWithItsRunFields) {
   EXPECT_EQ(store_->run(again).policy, "fixed-pool");
   EXPECT_EQ(store_->run(again).parameters, R"({"workers":2})");
   EXPECT_EQ(store_->run(again).name, "export");
+}
+
+TEST(TimingCsvImport, MalformedRequestNamesFileLineColumnAndText) {
+  TempDir dir;
+  write_file(dir.file("t.csv"), "item,duration_s,request.cpu\na,1,250m\nb,1,1.5x\n");
+  try {
+    read_timing_csv(dir.file("t.csv"));
+    FAIL() << "a malformed quantity must be refused";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("t.csv:3"), std::string::npos) << message;
+    EXPECT_NE(message.find("request.cpu"), std::string::npos) << message;
+    EXPECT_NE(message.find("'1.5x'"), std::string::npos) << message;
+  }
+  write_file(dir.file("u.csv"), "item,duration_s,request.\na,1,1\n");
+  EXPECT_THROW(read_timing_csv(dir.file("u.csv")), Error);
+}
+
+TEST(TimingJsonImport, ReadsRequestsGivenAsNumbersOrQuantities) {
+  TempDir dir;
+  write_file(dir.file("t.json"), R"([{"item": "a", "duration_s": 1, "request.cpu": 2, "request.memory": "1Gi"}])");
+  auto trace = read_timing_json(dir.file("t.json"));
+  EXPECT_EQ(trace.items[0].requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1'073'741'824'000}}));
 }
 
 TEST(TimingJsonImport, ReadsABareArrayOfRows) {

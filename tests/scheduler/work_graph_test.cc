@@ -109,6 +109,21 @@ TEST(WorkGraph, CriticalPathFollowsTheLongestChain) {
   EXPECT_EQ(graph.critical_items(), (std::vector<std::size_t>{3, 1, 4}));
 }
 
+// The bug it fixes: a recorded trace's bound ignored submit times (12,537,496 s shown where
+// max(submit + duration) was 12,902,960 s).
+TEST(WorkGraph, CriticalPathStartsNoItemBeforeItsSubmitTime) {
+  std::vector<data::WorkItem> items = items_named(3);
+  items[0].predicted = 100;                         // 0 + 100
+  items[1].predicted = 10;
+  items[1].submit_at = 500;                         // 500 + 10 = 510
+  items[2].predicted = 20;
+  items[2].depends_on = {"r1"};                     // 510 + 20 = 530
+  EXPECT_EQ(WorkGraph(items, "plan.json").critical_path(), 530);
+  items[2].depends_on.clear();
+  items[2].submit_at = 515;                         // 515 + 20 = 535, independent items
+  EXPECT_EQ(WorkGraph(items, "plan.json").critical_path(), 535);
+}
+
 TEST(WorkGraph, DuplicateIdIsRejected) {
   std::vector<data::WorkItem> items = items_named(3);
   items[2].id = "r0";

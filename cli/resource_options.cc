@@ -1,0 +1,65 @@
+#include "cli/resource_options.h"
+
+#include <charconv>
+#include <filesystem>
+
+#include "cli/duration_option.h"
+#include "data/error.h"
+#include "sim/node_pools.h"
+
+namespace millrace::cli {
+
+void add_resource_options(CLI::App& command, ResourceOptions& options) {
+  command.add_option("--node-pools", options.node_pools,
+                     "Node pools file instead of --nodes x --slots-per-node: CSV pool,count,min,max,provision_delay,"
+                     "capacity.NAME... or JSON (job-per-item; pods ask for their items' request.NAME)");
+  command.add_option("--placement", options.placement, "With --node-pools: first-fit, most-allocated or least-allocated")
+      ->capture_default_str();
+  command.add_option("--scale-down-delay", options.scale_down_delay,
+                     "With --node-pools: an empty node above its pool's min goes after this long")
+      ->capture_default_str();
+  command.add_option("--type-limit", options.type_limits,
+                     "TYPE=K: at most K attempts of items of TYPE at once (job-per-item; repeatable)");
+}
+
+std::map<std::string, int> parse_type_limits(const std::vector<std::string>& texts) {
+  std::map<std::string, int> limits;
+  for (const std::string& text : texts) {
+    const std::size_t equals = text.rfind('=');
+    int cap = 0;
+    const char* end = text.data() + text.size();
+    if (equals == std::string::npos || equals == 0 ||
+        std::from_chars(text.data() + equals + 1, end, cap).ptr != end || equals + 1 == text.size() || cap < 1) {
+      throw data::Error("--type-limit '" + text + "'", "expected TYPE=K with K a whole number from 1, e.g. render=8");
+    }
+    if (!limits.emplace(text.substr(0, equals), cap).second) {
+      throw data::Error("--type-limit '" + text + "'", "type '" + text.substr(0, equals) + "' is limited twice");
+    }
+  }
+  return limits;
+}
+
+void apply_resource_options(const ResourceOptions& options, sim::SimulationConfig& config) {
+  config.scheduler.params.type_limits = parse_type_limits(options.type_limits);
+  if (options.node_pools.empty()) return;
+  if (config.scheduler.policy != "job-per-item") {
+    throw data::Error("--node-pools " + options.node_pools,
+                      "node pools run one Job per item: use --policy job-per-item (not " + config.scheduler.policy + ")");
+  }
+  sim::NodePoolsConfig& pools = config.cluster.pools;
+  pools.pools = sim::read_node_pools(options.node_pools);
+  pools.placement = sim::placement_named(options.placement, "--placement");
+  pools.scale_down_delay = parse_duration(options.scale_down_delay, "--scale-down-delay");
+}
+
+nlohmann::json resource_parameters(const ResourceOptions& options) {
+  nlohmann::json out = {{"type_limits", parse_type_limits(options.type_limits)}};
+  if (!options.node_pools.empty()) {
+    out["node_pools"] = std::filesystem::path(options.node_pools).filename().string();
+    out["placement"] = options.placement;
+    out["scale_down_delay"] = options.scale_down_delay;
+  }
+  return out;
+}
+
+}  // namespace millrace::cli

@@ -1,0 +1,143 @@
+#include "sim/node_pools.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "data/importers/csv_table.h"
+#include "data/importers/fields.h"
+#include "data/importers/json_input.h"
+#include "data/importers/json_lines.h"
+#include "data/importers/text_input.h"
+#include "data/importers/whole_text.h"
+#include "data/quantity.h"
+#include "data/registry.h"
+
+namespace millrace::sim {
+
+namespace {
+
+const data::Registry<Placement>& placements() {
+  static const data::Registry<Placement> registry = [] {
+    data::Registry<Placement> r("placement");
+    r.add("first-fit", Placement::kFirstFit);
+    r.add("most-allocated", Placement::kMostAllocated);
+    r.add("least-allocated", Placement::kLeastAllocated);
+    return r;
+  }();
+  return registry;
+}
+
+constexpr std::string_view kCapacityPrefix = "capacity.";
+
+std::vector<NodePool> read_csv(const std::string& path) {
+  data::importers::TextInput input(path);
+  data::importers::CsvReader csv(input);
+  const std::vector<std::string>& header = csv.header();
+  for (const char* column : {"pool", "count", "min", "max", "provision_delay"}) {
+    if (!csv.column(column)) {
+      throw data::Error(path + ":1", std::string("missing column ") + column +
+                                         " (pool,count,min,max,provision_delay,capacity.NAME...)");
+    }
+  }
+  std::vector<NodePool> pools;
+  data::importers::CsvRow row;
+  while (csv.next_row(row)) {
+    const std::string where = path + ":" + std::to_string(row.line);
+    auto cell = [&](const char* column) -> const std::string& { return row.fields[*csv.column(column)]; };
+    NodePool pool;
+    pool.name = cell("pool");
+    pool.count = data::importers::parse_int32(cell("count"), where, "count");
+    pool.min = data::importers::parse_int32(cell("min"), where, "min");
+    pool.max = data::importers::parse_int32(cell("max"), where, "max");
+    pool.provision_delay = data::importers::parse_seconds(cell("provision_delay"), where, "provision_delay");
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
+      pool.capacity[header[c].substr(kCapacityPrefix.size())] =
+          data::parse_quantity_milli(row.fields[c], where + ": " + header[c]);
+    }
+    check_node_pools({pool}, where);
+    pools.push_back(std::move(pool));
+  }
+  return pools;
+}
+
+std::vector<NodePool> read_json(const std::string& path) {
+  data::importers::TextInput input(path);
+  const nlohmann::json doc = data::importers::parse_json(input);
+  const nlohmann::json* list = &doc;
+  if (doc.is_object() && doc.contains("pools")) list = &doc["pools"];
+  if (!list->is_array()) throw data::Error(path, "expected an array of pools or {\"pools\": [...]}");
+  std::vector<NodePool> pools;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& p = (*list)[i];
+    const std::string where = path + ": pool " + std::to_string(i + 1);
+    auto integer = [&](const char* key, int fallback) {
+      if (!p.contains(key)) return fallback;
+      if (!p[key].is_number_integer()) throw data::Error(where, std::string(key) + " must be an integer");
+      return data::importers::parse_int32(p[key].dump(), where, key);
+    };
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
+      throw data::Error(where, "a pool is an object with a \"name\"");
+    }
+    NodePool pool;
+    pool.name = p["name"].get<std::string>();
+    pool.count = integer("count", 1);
+    pool.min = integer("min", 0);
+    pool.max = integer("max", pool.count);
+    if (p.contains("provision_delay")) {
+      const nlohmann::json& delay = p["provision_delay"];
+      pool.provision_delay = data::importers::parse_seconds(
+          delay.is_string() ? delay.get<std::string>() : delay.dump(), where, "provision_delay");
+    }
+    if (p.contains("capacity")) {
+      if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");
+      for (const auto& [name, value] : p["capacity"].items()) {
+        pool.capacity[name] = data::parse_quantity_milli(value.is_string() ? value.get<std::string>() : value.dump(),
+                                                         where + ": capacity." + name);
+      }
+    }
+    check_node_pools({pool}, where);
+    pools.push_back(std::move(pool));
+  }
+  return pools;
+}
+
+}  // namespace
+
+Placement placement_named(const std::string& name, const std::string& where) {
+  return placements().find(name, where);
+}
+
+const char* to_string(Placement placement) {
+  for (const auto& [name, entry] : placements().entries()) {
+    if (entry == placement) return name.c_str();
+  }
+  return "?";
+}
+
+void check_node_pools(const std::vector<NodePool>& pools, const std::string& where) {
+  std::set<std::string> names;
+  for (const NodePool& pool : pools) {
+    const std::string label = "pool '" + pool.name + "'";
+    if (pool.name.empty()) throw data::Error(where, "a pool needs a name");
+    if (!names.insert(pool.name).second) throw data::Error(where, label + " is declared twice");
+    if (pool.max < 1 || pool.min < 0 || pool.min > pool.count || pool.count > pool.max) {
+      throw data::Error(where, label + " needs 0 <= min <= count <= max and max >= 1 (has count " +
+                                   std::to_string(pool.count) + ", min " + std::to_string(pool.min) + ", max " +
+                                   std::to_string(pool.max) + ")");
+    }
+    if (pool.capacity.empty()) throw data::Error(where, label + " has no capacity (columns capacity.NAME)");
+  }
+  if (pools.empty()) throw data::Error(where, "no node pool declared");
+}
+
+std::vector<NodePool> read_node_pools(const std::string& path) {
+  const bool json = data::importers::looks_like_json(data::importers::WholeText::read(path));
+  std::vector<NodePool> pools = json ? read_json(path) : read_csv(path);
+  check_node_pools(pools, path);
+  return pools;
+}
+
+}  // namespace millrace::sim

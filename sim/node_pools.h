@@ -1,0 +1,53 @@
+// Node pools of a simulated Kubernetes cluster: each pool one machine type (a capacity per
+// resource, in milli-units of a Kubernetes quantity), `count` nodes at the start, autoscaled
+// between `min` and `max` (a node asked for comes up `provision_delay` later; an empty node
+// above `min` goes after the scale-down delay), and the placement strategy that picks a node
+// for each pod among those where every request fits. Read from `--node-pools FILE`:
+//   CSV   pool,count,min,max,provision_delay,capacity.NAME,...   one pool per line, e.g.
+//         cpu-pool,2,0,10,90s,4,16Gi   (provision_delay as `--timeout` takes it; capacities as
+//         Kubernetes quantities; an empty capacity cell: the pool has none of that resource)
+//   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay_s", "capacity": {NAME: Q}}]}
+//         or the bare array
+// Errors name file:line (JSON: the pool's index) and the field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "data/time.h"
+
+namespace millrace::sim {
+
+// How a pod's node is chosen among those where it fits: the lowest-numbered node (first-fit),
+// the node most allocated after placing it (most-allocated: bin packing) or least allocated
+// (least-allocated: spreading, the Kubernetes default). Allocation is sum over the pool's
+// resources of allocated / capacity; ties go to the lowest-numbered node.
+enum class Placement { kFirstFit, kMostAllocated, kLeastAllocated };
+
+// Throws data::Error naming `where` and the known names when `name` is none of them.
+Placement placement_named(const std::string& name, const std::string& where);
+const char* to_string(Placement placement);
+
+struct NodePool {
+  std::string name;
+  int count = 1;                    // nodes at the start
+  int min = 0;
+  int max = 1;
+  data::Micros provision_delay = 0;
+  std::map<std::string, std::int64_t> capacity;  // per node, milli-units
+};
+
+struct NodePoolsConfig {
+  std::vector<NodePool> pools;      // empty: the cluster is slots (SimClusterConfig::nodes)
+  Placement placement = Placement::kLeastAllocated;
+  data::Micros scale_down_delay = 10 * 60 * data::kMicrosPerSecond;  // cluster-autoscaler's default
+};
+
+// Throws data::Error naming the pool when min <= count <= max, max >= 1 or a name is broken.
+void check_node_pools(const std::vector<NodePool>& pools, const std::string& where);
+
+std::vector<NodePool> read_node_pools(const std::string& path);
+
+}  // namespace millrace::sim

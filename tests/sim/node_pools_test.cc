@@ -1,0 +1,319 @@
+// Node pools in the simulator: schedules computed by hand, and an independent reference
+// placement (written here, the naive way: every pending pod scanned in arrival order against
+// every node) agreeing with the simulator pod by pod on a seeded random workload.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "data/error.h"
+#include "data/quantity.h"
+#include "sim/node_pools.h"
+#include "sim/simulation.h"
+
+namespace millrace::sim {
+namespace {
+
+constexpr data::Micros kSecond = data::kMicrosPerSecond;
+
+std::int64_t q(const char* text) { return data::parse_quantity_milli(text, "test"); }
+
+struct Pod {
+  std::string id;
+  std::map<std::string, std::int64_t> requests;
+  data::Micros duration = 0;
+  data::Micros submit = 0;
+  std::string type = "job";
+};
+
+std::vector<data::WorkItem> items_of(const std::vector<Pod>& pods) {
+  std::vector<data::WorkItem> items;
+  for (const Pod& p : pods) {
+    data::WorkItem item;
+    item.id = p.id;
+    item.type = p.type;
+    item.requests = p.requests;
+    item.submit_at = p.submit;
+    item.predicted = p.duration;
+    items.push_back(item);
+  }
+  return items;
+}
+
+DurationModel predicted_durations() {
+  return [](const data::WorkItem& item) { return item.predicted; };
+}
+
+NodePool pool_of(const std::string& name, int count, int min, int max, data::Micros delay,
+                 std::map<std::string, std::int64_t> capacity) {
+  return NodePool{name, count, min, max, delay, std::move(capacity)};
+}
+
+SimulationConfig job_per_item(std::vector<NodePool> pools, Placement placement, int cap = 1000) {
+  SimulationConfig config;
+  config.cluster.pools.pools = std::move(pools);
+  config.cluster.pools.placement = placement;
+  config.scheduler.policy = "job-per-item";
+  config.scheduler.params.max_in_flight = cap;
+  return config;
+}
+
+struct Started {
+  data::Micros at = 0;
+  std::string node;
+  friend bool operator==(const Started&, const Started&) = default;
+};
+
+std::map<std::string, Started> starts_of(const SimulationResult& r) {
+  std::map<std::string, Started> out;
+  for (const data::Attempt& a : r.attempt_log) out[a.item_id] = Started{a.start, a.worker};
+  return out;
+}
+
+TEST(NodePools, PodsThatDoNotFitWaitUntilOthersFinish) {
+  // One 4-CPU node. A (3 CPU, 10 s) starts at 0; B (2 CPU) does not fit beside it; C (1 CPU)
+  // does (3 + 1 = 4) and runs 0-4. C's end leaves 1 CPU: still short for B. A ends at 10: B
+  // starts then and ends at 15.
+  std::vector<Pod> pods = {{"A", {{"cpu", q("3")}}, 10 * kSecond},
+                           {"B", {{"cpu", q("2")}}, 5 * kSecond},
+                           {"C", {{"cpu", q("1")}}, 4 * kSecond}};
+  auto r = simulate(items_of(pods), predicted_durations(),
+                    job_per_item({pool_of("p", 1, 1, 1, 0, {{"cpu", q("4")}})}, Placement::kLeastAllocated));
+  auto s = starts_of(r);
+  EXPECT_EQ(s["A"].at, 0);
+  EXPECT_EQ(s["C"].at, 0);
+  EXPECT_EQ(s["B"].at, 10 * kSecond);
+  EXPECT_EQ(r.makespan, 15 * kSecond);
+  EXPECT_EQ(r.waits.max, 10 * kSecond);
+  EXPECT_EQ(r.waits.p50, 0);
+  // Pending pods over time: B alone for 10 s of a 15 s run.
+  EXPECT_DOUBLE_EQ(r.waits.mean_pending, 10.0 / 15.0);
+  EXPECT_EQ(r.waits_by_short_resource, (std::map<std::string, std::size_t>{{"cpu", 1}}));
+  // CPU held: 3x10 + 1x4 + 2x5 = 44 CPU-seconds of 4 x 15 = 60.
+  ASSERT_EQ(r.pools.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.pools[0].allocated.at("cpu"), 44.0 / 60.0);
+  EXPECT_DOUBLE_EQ(r.pools[0].node_hours, 15.0 / 3600);
+  // The tail's share is of the peak pods (2), not of the one node: B alone in the last 1.5 s.
+  EXPECT_DOUBLE_EQ(r.summary.tail.utilisation_last_tenth, 0.5);
+}
+
+TEST(NodePools, GpuPodWaitsWhileCpuPodsRun) {
+  // One node with 4 CPUs and 1 GPU. G1 takes the GPU for 10 s; G2 waits for it although 2 CPUs
+  // are free the whole time; the CPU pods C1, C2 start at 0 beside G1.
+  std::vector<Pod> pods = {{"G1", {{"cpu", q("1")}, {"nvidia.com/gpu", q("1")}}, 10 * kSecond},
+                           {"G2", {{"cpu", q("1")}, {"nvidia.com/gpu", q("1")}}, 5 * kSecond},
+                           {"C1", {{"cpu", q("1")}}, 3 * kSecond},
+                           {"C2", {{"cpu", q("500m")}}, 3 * kSecond}};
+  auto r = simulate(
+      items_of(pods), predicted_durations(),
+      job_per_item({pool_of("gpu", 1, 1, 1, 0, {{"cpu", q("4")}, {"nvidia.com/gpu", q("1")}})}, Placement::kFirstFit));
+  auto s = starts_of(r);
+  EXPECT_EQ(s["C1"].at, 0);
+  EXPECT_EQ(s["C2"].at, 0);
+  EXPECT_EQ(s["G2"].at, 10 * kSecond);
+  EXPECT_EQ(r.makespan, 15 * kSecond);
+  EXPECT_EQ(r.waits_by_short_resource, (std::map<std::string, std::size_t>{{"nvidia.com/gpu", 1}}));
+}
+
+std::size_t nodes_used(const SimulationResult& r) {
+  std::set<std::string> nodes;
+  for (const data::Attempt& a : r.attempt_log) nodes.insert(a.worker);
+  return nodes.size();
+}
+
+TEST(NodePools, BinPackingAndSpreadingUseDifferentNodeCounts) {
+  // Four 1-CPU pods on four 4-CPU nodes: spreading puts one on each node, bin packing and
+  // first-fit put all four on node 0.
+  std::vector<Pod> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back({"P" + std::to_string(i), {{"cpu", q("1")}}, 10 * kSecond});
+  auto run = [&](Placement placement) {
+    return simulate(items_of(pods), predicted_durations(),
+                    job_per_item({pool_of("p", 4, 4, 4, 0, {{"cpu", q("4")}})}, placement));
+  };
+  EXPECT_EQ(nodes_used(run(Placement::kLeastAllocated)), 4u);
+  EXPECT_EQ(nodes_used(run(Placement::kMostAllocated)), 1u);
+  EXPECT_EQ(nodes_used(run(Placement::kFirstFit)), 1u);
+  auto packed = starts_of(run(Placement::kMostAllocated));
+  EXPECT_EQ(packed["P3"].node, "p/node-000");
+  auto spread = starts_of(run(Placement::kLeastAllocated));
+  EXPECT_EQ(spread["P3"].node, "p/node-003");
+}
+
+TEST(NodePools, AutoscalerGrowsAfterTheProvisionDelayAndShrinksAfterIdle) {
+  // One 2-CPU node up (min 1, max 3, 60 s to provision, 120 s scale-down delay). Three 2-CPU
+  // pods of 100 s at t=0: P1 runs at once; P2 and P3 find no room, each orders a node (the first
+  // ordered node's room is taken by P2): both start at 60 and end at 160. node-000 is empty
+  // from 100 and goes at 220; node-001 and node-002 are empty from 160: at 280 node-001 goes,
+  // node-002 stays (the pool is at its min). P4 (t=400, 10 s) runs on node-002 at once.
+  std::vector<Pod> pods = {{"P1", {{"cpu", q("2")}}, 100 * kSecond},
+                           {"P2", {{"cpu", q("2")}}, 100 * kSecond},
+                           {"P3", {{"cpu", q("2")}}, 100 * kSecond},
+                           {"P4", {{"cpu", q("2")}}, 10 * kSecond, 400 * kSecond}};
+  auto config = job_per_item({pool_of("p", 1, 1, 3, 60 * kSecond, {{"cpu", q("2")}})}, Placement::kLeastAllocated);
+  config.cluster.pools.scale_down_delay = 120 * kSecond;
+  auto r = simulate(items_of(pods), predicted_durations(), config);
+  auto s = starts_of(r);
+  EXPECT_EQ(s["P1"], (Started{0, "p/node-000"}));
+  EXPECT_EQ(s["P2"], (Started{60 * kSecond, "p/node-001"}));
+  EXPECT_EQ(s["P3"], (Started{60 * kSecond, "p/node-002"}));
+  EXPECT_EQ(s["P4"], (Started{400 * kSecond, "p/node-002"}));
+  EXPECT_EQ(r.makespan, 410 * kSecond);
+  ASSERT_EQ(r.pools.size(), 1u);
+  EXPECT_EQ(r.pools[0].nodes_at_end, 1);
+  // Node time: node-000 0-220, node-001 60-280, node-002 60-410: 790 s.
+  EXPECT_DOUBLE_EQ(r.pools[0].node_hours, 790.0 / 3600);
+}
+
+TEST(NodePools, TwoTypesUnderSeparateCapsShareOnePool) {
+  // One 8-CPU node; four 1-CPU pods of type a (cap 1) and four of type b (cap 2), 10 s each:
+  // a runs one at a time (0, 10, 20, 30), b two at a time (0, 0, 10, 10).
+  std::vector<Pod> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back({"a" + std::to_string(i), {{"cpu", q("1")}}, 10 * kSecond, 0, "a"});
+  for (int i = 0; i < 4; ++i) pods.push_back({"b" + std::to_string(i), {{"cpu", q("1")}}, 10 * kSecond, 0, "b"});
+  auto config = job_per_item({pool_of("p", 1, 1, 1, 0, {{"cpu", q("8")}})}, Placement::kLeastAllocated, 10);
+  config.scheduler.params.type_limits = {{"a", 1}, {"b", 2}};
+  auto s = starts_of(simulate(items_of(pods), predicted_durations(), config));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(s["a" + std::to_string(i)].at, i * 10 * kSecond) << i;
+  EXPECT_EQ(s["b0"].at, 0);
+  EXPECT_EQ(s["b1"].at, 0);
+  EXPECT_EQ(s["b2"].at, 10 * kSecond);
+  EXPECT_EQ(s["b3"].at, 10 * kSecond);
+}
+
+TEST(NodePools, APodLargerThanEveryMachineIsAnErrorNamingIt) {
+  std::vector<Pod> pods = {{"small", {{"cpu", q("1")}}, kSecond}, {"huge", {{"cpu", q("8")}}, kSecond}};
+  try {
+    simulate(items_of(pods), predicted_durations(),
+             job_per_item({pool_of("p", 1, 0, 4, 0, {{"cpu", q("4")}, {"memory", q("16Gi")}})}, Placement::kFirstFit));
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("item 'huge'"), std::string::npos) << message;
+    EXPECT_NE(message.find("cpu 8"), std::string::npos) << message;
+    EXPECT_NE(message.find("could never start"), std::string::npos) << message;
+  }
+  std::vector<Pod> gpu = {{"g", {{"nvidia.com/gpu", q("1")}}, kSecond}};
+  try {
+    simulate(items_of(gpu), predicted_durations(),
+             job_per_item({pool_of("p", 1, 0, 4, 0, {{"cpu", q("4")}})}, Placement::kFirstFit));
+    FAIL() << "expected an error";
+  } catch (const data::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nvidia.com/gpu 1, which no node pool has"), std::string::npos) << e.what();
+  }
+}
+
+// The reference: time steps over arrivals and ends; at each, ends first free their room, then
+// every pending pod in arrival order goes to the node that fits it with the lowest (spread) or
+// highest (pack) sum of allocated / capacity after placing it, ties to the lowest node.
+std::map<std::string, Started> reference_placement(const std::vector<Pod>& pods, const std::vector<NodePool>& pools,
+                                                   Placement placement) {
+  struct Node {
+    std::string name;
+    std::map<std::string, std::int64_t> capacity, used;
+  };
+  std::vector<Node> nodes;
+  for (const NodePool& pool : pools) {
+    for (int n = 0; n < pool.count; ++n) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s/node-%03d", pool.name.c_str(), n);
+      nodes.push_back(Node{name, pool.capacity, {}});
+    }
+  }
+  struct Running {
+    data::Micros end;
+    std::size_t pod;
+    std::size_t node;
+  };
+  std::vector<Running> running;
+  std::vector<std::size_t> pending;
+  std::map<std::string, Started> starts;
+  std::vector<std::size_t> by_submit(pods.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) by_submit[i] = i;
+  std::stable_sort(by_submit.begin(), by_submit.end(),
+                   [&](std::size_t a, std::size_t b) { return pods[a].submit < pods[b].submit; });
+  std::size_t next_arrival = 0;
+  while (next_arrival < pods.size() || !running.empty()) {
+    data::Micros now = INT64_MAX;
+    if (next_arrival < pods.size()) now = pods[by_submit[next_arrival]].submit;
+    for (const Running& r : running) now = std::min(now, r.end);
+    for (auto it = running.begin(); it != running.end();) {
+      if (it->end != now) {
+        ++it;
+        continue;
+      }
+      for (const auto& [resource, amount] : pods[it->pod].requests) nodes[it->node].used[resource] -= amount;
+      it = running.erase(it);
+    }
+    while (next_arrival < pods.size() && pods[by_submit[next_arrival]].submit == now) {
+      pending.push_back(by_submit[next_arrival++]);
+    }
+    std::vector<std::size_t> still;
+    for (std::size_t p : pending) {
+      int best = -1;
+      double best_score = 0;
+      for (std::size_t n = 0; n < nodes.size(); ++n) {
+        bool fits = true;
+        double score = 0;
+        for (const auto& [resource, capacity] : nodes[n].capacity) {
+          auto asked = pods[p].requests.find(resource);
+          const std::int64_t after = nodes[n].used[resource] + (asked == pods[p].requests.end() ? 0 : asked->second);
+          fits = fits && after <= capacity;
+          score += static_cast<double>(after) / static_cast<double>(capacity);
+        }
+        if (!fits) continue;
+        if (placement == Placement::kMostAllocated) score = -score;
+        if (best < 0 || score < best_score) {
+          best = static_cast<int>(n);
+          best_score = score;
+        }
+      }
+      if (best < 0) {
+        still.push_back(p);
+        continue;
+      }
+      for (const auto& [resource, amount] : pods[p].requests) nodes[best].used[resource] += amount;
+      running.push_back(Running{now + pods[p].duration, p, static_cast<std::size_t>(best)});
+      starts[pods[p].id] = Started{now, nodes[best].name};
+    }
+    pending = std::move(still);
+  }
+  return starts;
+}
+
+TEST(NodePools, SimulatorAgreesWithAReferencePlacementOnASeededRandomWorkload) {
+  // Two pools of different machines, fixed size; 400 pods with CPU in quarters and memory in
+  // 512Mi steps, arrivals and durations at distinct microseconds (seeded, portable draws).
+  std::vector<NodePool> pools = {pool_of("small", 3, 3, 3, 0, {{"cpu", q("4")}, {"memory", q("16Gi")}}),
+                                 pool_of("large", 2, 2, 2, 0, {{"cpu", q("8")}, {"memory", q("32Gi")}})};
+  std::mt19937_64 rng(20261203);
+  std::vector<Pod> pods;
+  for (int i = 0; i < 400; ++i) {
+    Pod p;
+    p.id = "pod" + std::to_string(i);
+    p.requests["cpu"] = static_cast<std::int64_t>(1 + rng() % 16) * 250;             // 250m .. 4
+    p.requests["memory"] = static_cast<std::int64_t>(1 + rng() % 32) * q("512Mi");  // 512Mi .. 16Gi
+    p.submit = static_cast<data::Micros>(rng() % 4'000'000'000ULL);
+    p.duration = 1 + static_cast<data::Micros>(rng() % 600'000'000ULL);
+    pods.push_back(p);
+  }
+  for (Placement placement : {Placement::kLeastAllocated, Placement::kMostAllocated}) {
+    auto r = simulate(items_of(pods), predicted_durations(), job_per_item(pools, placement, 100000));
+    auto expected = reference_placement(pods, pools, placement);
+    auto got = starts_of(r);
+    ASSERT_EQ(got.size(), pods.size());
+    std::size_t waited = 0;
+    for (const Pod& p : pods) {
+      EXPECT_EQ(got[p.id], expected[p.id]) << p.id << " under " << to_string(placement);
+      waited += expected[p.id].at > p.submit;
+    }
+    EXPECT_GT(waited, 20u);  // the workload does make pods wait
+  }
+}
+
+}  // namespace
+}  // namespace millrace::sim
