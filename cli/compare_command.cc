@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
+#include "cli/option_checks.h"
 #include "cli/order_savings.h"
 #include "sim/comparison_store.h"
 
@@ -19,6 +20,7 @@ namespace {
 struct CompareOptions {
   ComparisonOptions common;
   std::string workers = "32,64,128";
+  data::Micros deadline = 0;  // autoscale's wanted makespan
 };
 
 void run_compare(const CompareOptions& o) {
@@ -27,6 +29,7 @@ void run_compare(const CompareOptions& o) {
   const data::CostModel model = data::CostModel::load(o.common.model_path);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
+  spec.base.scheduler.params.deadline = o.deadline;
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
@@ -43,6 +46,7 @@ void run_compare(const CompareOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
+    parameters["deadline_us"] = o.deadline;
     stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
   }
   if (o.common.json) {
@@ -70,6 +74,7 @@ void add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "Simulate partitioners x worker counts x queue orders on a cost model");
   add_comparison_options(cmd, options->common);
   cmd->add_option("--workers", options->workers, "Comma-separated worker counts")->capture_default_str();
+  cmd->add_option("--deadline", options->deadline, "autoscale: wanted makespan (e.g. 48h)")->transform(micros());
   cmd->callback([options] { run_compare(*options); });
 }
 

@@ -97,6 +97,9 @@ struct RunOptions {
   partitioners::PartitionParams partition;
   std::string policy;           // empty: the cluster's default
   int workers = 1;
+  int min_workers = 1;              // autoscale
+  data::Micros deadline = 0;        // autoscale: wanted end, from the run's start
+  data::Micros scale_up_delay = 0;  // autoscale
   int max_attempts = 3;
   double backoff_s = 0;
   int status_port = -1;
@@ -385,15 +388,15 @@ const ClusterKind kClusterKinds[] = {
                    {"job_template", o.k8s.job_template},
                    {"history_succeeded", o.k8s.history_succeeded},
                    {"history_failed", o.k8s.history_failed},
-                   {"active_deadline_s", o.k8s.active_deadline_s},
-                   {"api_patience_s", o.k8s.api_patience_s},
-                   {"unschedulable_after_s", o.k8s.unschedulable_after_s},
+                   {"active_deadline_us", o.k8s.active_deadline_s * data::kMicrosPerSecond},
+                   {"api_patience_us", data::micros_from_seconds(o.k8s.api_patience_s)},
+                   {"unschedulable_after_us", data::micros_from_seconds(o.k8s.unschedulable_after_s)},
                    {"mode", o.k8s.mode},
                    {"lease_address", o.k8s.lease_address},
                    {"lease_port", o.k8s.lease_port},
                    {"lease_url", o.k8s.lease_url},
-                   {"lease_duration_s", o.k8s.lease_duration_s},
-                   {"heartbeat_s", o.k8s.heartbeat_s}};
+                   {"lease_duration_us", data::micros_from_seconds(o.k8s.lease_duration_s)},
+                   {"heartbeat_us", data::micros_from_seconds(o.k8s.heartbeat_s)}};
      },
      [](const json& p, RunOptions& o) {
        // Credentials may have moved since: a --kubeconfig / --context given now wins.
@@ -404,16 +407,20 @@ const ClusterKind kClusterKinds[] = {
        o.k8s.job_template = p.at("job_template");
        o.k8s.history_succeeded = p.at("history_succeeded").get<int>();
        o.k8s.history_failed = p.at("history_failed").get<int>();
-       o.k8s.active_deadline_s = p.at("active_deadline_s").get<int>();
-       o.k8s.api_patience_s = p.at("api_patience_s").get<double>();
+       // Durations are kept in microseconds (stores of schema 6 and older are migrated on open).
+       auto seconds_at = [&p](const char* key, double fallback) {
+         return p.contains(key) ? data::seconds_from_micros(p.at(key).get<data::Micros>()) : fallback;
+       };
+       o.k8s.active_deadline_s = static_cast<int>(p.at("active_deadline_us").get<data::Micros>() / data::kMicrosPerSecond);
+       o.k8s.api_patience_s = seconds_at("api_patience_us", o.k8s.api_patience_s);
        // Runs recorded before these options existed get their defaults.
-       o.k8s.unschedulable_after_s = p.value("unschedulable_after_s", o.k8s.unschedulable_after_s);
+       o.k8s.unschedulable_after_s = seconds_at("unschedulable_after_us", o.k8s.unschedulable_after_s);
        o.k8s.mode = p.value("mode", o.k8s.mode);
        o.k8s.lease_address = p.value("lease_address", o.k8s.lease_address);
        o.k8s.lease_port = p.value("lease_port", o.k8s.lease_port);
        o.k8s.lease_url = p.value("lease_url", o.k8s.lease_url);
-       o.k8s.lease_duration_s = p.value("lease_duration_s", o.k8s.lease_duration_s);
-       o.k8s.heartbeat_s = p.value("heartbeat_s", o.k8s.heartbeat_s);
+       o.k8s.lease_duration_s = seconds_at("lease_duration_us", o.k8s.lease_duration_s);
+       o.k8s.heartbeat_s = seconds_at("heartbeat_us", o.k8s.heartbeat_s);
      },
      [](RunOptions& o, const data::Run& run, const scheduler::Clock& clock,
         cluster_adapter::ShutdownSignal&) -> std::unique_ptr<RunCluster> {
@@ -447,6 +454,9 @@ json run_parameters(const RunOptions& o, const ClusterKind& kind) {
   p["workers"] = o.workers;
   p["max_attempts"] = o.max_attempts;
   p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
+  p["min_workers"] = o.min_workers;
+  p["deadline_us"] = o.deadline;
+  p["scale_up_delay_us"] = o.scale_up_delay;
   return p;
 }
 
@@ -460,6 +470,10 @@ const ClusterKind& load_parameters(const data::Run& run, RunOptions& o) {
     o.workers = p.at("workers").get<int>();
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
+    // Runs recorded before autoscale took its settings get the defaults.
+    o.min_workers = p.value("min_workers", o.min_workers);
+    o.deadline = p.value("deadline_us", o.deadline);
+    o.scale_up_delay = p.value("scale_up_delay_us", o.scale_up_delay);
     o.policy = run.policy;
     return kind;
   } catch (const json::exception& e) {
@@ -510,6 +524,17 @@ void publish(const scheduler::Scheduler& scheduler, const cluster_adapter::RunRe
                                             recorder.remaining_predicted(), slots});
 }
 
+// Autoscale grows its pool to meet a deadline: it needs one, and the other policies take none.
+void check_autoscale_options(const RunOptions& o) {
+  if (o.policy == "autoscale" && o.deadline == 0) {
+    throw data::Error("--policy autoscale", "needs --deadline, the wanted end of the run from its start (e.g. 48h)");
+  }
+  if (o.policy != "autoscale" && (o.deadline > 0 || o.scale_up_delay > 0 || o.min_workers != 1)) {
+    throw data::Error("--policy " + o.policy, "--deadline, --scale-up-delay and --min-workers apply to --policy "
+                                              "autoscale only");
+  }
+}
+
 void run(RunOptions& o) {
   data::TraceStore store = data::TraceStore::open(o.store_path);
   // Listening first: a port that cannot be had stops the run before anything is recorded.
@@ -536,6 +561,7 @@ void run(RunOptions& o) {
     }
     kind->check(o);
     if (o.policy.empty()) o.policy = kind->default_policy;
+    check_autoscale_options(o);
     items = plan_items(o);
     data::Run record;
     record.name = o.name.empty() ? "run" : o.name;
@@ -568,6 +594,9 @@ void run(RunOptions& o) {
   options.policy = o.policy;
   options.params.workers = o.workers;
   options.params.max_in_flight = o.workers;
+  options.params.min_workers = std::min(o.min_workers, o.workers);
+  options.params.deadline = o.deadline;
+  options.params.scale_up_delay = o.scale_up_delay;
   options.retry.max_attempts = o.max_attempts;
   options.retry.backoff = data::micros_from_seconds(o.backoff_s);
   std::unique_ptr<scheduler::Scheduler> scheduler;
@@ -658,6 +687,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--workers", o->workers, "attempts running at once (pool size; on Kubernetes, unfinished Jobs)")
       ->default_val(1)
       ->transform(whole_number(1));
+  cmd->add_option("--min-workers", o->min_workers, "autoscale: fewest workers")->transform(whole_number(0));
+  cmd->add_option("--deadline", o->deadline, "autoscale: wanted end of the run from its start (e.g. 48h)")
+      ->transform(micros());
+  cmd->add_option("--scale-up-delay", o->scale_up_delay, "autoscale: time for new workers to arrive")
+      ->transform(micros());
   cmd->add_option("--max-attempts", o->max_attempts, "attempts per item, first included")
       ->default_val(3)
       ->transform(whole_number(1));
