@@ -726,7 +726,7 @@ void add_run_command(CLI::App& app) {
       ->transform(whole_number(0));
   cmd->add_option("--active-deadline", o->k8s.active_deadline_s,
                   "kubernetes: activeDeadlineSeconds of each attempt's Job (0: none)")
-      ->transform(whole_number(0, kMaxDuration / data::kMicrosPerSecond));
+      ->transform(whole_seconds());
   cmd->add_option("--api-patience", o->k8s.api_patience_s,
                   "kubernetes: seconds the API may fail before the run stops (its state kept for --resume)")
       ->default_val(600)
