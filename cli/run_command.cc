@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/autoscale_options.h"
 #include "cli/commands.h"
 #include "cli/current_step.h"
 #include "cli/memory_budget.h"
@@ -97,9 +98,7 @@ struct RunOptions {
   partitioners::PartitionParams partition;
   std::string policy;           // empty: the cluster's default
   int workers = 1;
-  int min_workers = 1;              // autoscale
-  data::Micros deadline = 0;        // autoscale: wanted end, from the run's start
-  data::Micros scale_up_delay = 0;  // autoscale
+  AutoscaleOptions autoscale;
   int max_attempts = 3;
   double backoff_s = 0;
   int status_port = -1;
@@ -454,9 +453,7 @@ json run_parameters(const RunOptions& o, const ClusterKind& kind) {
   p["workers"] = o.workers;
   p["max_attempts"] = o.max_attempts;
   p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
-  p["min_workers"] = o.min_workers;
-  p["deadline_us"] = o.deadline;
-  p["scale_up_delay_us"] = o.scale_up_delay;
+  p.update(to_json(o.autoscale));
   return p;
 }
 
@@ -470,10 +467,7 @@ const ClusterKind& load_parameters(const data::Run& run, RunOptions& o) {
     o.workers = p.at("workers").get<int>();
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
-    // Runs recorded before autoscale took its settings get the defaults.
-    o.min_workers = p.value("min_workers", o.min_workers);
-    o.deadline = p.value("deadline_us", o.deadline);
-    o.scale_up_delay = p.value("scale_up_delay_us", o.scale_up_delay);
+    o.autoscale = autoscale_options_from(p);  // runs recorded before autoscale's settings: defaults
     o.policy = run.policy;
     return kind;
   } catch (const json::exception& e) {
@@ -526,10 +520,11 @@ void publish(const scheduler::Scheduler& scheduler, const cluster_adapter::RunRe
 
 // Autoscale grows its pool to meet a deadline: it needs one, and the other policies take none.
 void check_autoscale_options(const RunOptions& o) {
-  if (o.policy == "autoscale" && o.deadline == 0) {
+  if (o.policy == "autoscale" && o.autoscale.deadline == 0) {
     throw data::Error("--policy autoscale", "needs --deadline, the wanted end of the run from its start (e.g. 48h)");
   }
-  if (o.policy != "autoscale" && (o.deadline > 0 || o.scale_up_delay > 0 || o.min_workers != 1)) {
+  if (o.policy != "autoscale" && (o.autoscale.deadline > 0 || o.autoscale.scale_up_delay > 0 ||
+                                  o.autoscale.min_workers != AutoscaleOptions{}.min_workers)) {
     throw data::Error("--policy " + o.policy, "--deadline, --scale-up-delay and --min-workers apply to --policy "
                                               "autoscale only");
   }
@@ -592,11 +587,7 @@ void run(RunOptions& o) {
   scheduler::SchedulerOptions options;
   options.plan_name = input;
   options.policy = o.policy;
-  options.params.workers = o.workers;
-  options.params.max_in_flight = o.workers;
-  options.params.min_workers = std::min(o.min_workers, o.workers);
-  options.params.deadline = o.deadline;
-  options.params.scale_up_delay = o.scale_up_delay;
+  options.params = policy_params(o.workers, o.autoscale);
   options.retry.max_attempts = o.max_attempts;
   options.retry.backoff = data::micros_from_seconds(o.backoff_s);
   std::unique_ptr<scheduler::Scheduler> scheduler;
@@ -687,11 +678,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--workers", o->workers, "attempts running at once (pool size; on Kubernetes, unfinished Jobs)")
       ->default_val(1)
       ->transform(whole_number(1));
-  cmd->add_option("--min-workers", o->min_workers, "autoscale: fewest workers")->transform(whole_number(0));
-  cmd->add_option("--deadline", o->deadline, "autoscale: wanted end of the run from its start (e.g. 48h)")
-      ->transform(micros());
-  cmd->add_option("--scale-up-delay", o->scale_up_delay, "autoscale: time for new workers to arrive")
-      ->transform(micros());
+  add_autoscale_options(cmd, o->autoscale);
   cmd->add_option("--max-attempts", o->max_attempts, "attempts per item, first included")
       ->default_val(3)
       ->transform(whole_number(1));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/autoscale_options.h"
 #include "cli/commands.h"
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
@@ -40,9 +41,7 @@ struct SimulateOptions {
   std::string noise = "on";
   std::string policy = "fixed-pool";
   int workers = 64;
-  int min_workers = 1;
-  data::Micros deadline = 0;
-  data::Micros scale_up_delay = 0;
+  AutoscaleOptions autoscale;
   std::string order = "plan";
   std::uint64_t seed = 1;
   double fail_prob = 0;
@@ -99,11 +98,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   scheduler::SchedulerOptions& s = config.scheduler;
   s.plan_name = o.run.empty() ? o.ranges : o.store + " run " + o.run;
   s.policy = o.policy;
-  s.params.workers = o.workers;
-  s.params.max_in_flight = o.workers;
-  s.params.min_workers = std::min(o.min_workers, o.workers);
-  s.params.deadline = o.deadline;
-  s.params.scale_up_delay = o.scale_up_delay;
+  s.params = policy_params(o.workers, o.autoscale);
   s.order = scheduler::queue_order_from_string(o.order);
   s.retry.max_attempts = o.max_attempts;
   s.retry.backoff = o.backoff;
@@ -112,13 +107,22 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
 }
 
 nlohmann::json parameters_of(const SimulateOptions& o) {
-  return {{"policy", o.policy},  {"workers", o.workers},
-          {"min_workers", o.min_workers},         {"deadline_us", o.deadline}, {"scale_up_delay_us", o.scale_up_delay},
-          {"order", o.order},                     {"seed", o.seed},      {"fail_prob", o.fail_prob},
-          {"startup_latency", o.startup_latency}, {"create_overhead_us", o.create_overhead},
-          {"delete_overhead_us", o.delete_overhead}, {"nodes", o.nodes > 0 ? o.nodes : o.workers},
-          {"slots_per_node", o.slots_per_node},   {"node_losses", o.node_losses}, {"api_down", o.api_down},
-          {"max_attempts", o.max_attempts},       {"backoff_us", o.backoff}};
+  nlohmann::json parameters = to_json(o.autoscale);
+  parameters.update({{"policy", o.policy},
+                     {"workers", o.workers},
+                     {"order", o.order},
+                     {"seed", o.seed},
+                     {"fail_prob", o.fail_prob},
+                     {"startup_latency", o.startup_latency},
+                     {"create_overhead_us", o.create_overhead},
+                     {"delete_overhead_us", o.delete_overhead},
+                     {"nodes", o.nodes > 0 ? o.nodes : o.workers},
+                     {"slots_per_node", o.slots_per_node},
+                     {"node_losses", o.node_losses},
+                     {"api_down", o.api_down},
+                     {"max_attempts", o.max_attempts},
+                     {"backoff_us", o.backoff}});
+  return parameters;
 }
 
 void print_recorded(const sim::RecordedRun& recorded, const data::RunSummary& s,
@@ -273,12 +277,7 @@ void add_simulate_command(CLI::App& app) {
                   "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")
       ->capture_default_str()
       ->transform(whole_number(1));
-  cmd->add_option("--min-workers", options->min_workers, "autoscale: minimum workers")
-      ->capture_default_str()
-      ->transform(whole_number(0));
-  cmd->add_option("--deadline", options->deadline, "autoscale: wanted makespan (e.g. 48h)")->transform(micros());
-  cmd->add_option("--scale-up-delay", options->scale_up_delay, "autoscale: time for new workers to arrive")
-      ->transform(micros());
+  add_autoscale_options(cmd, options->autoscale);
   cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of every random draw")->capture_default_str();
