@@ -20,7 +20,7 @@ namespace {
 struct CompareOptions {
   ComparisonOptions common;
   std::string workers = "32,64,128";
-  AutoscaleOptions autoscale;
+  scheduler::AutoscaleSettings autoscale;
 };
 
 void run_compare(const CompareOptions& o) {
@@ -30,7 +30,7 @@ void run_compare(const CompareOptions& o) {
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
   const int max_workers = *std::max_element(workers.begin(), workers.end());
-  spec.base.scheduler.params = policy_params(max_workers, o.autoscale);  // workers: set per combination
+  spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);  // workers: set per combination
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
@@ -47,7 +47,7 @@ void run_compare(const CompareOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
-    parameters.update(to_json(o.autoscale));
+    parameters.update(scheduler::to_json(o.autoscale));
     stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
   }
   if (o.common.json) {

@@ -4,7 +4,6 @@
 // under "fit". With --profile instead of --runs, the model comes directly from a stored
 // per-unit cost profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
 #include <iostream>
-#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -43,22 +42,6 @@ data::Run find_run(const data::TraceStore& store, const std::string& key) {
   throw data::Error(store.path(), "no run '" + key + "' (give a run id or name)");
 }
 
-// Every succeeded attempt of a range item is one observation of that range's duration.
-std::vector<data::Observation> observations_of(const data::TraceStore& store, const data::Run& run) {
-  std::map<std::string, data::Range> ranges;
-  for (const data::WorkItem& item : store.items(run.id)) {
-    if (item.range) ranges.emplace(item.id, *item.range);
-  }
-  std::vector<data::Observation> out;
-  for (const data::Attempt& attempt : store.attempts(run.id)) {
-    const auto it = ranges.find(attempt.item_id);
-    if (attempt.outcome == data::Outcome::kSucceeded && it != ranges.end()) {
-      out.push_back({it->second, attempt.duration(), attempt.work_time});
-    }
-  }
-  return out;
-}
-
 void run_fit(FitCommandOptions& options) {
   const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
   if (!options.profile.empty()) {
@@ -76,7 +59,7 @@ void run_fit(FitCommandOptions& options) {
   std::string sources;
   for (std::string key; std::getline(keys, key, ',');) {
     const data::Run run = find_run(store, key);
-    const std::vector<data::Observation> more = observations_of(store, run);
+    const std::vector<data::Observation> more = data::observations_of(store.items(run.id), store.attempts(run.id));
     observations.insert(observations.end(), more.begin(), more.end());
     options.fit.units = run.units;
     sources += (sources.empty() ? "" : ",") + run.name;

@@ -57,36 +57,25 @@ CLI::Validator tcp_port() { return whole_number(0, 65535); }
 
 namespace {
 
-enum class DurationUnit { kSeconds, kWholeSeconds, kMicros };
-
-// A duration (duration_problem: the one parser of durations) rewritten as plain decimal seconds,
-// whole seconds or integer microseconds, for CLI11 to convert into the option's type.
-CLI::Validator duration_in(data::Micros max, DurationUnit unit) {
+// A duration (duration_problem: the one parser of durations) rewritten as plain decimal seconds
+// or as integer microseconds, for CLI11 to convert into the option's type.
+CLI::Validator duration_in(data::Micros max, bool as_micros) {
   return CLI::Validator(
-      [max, unit](std::string& text) -> std::string {
+      [max, as_micros](std::string& text) -> std::string {
         data::Micros micros = 0;
         if (std::string problem = duration_problem(text, max, micros); !problem.empty()) {
           return "'" + text + "' " + problem;
         }
-        switch (unit) {
-          case DurationUnit::kSeconds: text = number_text(data::seconds_from_micros(micros)); break;
-          case DurationUnit::kWholeSeconds:
-            if (micros % data::kMicrosPerSecond != 0) return "'" + text + "' is not a whole number of seconds";
-            text = std::to_string(micros / data::kMicrosPerSecond);
-            break;
-          case DurationUnit::kMicros: text = std::to_string(micros); break;
-        }
+        text = as_micros ? std::to_string(micros) : number_text(data::seconds_from_micros(micros));
         return "";
       },
-      std::string(unit == DurationUnit::kMicros ? "DURATION" : "SECONDS") + " 0 to " + duration_text(max));
+      std::string(as_micros ? "DURATION" : "SECONDS") + " 0 to " + duration_text(max));
 }
 
 }  // namespace
 
-CLI::Validator seconds(data::Micros max) { return duration_in(max, DurationUnit::kSeconds); }
+CLI::Validator seconds(data::Micros max) { return duration_in(max, false); }
 
-CLI::Validator whole_seconds(data::Micros max) { return duration_in(max, DurationUnit::kWholeSeconds); }
-
-CLI::Validator micros(data::Micros max) { return duration_in(max, DurationUnit::kMicros); }
+CLI::Validator micros(data::Micros max) { return duration_in(max, true); }
 
 }  // namespace millrace::cli

@@ -29,10 +29,6 @@ CLI::Validator tcp_port();
 // for a `double` option.
 CLI::Validator seconds(data::Micros max = kMaxDuration);
 
-// The same durations when they are a whole number of seconds, rewritten as one for an `int`
-// option (a setting that an API takes in seconds).
-CLI::Validator whole_seconds(data::Micros max = kMaxDuration);
-
 // The same durations, rewritten as integer microseconds for a data::Micros option: what a
 // duration option of every command uses, so the same flag reads the same everywhere.
 CLI::Validator micros(data::Micros max = kMaxDuration);

@@ -41,7 +41,7 @@ struct SimulateOptions {
   std::string noise = "on";
   std::string policy = "fixed-pool";
   int workers = 64;
-  AutoscaleOptions autoscale;
+  scheduler::AutoscaleSettings autoscale;
   std::string order = "plan";
   std::uint64_t seed = 1;
   double fail_prob = 0;
@@ -98,7 +98,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   scheduler::SchedulerOptions& s = config.scheduler;
   s.plan_name = o.run.empty() ? o.ranges : o.store + " run " + o.run;
   s.policy = o.policy;
-  s.params = policy_params(o.workers, o.autoscale);
+  s.params = scheduler::policy_params(o.workers, o.autoscale);
   s.order = scheduler::queue_order_from_string(o.order);
   s.retry.max_attempts = o.max_attempts;
   s.retry.backoff = o.backoff;
@@ -107,7 +107,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
 }
 
 nlohmann::json parameters_of(const SimulateOptions& o) {
-  nlohmann::json parameters = to_json(o.autoscale);
+  nlohmann::json parameters = scheduler::to_json(o.autoscale);
   parameters.update({{"policy", o.policy},
                      {"workers", o.workers},
                      {"order", o.order},

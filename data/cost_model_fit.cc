@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
@@ -31,13 +32,21 @@ constexpr std::size_t kNoiseMinPerSegment = 200;
 constexpr int kNoiseMaxSegments = 16;
 constexpr std::size_t kMaxListedBins = 64;
 
-// One least-squares problem of a method: columns, targets (scaled) and which coefficients it holds.
+// One least-squares problem of a method: columns, targets (scaled) and where its start-up and
+// work coefficients sit. Coefficient kind k of bin b is column stride * b + offset, so a part
+// holding both kinds interleaves them and its normal matrix stays banded along the sequence.
 struct Part {
   RowMatrix design;  // ranges x columns
   Eigen::VectorXd target;
   ColMatrix penalty;  // columns x columns, D^T D per coefficient kind
-  bool startup = false;
-  bool work = false;
+  int stride = 1;
+  std::optional<int> startup_offset;
+  std::optional<int> work_offset;
+
+  Eigen::VectorXd coefficients(const Eigen::VectorXd& x, int offset) const {
+    return Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<>>(x.data() + offset, x.size() / stride,
+                                                                       Eigen::InnerStride<>(stride));
+  }
 };
 
 // A way to fit: its parts, solved independently; a range's predicted duration is the sum of
@@ -47,27 +56,28 @@ struct Method {
   std::vector<Part> parts;
 };
 
-RowMatrix side_by_side(const RowMatrix& left, const RowMatrix& right) {
+// Columns 2b and 2b + 1 are bin b's start-up and work columns.
+RowMatrix interleaved(const RowMatrix& startup, const RowMatrix& work) {
   std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(static_cast<std::size_t>(left.nonZeros() + right.nonZeros()));
-  for (Eigen::Index r = 0; r < left.rows(); ++r) {
-    for (RowMatrix::InnerIterator it(left, r); it; ++it) entries.emplace_back(r, it.col(), it.value());
-    for (RowMatrix::InnerIterator it(right, r); it; ++it) entries.emplace_back(r, left.cols() + it.col(), it.value());
+  entries.reserve(static_cast<std::size_t>(startup.nonZeros() + work.nonZeros()));
+  for (Eigen::Index r = 0; r < startup.rows(); ++r) {
+    for (RowMatrix::InnerIterator it(startup, r); it; ++it) entries.emplace_back(r, 2 * it.col(), it.value());
+    for (RowMatrix::InnerIterator it(work, r); it; ++it) entries.emplace_back(r, 2 * it.col() + 1, it.value());
   }
-  RowMatrix out(left.rows(), left.cols() + right.cols());
+  RowMatrix out(startup.rows(), 2 * startup.cols());
   out.setFromTriplets(entries.begin(), entries.end());
   return out;
 }
 
-ColMatrix block_diagonal(const ColMatrix& block, int copies) {
+// The same roughness on both kinds, in the interleaved column order.
+ColMatrix interleaved_penalty(const ColMatrix& roughness) {
   std::vector<Eigen::Triplet<double>> entries;
-  for (int c = 0; c < copies; ++c) {
-    const Eigen::Index offset = c * block.rows();
-    for (Eigen::Index j = 0; j < block.outerSize(); ++j) {
-      for (ColMatrix::InnerIterator it(block, j); it; ++it) entries.emplace_back(offset + it.row(), offset + it.col(), it.value());
+  for (Eigen::Index j = 0; j < roughness.outerSize(); ++j) {
+    for (ColMatrix::InnerIterator it(roughness, j); it; ++it) {
+      for (int kind = 0; kind < 2; ++kind) entries.emplace_back(2 * it.row() + kind, 2 * it.col() + kind, it.value());
     }
   }
-  ColMatrix out(copies * block.rows(), copies * block.cols());
+  ColMatrix out(2 * roughness.rows(), 2 * roughness.cols());
   out.setFromTriplets(entries.begin(), entries.end());
   return out;
 }
@@ -85,8 +95,8 @@ double rest_time_of(const Observation& o) { return static_cast<double>(o.duratio
 
 Method joint_method(const std::vector<Observation>& observations, const FitDesign& design) {
   const ColMatrix roughness = design.smoothness.transpose() * design.smoothness;
-  Part part{side_by_side(design.startup, design.work), scaled_targets(observations, design.duration_scale, duration_of),
-            block_diagonal(roughness, 2), true, true};
+  Part part{interleaved(design.startup, design.work), scaled_targets(observations, design.duration_scale, duration_of),
+            interleaved_penalty(roughness), 2, 0, 1};
   Method method{"joint", {}};
   method.parts.push_back(std::move(part));
   return method;
@@ -95,8 +105,8 @@ Method joint_method(const std::vector<Observation>& observations, const FitDesig
 Method separate_method(const std::vector<Observation>& observations, const FitDesign& design) {
   const ColMatrix roughness = design.smoothness.transpose() * design.smoothness;
   Method method{"separate", {}};
-  method.parts.push_back({design.work, scaled_targets(observations, design.duration_scale, work_time_of), roughness, false, true});
-  method.parts.push_back({design.startup, scaled_targets(observations, design.duration_scale, rest_time_of), roughness, true, false});
+  method.parts.push_back({design.work, scaled_targets(observations, design.duration_scale, work_time_of), roughness, 1, {}, 0});
+  method.parts.push_back({design.startup, scaled_targets(observations, design.duration_scale, rest_time_of), roughness, 1, 0, {}});
   return method;
 }
 
@@ -118,30 +128,48 @@ Eigen::VectorXd dense_fit(const Part& part, const std::vector<char>& train) {
   return solve_nnls(a * norms.cwiseInverse().asDiagonal(), b).cwiseQuotient(norms);
 }
 
-// H = A_train^T A_train + penalty * P + ridge I and c = A_train^T b_train.
-std::pair<ColMatrix, Eigen::VectorXd> normal_equations(const Part& part, const std::vector<char>& train, double penalty) {
+// One part's least-squares problem on one set of training rows: A_train^T A_train + ridge I,
+// the penalty's values on that matrix's sparsity pattern (so H for any penalty is a sum of
+// values) and A_train^T b_train, the same for every penalty and so computed once; and the free
+// set of the last solve as the next one's warm start.
+struct TrainingSystem {
+  ColMatrix base;
+  Eigen::VectorXd penalty_values;
+  Eigen::VectorXd rhs;
+  std::vector<char> warm;
+};
+
+TrainingSystem training_system(const Part& part, const std::vector<char>& train) {
   Eigen::VectorXd mask(part.design.rows());
   for (Eigen::Index i = 0; i < mask.size(); ++i) mask(i) = train[static_cast<std::size_t>(i)] ? 1.0 : 0.0;
   const ColMatrix masked = mask.asDiagonal() * part.design;
-  ColMatrix h = masked.transpose() * masked;
-  h += penalty * part.penalty;
-  ColMatrix ridge(h.rows(), h.cols());
+  ColMatrix ridge(part.design.cols(), part.design.cols());
   ridge.setIdentity();
-  h += kRidge * ridge;
-  const Eigen::VectorXd c = masked.transpose() * part.target;
-  return {h, c};
+  const ColMatrix gram = masked.transpose() * masked;
+  // Zero-valued copies of each other's entries give both sums the union pattern.
+  TrainingSystem system{gram + kRidge * ridge + 0.0 * part.penalty, {}, masked.transpose() * part.target, {}};
+  const ColMatrix penalty = 0.0 * gram + part.penalty + 0.0 * ridge;
+  system.penalty_values = Eigen::Map<const Eigen::VectorXd>(penalty.valuePtr(), penalty.nonZeros());
+  return system;
 }
 
-// Fits the methods' parts on the training rows; warm starts (one per part) are updated.
+// H = A_train^T A_train + penalty * P + ridge I.
+ColMatrix normal_matrix(const TrainingSystem& system, double penalty) {
+  ColMatrix h = system.base;
+  Eigen::Map<Eigen::VectorXd>(h.valuePtr(), h.nonZeros()) += penalty * system.penalty_values;
+  return h;
+}
+
+// Fits a part on its training rows, penalised (sparse, warm-started) or not (dense).
 class PartSolver {
  public:
   PartSolver(bool penalised) : penalised_(penalised) {}
 
-  Eigen::VectorXd solve(const Part& part, const std::vector<char>& train, double penalty, std::vector<char>& warm) const {
+  Eigen::VectorXd solve(const Part& part, const std::vector<char>& train, double penalty, TrainingSystem& system) const {
     if (!penalised_) return dense_fit(part, train);
-    const auto [h, c] = normal_equations(part, train, penalty);
-    SparseNnlsResult result = solve_sparse_nnls(h, c, warm);
-    warm = std::move(result.free);
+    if (system.rhs.size() == 0) system = training_system(part, train);
+    SparseNnlsResult result = solve_sparse_nnls(normal_matrix(system, penalty), system.rhs, system.warm);
+    system.warm = std::move(result.free);
     return result.x;
   }
 
@@ -189,18 +217,18 @@ std::vector<char> training_rows(const Folds& folds, int held_out) {
   return train;
 }
 
-// Out-of-fold predictions (scaled) of every range for one penalty; `warm` holds one warm start
-// per (fold, part).
+// Out-of-fold predictions (scaled) of every range for one penalty; `systems` holds one training
+// system per (fold, part), filled on first use.
 Eigen::VectorXd out_of_fold(const Method& method, const PartSolver& solver, const Folds& folds, double penalty,
-                            std::vector<std::vector<char>>& warm) {
+                            std::vector<TrainingSystem>& systems) {
   const Eigen::Index n = method.parts.front().design.rows();
   Eigen::VectorXd out = Eigen::VectorXd::Zero(n);
-  warm.resize(static_cast<std::size_t>(folds.count) * method.parts.size());
+  systems.resize(static_cast<std::size_t>(folds.count) * method.parts.size());
   for (int k = 0; k < folds.count; ++k) {
     const std::vector<char> train = training_rows(folds, k);
     std::vector<Eigen::VectorXd> coefficients;
     for (std::size_t p = 0; p < method.parts.size(); ++p) {
-      coefficients.push_back(solver.solve(method.parts[p], train, penalty, warm[static_cast<std::size_t>(k) * method.parts.size() + p]));
+      coefficients.push_back(solver.solve(method.parts[p], train, penalty, systems[static_cast<std::size_t>(k) * method.parts.size() + p]));
     }
     const Eigen::VectorXd predicted = predict(method, coefficients);
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -258,13 +286,13 @@ MethodFit fit_method(const Method& method, const FitDesign& design, const Folds&
   const PartSolver solver(penalised);
   const Eigen::VectorXd observed = method.parts.size() == 1 ? method.parts.front().target
                                                             : method.parts[0].target + method.parts[1].target;
-  std::vector<std::vector<char>> warm;
+  std::vector<TrainingSystem> systems;
   std::vector<PenaltyScore> scores;
   Eigen::VectorXd best_out_of_fold;
   double best_error = std::numeric_limits<double>::infinity();
   double best_penalty = 0;
   const auto score = [&](double penalty) {
-    const Eigen::VectorXd predicted = out_of_fold(method, solver, folds, penalty, warm);
+    const Eigen::VectorXd predicted = out_of_fold(method, solver, folds, penalty, systems);
     const double error = rms_difference(predicted, observed);
     scores.push_back({penalty, error * design.duration_scale / kMicrosPerSecond});
     if (error < best_error) {
@@ -289,12 +317,11 @@ MethodFit fit_method(const Method& method, const FitDesign& design, const Folds&
   Eigen::VectorXd startup = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(design.bins()));
   Eigen::VectorXd work = startup;
   for (const Part& part : method.parts) {
-    std::vector<char> warm_all;
-    const Eigen::VectorXd x = solver.solve(part, all, best_penalty, warm_all);
+    TrainingSystem system;
+    const Eigen::VectorXd x = solver.solve(part, all, best_penalty, system);
     coefficients.push_back(x);
-    const auto bins = static_cast<Eigen::Index>(design.bins());
-    if (part.startup) startup = x.head(bins);
-    if (part.work) work = x.tail(bins);
+    if (part.startup_offset) startup = part.coefficients(x, *part.startup_offset);
+    if (part.work_offset) work = part.coefficients(x, *part.work_offset);
   }
   MethodFit out{design.model(startup, work, options.units, options.source), {}, best_out_of_fold, scores, {}};
   if (penalised) out.penalty = best_penalty;
@@ -313,8 +340,8 @@ MethodFit fit_method(const Method& method, const FitDesign& design, const Folds&
   const WorstDecile worst = worst_decile(observed, best_out_of_fold);
   out.quality.cv_worst_decile_s = worst.mean_error * seconds;
   out.quality.cv_worst_decile_pct = worst.percent;
-  std::vector<std::vector<char>> stretch_warm;
-  const Eigen::VectorXd stretch = out_of_fold(method, solver, stretch_folds, best_penalty, stretch_warm);
+  std::vector<TrainingSystem> stretch_systems;
+  const Eigen::VectorXd stretch = out_of_fold(method, solver, stretch_folds, best_penalty, stretch_systems);
   out.quality.stretch_cv_rmse_s = rms_difference(stretch, observed) * seconds;
   out.quality.stretch_worst_decile_pct = worst_decile(observed, stretch).percent;
   return out;
@@ -327,12 +354,12 @@ MethodFit fit_method(const Method& method, const FitDesign& design, const Folds&
 void assess_split(const Method& joint, const MethodFit& fit, const FitDesign& design, const std::vector<Observation>& observations,
                   FitReport& report) {
   const Part& part = joint.parts.front();
-  const auto bins = static_cast<Eigen::Index>(design.bins());
   std::vector<char> all(observations.size(), 1);
-  const ColMatrix h = normal_equations(part, all, fit.penalty.value_or(0)).first;
+  const ColMatrix h = normal_matrix(training_system(part, all), fit.penalty.value_or(0));
+  const Eigen::VectorXd startup_columns = design.startup.transpose() * Eigen::VectorXd::Ones(part.design.rows());
   Eigen::VectorXd g = Eigen::VectorXd::Zero(part.design.cols());
-  g.head(bins) = Eigen::VectorXd(design.startup.transpose() * Eigen::VectorXd::Ones(part.design.rows()));
-  const Eigen::SimplicialLDLT<ColMatrix> ldlt(h);
+  for (Eigen::Index b = 0; b < startup_columns.size(); ++b) g(part.stride * b + *part.startup_offset) = startup_columns(b);
+  const BandedLdlt ldlt{BandedMatrix(h)};
   const double spread = g.dot(ldlt.solve(g));
   const double total = part.target.sum();
   const double sigma2 = std::max(kNoiseFloor * kNoiseFloor,
@@ -371,15 +398,41 @@ void assess_split(const Method& joint, const MethodFit& fit, const FitDesign& de
   report.identifiability_note = note.str();
 }
 
+// The note when the separate fit is chosen: the recorded work time fixes the split the
+// durations alone may leave open (what the joint fit's `durations_note` says of them).
+std::string separated_note(const CostModel& model, const std::vector<Observation>& observations, const std::string& durations_note) {
+  double startup = 0, total = 0;
+  for (const Observation& o : observations) {
+    startup += model.startup(o.range.first);
+    total += static_cast<double>(o.duration);
+  }
+  std::ostringstream note;
+  note << std::fixed << std::setprecision(1) << "the recorded work time separates start-up from per-unit work (separate fit): "
+       << "start-up is " << 100 * startup / total << "% of the recorded total. From durations alone: " << durations_note;
+  return note.str();
+}
+
 DurationNoise noise_from(const std::vector<Observation>& observations, const Eigen::VectorXd& out_of_fold,
                          const Eigen::VectorXd& observed) {
   std::vector<NoiseSample> samples;
   samples.reserve(observations.size());
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const double predicted = out_of_fold(static_cast<Eigen::Index>(i));
-    if (predicted > 0) samples.push_back({observations[i].range.first, observed(static_cast<Eigen::Index>(i)) / predicted});
+    if (predicted > 0) {
+      samples.push_back({observations[i].range.first, observed(static_cast<Eigen::Index>(i)) / predicted,
+                         observations[i].range.count, predicted});
+    }
   }
   return DurationNoise::from_samples(std::move(samples), kNoiseKnots, kNoiseMinPerSegment, kNoiseMaxSegments);
+}
+
+// The separate fit's out-of-fold squared errors minus the joint fit's, range by range.
+MethodChoice compare_out_of_fold(const Eigen::VectorXd& observed, const Eigen::VectorXd& joint, const Eigen::VectorXd& separate) {
+  const Eigen::ArrayXd difference = (separate - observed).array().square() - (joint - observed).array().square();
+  const auto n = static_cast<double>(difference.size());
+  const double mean = difference.mean();
+  const double variance = n > 1 ? (difference - mean).square().sum() / (n - 1) : 0;
+  return {mean, std::sqrt(variance / n)};
 }
 
 int default_stretch(std::size_t observations, int folds) {
@@ -415,6 +468,19 @@ double part_r2(const Eigen::VectorXd& observed, const Eigen::VectorXd& predicted
 
 }  // namespace
 
+std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts) {
+  std::unordered_map<std::string, Range> ranges;
+  for (const WorkItem& item : items) {
+    if (item.range) ranges.emplace(item.id, *item.range);
+  }
+  std::vector<Observation> out;
+  for (const Attempt& attempt : attempts) {
+    const auto it = ranges.find(attempt.item_id);
+    if (attempt.outcome == Outcome::kSucceeded && it != ranges.end()) out.push_back({it->second, attempt.duration(), attempt.work_time});
+  }
+  return out;
+}
+
 FitReport fit_cost_model(const std::vector<Observation>& observations, const FitOptions& options,
                          const std::string& input) {
   validate(observations, options, input);
@@ -427,7 +493,7 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
 
   const Method joint = joint_method(observations, design);
   MethodFit chosen = fit_method(joint, design, folds, stretch_folds, options, penalised);
-  FitReport report{chosen.model, "joint", "", chosen.quality, {}, {}, {}, chosen.scores, {}, {},
+  FitReport report{chosen.model, "joint", "", chosen.quality, {}, {}, {}, {}, chosen.scores, {}, {},
                    0, options.folds, options.cv_block, stretch, 0, 0, true, {}};
   report.resolution = penalised ? "recorded boundaries, " + std::to_string(design.bins()) + " bins"
                                 : std::to_string(design.bins()) + " equal bins";
@@ -451,13 +517,13 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
     }
     report.work_part_r2 = part_r2(work, work_fit);
     report.rest_part_r2 = part_r2(rest, rest_fit);
-    // Ties (within a microsecond) go to the separate fit: it pins the s/w split down.
-    if (fit.quality.cv_rmse_s <= report.joint.cv_rmse_s + 1e-6) {
+    report.choice = compare_out_of_fold(observed, chosen.out_of_fold, fit.out_of_fold);
+    if (!report.choice->joint_clearly_better()) {
       report.method = "separate";
       report.penalty_scores = fit.scores;
       chosen = std::move(fit);
       report.split_identifiable = true;
-      report.identifiability_note += " (the separate fit chosen pins the split with the recorded work time)";
+      report.identifiability_note = separated_note(chosen.model, observations, report.identifiability_note);
     }
   }
   report.model = chosen.model;
@@ -508,7 +574,14 @@ std::string format_fit_report(const FitReport& report) {
     quality("separate fit (w on work time, s on the rest)", *report.separate);
     out << "  work part R^2 " << *report.work_part_r2 << ", remaining per-range part R^2 " << *report.rest_part_r2 << "\n";
   }
-  out << "chosen: " << report.method << (report.separate ? " (lower cross-validated error)" : "") << "\n";
+  out << "chosen: " << report.method;
+  if (report.choice) {
+    out << (report.choice->joint_clearly_better()
+                ? " (the joint fit's blocked-CV error is lower by more than two standard errors)"
+                : " (its blocked-CV error is within two standard errors of the joint fit's or lower, and the recorded "
+                  "work time pins the start-up/work split)");
+  }
+  out << "\n";
   std::vector<double> abs_residuals;
   for (double r : report.residuals_s) abs_residuals.push_back(std::abs(r));
   std::sort(abs_residuals.begin(), abs_residuals.end());
@@ -521,6 +594,11 @@ std::string format_fit_report(const FitReport& report) {
         << " segments along the sequence; at the start p10 " << noise.quantile(noise.segments().front().first, 0.1)
         << ", p50 " << noise.quantile(noise.segments().front().first, 0.5) << ", p90 "
         << noise.quantile(noise.segments().front().first, 0.9) << "\n";
+    if (!noise.lengths().empty()) {
+      out << "  its spread (p10-p90) for longer ranges, measured over windows of consecutive recorded ranges:";
+      for (const SpreadAtLength& l : noise.lengths()) out << " " << l.units << " units " << l.relative_spread;
+      out << " (held beyond)\n";
+    }
   }
   out << "identifiability: " << report.identifiability_note << "\n";
   const std::vector<CostBin>& bins = report.model.bins();
@@ -566,6 +644,11 @@ nlohmann::json fit_summary_json(const FitReport& report) {
                         {"identifiability", report.identifiability_note}};
   if (std::isfinite(report.startup_share_sd)) out["startup_share_sd"] = report.startup_share_sd;
   if (report.separate) out["separate"] = quality(*report.separate);
+  if (report.choice) {
+    out["choice"] = {{"mean_squared_error_difference", report.choice->mean_difference},
+                     {"standard_error", report.choice->standard_error},
+                     {"joint_clearly_better", report.choice->joint_clearly_better()}};
+  }
   return out;
 }
 

@@ -45,6 +45,9 @@ struct Observation {
   std::optional<Micros> work_time;  // per-unit work part (e.g. transaction apply), when recorded
 };
 
+// Every succeeded attempt of a range item is one observation of that range's duration.
+std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts);
+
 struct FitOptions {
   int bins = 0;                   // 0: the recording's own resolution, penalised; N: N equal bins (dense NNLS)
   int folds = 5;                  // k of the blocked k-fold cross-validation
@@ -72,6 +75,17 @@ struct PenaltyScore {
   double cv_rmse_s = 0;
 };
 
+// How the separate fit (work time recorded) compares with the joint fit out of fold: the mean
+// per-range difference of squared errors (separate minus joint, scaled) and its standard error.
+// The separate fit is preferred unless the joint one is clearly better: it uses the recorded
+// work time and so pins the start-up/work split that ranges of other lengths depend on, where
+// the joint fit's split may be arbitrary (see split_identifiable).
+struct MethodChoice {
+  double mean_difference = 0;
+  double standard_error = 0;
+  bool joint_clearly_better() const { return mean_difference > 2 * standard_error; }
+};
+
 struct FitReport {
   CostModel model;                         // the chosen fit, with its duration noise
   std::string method;                      // "joint" or "separate"
@@ -80,6 +94,7 @@ struct FitReport {
   std::optional<FitQuality> separate;      // w on work_time, s on the rest, when work_time is recorded
   std::optional<double> work_part_r2;      // R^2 of the work part alone (separate fit)
   std::optional<double> rest_part_r2;      // R^2 of the remaining per-range part alone
+  std::optional<MethodChoice> choice;      // joint vs separate, when work_time is recorded
   std::vector<PenaltyScore> penalty_scores;  // the chosen method's grid (penalised fits)
   std::vector<double> residuals_s;         // chosen model, observed - predicted, per observation (input order)
   std::vector<double> cv_residuals_s;      // chosen method, observed - out-of-fold prediction, per observation

@@ -29,10 +29,57 @@ NoiseSegment segment_of(std::int64_t first, std::vector<double> ratios, int knot
   return segment;
 }
 
+double spread(std::vector<double> ratios) {
+  std::sort(ratios.begin(), ratios.end());
+  return sorted_quantile(ratios, 0.9) - sorted_quantile(ratios, 0.1);
+}
+
+// Observed / predicted over disjoint windows of `size` consecutive samples (sorted along the
+// sequence): the weighted mean of their ratios.
+std::vector<double> window_ratios(const std::vector<NoiseSample>& samples, std::size_t size) {
+  std::vector<double> out;
+  for (std::size_t start = 0; start + size <= samples.size(); start += size) {
+    double weighted = 0, weights = 0;
+    for (std::size_t i = start; i < start + size; ++i) {
+      weighted += samples[i].ratio * samples[i].weight;
+      weights += samples[i].weight;
+    }
+    if (weights > 0) out.push_back(weighted / weights);
+  }
+  return out;
+}
+
+// The relative spread per window length, from single ranges (1) up to the longest window with
+// `min_windows` windows; empty when the samples carry no lengths or do not vary.
+std::vector<SpreadAtLength> measure_lengths(const std::vector<NoiseSample>& samples, std::size_t min_windows) {
+  std::vector<std::int64_t> units;
+  for (const NoiseSample& s : samples) units.push_back(s.units);
+  std::nth_element(units.begin(), units.begin() + static_cast<std::ptrdiff_t>(units.size() / 2), units.end());
+  const std::int64_t median_units = units[units.size() / 2];
+  const double single = spread(window_ratios(samples, 1));
+  if (median_units <= 0 || !(single > 0) || samples.size() < 2 * std::max<std::size_t>(min_windows, 1)) return {};
+  std::vector<SpreadAtLength> out{{median_units, 1.0}};
+  for (std::size_t size = 2; samples.size() / size >= std::max<std::size_t>(min_windows, 1); size *= 2) {
+    const double relative = std::clamp(spread(window_ratios(samples, size)) / single, 0.0, out.back().relative_spread);
+    out.push_back({median_units * static_cast<std::int64_t>(size), relative});
+  }
+  return out;
+}
+
 }  // namespace
 
-DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, const std::string& input)
-    : segments_(std::move(segments)) {
+DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, std::vector<SpreadAtLength> lengths, const std::string& input)
+    : segments_(std::move(segments)), lengths_(std::move(lengths)) {
+  for (std::size_t i = 0; i < lengths_.size(); ++i) {
+    const SpreadAtLength& l = lengths_[i];
+    const std::string where = "noise length " + std::to_string(i);
+    if (l.units <= 0 || (i > 0 && l.units <= lengths_[i - 1].units)) {
+      throw Error(input, where + ": lengths must be positive and strictly increasing (" + std::to_string(l.units) + ")");
+    }
+    if (!std::isfinite(l.relative_spread) || l.relative_spread < 0 || l.relative_spread > 1) {
+      throw Error(input, where + ": relative spread must be in [0, 1] (" + std::to_string(l.relative_spread) + ")");
+    }
+  }
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const NoiseSegment& segment = segments_[i];
     const std::string where = "noise segment " + std::to_string(i);
@@ -54,7 +101,7 @@ DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, const std::stri
 }
 
 DurationNoise DurationNoise::from_samples(std::vector<NoiseSample> samples, int knots, std::size_t min_per_segment,
-                                          int max_segments) {
+                                          int max_segments, std::size_t min_windows) {
   std::erase_if(samples, [](const NoiseSample& s) { return !std::isfinite(s.ratio) || s.ratio < 0; });
   if (samples.empty()) return DurationNoise();
   std::stable_sort(samples.begin(), samples.end(),
@@ -75,7 +122,7 @@ DurationNoise DurationNoise::from_samples(std::vector<NoiseSample> samples, int 
     ratios.push_back(samples[i].ratio);
   }
   segments.push_back(segment_of(first, std::move(ratios), knots));
-  return DurationNoise(std::move(segments));
+  return DurationNoise(std::move(segments), measure_lengths(samples, min_windows));
 }
 
 bool DurationNoise::empty() const { return segments_.empty(); }
@@ -92,14 +139,35 @@ double DurationNoise::quantile(std::int64_t first_unit, double p) const {
   return sorted_quantile(q, p);
 }
 
-double DurationNoise::factor(std::int64_t first_unit, double u) const { return quantile(first_unit, u); }
+double DurationNoise::relative_spread(std::int64_t units) const {
+  if (lengths_.empty() || units <= lengths_.front().units) return 1;
+  if (units >= lengths_.back().units) return lengths_.back().relative_spread;
+  const auto above = std::upper_bound(lengths_.begin(), lengths_.end(), units,
+                                      [](std::int64_t u, const SpreadAtLength& l) { return u < l.units; });
+  const SpreadAtLength& low = *(above - 1);
+  const double t = std::log(static_cast<double>(units) / static_cast<double>(low.units)) /
+                   std::log(static_cast<double>(above->units) / static_cast<double>(low.units));
+  return low.relative_spread + t * (above->relative_spread - low.relative_spread);
+}
+
+double DurationNoise::factor(std::int64_t first_unit, std::int64_t units, double u) const {
+  if (empty()) return 1;
+  const double median = quantile(first_unit, 0.5);
+  return std::max(0.0, median + (quantile(first_unit, u) - median) * relative_spread(units));
+}
 
 nlohmann::json DurationNoise::to_json() const {
   nlohmann::json segments = nlohmann::json::array();
   for (const NoiseSegment& segment : segments_) {
     segments.push_back({{"first", segment.first}, {"quantiles", segment.quantiles}});
   }
-  return {{"kind", "multiplicative-quantiles"}, {"segments", segments}};
+  nlohmann::json out = {{"kind", "multiplicative-quantiles"}, {"segments", segments}};
+  if (!lengths_.empty()) {
+    nlohmann::json lengths = nlohmann::json::array();
+    for (const SpreadAtLength& l : lengths_) lengths.push_back({{"units", l.units}, {"relative_spread", l.relative_spread}});
+    out["lengths"] = lengths;
+  }
+  return out;
 }
 
 DurationNoise DurationNoise::from_json(const nlohmann::json& json, const std::string& input) {
@@ -127,7 +195,18 @@ DurationNoise DurationNoise::from_json(const nlohmann::json& json, const std::st
     }
     segments.push_back(std::move(segment));
   }
-  return DurationNoise(std::move(segments), input);
+  std::vector<SpreadAtLength> lengths;
+  if (json.contains("lengths")) {
+    if (!json.at("lengths").is_array()) throw Error(input, "noise: 'lengths' must be an array");
+    for (const nlohmann::json& item : json.at("lengths")) {
+      if (!item.is_object() || !item.contains("units") || !item.at("units").is_number_integer() ||
+          !item.contains("relative_spread") || !item.at("relative_spread").is_number()) {
+        throw Error(input, "noise length " + std::to_string(lengths.size()) + ": needs an integer 'units' and a number 'relative_spread'");
+      }
+      lengths.push_back({item.at("units").get<std::int64_t>(), item.at("relative_spread").get<double>()});
+    }
+  }
+  return DurationNoise(std::move(segments), std::move(lengths), input);
 }
 
 }  // namespace millrace::data

@@ -12,6 +12,23 @@ namespace {
 constexpr int kBackupExchanges = 3;  // full exchanges allowed without progress before single ones
 constexpr int kMaxFactorisations = 500;
 
+// H_FF, the rows and columns of the free variables (in their order, so still banded).
+BandedMatrix free_block(const Eigen::SparseMatrix<double>& h, const std::vector<Eigen::Index>& position, Eigen::Index count) {
+  BandedMatrix sub(count, count);
+  sub.reserve(h.nonZeros());
+  for (Eigen::Index j = 0; j < h.cols(); ++j) {
+    const Eigen::Index pj = position[static_cast<std::size_t>(j)];
+    if (pj < 0) continue;
+    sub.startVec(pj);
+    for (Eigen::SparseMatrix<double>::InnerIterator it(h, j); it; ++it) {
+      const Eigen::Index pi = position[static_cast<std::size_t>(it.row())];
+      if (pi >= 0) sub.insertBack(pi, pj) = it.value();
+    }
+  }
+  sub.finalize();
+  return sub;
+}
+
 // x on the free set solving H_FF x_F = c_F, zero elsewhere.
 Eigen::VectorXd solve_on_free_set(const Eigen::SparseMatrix<double>& h, const Eigen::VectorXd& c,
                                   const std::vector<char>& free) {
@@ -23,21 +40,12 @@ Eigen::VectorXd solve_on_free_set(const Eigen::SparseMatrix<double>& h, const Ei
   }
   Eigen::VectorXd x = Eigen::VectorXd::Zero(n);
   if (count == 0) return x;
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(static_cast<std::size_t>(h.nonZeros()));
   Eigen::VectorXd rhs(count);
   for (Eigen::Index j = 0; j < n; ++j) {
     const Eigen::Index pj = position[static_cast<std::size_t>(j)];
-    if (pj < 0) continue;
-    rhs(pj) = c(j);
-    for (Eigen::SparseMatrix<double>::InnerIterator it(h, j); it; ++it) {
-      const Eigen::Index pi = position[static_cast<std::size_t>(it.row())];
-      if (pi >= 0) entries.emplace_back(pi, pj, it.value());
-    }
+    if (pj >= 0) rhs(pj) = c(j);
   }
-  Eigen::SparseMatrix<double> sub(count, count);
-  sub.setFromTriplets(entries.begin(), entries.end());
-  const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(sub);
+  const BandedLdlt ldlt(free_block(h, position, count));
   if (ldlt.info() != Eigen::Success) throw Error("sparse NNLS", "the matrix is not positive definite");
   const Eigen::VectorXd z = ldlt.solve(rhs);
   for (Eigen::Index j = 0; j < n; ++j) {

@@ -7,6 +7,9 @@
 // and exchange every variable that violates the optimality conditions, falling back to one
 // exchange at a time when the count of violations stops falling. It usually ends in a few
 // factorisations; a warm start (the free set of a neighbouring problem) saves most of them.
+// The factorisation keeps the variables' order (no fill-reducing reordering, which cost more
+// than the factorisation itself, once per exchange): order them so that H is banded, as the
+// fit does by interleaving each bin's start-up and work coefficients.
 #pragma once
 
 #include <vector>
@@ -14,6 +17,12 @@
 #include <Eigen/Sparse>
 
 namespace millrace::data {
+
+// A sparse LDL^T in the variables' own order, reading the matrix's upper triangle in place.
+// Eigen 3.4 recognises "no ordering" only when the storage index is Eigen::Index; with int
+// indices it copies the matrix twice per factorisation, more than the factorisation costs.
+using BandedMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, Eigen::Index>;
+using BandedLdlt = Eigen::SimplicialLDLT<BandedMatrix, Eigen::Upper, Eigen::NaturalOrdering<Eigen::Index>>;
 
 struct SparseNnlsResult {
   Eigen::VectorXd x;       // the minimiser, every entry >= 0

@@ -143,6 +143,24 @@ def predict(model, first, count):
     return bins["startup_micros"].to_numpy()[index(first)] + cumulative(end) - cumulative(first)
 
 
+def noise_quantile(model, first, p):
+    """The model's noise factor (observed / predicted) at probability p for ranges starting at `first`
+    (an array): 1 without noise.
+
+    Mirrors data::DurationNoise::quantile: the segment with the last start at or before `first`
+    (the first segment before all of them), its quantile knots interpolated linearly.
+    """
+    first = np.asarray(first, dtype=float)
+    segments = (model.get("noise") or {}).get("segments") or []
+    if not segments:
+        return np.ones_like(first)
+    starts = np.array([segment["first"] for segment in segments], dtype=float)
+    knots = [np.asarray(segment["quantiles"], dtype=float) for segment in segments]
+    factors = np.array([np.interp(p * (len(k) - 1), np.arange(len(k)), k) for k in knots])
+    index = np.clip(np.searchsorted(starts, first, side="right") - 1, 0, len(segments) - 1)
+    return factors[index]
+
+
 # --- units ------------------------------------------------------------------------------------
 
 
@@ -337,15 +355,27 @@ def model_fit(model, recorded):
     r2 = 1 - ss_res / ss_tot if ss_tot > 0 else float("nan")
     fig, axes = plt.subplots(2, 2, figsize=(12, 7), gridspec_kw={"width_ratios": [2, 1]})
     ax = axes[0][0]
-    ax.scatter(done["range_first"], done["duration_us"] / div, s=5, label="recorded")
-    ax.scatter(done["range_first"], done["predicted"] / div, s=5, label="predicted by the model")
+    along = done.sort_values("range_first")
+    if (model.get("noise") or {}).get("segments"):
+        ax.fill_between(along["range_first"], along["predicted"] * noise_quantile(model, along["range_first"], 0.1) / div,
+                        along["predicted"] * noise_quantile(model, along["range_first"], 0.9) / div,
+                        color="tab:gray", alpha=0.45, lw=0, label="p10\u2013p90 of the model's noise (out of fold)")
+    ax.scatter(done["range_first"], done["duration_us"] / div, s=2, label="recorded", zorder=3)
+    ax.plot(along["range_first"], along["predicted"] / div, color="tab:orange", lw=0.6, label="predicted by the model",
+            zorder=2)
     ax.set_ylabel(f"range duration ({unit})")
     ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     ax.set_title(f"recorded vs predicted along the sequence (R\u00b2 = {r2:.3f}, {len(done)} ranges)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax = axes[1][0]
-    ax.scatter(done["range_first"], done["residual"] / div, s=5, color="tab:red")
+    if (model.get("noise") or {}).get("segments"):
+        ax.fill_between(along["range_first"],
+                        along["predicted"] * (noise_quantile(model, along["range_first"], 0.1) - 1) / div,
+                        along["predicted"] * (noise_quantile(model, along["range_first"], 0.9) - 1) / div,
+                        color="tab:gray", alpha=0.45, lw=0, label="p10\u2013p90 of the error on unseen ranges (out of fold)")
+        ax.legend(fontsize=8, loc="lower left")
+    ax.scatter(done["range_first"], done["residual"] / div, s=3, color="tab:red", zorder=3)
     ax.axhline(0, color="black", lw=0.8)
     sequence_axis(ax.xaxis, units, "first {unit} of the range")
     ax.set_ylabel(f"residual: recorded \u2212 predicted ({unit})")

@@ -4,7 +4,8 @@
 #   1. import it into a fresh trace store and show it (worker-hours, busy time, straggler tail);
 #   2. replay it as recorded (fixed pool of 192, tip-first order) and longest-first, and as one
 #      Job per range under a cap of 192 with pod start-up latency and 1% failures;
-#   3. fit the cost model (R^2, cross-validation, apply time vs the rest);
+#   3. fit the cost model at the recording's resolution (blocked cross-validation, apply time vs
+#      the rest, fidelity against the recording);
 #   4. compare queue orders, partitioners and worker counts on that model, and plan the fewest
 #      workers for a 24 h deadline.
 set -euo pipefail
@@ -33,14 +34,14 @@ step "one Job per range, at most 192 at once, 20-90 s pod start-up, 1% failures 
   --startup-latency 20s,30s,90s --create-overhead 2s --fail-prob 0.01 --seed 1
 
 step "fit the cost model"
-"$millrace" fit --store "$store" --runs "$run" --bins 64 -o "$model"
+"$millrace" fit --store "$store" --runs "$run" -o "$model"
 
-step "compare queue orders, partitioners and worker counts on the fitted model (8 replicas drawing durations from its noise: mean, p50, p90, max)"
+step "compare queue orders, partitioners and worker counts on the fitted model (20 replicas drawing durations from its noise: mean, p50, p90, max)"
 "$millrace" compare --store "$store" --model "$model" --run "$run" --workers 96,192,384 \
   --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt \
-  --range-length 16000 --overlap 320 --align 64 --replicas 8
-step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 8 replicas"
-# Their range list (uniform 16000 + 320) and optimal: partitions of other range lengths lean on the
-# start-up/work split, which this recording (every range 16,320 ledgers) cannot identify.
-"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512 --replicas 8 \
-  --partitioners uniform,optimal --range-length 16000 --overlap 320 --align 64
+  --range-length 16000 --overlap 320 --align 64 --replicas 20
+step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 20 replicas"
+# Partitions of other range lengths than the recorded 16,320 ledgers lean on the start-up/work
+# split: the recorded apply time pins it (the fit's separate method), durations alone could not.
+"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512 --replicas 20 \
+  --partitioners uniform,logarithmic,cost-balanced,optimal --range-length 16000 --overlap 320 --align 64

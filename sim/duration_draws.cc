@@ -25,7 +25,7 @@ std::vector<data::Micros> draw_durations(const data::CostModel& model, const std
   for (const data::Range& r : ranges) {
     const data::Micros predicted = model.predict(r);
     durations.push_back(draw ? static_cast<data::Micros>(
-                                   std::llround(static_cast<double>(predicted) * model.noise().factor(r.first, draws.next())))
+                                   std::llround(static_cast<double>(predicted) * model.noise().factor(r.first, r.count, draws.next())))
                              : predicted);
   }
   return durations;

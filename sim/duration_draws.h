@@ -1,7 +1,7 @@
 // Durations of a new partition drawn from the cost model, so every what-if carries the
 // uncertainty of the work itself: each range takes its predicted duration times the model's
-// noise factor at its first unit (data/duration_noise.h), factor(first, u) with u uniform in
-// (0, 1). Replay of a recorded partition does not come here: it keeps the recorded durations.
+// noise factor at its first unit for its length (data/duration_noise.h), factor(first, count, u)
+// with u uniform in (0, 1). Replay of a recorded partition does not come here: it keeps the recorded durations.
 //
 // u comes from std::mt19937_64, whose raw output the C++ standard fixes bit for bit, turned
 // into a double here (no std:: distribution, whose output differs between standard libraries):

@@ -6,13 +6,13 @@
 // <log_dir>/<item id>.<attempt>.out and .err, the item id escaped so that distinct ids never
 // share a file ('%' and every byte outside [A-Za-z0-9._-] become %XX).
 //
-// Events, delivered only inside poll() on the caller's thread (see polled_cluster.h):
+// Events, delivered only inside poll() on the caller's thread (see realtime/polled_cluster.h):
 //   started    when the process was spawned (worker: the slot, "local-0", "local-1", ...)
 //   succeeded  exit status 0
 //   failed     reason "exit" with the exit code; "signal" when killed by a signal nobody here
 //              sent (exit_code 128 + signal); "timeout" when the per-attempt timeout killed it;
 //              "cancelled" after cancel().
-// An attempt is its process tree (process_trees.h: a cgroup of its own where the machine
+// An attempt is its process tree (realtime/process_trees.h: a cgroup of its own where the machine
 // allows, and a marker in the environment of all it starts), not just its leader: killing is
 // SIGTERM to the whole tree, then SIGKILL after `kill_grace`; when the leader exits, whatever
 // the tree still runs is killed, and the attempt's end is reported only once nothing of it
@@ -50,10 +50,6 @@ struct LocalProcessOptions {
   std::string session_tag;             // unique on the machine; empty: this process's pid and start time
   bool cgroups = true;                 // false: hold trees by marker and process group only
 };
-
-// Told of each attempt's process tree right after it was spawned.
-using TreeObserver = std::function<void(const data::WorkItem& item, int attempt, const std::string& worker,
-                                        const TreeIdentity& tree)>;
 
 class LocalProcessCluster : public PolledCluster {
  public:

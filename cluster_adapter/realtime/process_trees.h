@@ -13,9 +13,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "data/records.h"
 #include "data/time.h"
 
 namespace millrace::cluster_adapter {
@@ -31,6 +33,10 @@ struct TreeIdentity {
   std::string tag;              // value of MILLRACE_TREE in its environment
   std::string cgroup;           // its cgroup directory, empty without cgroups
 };
+
+// Told of each attempt's process tree right after it was spawned.
+using TreeObserver = std::function<void(const data::WorkItem& item, int attempt, const std::string& worker,
+                                        const TreeIdentity& tree)>;
 
 class ProcessTrees {
  public:

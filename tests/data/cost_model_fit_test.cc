@@ -109,6 +109,47 @@ TEST(CostModelFitTruth, NeverCallsASplitSeparableWhenTheDataCannotSeparateIt) {
   }
 }
 
+// Equal lengths with the work part recorded (as Stellar's apply time): durations alone cannot
+// split s from w, the recorded work time can, and ranges of other lengths are then predicted.
+TEST(CostModelFitTruth, RecordedWorkTimeSeparatesWhatDurationsCannot) {
+  const CostModel reference = truth();
+  std::vector<Observation> observations = recording(false, 24);
+  for (Observation& o : observations) {
+    const double factor = static_cast<double>(o.duration) / reference.cost(o.range);
+    o.work_time = static_cast<Micros>(reference.work(o.range.first, o.range.end()) * factor);
+  }
+  const FitReport report = fit_cost_model(observations, FitOptions{}, "synthetic (a) with work time");
+  EXPECT_EQ(report.method, "separate");
+  ASSERT_TRUE(report.choice.has_value());
+  EXPECT_FALSE(report.choice->joint_clearly_better());
+  EXPECT_TRUE(report.split_identifiable);
+  EXPECT_THAT(report.identifiability_note, HasSubstr("the recorded work time separates start-up from per-unit work"));
+  EXPECT_THAT(report.identifiability_note, HasSubstr("From durations alone: the split"));
+  // Ranges three times the recorded length, away from the hot stretch's edges: within 10%.
+  for (std::int64_t first = 10'000; first + 3'000 <= kSpan.end(); first += 50'000) {
+    if (std::abs(first - 675'000) < 5'000 || std::abs(first - 725'000) < 5'000) continue;
+    const Range range{first, 3'000};
+    EXPECT_NEAR(report.model.cost(range) / reference.cost(range), 1.0, 0.10) << "range at " << first;
+  }
+}
+
+// A work time that says nothing of the work (a random share of each duration): the joint fit
+// predicts the durations clearly better out of fold and is kept.
+TEST(CostModelFitTruth, AWorkTimeThatExplainsNothingLeavesTheJointFit) {
+  std::vector<Observation> observations = recording(true, 25);
+  std::mt19937_64 rng(26);
+  for (Observation& o : observations) {
+    const double share = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    o.work_time = static_cast<Micros>(static_cast<double>(o.duration) * share);
+  }
+  const FitReport report = fit_cost_model(observations, FitOptions{}, "noise as work time");
+  ASSERT_TRUE(report.choice.has_value());
+  EXPECT_TRUE(report.choice->joint_clearly_better())
+      << report.choice->mean_difference << " +- " << report.choice->standard_error;
+  EXPECT_EQ(report.method, "joint");
+  EXPECT_THAT(format_fit_report(report), HasSubstr("the joint fit's blocked-CV error is lower by more than two standard errors"));
+}
+
 TEST(CostModelFitTruth, TheFoldsFollowTheSequenceNotTheInputOrder) {
   std::vector<Observation> observations = recording(true, 24);
   const FitReport in_order = fit_cost_model(observations, FitOptions{}, "synthetic");

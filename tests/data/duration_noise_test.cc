@@ -1,6 +1,7 @@
 #include "data/duration_noise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -25,8 +26,8 @@ TEST(DurationNoise, DefaultIsFactorOneEverywhere) {
   const DurationNoise none;
   EXPECT_TRUE(none.empty());
   for (std::int64_t unit : {-5, 0, 1'000'000}) {
-    EXPECT_EQ(none.factor(unit, 0.01), 1.0);
-    EXPECT_EQ(none.factor(unit, 0.99), 1.0);
+    EXPECT_EQ(none.factor(unit, 0, 0.01), 1.0);
+    EXPECT_EQ(none.factor(unit, 0, 0.99), 1.0);
     EXPECT_EQ(none.quantile(unit, 0.9), 1.0);
   }
 }
@@ -39,7 +40,7 @@ TEST(DurationNoise, QuantilesAreTheSamplesOrderStatisticsInterpolated) {
   EXPECT_EQ(noise.segments()[0].quantiles, (std::vector<double>{1, 2, 3, 4, 5}));
   EXPECT_DOUBLE_EQ(noise.quantile(2, 0.5), 3);
   EXPECT_DOUBLE_EQ(noise.quantile(2, 0.125), 1.5);  // halfway between knots 0 and 1
-  EXPECT_DOUBLE_EQ(noise.factor(2, 0.875), 4.5);
+  EXPECT_DOUBLE_EQ(noise.factor(2, 0, 0.875), 4.5);
   EXPECT_DOUBLE_EQ(noise.quantile(2, 0), 1);
   EXPECT_DOUBLE_EQ(noise.quantile(2, 1), 5);
   // Three knots of the same samples: min, median, max.
@@ -54,10 +55,10 @@ TEST(DurationNoise, SegmentsFollowTheSequenceAndExtendToBothSides) {
   ASSERT_EQ(noise.segments().size(), 2u);
   EXPECT_EQ(noise.segments()[0].first, 0);
   EXPECT_EQ(noise.segments()[1].first, 100);
-  EXPECT_EQ(noise.factor(-50, 0.5), 1.0);
-  EXPECT_EQ(noise.factor(99, 0.9), 1.0);
-  EXPECT_EQ(noise.factor(100, 0.1), 2.0);
-  EXPECT_EQ(noise.factor(1'000'000, 0.5), 2.0);
+  EXPECT_EQ(noise.factor(-50, 0, 0.5), 1.0);
+  EXPECT_EQ(noise.factor(99, 0, 0.9), 1.0);
+  EXPECT_EQ(noise.factor(100, 0, 0.1), 2.0);
+  EXPECT_EQ(noise.factor(1'000'000, 0, 0.5), 2.0);
   // At most max_segments, however many samples.
   EXPECT_EQ(DurationNoise::from_samples(samples, 5, 1, 3).segments().size(), 3u);
 }
@@ -86,7 +87,7 @@ TEST(DurationNoise, DrawsReproduceTheSampleDistribution) {
   for (int i = 0; i < 2000; ++i) samples.push_back({i, 0.5 + unit_draw(rng)});
   const DurationNoise noise = DurationNoise::from_samples(samples, 41, 2000, 1);
   std::vector<double> draws;
-  for (int i = 0; i < 20000; ++i) draws.push_back(noise.factor(500, unit_draw(rng)));
+  for (int i = 0; i < 20000; ++i) draws.push_back(noise.factor(500, 0, unit_draw(rng)));
   std::sort(draws.begin(), draws.end());
   for (double p : {0.1, 0.5, 0.9}) {
     EXPECT_NEAR(draws[static_cast<std::size_t>(p * draws.size())], 0.5 + p, 0.03) << "p " << p;
@@ -110,7 +111,7 @@ TEST(DurationNoise, RoundTripsThroughTheModelFileAndOldFilesLoadWithout) {
 
 TEST(DurationNoise, RefusesNonFiniteQuantilesNamingTheInput) {
   try {
-    DurationNoise({{0, {1.0, std::numeric_limits<double>::infinity()}}}, "fit of run 3");
+    DurationNoise({{0, {1.0, std::numeric_limits<double>::infinity()}}}, {}, "fit of run 3");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.input(), "fit of run 3");
@@ -146,6 +147,64 @@ INSTANTIATE_TEST_SUITE_P(
         std::make_pair(R"({"segments":[{"first":5,"quantiles":[1]},{"first":5,"quantiles":[1]}]})",
                        "noise segment 1: segments must start at strictly increasing units")),
     [](const auto& info) { return "case" + std::to_string(info.index); });
+
+TEST(DurationNoise, LongerRangesDrawFromTheSpreadMeasuredOverWindowsOfRecordedRanges) {
+  // Neighbouring ranges alternate 0.5 and 1.5 times their prediction: any two of them together
+  // take exactly their prediction, so ranges twice as long or longer get no spread at all.
+  std::vector<NoiseSample> alternating;
+  for (int i = 0; i < 200; ++i) alternating.push_back({100 * i, i % 2 == 0 ? 0.5 : 1.5, 100, 1.0});
+  const DurationNoise cancelling = DurationNoise::from_samples(alternating, 11, 1000, 1, 30);
+  ASSERT_FALSE(cancelling.lengths().empty());
+  EXPECT_EQ(cancelling.lengths().front(), (SpreadAtLength{100, 1.0}));
+  EXPECT_EQ(cancelling.lengths()[1], (SpreadAtLength{200, 0.0}));
+  EXPECT_EQ(cancelling.lengths().back().units, 400);  // 200 / 8 = 25 windows of 8 is too few
+  EXPECT_DOUBLE_EQ(cancelling.factor(0, 100, 0.95), cancelling.quantile(0, 0.95));
+  EXPECT_DOUBLE_EQ(cancelling.factor(0, 50, 0.95), cancelling.quantile(0, 0.95));  // shorter: as recorded
+  EXPECT_DOUBLE_EQ(cancelling.factor(0, 400, 0.95), cancelling.quantile(0, 0.5));
+  EXPECT_DOUBLE_EQ(cancelling.factor(0, 100'000, 0.05), cancelling.quantile(0, 0.5));
+  // Halfway between 100 and 200 units in log length: half the spread.
+  EXPECT_NEAR(cancelling.relative_spread(141), 0.5, 0.01);
+
+  // Independent ratios uniform on [0.5, 1.5] (p10-p90 width 0.8): the mean of two is triangular,
+  // width 1 - 2 sqrt(0.05); of k >= 4 nearly normal, width 2 * 1.2816 * sqrt(1 / 12k).
+  std::mt19937_64 rng(5);
+  std::vector<NoiseSample> independent;
+  for (int i = 0; i < 20000; ++i) independent.push_back({i, 0.5 + unit_draw(rng), 10, 1.0});
+  const DurationNoise narrowing = DurationNoise::from_samples(independent, 11, 100000, 1, 30);
+  EXPECT_NEAR(narrowing.relative_spread(20), (1 - 2 * std::sqrt(0.05)) / 0.8, 0.03);
+  for (int k : {4, 16, 64}) {
+    const double expected = 2 * 1.2816 * std::sqrt(1.0 / (12 * k)) / 0.8;
+    EXPECT_NEAR(narrowing.relative_spread(10 * k), expected, 0.08 * expected) << k;
+  }
+
+  // The same stretch always hot (ratios rising along the sequence, no cancelling between
+  // neighbours): windows keep nearly all the spread.
+  std::vector<NoiseSample> drifting;
+  for (int i = 0; i < 1000; ++i) drifting.push_back({i, 0.5 + i / 1000.0, 10, 1.0});
+  EXPECT_GT(DurationNoise::from_samples(drifting, 11, 100000, 1, 30).relative_spread(160), 0.95);
+}
+
+TEST(DurationNoise, LengthsRoundTripAndAreValidated) {
+  const DurationNoise noise({{0, {0.5, 1.0, 2.0}}}, {{100, 1.0}, {200, 0.6}});
+  const DurationNoise loaded = DurationNoise::from_json(nlohmann::json::parse(noise.to_json().dump()), "model.json");
+  EXPECT_EQ(loaded, noise);
+  EXPECT_DOUBLE_EQ(loaded.factor(0, 200, 1.0), 1.0 + 0.6);
+  try {
+    DurationNoise({{0, {1.0}}}, {{100, 1.0}, {100, 0.5}}, "m.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), "m.json");
+    EXPECT_THAT(e.problem(), HasSubstr("noise length 1: lengths must be positive and strictly increasing"));
+  }
+  nlohmann::json bad = noise.to_json();
+  bad["lengths"][1]["relative_spread"] = 1.5;
+  try {
+    DurationNoise::from_json(bad, "m.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.problem(), HasSubstr("noise length 1: relative spread must be in [0, 1]"));
+  }
+}
 
 }  // namespace
 }  // namespace millrace::data

@@ -1,0 +1,31 @@
+// `millrace run --cluster kubernetes --mode worker-pool`: one Indexed Job of --workers pods that
+// lease the ranges from this run over HTTP (worker_pool_cluster.h), with the lease API's options.
+#pragma once
+
+#include <string>
+
+#include "cluster_adapter/kubernetes/kubernetes_kind.h"
+
+namespace millrace::cluster_adapter {
+
+class WorkerPoolMode : public KubernetesMode {
+ public:
+  std::string name() const override { return "worker-pool"; }
+  std::string summary() const override {
+    return "one Indexed Job of --workers pods that lease ranges over HTTP";
+  }
+  void add_options(CLI::App& command, const OptionChecks& checks) override;
+  void check(const KubernetesSettings& settings, RunCommon& common) override;
+  void save(nlohmann::json& parameters) const override;
+  void load(const nlohmann::json& parameters) override;
+  std::unique_ptr<RunCluster> open(const KubernetesSession& session) override;
+
+ private:
+  std::string lease_address_;  // required (0.0.0.0 only when asked for)
+  int lease_port_ = 8642;
+  std::string lease_url_;      // empty: http://HOSTNAME:PORT
+  double lease_duration_s_ = 60;
+  double heartbeat_s_ = 20;
+};
+
+}  // namespace millrace::cluster_adapter

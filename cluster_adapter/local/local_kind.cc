@@ -1,0 +1,66 @@
+#include "cluster_adapter/local/local_kind.h"
+
+#include "data/error.h"
+
+namespace millrace::cluster_adapter {
+
+namespace {
+
+class LocalRun : public RunCluster {
+ public:
+  LocalRun(const LocalProcessOptions& options, const scheduler::Clock& clock, ShutdownSignal& shutdown)
+      : cluster_(options, clock, &shutdown), log_dir_(options.log_dir) {}
+  PolledCluster& cluster() override { return cluster_; }
+  std::string where() const override { return "logs in " + log_dir_; }
+  const ProcessTrees* process_trees() const override { return &cluster_.trees(); }
+  void set_tree_observer(TreeObserver observer) override { cluster_.set_tree_observer(std::move(observer)); }
+
+ private:
+  LocalProcessCluster cluster_;
+  std::string log_dir_;
+};
+
+}  // namespace
+
+void LocalKind::add_options(CLI::App& command, const OptionChecks& checks) {
+  command.add_option("--command", process_.command,
+                     "local: command template run by /bin/sh -c per attempt; placeholders {first} {count} {last} "
+                     "(inclusive) {end} (exclusive) {end_count} {id} {attempt} {payload} {type} {worker}");
+  command.add_option("--timeout", timeout_s_, "local: seconds per attempt before it is killed (0: none)")
+      ->transform(checks.seconds(checks.max_duration));
+  command.add_option("--kill-grace", kill_grace_s_, "local: seconds between SIGTERM and SIGKILL")
+      ->default_val(5)
+      ->transform(checks.seconds(checks.max_duration));
+  command.add_option("--log-dir", log_dir_, "local: per-attempt stdout/stderr (default STORE.logs/run-ID)");
+}
+
+void LocalKind::check(RunCommon&) {
+  if (process_.command.empty()) throw data::Error("millrace run", "--cluster local needs --command");
+  CommandTemplate check(process_.command);
+  process_.timeout = data::micros_from_seconds(timeout_s_);
+  process_.kill_grace = data::micros_from_seconds(kill_grace_s_);
+}
+
+void LocalKind::save(nlohmann::json& p) const {
+  p["command"] = process_.command;
+  p["timeout_us"] = process_.timeout;
+  p["kill_grace_us"] = process_.kill_grace;
+  p["log_dir"] = log_dir_;
+}
+
+void LocalKind::load(const nlohmann::json& p) {
+  process_.command = p.at("command").get<std::string>();
+  process_.timeout = p.at("timeout_us").get<data::Micros>();
+  process_.kill_grace = p.at("kill_grace_us").get<data::Micros>();
+  log_dir_ = p.at("log_dir").get<std::string>();
+}
+
+std::unique_ptr<RunCluster> LocalKind::open(const ClusterSession& session) {
+  // An empty log directory in the parameters means the default, named after the run.
+  process_.log_dir =
+      log_dir_.empty() ? session.common.store_path + ".logs/run-" + std::to_string(session.run.id) : log_dir_;
+  process_.concurrency = session.common.workers;
+  return std::make_unique<LocalRun>(process_, session.clock, session.shutdown);
+}
+
+}  // namespace millrace::cluster_adapter

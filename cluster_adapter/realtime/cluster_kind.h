@@ -1,0 +1,109 @@
+// A cluster kind a real run can use (`millrace run --cluster NAME`): its name, its options, how
+// it checks them for a new run and keeps them in the run's parameters for --resume, and the
+// cluster it builds for each session of the run (RunCluster). Each kind lives in its own folder
+// (local/, kubernetes/, ...) and is offered by one line of the CLI's registry (cli/cluster_kinds.cc);
+// everything else about a real run (real_run_session.h) is shared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cluster_adapter/realtime/polled_cluster.h"
+#include "cluster_adapter/realtime/process_trees.h"
+#include "cluster_adapter/realtime/shutdown_signal.h"
+#include "data/records.h"
+#include "data/time.h"
+#include "scheduler/clock.h"
+#include "scheduler/scheduler.h"
+
+namespace millrace::cluster_adapter {
+
+// A cluster built for one session of a run.
+class RunCluster {
+ public:
+  virtual ~RunCluster() = default;
+  virtual PolledCluster& cluster() = 0;
+  // Where the attempts run (logs, API server), for the messages.
+  virtual std::string where() const = 0;
+  // --resume, before the scheduler exists: adds to `snapshot` attempts an earlier session left
+  // running in the cluster; once it exists, re-attaches them.
+  virtual void add_survivors(scheduler::SchedulerSnapshot&) {}
+  virtual void reattach(const std::vector<data::WorkItem>&, const scheduler::SchedulerSnapshot&) {}
+  // Local processes: how the session holds its attempts' process trees, and who hears of each
+  // (nullptr / ignored: the attempts are not processes of this machine).
+  virtual const ProcessTrees* process_trees() const { return nullptr; }
+  virtual void set_tree_observer(TreeObserver) {}
+  // Why the run cannot go on for now (empty: it can); the run then stops, its state kept.
+  virtual std::string trouble() const { return ""; }
+  // The run loop ended (not for trouble), the run over or stopped: lets what the cluster still
+  // has to send get there.
+  virtual void flush(bool /*run_over*/) {}
+  // The cluster's own state for GET /status ("cluster"; null: none) and GET /metrics.
+  virtual nlohmann::json status_json(data::Micros /*now*/) const { return nullptr; }
+  virtual std::string metrics_text(data::Micros /*now*/) const { return ""; }
+};
+
+// The checks of option values, owned by the CLI (cli/option_checks.h) so that every command
+// shares one vocabulary; a kind declares its options with them.
+struct OptionChecks {
+  std::function<CLI::Validator(std::int64_t min, std::int64_t max)> whole_number;
+  std::function<CLI::Validator(data::Micros max)> seconds;
+  std::function<CLI::Validator()> tcp_port;
+  data::Micros max_duration = 0;  // the longest duration an option accepts
+};
+
+// What a kind reads (and may settle) of the options every real run has.
+struct RunCommon {
+  std::string store_path;
+  std::string policy;  // empty: the kind's default
+  int workers = 1;
+};
+
+// What a kind builds a session's cluster from.
+struct ClusterSession {
+  const RunCommon& common;
+  const data::Run& run;
+  const scheduler::Clock& clock;
+  ShutdownSignal& shutdown;
+};
+
+class ClusterKind {
+ public:
+  virtual ~ClusterKind() = default;
+  // The --cluster value, and the concurrency policy a run gets without --policy.
+  virtual std::string name() const = 0;
+  virtual std::string default_policy() const = 0;
+  // Adds the kind's options to the `run` command (their help starts with what they apply to).
+  virtual void add_options(CLI::App& command, const OptionChecks& checks) = 0;
+  // A new run on this kind: checks its options before anything is recorded; may settle
+  // `common.policy`. Throws data::Error naming the option.
+  virtual void check(RunCommon& common) = 0;
+  // A new run on another kind: refuses options of this kind that would silently do nothing.
+  virtual void refuse_elsewhere() const {}
+  // Its options as kept in the run's parameters (for --resume), and read back from them.
+  virtual void save(nlohmann::json& parameters) const = 0;
+  virtual void load(const nlohmann::json& parameters) = 0;
+  // The cluster for one session of the run.
+  virtual std::unique_ptr<RunCluster> open(const ClusterSession& session) = 0;
+};
+
+// The kinds a run can choose from, in the order they are offered.
+class ClusterKinds {
+ public:
+  void add(std::unique_ptr<ClusterKind> kind);
+  // Throws data::Error naming `input` and the known kinds when `name` is none of them.
+  ClusterKind& find(const std::string& name, const std::string& input) const;
+  std::string names() const;  // "local, kubernetes"
+  const std::vector<std::unique_ptr<ClusterKind>>& all() const { return kinds_; }
+
+ private:
+  std::vector<std::unique_ptr<ClusterKind>> kinds_;
+};
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,212 @@
+#include "cluster_adapter/realtime/real_run_session.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster_adapter/realtime/real_run_loop.h"
+#include "data/error.h"
+#include "data/redaction.h"
+
+namespace millrace::cluster_adapter {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kLiveBusyTimeoutMs = 100;
+constexpr data::Micros kPublishEvery = 100 * data::kMicrosPerMilli;
+
+// What --resume needs to rebuild the run, kept in the run's parameters.
+json run_parameters(const RealRunOptions& o, const ClusterKind& kind) {
+  json p = json::object();
+  kind.save(p);
+  p["cluster"] = kind.name();
+  p["workers"] = o.common.workers;
+  p["max_attempts"] = o.max_attempts;
+  p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
+  p.update(scheduler::to_json(o.autoscale));
+  return p;
+}
+
+ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, RealRunOptions& o) {
+  const std::string input = "run " + std::to_string(run.id);
+  if (run.source != data::RunSource::kReal) throw data::Error(input, "was not a real run, it cannot be resumed");
+  try {
+    json p = json::parse(run.parameters);
+    ClusterKind& kind = kinds.find(p.at("cluster").get<std::string>(), input);
+    kind.load(p);
+    o.common.workers = p.at("workers").get<int>();
+    o.max_attempts = p.at("max_attempts").get<int>();
+    o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
+    o.autoscale = scheduler::autoscale_settings_from(p);  // runs recorded before it: the defaults
+    o.common.policy = run.policy;
+    return kind;
+  } catch (const json::exception& e) {
+    throw data::Error(input, std::string("parameters cannot be read to resume: ") + e.what());
+  }
+}
+
+// Autoscale grows its pool to meet a deadline: it needs one, and the other policies take none.
+void check_autoscale(const RealRunOptions& o) {
+  const scheduler::AutoscaleSettings& a = o.autoscale;
+  if (o.common.policy == "autoscale" && a.deadline == 0) {
+    throw data::Error("--policy autoscale", "needs --deadline, the wanted end of the run from its start (e.g. 48h)");
+  }
+  if (o.common.policy != "autoscale" &&
+      (a.deadline > 0 || a.scale_up_delay > 0 || a.min_workers != scheduler::AutoscaleSettings{}.min_workers)) {
+    throw data::Error("--policy " + o.common.policy,
+                      "--deadline, --scale-up-delay and --min-workers apply to --policy autoscale only");
+  }
+}
+
+}  // namespace
+
+RealRunSession::RealRunSession(RealRunOptions& options, const ClusterKinds& kinds)
+    : o_(options), kinds_(kinds), store_(data::TraceStore::open(options.common.store_path)) {
+  // Listening first: a port that cannot be had stops the run before anything is recorded.
+  if (o_.status_port >= 0) {
+    server_.emplace(o_.status_port);
+    std::cerr << "millrace: status on http://127.0.0.1:" << server_->port() << "/status\n";
+  }
+  // A live run never blocks long on another process's lock: its writes wait in memory.
+  store_.set_busy_timeout(kLiveBusyTimeoutMs);
+  writes_.emplace(store_, &std::cerr);
+}
+
+void RealRunSession::run(const PlanItems& plan, const ReportRun& report_run) {
+  open_or_resume(plan);
+  open_cluster();
+  build_scheduler();
+  drive();
+  conclude(report_run);
+}
+
+void RealRunSession::open_or_resume(const PlanItems& plan) {
+  if (!o_.resume.empty()) {
+    run_id_ = store_.find_run(o_.resume);
+    kind_ = &load_parameters(store_.run(run_id_), kinds_, o_);
+    items_ = store_.items(run_id_);
+  } else {
+    kind_ = &kinds_.find(o_.cluster, "--cluster");
+    if (o_.span.empty() || o_.partitioner.empty()) {
+      throw data::Error("millrace run", "--span and --partitioner are required unless --resume is given");
+    }
+    kind_->check(o_.common);
+    for (const std::unique_ptr<ClusterKind>& other : kinds_.all()) {
+      if (other.get() != kind_) other->refuse_elsewhere();
+    }
+    if (o_.common.policy.empty()) o_.common.policy = kind_->default_policy();
+    check_autoscale(o_);
+    items_ = plan();
+    data::Run record;
+    record.name = o_.name.empty() ? "run" : o_.name;
+    record.source = data::RunSource::kReal;
+    record.units = o_.units;
+    record.partitioner = o_.partitioner;
+    record.policy = o_.common.policy;
+    record.started = clock_.now();
+    record.parameters = run_parameters(o_, *kind_).dump();
+    writes_->add([&](data::TraceStore& s) { run_id_ = s.add_run(record, items_, {}); });
+    writes_->drain();
+  }
+  owner_.emplace(*writes_, run_id_, clock_.now(), std::cerr);
+  input_ = "run " + std::to_string(run_id_);
+}
+
+void RealRunSession::open_cluster() {
+  shutdown_.emplace();
+  const data::Run run = store_.run(run_id_);
+  target_ = kind_->open(ClusterSession{o_.common, run, clock_, *shutdown_});
+  if (const ProcessTrees* trees = target_->process_trees()) owner_->set_trees(*trees);
+  target_->set_tree_observer(
+      [this](const data::WorkItem& item, int attempt, const std::string& worker, const TreeIdentity& tree) {
+        owner_->record_tree(item, attempt, worker, tree, clock_.now());
+      });
+  // What earlier sessions left running ends before any range runs again.
+  owner_->sweep(clock_.now());
+  recorded_ = store_.attempts(run_id_);
+  std::cerr << "millrace: " << input_ << ": " << items_.size() << " items, " << data::redact(target_->where())
+            << "\n";
+}
+
+void RealRunSession::build_scheduler() {
+  scheduler::SchedulerOptions options;
+  options.plan_name = input_;
+  options.policy = o_.common.policy;
+  options.params = scheduler::policy_params(o_.common.workers, o_.autoscale);
+  options.retry.max_attempts = o_.max_attempts;
+  options.retry.backoff = data::micros_from_seconds(o_.backoff_s);
+  if (o_.resume.empty()) {
+    scheduler_ = std::make_unique<scheduler::Scheduler>(items_, options, target_->cluster(), clock_);
+  } else {
+    scheduler::SchedulerSnapshot snapshot = resume_snapshot(items_, recorded_, options.retry);
+    target_->add_survivors(snapshot);
+    scheduler_ = std::make_unique<scheduler::Scheduler>(items_, options, target_->cluster(), clock_, snapshot);
+    target_->reattach(scheduler_->items(), snapshot);
+  }
+  recorder_.emplace(*writes_, run_id_, scheduler_->items(), recorded_);
+  scheduler_->set_observer([this](scheduler::AttemptHandle, const data::Attempt& a) { recorder_->observe(a); });
+}
+
+// Publishing walks every item: at most every kPublishEvery (and at the end), so an attempt
+// costs the same whatever the size of the plan.
+void RealRunSession::report() {
+  if (clock_.now() - published_ < kPublishEvery && !scheduler_->finished() && !scheduler_->stopped()) return;
+  scheduler::StatusReport status = scheduler_->status();
+  if (server_) {
+    json document = scheduler::to_json(status);
+    if (json cluster = target_->status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
+    server_->publish({document.dump(), prometheus_text(recorder_->metrics(status)) + target_->metrics_text(status.at)});
+  }
+  progress_->update(Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
+                             static_cast<std::int64_t>(status.num_items),
+                             static_cast<std::int64_t>(status.jobs_in_progress.size()),
+                             static_cast<std::int64_t>(status.jobs_failed.size()), recorder_->remaining_predicted(),
+                             o_.common.workers});
+  published_ = clock_.now();
+}
+
+void RealRunSession::drive() {
+  progress_.emplace(std::cout, isatty(STDOUT_FILENO) == 1);
+  auto step = [&] {
+    if (shutdown_->requested()) scheduler_->stop();
+    writes_->retry();
+    owner_->heartbeat(clock_.now());
+    report();
+    trouble_ = target_->trouble();
+  };
+  scheduler_->start();
+  RealRunLoop loop(clock_, target_->cluster());
+  loop.run_until([&] { return scheduler_->finished() || scheduler_->stopped() || !trouble_.empty(); }, step);
+  step();
+  if (trouble_.empty()) target_->flush(scheduler_->finished());
+  progress_->finish();
+  if (scheduler_->finished()) writes_->add([&](data::TraceStore& s) { s.set_run_ended(run_id_, clock_.now()); });
+  owner_->release();
+  writes_->drain();
+}
+
+void RealRunSession::conclude(const ReportRun& report_run) {
+  const scheduler::StatusReport status = scheduler_->status();
+  const std::string again = "; continue with `millrace run --store " + o_.common.store_path + " --resume " +
+                            std::to_string(run_id_) + "`";
+  if (!trouble_.empty()) {
+    throw data::Error(input_, trouble_ + ": stopped with " + std::to_string(status.num_items - status.num_succeeded) +
+                                  " items not succeeded, " + std::to_string(status.jobs_in_progress.size()) +
+                                  " of them left running in the cluster" + again);
+  }
+  if (!scheduler_->finished()) {
+    throw data::Error(input_, "interrupted with " + std::to_string(status.num_items - status.num_succeeded) +
+                                  " items not succeeded" + again);
+  }
+  std::cout << input_ << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
+  report_run(store_, run_id_);
+  if (scheduler_->run_failed()) {
+    throw data::Error(input_, std::to_string(status.jobs_failed.size()) + " items failed, " + target_->where());
+  }
+}
+
+}  // namespace millrace::cluster_adapter

@@ -1,0 +1,89 @@
+// One session of a real run, on any cluster kind (cluster_kind.h): opens the run (a new one is
+// planned and recorded; --resume reads it back from the store, its cluster kind and options
+// from the run's parameters), builds the scheduler (on a resume, from what the store recorded
+// and what the cluster still runs), reports (the status/metrics server, the progress line),
+// drives the run loop until the run is over, stopped (Ctrl-C) or in trouble, and concludes
+// (what remains, how to continue). A run has one live owner (run_ownership.h): a resume while
+// its owner runs is refused, and one after a crash first ends what the dead session left
+// running. Records wait in memory while another process holds the store locked
+// (store_backlog.h). Only how the cluster is built and re-attached differs between kinds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster_adapter/http/status_server.h"
+#include "cluster_adapter/realtime/cluster_kind.h"
+#include "cluster_adapter/realtime/progress_line.h"
+#include "cluster_adapter/realtime/run_ownership.h"
+#include "cluster_adapter/realtime/run_recorder.h"
+#include "cluster_adapter/realtime/shutdown_signal.h"
+#include "cluster_adapter/realtime/store_backlog.h"
+#include "cluster_adapter/realtime/wall_clock.h"
+#include "data/trace_store.h"
+#include "scheduler/concurrency_policy.h"
+#include "scheduler/scheduler.h"
+
+namespace millrace::cluster_adapter {
+
+struct RealRunOptions {
+  std::string cluster = "local";  // the kind of a new run
+  std::string resume;             // a run's id or name: continue it
+  std::string name;
+  std::string units = "units";
+  std::string span;
+  std::string partitioner;
+  RunCommon common;               // and the trace store's path
+  int max_attempts = 3;
+  double backoff_s = 0;
+  scheduler::AutoscaleSettings autoscale;  // --policy autoscale needs its deadline, others take none
+  int status_port = -1;           // -1: no status server
+};
+
+// Plans a new run's items (called after the cluster kind checked its options).
+using PlanItems = std::function<std::vector<data::WorkItem>()>;
+// Prints the report of a run that is over, from what the store recorded of it.
+using ReportRun = std::function<void(const data::TraceStore& store, std::int64_t run_id)>;
+
+class RealRunSession {
+ public:
+  // `kinds` must outlive the session. Throws data::Error naming the input on any refusal.
+  RealRunSession(RealRunOptions& options, const ClusterKinds& kinds);
+  // Runs the session to its end; when the run is over, `report_run` prints its report. Throws
+  // data::Error when the run stopped before it was over, or when items failed.
+  void run(const PlanItems& plan, const ReportRun& report_run);
+
+ private:
+  void open_or_resume(const PlanItems& plan);
+  void open_cluster();
+  void build_scheduler();
+  void report();
+  void drive();
+  void conclude(const ReportRun& report_run);
+
+  RealRunOptions& o_;
+  const ClusterKinds& kinds_;
+  data::TraceStore store_;
+  std::optional<StatusServer> server_;
+  std::optional<StoreBacklog> writes_;
+  WallClock clock_;
+  std::int64_t run_id_ = 0;
+  std::vector<data::WorkItem> items_;
+  ClusterKind* kind_ = nullptr;
+  std::optional<RunOwnership> owner_;
+  std::string input_;
+  std::optional<ShutdownSignal> shutdown_;
+  std::unique_ptr<RunCluster> target_;
+  std::vector<data::Attempt> recorded_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::optional<RunRecorder> recorder_;
+  std::optional<ProgressLine> progress_;
+  std::string trouble_;
+  data::Micros published_ = 0;
+};
+
+}  // namespace millrace::cluster_adapter
