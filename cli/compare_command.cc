@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/autoscale_options.h"
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
@@ -19,6 +20,7 @@ namespace {
 struct CompareOptions {
   ComparisonOptions common;
   std::string workers = "32,64,128";
+  scheduler::AutoscaleSettings autoscale;
 };
 
 void run_compare(const CompareOptions& o) {
@@ -27,6 +29,8 @@ void run_compare(const CompareOptions& o) {
   const data::CostModel model = data::CostModel::load(o.common.model_path);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
+  const int max_workers = *std::max_element(workers.begin(), workers.end());
+  spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);  // workers: set per combination
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
@@ -43,6 +47,7 @@ void run_compare(const CompareOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
+    parameters.update(scheduler::to_json(o.autoscale));
     stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
   }
   if (o.common.json) {
@@ -70,6 +75,7 @@ void add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "Simulate partitioners x worker counts x queue orders on a cost model");
   add_comparison_options(cmd, options->common);
   cmd->add_option("--workers", options->workers, "Comma-separated worker counts")->capture_default_str();
+  add_autoscale_options(cmd, options->autoscale);
   cmd->callback([options] { run_compare(*options); });
 }
 

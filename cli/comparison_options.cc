@@ -209,7 +209,7 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
       partitioners::PartitionParams params = spec.partition;
       params.span = spec.span;
       params.workers = w;
-      if (partitioner == "logarithmic" && params.floor == 0) params.floor = std::max<std::int64_t>(1, spec.span.count / (16 * std::int64_t{w}));
+      params = partitioners::with_defaults(partitioner, params, "--partitioners");
       const RangeRequest request = requested_ranges(partitioner, params, "--range-count");
       ranges += request.ranges;
       if (request.ranges > largest.ranges) largest = request;

@@ -55,17 +55,27 @@ CLI::Validator real_number(double min, double max) {
 
 CLI::Validator tcp_port() { return whole_number(0, 65535); }
 
-CLI::Validator seconds(data::Micros max) {
+namespace {
+
+// A duration (duration_problem: the one parser of durations) rewritten as plain decimal seconds
+// or as integer microseconds, for CLI11 to convert into the option's type.
+CLI::Validator duration_in(data::Micros max, bool as_micros) {
   return CLI::Validator(
-      [max](std::string& text) -> std::string {
+      [max, as_micros](std::string& text) -> std::string {
         data::Micros micros = 0;
         if (std::string problem = duration_problem(text, max, micros); !problem.empty()) {
           return "'" + text + "' " + problem;
         }
-        text = number_text(data::seconds_from_micros(micros));
+        text = as_micros ? std::to_string(micros) : number_text(data::seconds_from_micros(micros));
         return "";
       },
-      "SECONDS 0 to " + duration_text(max));
+      std::string(as_micros ? "DURATION" : "SECONDS") + " 0 to " + duration_text(max));
 }
+
+}  // namespace
+
+CLI::Validator seconds(data::Micros max) { return duration_in(max, false); }
+
+CLI::Validator micros(data::Micros max) { return duration_in(max, true); }
 
 }  // namespace millrace::cli

@@ -25,8 +25,12 @@ CLI::Validator real_number(double min, double max);
 // A TCP port: 0 (any free port) to 65535.
 CLI::Validator tcp_port();
 
-// A duration in [0, max] given in seconds or with a unit, rewritten as seconds for a `double`
-// option.
+// A duration in [0, max] ("90s", "30m", "48h", "500ms", or bare seconds), rewritten as seconds
+// for a `double` option.
 CLI::Validator seconds(data::Micros max = kMaxDuration);
+
+// The same durations, rewritten as integer microseconds for a data::Micros option: what a
+// duration option of every command uses, so the same flag reads the same everywhere.
+CLI::Validator micros(data::Micros max = kMaxDuration);
 
 }  // namespace millrace::cli

@@ -22,7 +22,7 @@ namespace {
 
 struct PlanOptions {
   ComparisonOptions common;
-  std::string deadline;
+  data::Micros deadline = 0;
   double confidence = 0.9;
   int min_workers = 1;
   int max_workers = 0;
@@ -55,8 +55,10 @@ void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
 void run_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = data::CostModel::load(o.common.model_path);
-  sim::CapacityQuestion question{comparison_spec(o.common, store, model), parse_duration(o.deadline, "--deadline"),
-                                 o.confidence, o.min_workers, o.max_workers};
+  sim::CapacityQuestion question{comparison_spec(o.common, store, model), o.deadline, o.confidence, o.min_workers,
+                                 o.max_workers};
+  // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
+  question.spec.base.scheduler.params.deadline = o.deadline;
   require_memory_for(question.spec, {o.max_workers});
   CurrentStep step("planning workers from " + std::to_string(o.min_workers) + " to " + std::to_string(o.max_workers) +
                    " for " + std::to_string(question.spec.span.count) + " units");
@@ -64,7 +66,6 @@ void run_plan(const PlanOptions& o) {
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
-    parameters["deadline"] = o.deadline;
     parameters["deadline_us"] = question.deadline;
     parameters["confidence"] = o.confidence;
     parameters["min_workers"] = o.min_workers;
@@ -86,7 +87,7 @@ void run_plan(const PlanOptions& o) {
   }
   const sim::ComparisonRow& at_max = answer.best_at_max;
   if (!answer.best) {
-    throw data::Error("--deadline " + o.deadline,
+    throw data::Error("--deadline " + duration_text(o.deadline),
                       "not met with confidence " + std::to_string(o.confidence) + " even with " +
                           std::to_string(o.max_workers) + " workers (best there: " + at_max.partitioner + ", mean " +
                           hours(at_max.makespan_mean) + ", " + std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
@@ -94,7 +95,7 @@ void run_plan(const PlanOptions& o) {
   }
   if (!o.common.json) {
     const sim::ComparisonRow& b = *answer.best;
-    std::cout << "fewest workers meeting " << o.deadline << " with confidence " << o.confidence << ": " << b.workers
+    std::cout << "fewest workers meeting " << duration_text(o.deadline) << " with confidence " << o.confidence << ": " << b.workers
               << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan " << hours(b.makespan_mean)
               << ", p50 " << hours(b.makespan_p50) << ", p90 " << hours(b.makespan_p90) << ", max "
               << hours(b.makespan_max) << ", " << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
@@ -107,7 +108,9 @@ void add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* cmd = app.add_subcommand("plan", "Fewest workers (and partition) meeting a deadline, and the cost curve");
   add_comparison_options(cmd, options->common);
-  cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h)")->required();
+  cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h); autoscale's deadline too")
+      ->required()
+      ->transform(micros());
   cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the deadline")
       ->capture_default_str()
       ->transform(real_number(0, 1));

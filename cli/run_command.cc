@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/autoscale_options.h"
 #include "cli/cluster_kinds.h"
 #include "cli/commands.h"
 #include "cli/current_step.h"
@@ -82,9 +83,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--name", o->session.name, "name of the new run (Kubernetes Jobs are named after it and the run id)");
   cmd->add_option("--units", o->session.units, "what a unit of the span is (ledgers, blocks, ...)");
   cmd->add_option("--span", o->session.span, "FIRST:LAST, inclusive units to process");
-  std::string names;
-  for (const std::string& n : partitioners::partitioner_names()) names += (names.empty() ? "" : ", ") + n;
-  cmd->add_option("--partitioner", o->session.partitioner, "one of: " + names);
+  cmd->add_option("--partitioner", o->session.partitioner, "one of: " + partitioners::partitioner_list());
   cmd->add_option("--model", o->model_path, "cost model JSON (from `millrace fit`) for predictions and ETA");
   cmd->add_option("--ranges", o->partition.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--range-length", o->partition.range_length, "uniform: units per range")
@@ -92,14 +91,13 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--overlap", o->partition.overlap, "units each range also replays before its first")
       ->transform(whole_number(0, kMaxUnit));
   cmd->add_option("--align", o->partition.align, "cuts fall on multiples of this")->transform(whole_number(1, kMaxUnit));
-  std::string policies;
-  for (const std::string& n : scheduler::policy_names()) policies += (policies.empty() ? "" : ", ") + n;
   cmd->add_option("--policy", o->session.common.policy,
-                  "concurrency policy: " + policies + " (default: fixed-pool locally, job-per-item on Kubernetes)")
+                  "concurrency policy: " + scheduler::policy_list() + " (default: fixed-pool locally, job-per-item on Kubernetes)")
       ->check(CLI::IsMember(scheduler::policy_names()));
   cmd->add_option("--workers", o->session.common.workers, "attempts running at once (pool size; on Kubernetes, unfinished Jobs)")
       ->default_val(1)
       ->transform(whole_number(1));
+  add_autoscale_options(cmd, o->session.autoscale);
   cmd->add_option("--max-attempts", o->session.max_attempts, "attempts per item, first included")
       ->default_val(3)
       ->transform(whole_number(1));

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/autoscale_options.h"
 #include "cli/commands.h"
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
@@ -25,6 +26,7 @@
 #include "partitioners/ranges_file.h"
 #include "sim/duration_draws.h"
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/retry_policy.h"
 #include "sim/duration_model.h"
 #include "sim/replay.h"
 #include "sim/simulation.h"
@@ -41,21 +43,19 @@ struct SimulateOptions {
   std::string noise = "on";
   std::string policy = "fixed-pool";
   int workers = 64;
-  int min_workers = 1;
-  std::string deadline = "0";
-  std::string scale_up_delay = "0";
+  scheduler::AutoscaleSettings autoscale;
   std::string order = "plan";
   std::uint64_t seed = 1;
   double fail_prob = 0;
   std::string startup_latency = "0";
-  std::string create_overhead = "0";
-  std::string delete_overhead = "0";
+  data::Micros create_overhead = 0;
+  data::Micros delete_overhead = 0;
   int nodes = 0;
   int slots_per_node = 1;
   std::vector<std::string> node_losses;
   std::vector<std::string> api_down;
   int max_attempts = 3;
-  std::string backoff = "0";
+  data::Micros backoff = 0;
   bool report_exhausted = false;
   bool json = false;
   bool timeline = false;
@@ -88,8 +88,8 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   cluster.slots_per_node = o.slots_per_node;
   cluster.fail_prob = o.fail_prob;
   cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
-  cluster.create_overhead = parse_duration(o.create_overhead, "--create-overhead");
-  cluster.delete_overhead = parse_duration(o.delete_overhead, "--delete-overhead");
+  cluster.create_overhead = o.create_overhead;
+  cluster.delete_overhead = o.delete_overhead;
   for (const std::string& loss : o.node_losses) {
     auto [node_text, at] = split_pair(loss, '@', "--node-loss");
     int node = -1;
@@ -107,27 +107,31 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   scheduler::SchedulerOptions& s = config.scheduler;
   s.plan_name = o.run.empty() ? o.ranges : o.store + " run " + o.run;
   s.policy = o.policy;
-  s.params.workers = o.workers;
-  s.params.max_in_flight = o.workers;
-  s.params.min_workers = std::min(o.min_workers, o.workers);
-  s.params.deadline = parse_duration(o.deadline, "--deadline");
-  s.params.scale_up_delay = parse_duration(o.scale_up_delay, "--scale-up-delay");
+  s.params = scheduler::policy_params(o.workers, o.autoscale);
   s.order = scheduler::queue_order_from_string(o.order);
   s.retry.max_attempts = o.max_attempts;
-  s.retry.backoff = parse_duration(o.backoff, "--backoff", s.retry.max_backoff);
+  s.retry.backoff = o.backoff;
   s.on_exhausted = o.report_exhausted ? scheduler::OnExhausted::kReport : scheduler::OnExhausted::kFailRun;
   apply_resource_options(o.resources, config);
   return config;
 }
 
 nlohmann::json parameters_of(const SimulateOptions& o) {
-  nlohmann::json parameters = {{"policy", o.policy},  {"workers", o.workers},
-          {"min_workers", o.min_workers},         {"deadline", o.deadline}, {"scale_up_delay", o.scale_up_delay},
-          {"order", o.order},                     {"seed", o.seed},      {"fail_prob", o.fail_prob},
-          {"startup_latency", o.startup_latency}, {"create_overhead", o.create_overhead},
-          {"delete_overhead", o.delete_overhead}, {"nodes", o.nodes > 0 ? o.nodes : o.workers},
-          {"slots_per_node", o.slots_per_node},   {"node_losses", o.node_losses}, {"api_down", o.api_down},
-          {"max_attempts", o.max_attempts},       {"backoff", o.backoff}};
+  nlohmann::json parameters = scheduler::to_json(o.autoscale);
+  parameters.update({{"policy", o.policy},
+                     {"workers", o.workers},
+                     {"order", o.order},
+                     {"seed", o.seed},
+                     {"fail_prob", o.fail_prob},
+                     {"startup_latency", o.startup_latency},
+                     {"create_overhead_us", o.create_overhead},
+                     {"delete_overhead_us", o.delete_overhead},
+                     {"nodes", o.nodes > 0 ? o.nodes : o.workers},
+                     {"slots_per_node", o.slots_per_node},
+                     {"node_losses", o.node_losses},
+                     {"api_down", o.api_down},
+                     {"max_attempts", o.max_attempts},
+                     {"backoff_us", o.backoff}});
   parameters.update(resource_parameters(o.resources));
   if (!o.resources.node_pools.empty()) {
     parameters.erase("nodes");
@@ -292,19 +296,14 @@ void add_simulate_command(CLI::App& app) {
                   "prediction; a recorded run keeps its recorded durations")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--policy", options->policy, "fixed-pool, job-per-item, autoscale or partial")
+  cmd->add_option("--policy", options->policy, "Concurrency policy: " + scheduler::policy_list())
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler::policy_names()));
   cmd->add_option("--workers", options->workers,
                   "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")
       ->capture_default_str()
       ->transform(whole_number(1));
-  cmd->add_option("--min-workers", options->min_workers, "autoscale: minimum workers")
-      ->capture_default_str()
-      ->transform(whole_number(0));
-  cmd->add_option("--deadline", options->deadline, "autoscale: wanted makespan (e.g. 48h)")->capture_default_str();
-  cmd->add_option("--scale-up-delay", options->scale_up_delay, "autoscale: time for new workers to arrive")
-      ->capture_default_str();
+  add_autoscale_options(cmd, options->autoscale);
   cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of every random draw")->capture_default_str();
@@ -314,9 +313,9 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--startup-latency", options->startup_latency,
                   "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
       ->capture_default_str();
-  cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->capture_default_str();
+  cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->transform(micros());
   cmd->add_option("--delete-overhead", options->delete_overhead, "Time a finished Job's pod keeps its slot")
-      ->capture_default_str();
+      ->transform(micros());
   cmd->add_option("--nodes", options->nodes, "Cluster nodes (default: --workers)")->transform(whole_number(1));
   cmd->add_option("--slots-per-node", options->slots_per_node, "Attempts a node runs at once")
       ->capture_default_str()
@@ -327,7 +326,7 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str()
       ->transform(whole_number(1));
   cmd->add_option("--backoff", options->backoff, "Wait before the first retry (doubling after)")
-      ->capture_default_str();
+      ->transform(micros(scheduler::RetryPolicy{}.max_backoff));
   add_resource_options(*cmd, options->resources);
   cmd->add_flag("--report-exhausted", options->report_exhausted,
                 "An item out of attempts is reported but does not fail the run");

@@ -227,3 +227,23 @@ CREATE TABLE item_requests (
   PRIMARY KEY (run_id, item_id, resource),
   FOREIGN KEY (run_id, item_id) REFERENCES items (run_id, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
+
+-- migration 9: stored run parameters in one unit, integer microseconds (the core's unit). A real
+-- run on Kubernetes kept its duration settings for --resume in seconds (*_s keys of
+-- runs.parameters); they become *_us, rounded to the microsecond, like every other duration
+-- stored (backoff_us, timeout_us, deadline_us, ...).
+UPDATE runs SET parameters = json_remove(json_set(parameters, '$.active_deadline_us',
+    CAST(round(json_extract(parameters, '$.active_deadline_s') * 1000000) AS INTEGER)), '$.active_deadline_s')
+  WHERE json_valid(parameters) AND json_type(parameters, '$.active_deadline_s') IN ('integer', 'real');
+UPDATE runs SET parameters = json_remove(json_set(parameters, '$.api_patience_us',
+    CAST(round(json_extract(parameters, '$.api_patience_s') * 1000000) AS INTEGER)), '$.api_patience_s')
+  WHERE json_valid(parameters) AND json_type(parameters, '$.api_patience_s') IN ('integer', 'real');
+UPDATE runs SET parameters = json_remove(json_set(parameters, '$.unschedulable_after_us',
+    CAST(round(json_extract(parameters, '$.unschedulable_after_s') * 1000000) AS INTEGER)), '$.unschedulable_after_s')
+  WHERE json_valid(parameters) AND json_type(parameters, '$.unschedulable_after_s') IN ('integer', 'real');
+UPDATE runs SET parameters = json_remove(json_set(parameters, '$.lease_duration_us',
+    CAST(round(json_extract(parameters, '$.lease_duration_s') * 1000000) AS INTEGER)), '$.lease_duration_s')
+  WHERE json_valid(parameters) AND json_type(parameters, '$.lease_duration_s') IN ('integer', 'real');
+UPDATE runs SET parameters = json_remove(json_set(parameters, '$.heartbeat_us',
+    CAST(round(json_extract(parameters, '$.heartbeat_s') * 1000000) AS INTEGER)), '$.heartbeat_s')
+  WHERE json_valid(parameters) AND json_type(parameters, '$.heartbeat_s') IN ('integer', 'real');

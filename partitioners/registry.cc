@@ -45,8 +45,8 @@ const Partitioner& find_partitioner(const std::string& name, const std::string& 
   return *registry().find(name, input);
 }
 
-PartitionParams with_defaults(const std::string& name, PartitionParams params) {
-  find_partitioner(name).fill_defaults(params);
+PartitionParams with_defaults(const std::string& name, PartitionParams params, const std::string& input) {
+  find_partitioner(name, input).fill_defaults(params);
   return params;
 }
 

@@ -18,8 +18,10 @@ std::string partitioner_list(const std::string& separator = ", ");
 // Throws data::Error naming `input` (the option that gave the name) and the name, listing the
 // known ones.
 const Partitioner& find_partitioner(const std::string& name, const std::string& input = "--partitioner");
-// `params` with the named generator's defaults for `params.workers` (> 0) filled in.
-PartitionParams with_defaults(const std::string& name, PartitionParams params);
+// `params` with the named generator's defaults for `params.workers` (> 0) filled in; an unknown
+// name is refused like find_partitioner.
+PartitionParams with_defaults(const std::string& name, PartitionParams params,
+                              const std::string& input = "--partitioner");
 Partition make_partition(const std::string& name, const PartitionParams& params);
 
 }  // namespace millrace::partitioners

@@ -1,5 +1,7 @@
 #include "scheduler/concurrency_policy.h"
 
+#include <algorithm>
+
 #include "data/error.h"
 #include "data/registry.h"
 #include "scheduler/job_per_item_policy.h"
@@ -46,5 +48,27 @@ std::unique_ptr<ConcurrencyPolicy> make_policy(const std::string& name, const Po
 std::vector<std::string> policy_names() { return registry().names(); }
 
 std::string policy_list() { return registry().known(); }
+
+PolicyParams policy_params(int workers, const AutoscaleSettings& autoscale) {
+  PolicyParams params;
+  params.workers = workers;
+  params.max_in_flight = workers;
+  params.min_workers = std::min(autoscale.min_workers, workers);
+  params.deadline = autoscale.deadline;
+  params.scale_up_delay = autoscale.scale_up_delay;
+  return params;
+}
+
+nlohmann::json to_json(const AutoscaleSettings& a) {
+  return {{"min_workers", a.min_workers}, {"deadline_us", a.deadline}, {"scale_up_delay_us", a.scale_up_delay}};
+}
+
+AutoscaleSettings autoscale_settings_from(const nlohmann::json& parameters) {
+  AutoscaleSettings a;
+  a.min_workers = parameters.value("min_workers", a.min_workers);
+  a.deadline = parameters.value("deadline_us", a.deadline);
+  a.scale_up_delay = parameters.value("scale_up_delay_us", a.scale_up_delay);
+  return a;
+}
 
 }  // namespace millrace::scheduler

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "data/records.h"
 #include "data/time.h"
 #include "scheduler/clock.h"
@@ -67,6 +69,20 @@ class ConcurrencyPolicy {
   // How many attempts the policy would run at once now (workers in the pool, or K).
   virtual int target() const = 0;
 };
+
+// Autoscale's settings as every command that runs a policy takes them (cli/autoscale_options.h)
+// and a real run keeps them for --resume.
+struct AutoscaleSettings {
+  int min_workers = 1;
+  data::Micros deadline = 0;        // wanted makespan, from the run's start
+  data::Micros scale_up_delay = 0;
+};
+
+// The parameters of `workers` workers (a pool's size, job-per-item's K, autoscale's maximum).
+PolicyParams policy_params(int workers, const AutoscaleSettings& autoscale);
+// {"min_workers", "deadline_us", "scale_up_delay_us"}, and back (a key missing: its default).
+nlohmann::json to_json(const AutoscaleSettings& autoscale);
+AutoscaleSettings autoscale_settings_from(const nlohmann::json& parameters);
 
 using PolicyFactory = std::function<std::unique_ptr<ConcurrencyPolicy>(const PolicyParams&)>;
 

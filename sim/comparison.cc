@@ -90,7 +90,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
   p.span = spec.span;
   p.model = spec.model;
   p.workers = workers;
-  return partitioners::with_defaults(name, p);
+  return partitioners::with_defaults(name, p, "--partitioners");
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {

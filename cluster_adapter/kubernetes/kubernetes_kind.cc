@@ -171,9 +171,10 @@ void KubernetesKind::save(nlohmann::json& p) const {
   p["job_template"] = k.job_template;
   p["history_succeeded"] = k.history_succeeded;
   p["history_failed"] = k.history_failed;
-  p["active_deadline_s"] = k.active_deadline_s;
-  p["api_patience_s"] = k.api_patience_s;
-  p["unschedulable_after_s"] = k.unschedulable_after_s;
+  // Durations are stored in microseconds (stores of schema 6 and older: migration 7).
+  p["active_deadline_us"] = k.active_deadline_s * data::kMicrosPerSecond;
+  p["api_patience_us"] = data::micros_from_seconds(k.api_patience_s);
+  p["unschedulable_after_us"] = data::micros_from_seconds(k.unschedulable_after_s);
   p["mode"] = k.mode;
   for (const std::unique_ptr<KubernetesMode>& m : modes_) m->save(p);
 }
@@ -188,10 +189,10 @@ void KubernetesKind::load(const nlohmann::json& p) {
   k.job_template = p.at("job_template");
   k.history_succeeded = p.at("history_succeeded").get<int>();
   k.history_failed = p.at("history_failed").get<int>();
-  k.active_deadline_s = p.at("active_deadline_s").get<int>();
-  k.api_patience_s = p.at("api_patience_s").get<double>();
+  k.active_deadline_s = static_cast<int>(p.at("active_deadline_us").get<data::Micros>() / data::kMicrosPerSecond);
+  k.api_patience_s = seconds_at(p, "api_patience_us", k.api_patience_s);
   // Runs recorded before these options existed get their defaults.
-  k.unschedulable_after_s = p.value("unschedulable_after_s", k.unschedulable_after_s);
+  k.unschedulable_after_s = seconds_at(p, "unschedulable_after_us", k.unschedulable_after_s);
   k.mode = p.value("mode", k.mode);
   for (const std::unique_ptr<KubernetesMode>& m : modes_) m->load(p);
 }
@@ -201,6 +202,10 @@ std::unique_ptr<RunCluster> KubernetesKind::open(const ClusterSession& session) 
   KubernetesSession k8s{settings_, session.common, session.run.name + "-" + std::to_string(session.run.id),
                         "run " + std::to_string(session.run.id), session.clock};
   return mode().open(k8s);
+}
+
+double seconds_at(const nlohmann::json& parameters, const char* key, double fallback) {
+  return parameters.contains(key) ? data::seconds_from_micros(parameters.at(key).get<data::Micros>()) : fallback;
 }
 
 }  // namespace millrace::cluster_adapter

@@ -132,4 +132,8 @@ class KubernetesRunBase : public RunCluster {
   std::string where_;
 };
 
+// A duration setting stored in microseconds under `key`, in seconds; `fallback` when a run was
+// recorded before the setting existed.
+double seconds_at(const nlohmann::json& parameters, const char* key, double fallback);
+
 }  // namespace millrace::cluster_adapter

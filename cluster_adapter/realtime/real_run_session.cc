@@ -28,6 +28,7 @@ json run_parameters(const RealRunOptions& o, const ClusterKind& kind) {
   p["workers"] = o.common.workers;
   p["max_attempts"] = o.max_attempts;
   p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
+  p.update(scheduler::to_json(o.autoscale));
   return p;
 }
 
@@ -41,6 +42,7 @@ ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, Re
     o.common.workers = p.at("workers").get<int>();
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
+    o.autoscale = scheduler::autoscale_settings_from(p);  // runs recorded before it: the defaults
     o.common.policy = run.policy;
     return kind;
   } catch (const json::exception& e) {
@@ -59,6 +61,19 @@ void check_leftover_options(const RealRunOptions& o, const ClusterKind& kind) {
   }
   if (std::string adopted = kind.adopts_leftovers(); o.leftovers == "end" && !adopted.empty()) {
     throw data::Error("--leftovers end", adopted);
+  }
+}
+
+// Autoscale grows its pool to meet a deadline: it needs one, and the other policies take none.
+void check_autoscale(const RealRunOptions& o) {
+  const scheduler::AutoscaleSettings& a = o.autoscale;
+  if (o.common.policy == "autoscale" && a.deadline == 0) {
+    throw data::Error("--policy autoscale", "needs --deadline, the wanted end of the run from its start (e.g. 48h)");
+  }
+  if (o.common.policy != "autoscale" &&
+      (a.deadline > 0 || a.scale_up_delay > 0 || a.min_workers != scheduler::AutoscaleSettings{}.min_workers)) {
+    throw data::Error("--policy " + o.common.policy,
+                      "--deadline, --scale-up-delay and --min-workers apply to --policy autoscale only");
   }
 }
 
@@ -101,6 +116,7 @@ void RealRunSession::open_or_resume(const PlanItems& plan) {
       if (other.get() != kind_) other->refuse_elsewhere();
     }
     if (o_.common.policy.empty()) o_.common.policy = kind_->default_policy();
+    check_autoscale(o_);
     items_ = plan();
     data::Run record;
     record.name = o_.name.empty() ? "run" : o_.name;
@@ -143,8 +159,7 @@ void RealRunSession::build_scheduler() {
   scheduler::SchedulerOptions options;
   options.plan_name = input_;
   options.policy = o_.common.policy;
-  options.params.workers = o_.common.workers;
-  options.params.max_in_flight = o_.common.workers;
+  options.params = scheduler::policy_params(o_.common.workers, o_.autoscale);
   options.retry.max_attempts = o_.max_attempts;
   options.retry.backoff = data::micros_from_seconds(o_.backoff_s);
   if (o_.resume.empty()) {

@@ -26,6 +26,7 @@
 #include "cluster_adapter/realtime/store_backlog.h"
 #include "cluster_adapter/realtime/wall_clock.h"
 #include "data/trace_store.h"
+#include "scheduler/concurrency_policy.h"
 #include "scheduler/scheduler.h"
 
 namespace millrace::cluster_adapter {
@@ -42,6 +43,7 @@ struct RealRunOptions {
   RunCommon common;               // and the trace store's path
   int max_attempts = 3;
   double backoff_s = 0;
+  scheduler::AutoscaleSettings autoscale;  // --policy autoscale needs its deadline, others take none
   int status_port = -1;           // -1: no status server
 };
 

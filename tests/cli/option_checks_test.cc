@@ -140,6 +140,43 @@ TEST_F(OptionChecks, SecondsOptionsTakeDurationsAndARunRecordsTheirValue) {
   EXPECT_NE(run.parameters.find("\"backoff_us\":2000000"), std::string::npos) << run.parameters;
 }
 
+// --deadline is the wanted makespan (autoscale's deadline) in simulate, compare, plan and run
+// alike, given as 90m, 1.5h or bare seconds, and stored in microseconds wherever it is stored.
+TEST_F(OptionChecks, TheDeadlineReadsTheSameInEveryCommandAndIsStoredInMicroseconds) {
+  const std::string us = "\"deadline_us\":5400000000";
+  std::int64_t run_id = 1;
+  for (const std::string deadline : {"5400", "90m", "1.5h", "5400s"}) {
+    SCOPED_TRACE(deadline);
+    CommandResult r = run_cli(simulate_command() + "--policy autoscale --workers 2 --deadline " + deadline);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(data::TraceStore::open_existing(store_).run(++run_id).parameters.find(us), std::string::npos);
+
+    r = run_cli(run_command() + "--span 0:39 --ranges 2 --workers 2 --policy autoscale --deadline " + deadline);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(data::TraceStore::open_existing(store_).run(++run_id).parameters.find(us), std::string::npos);
+
+    r = run_cli(plan_command() + "--span 0:39 --max-workers 2 --json --no-record --deadline " + deadline);
+    EXPECT_NE(r.output.find("\"deadline_us\": 5400000000"), std::string::npos) << r.output;
+
+    r = run_cli(compare_command() + "--span 0:39 --workers 2 --policy autoscale --deadline " + deadline);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    data::TraceStore store = data::TraceStore::open_existing(store_);
+    data::Statement last(store.handle(), store_, "SELECT parameters FROM comparisons ORDER BY id DESC LIMIT 1");
+    ASSERT_TRUE(last.step());
+    EXPECT_NE(last.text(0).find(us), std::string::npos) << last.text(0);
+  }
+}
+
+TEST_F(OptionChecks, AutoscaleRunsNeedADeadlineAndOtherPoliciesTakeNone) {
+  expect_refused(run_command() + "--span 0:39 --ranges 2 --policy autoscale",
+                 "millrace: --policy autoscale: needs --deadline, the wanted end of the run from its start (e.g. 48h)");
+  expect_refused(run_command() + "--span 0:39 --ranges 2 --deadline 1h",
+                 "millrace: --policy fixed-pool: --deadline, --scale-up-delay and --min-workers apply to --policy "
+                 "autoscale only");
+  expect_refused(run_command() + "--span 0:39 --ranges 2 --policy autoscale --deadline 2x",
+                 "--deadline: '2x' not a duration");
+}
+
 TEST_F(OptionChecks, AStatusPortThatCannotBeHadStopsTheRunBeforeAnythingIsRecorded) {
   // A port this test holds.
   const int held = socket(AF_INET, SOCK_STREAM, 0);
@@ -157,12 +194,12 @@ TEST_F(OptionChecks, AStatusPortThatCannotBeHadStopsTheRunBeforeAnythingIsRecord
 
 TEST_F(OptionChecks, SimulateDurationsAndCountsOutOfRangeAreRefusedNamingOptionAndValue) {
   const std::vector<Probe> probes = {
-      {"--backoff 1e300s", "--backoff '1e300s': is longer than the longest accepted, 600s"},
-      {"--deadline nan", "--deadline 'nan': not a finite duration"},
+      {"--backoff 1e300s", "--backoff: '1e300s' is longer than the longest accepted, 600s"},
+      {"--deadline nan", "--deadline: 'nan' not a finite duration"},
       {"--startup-latency 1s,inf", "--startup-latency 'inf': not a finite duration"},
-      {"--create-overhead -1s", "--create-overhead '-1s': is negative"},
-      {"--scale-up-delay 1e-9", "--scale-up-delay '1e-9': is shorter than 1us"},
-      {"--delete-overhead 5parsecs", "--delete-overhead '5parsecs': not a duration"},
+      {"--create-overhead -1s", "--create-overhead: '-1s' is negative"},
+      {"--scale-up-delay 1e-9", "--scale-up-delay: '1e-9' is shorter than 1us"},
+      {"--delete-overhead 5parsecs", "--delete-overhead: '5parsecs' not a duration"},
       {"--api-down 1h-1e300h", "--api-down '1e300h': not a finite duration"},
       {"--api-down 1h-1e9h", "--api-down '1e9h': is longer than the longest accepted, 8784h"},
       {"--node-loss 99999999999@1h", "--node-loss '99999999999@1h': expected NODE@TIME with NODE from 0 to 63"},
@@ -191,7 +228,7 @@ TEST_F(OptionChecks, CompareAndPlanOptionsOutOfRangeAreRefusedNamingOptionAndVal
   const std::string plan = plan_command() + "--span 0:39 ";
   expect_refused(plan + "--deadline 1h --max-workers 0", "--max-workers: 0 is out of range");
   expect_refused(plan + "--deadline 1h --max-workers 4 --confidence 2", "--confidence: 2 is out of range");
-  expect_refused(plan + "--deadline 1e9h --max-workers 4", "--deadline '1e9h': is longer than the longest accepted");
+  expect_refused(plan + "--deadline 1e9h --max-workers 4", "--deadline: '1e9h' is longer than the longest accepted");
 }
 
 TEST_F(OptionChecks, PartitionFitAndWatchOptionsOutOfRangeAreRefusedNamingOptionAndValue) {

@@ -185,17 +185,46 @@ TEST(TraceStore, OpenExistingRefusesToCreateAStore) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("missing.db")));
 }
 
-// A store of schema version 3 (before the run sessions), made from the embedded schema text.
-void make_version_3_store(const std::string& path) {
+// A store of an older schema `version`, made from the embedded schema text, then `rows` (SQL).
+void make_old_store(const std::string& path, int version, const std::string& rows = "") {
   std::string sql = kSchemaSql;
-  sql = sql.substr(0, sql.find("\n-- migration 4"));
+  sql = sql.substr(0, sql.find("\n-- migration " + std::to_string(version + 1)));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, (sql + "; PRAGMA user_version = 3; PRAGMA journal_mode = WAL;").c_str(), nullptr, nullptr,
-                         nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
+  const std::string all =
+      sql + "; PRAGMA user_version = " + std::to_string(version) + "; PRAGMA journal_mode = WAL;" + rows;
+  ASSERT_EQ(sqlite3_exec(db, all.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   sqlite3_close(db);
+}
+
+// A store of schema version 3 (before the run sessions).
+void make_version_3_store(const std::string& path) { make_old_store(path, 3); }
+
+// Schema 6 kept a Kubernetes run's duration settings in seconds; opening it for writing turns
+// them into microseconds and leaves every other setting, and other runs, as they were.
+TEST(TraceStore, RunParametersInSecondsFromAnOlderStoreAreMigratedToMicroseconds) {
+  TempDir dir;
+  const std::string path = dir.file("v6.db");
+  const std::string k8s =
+      R"({"cluster":"kubernetes","active_deadline_s":90,"api_patience_s":600,"unschedulable_after_s":0.25,)"
+      R"("lease_duration_s":60,"heartbeat_s":1.5,"backoff_us":2000000,"workers":4,"namespace":"ns"})";
+  const std::string local = R"({"cluster":"local","timeout_us":3000000,"command":"x_s"})";
+  make_old_store(path, 6,
+                 "INSERT INTO runs VALUES (1, 'k', 'real', 'units', 'uniform', 'job-per-item', '" + k8s + "', 0, 0);"
+                 "INSERT INTO runs VALUES (2, 'l', 'real', 'units', 'uniform', 'fixed-pool', '" + local + "', 0, 0);"
+                 "INSERT INTO runs VALUES (3, 's', 'simulated', 'units', 'uniform', 'fixed-pool', 'not json', 0, 0);");
+  EXPECT_EQ(TraceStore::open_for_reading(path).run(1).parameters, k8s);  // readers read it as it is
+  TraceStore store = TraceStore::open(path);
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  const nlohmann::json migrated = nlohmann::json::parse(store.run(1).parameters);
+  const nlohmann::json expected = nlohmann::json::parse(
+      R"({"cluster":"kubernetes","active_deadline_us":90000000,"api_patience_us":600000000,)"
+      R"("unschedulable_after_us":250000,"lease_duration_us":60000000,"heartbeat_us":1500000,)"
+      R"("backoff_us":2000000,"workers":4,"namespace":"ns"})");
+  EXPECT_EQ(migrated, expected);
+  EXPECT_TRUE(migrated["heartbeat_us"].is_number_integer());
+  EXPECT_EQ(nlohmann::json::parse(store.run(2).parameters), nlohmann::json::parse(local));
+  EXPECT_EQ(store.run(3).parameters, "not json");
 }
 
 TEST(TraceStore, OpeningForReadingNeverMigratesNorWritesAndAWriterMigrates) {

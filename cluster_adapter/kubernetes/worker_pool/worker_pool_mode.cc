@@ -77,8 +77,8 @@ void WorkerPoolMode::save(nlohmann::json& p) const {
   p["lease_address"] = lease_address_;
   p["lease_port"] = lease_port_;
   p["lease_url"] = lease_url_;
-  p["lease_duration_s"] = lease_duration_s_;
-  p["heartbeat_s"] = heartbeat_s_;
+  p["lease_duration_us"] = data::micros_from_seconds(lease_duration_s_);
+  p["heartbeat_us"] = data::micros_from_seconds(heartbeat_s_);
 }
 
 void WorkerPoolMode::load(const nlohmann::json& p) {
@@ -86,8 +86,8 @@ void WorkerPoolMode::load(const nlohmann::json& p) {
   lease_address_ = p.value("lease_address", lease_address_);
   lease_port_ = p.value("lease_port", lease_port_);
   lease_url_ = p.value("lease_url", lease_url_);
-  lease_duration_s_ = p.value("lease_duration_s", lease_duration_s_);
-  heartbeat_s_ = p.value("heartbeat_s", heartbeat_s_);
+  lease_duration_s_ = seconds_at(p, "lease_duration_us", lease_duration_s_);
+  heartbeat_s_ = seconds_at(p, "heartbeat_us", heartbeat_s_);
 }
 
 std::unique_ptr<RunCluster> WorkerPoolMode::open(const KubernetesSession& session) {
