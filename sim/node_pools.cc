@@ -8,9 +8,7 @@
 #include "data/importers/csv_table.h"
 #include "data/importers/fields.h"
 #include "data/importers/json_input.h"
-#include "data/importers/json_lines.h"
 #include "data/importers/text_input.h"
-#include "data/importers/whole_text.h"
 #include "data/quantity.h"
 #include "data/registry.h"
 
@@ -134,7 +132,7 @@ void check_node_pools(const std::vector<NodePool>& pools, const std::string& whe
 }
 
 std::vector<NodePool> read_node_pools(const std::string& path) {
-  const bool json = data::importers::looks_like_json(data::importers::WholeText::read(path));
+  const bool json = data::importers::looks_like_json(path);
   std::vector<NodePool> pools = json ? read_json(path) : read_csv(path);
   check_node_pools(pools, path);
   return pools;
