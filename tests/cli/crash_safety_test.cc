@@ -102,7 +102,10 @@ class CrashSafetyTest : public cli_test::CliRunTest {
     const std::string marker = "status on http://127.0.0.1:";
     for (int i = 0; i < 3000; ++i) {
       const std::string err = read_text(dir / "stderr");
-      if (std::size_t at = err.find(marker); at != std::string::npos) return std::atoi(err.c_str() + at + marker.size());
+      // The whole line: stderr may hold its first part before the port is written.
+      if (std::size_t at = err.find(marker); at != std::string::npos && err.find('\n', at) != std::string::npos) {
+        return std::atoi(err.c_str() + at + marker.size());
+      }
       usleep(10'000);
     }
     return 0;

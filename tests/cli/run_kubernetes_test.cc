@@ -85,7 +85,10 @@ class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
     const std::string marker = "status on http://127.0.0.1:";
     for (int i = 0; i < 3000; ++i, usleep(10'000)) {
       std::string err = cli_test::read_text(dir / "stderr");
-      if (auto at = err.find(marker); at != std::string::npos) return std::atoi(err.c_str() + at + marker.size());
+      // The whole line: stderr may hold its first part before the port is written.
+      if (auto at = err.find(marker); at != std::string::npos && err.find('\n', at) != std::string::npos) {
+        return std::atoi(err.c_str() + at + marker.size());
+      }
     }
     return 0;
   }
