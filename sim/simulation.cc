@@ -1,6 +1,7 @@
 #include "sim/simulation.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <cstdio>
 #include <ostream>
 
@@ -134,7 +135,7 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   result.run_failed = core.run_failed();
   result.stalled = !core.finished();
   result.critical_path = lower_bound;
-  result.cap = result.status.target;
+  result.cap = config.scheduler.params.max_in_flight;
   const std::vector<AttemptRecord>& log = core.attempt_records();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
   std::vector<WorkerUsage> usage(core.worker_count());
@@ -240,10 +241,8 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
 
 void print_table(const SimulationResult& r, std::ostream& out) {
   const data::RunSummary& s = r.summary;
-  char line[160];
   auto row = [&](const char* key, const std::string& value) {
-    std::snprintf(line, sizeof line, "%-28s %s\n", key, value.c_str());
-    out << line;
+    out << std::left << std::setw(28) << key << std::right << " " << value << "\n";
   };
   auto number = [](double v, const char* format) {
     char buf[64];
