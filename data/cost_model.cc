@@ -204,7 +204,7 @@ CostModel CostModel::load(const std::string& path) {
   nlohmann::json json;
   try {
     in >> json;
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax, and numbers out of range (1e2000000)
     throw Error(path, std::string("malformed JSON: ") + e.what());
   }
   return from_json(json, path);
