@@ -141,12 +141,7 @@ TEST(RedisEndToEnd, EightWorkersOneKilledFinishEveryRangeOnceAndTheStoreHoldsEve
   EXPECT_GT(store.run(run).ended, 0);
 
   // It fits like any recorded run...
-  std::vector<data::Observation> observations;
-  for (const data::Attempt& a : attempts) {
-    if (a.outcome != data::Outcome::kSucceeded) continue;
-    const auto item = std::find_if(items.begin(), items.end(), [&](const auto& i) { return i.id == a.item_id; });
-    observations.push_back({*item->range, a.duration(), a.work_time});
-  }
+  const std::vector<data::Observation> observations = data::observations_of(items, attempts);
   data::FitOptions fit_options;
   fit_options.bins = 8;
   const data::FitReport fit = data::fit_cost_model(observations, fit_options, "live");
