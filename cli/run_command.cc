@@ -32,6 +32,7 @@ namespace {
 struct RunOptions {
   cluster_adapter::RealRunOptions session;
   std::string model_path;
+  std::optional<data::CostModel> model;  // loaded from model_path
   partitioners::PartitionParams partition;
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
@@ -46,9 +47,7 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   partitioners::PartitionParams params = o.partition;
   params.span = parse_span(o.session.span);
   if (params.workers == 0) params.workers = o.session.common.workers;
-  std::optional<data::CostModel> model;
-  if (!o.model_path.empty()) model = data::CostModel::load(o.model_path);
-  params.model = model ? &*model : nullptr;
+  params.model = o.model ? &*o.model : nullptr;
   require_memory_for_ranges(o.session.partitioner, params, kRunBytesPerRange);
   const int workers = o.session.common.workers;
   require_memory(workers, kRunBytesPerWorker, "--workers " + std::to_string(workers), "worker slots");
@@ -58,7 +57,7 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
     data::WorkItem& item = items.emplace_back();
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
-    item.predicted = model ? model->predict(range) : 0;
+    item.predicted = o.model ? o.model->predict(range) : 0;
   }
   return items;
 }
@@ -112,6 +111,10 @@ void add_run_command(CLI::App& app) {
       [](data::Micros max) { return seconds(max); }, [] { return tcp_port(); }, kMaxDuration};
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
   cmd->callback([o] {
+    if (!o->model_path.empty()) {
+      o->model = data::CostModel::load(o->model_path);
+      o->session.noise = o->model->noise();  // the ETA's band
+    }
     // The report of a run that is over: its summary as `show` prints it.
     const auto report = [](const data::TraceStore& store, std::int64_t run_id) {
       const std::vector<data::WorkItem> items = store.items(run_id);

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include "cluster_adapter/http/live_page.h"
 #include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
@@ -16,6 +17,13 @@ StatusServer::StatusServer(int port, const std::string& host) : server_(std::mak
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
+  for (const PageFile& file : live_page_files()) {
+    server_->Get(std::string(file.path), [file](const httplib::Request&, httplib::Response& response) {
+      response.set_header("Content-Security-Policy", std::string(kLivePageSecurityPolicy));
+      response.set_header("X-Content-Type-Options", "nosniff");
+      response.set_content(file.body.data(), file.body.size(), std::string(file.content_type));
+    });
+  }
   HttpLimits limits;
   limits.max_body = 4 * 1024;  // GET requests only
   listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);

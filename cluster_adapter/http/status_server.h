@@ -1,6 +1,6 @@
 // The run's HTTP status server (cpp-httplib, on its own thread): GET /status returns the
 // scheduler's status report as JSON, GET /metrics the Prometheus text exposition, GET /healthz
-// "ok". The scheduler core is single-threaded, so the server never reads it: the event loop
+// "ok", and GET / the live page (live_page.h), which shows /status in a browser. The scheduler core is single-threaded, so the server never reads it: the event loop
 // renders both documents and publish()es them; the server serves the last published copy,
 // handed over under a mutex.
 #pragma once

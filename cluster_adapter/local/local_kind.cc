@@ -1,5 +1,7 @@
 #include "cluster_adapter/local/local_kind.h"
 
+#include <filesystem>
+
 #include "data/error.h"
 
 namespace millrace::cluster_adapter {
@@ -15,6 +17,11 @@ class LocalRun : public RunCluster {
   const ProcessTrees* process_trees() const override { return &cluster_.trees(); }
   void set_tree_observer(TreeObserver observer) override { cluster_.set_tree_observer(std::move(observer)); }
   data::Micros attempt_timeout() const override { return timeout_; }
+  std::vector<std::string> attempt_logs(const std::string& item_id, int attempt) const override {
+    // Absolute: the operator reading them is rarely in millrace's working directory.
+    return {std::filesystem::absolute(cluster_.log_path(item_id, attempt, "out")).string(),
+            std::filesystem::absolute(cluster_.log_path(item_id, attempt, "err")).string()};
+  }
 
  private:
   LocalProcessCluster cluster_;

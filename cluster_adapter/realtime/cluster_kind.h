@@ -47,6 +47,9 @@ class RunCluster {
   // The run loop ended (not for trouble), the run over or stopped: lets what the cluster still
   // has to send get there.
   virtual void flush(bool /*run_over*/) {}
+  // The files on this machine holding an attempt's output, for the failures the operator sees
+  // (empty: the cluster keeps the output elsewhere, e.g. in its pods).
+  virtual std::vector<std::string> attempt_logs(const std::string& /*item_id*/, int /*attempt*/) const { return {}; }
   // The cluster's own state for GET /status ("cluster"; null: none) and GET /metrics.
   virtual nlohmann::json status_json(data::Micros /*now*/) const { return nullptr; }
   virtual std::string metrics_text(data::Micros /*now*/) const { return ""; }

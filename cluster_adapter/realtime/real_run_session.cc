@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/realtime/backlog_status.h"
+#include "cluster_adapter/realtime/live_status.h"
 #include "cluster_adapter/realtime/real_run_loop.h"
 #include "data/error.h"
 #include "data/redaction.h"
@@ -170,8 +171,11 @@ void RealRunSession::build_scheduler() {
     scheduler_ = std::make_unique<scheduler::Scheduler>(items_, options, target_->cluster(), clock_, snapshot);
     target_->reattach(scheduler_->items(), snapshot);
   }
-  recorder_.emplace(*writes_, run_id_, scheduler_->items(), recorded_);
-  scheduler_->set_observer([this](scheduler::AttemptHandle, const data::Attempt& a) { recorder_->observe(a); });
+  recorder_.emplace(*writes_, run_id_, scheduler_->items(), recorded_, o_.noise);
+  scheduler_->set_observer([this](scheduler::AttemptHandle, const data::Attempt& a) {
+    recorder_->observe(a);
+    timeline_.observe(a);
+  });
 }
 
 // Publishing walks every item: at most every kPublishEvery (and at the end), so an attempt
@@ -179,21 +183,28 @@ void RealRunSession::build_scheduler() {
 void RealRunSession::report() {
   if (clock_.now() - published_ < kPublishEvery && !scheduler_->finished() && !scheduler_->stopped()) return;
   scheduler::StatusReport status = scheduler_->status();
+  recorder_->settle_given_up(status);
+  const int slots = o_.common.workers;
   if (server_) {
     json document = scheduler::to_json(status);
+    document["run"] = {{"id", run_id_}, {"cluster", kind_->name()}, {"where", target_->where()}};
+    add_live_figures(document, status,
+                     LiveFigures{recorder_->remaining().eta(slots), slots, recorder_->remaining_predicted(),
+                                 timeline_.to_json()},
+                     [this](const std::string& item, int attempt) { return target_->attempt_logs(item, attempt); });
     if (json cluster = target_->status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
     const BacklogState backlog = writes_->state();
     document["store"] = to_json(backlog);
     PrometheusWriter store_metrics;
     write_metrics(store_metrics, backlog);
-    server_->publish({document.dump(), prometheus_text(recorder_->metrics(status)) + store_metrics.text() +
+    server_->publish({document.dump(), prometheus_text(recorder_->metrics(status, slots)) + store_metrics.text() +
                                            target_->metrics_text(status.at)});
   }
   progress_->update(Progress{static_cast<std::int64_t>(status.num_items - status.num_remain),
                              static_cast<std::int64_t>(status.num_items),
                              static_cast<std::int64_t>(status.jobs_in_progress.size()),
                              static_cast<std::int64_t>(status.jobs_failed.size()), recorder_->remaining_predicted(),
-                             o_.common.workers});
+                             slots});
   published_ = clock_.now();
 }
 

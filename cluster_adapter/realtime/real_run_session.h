@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cluster_adapter/http/status_server.h"
+#include "cluster_adapter/realtime/attempt_timeline.h"
 #include "cluster_adapter/realtime/cluster_kind.h"
 #include "cluster_adapter/realtime/progress_line.h"
 #include "cluster_adapter/realtime/run_ownership.h"
@@ -25,6 +26,7 @@
 #include "cluster_adapter/realtime/shutdown_signal.h"
 #include "cluster_adapter/realtime/store_backlog.h"
 #include "cluster_adapter/realtime/wall_clock.h"
+#include "data/duration_noise.h"
 #include "data/trace_store.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/scheduler.h"
@@ -45,6 +47,7 @@ struct RealRunOptions {
   double backoff_s = 0;
   scheduler::AutoscaleSettings autoscale;  // --policy autoscale needs its deadline, others take none
   int status_port = -1;           // -1: no status server
+  data::DurationNoise noise;      // the cost model's (--model), for the ETA's band
 };
 
 // Plans a new run's items (called after the cluster kind checked its options).
@@ -84,6 +87,7 @@ class RealRunSession {
   std::vector<data::Attempt> recorded_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::optional<RunRecorder> recorder_;
+  AttemptTimeline timeline_;
   std::optional<ProgressLine> progress_;
   std::string trouble_;
   data::Micros published_ = 0;

@@ -38,6 +38,16 @@ std::string prometheus_text(const RunMetrics& metrics) {
   out.gauge("millrace_items_succeeded", "Work items that succeeded.", metrics.items_succeeded);
   out.gauge("millrace_items_failed", "Work items given up after their last attempt failed.", metrics.items_failed);
   out.gauge("millrace_attempts_in_flight", "Attempts submitted and not yet finished.", metrics.in_flight);
+  out.gauge("millrace_worker_slots", "Attempts the concurrency policy runs at once now.", metrics.slots);
+  if (metrics.eta) {
+    const std::string eta = "millrace_eta_seconds";
+    out.family(eta, "gauge",
+               "Time the predicted work left takes on the run's slots: the predictions (expected) and the cost "
+               "model's noise band (p10, p90).");
+    out.sample_seconds(eta, metrics.eta->expected, {{"estimate", "expected"}});
+    out.sample_seconds(eta, metrics.eta->p10, {{"estimate", "p10"}});
+    out.sample_seconds(eta, metrics.eta->p90, {{"estimate", "p90"}});
+  }
   out.family("millrace_attempts_failed_total", "counter", "Attempts that failed, timed out or were cancelled.");
   out.sample("millrace_attempts_failed_total", metrics.attempts_failed);
 

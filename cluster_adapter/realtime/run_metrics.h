@@ -1,15 +1,17 @@
-// What a real run exposes to Prometheus: item counts, attempts in flight, a histogram of attempt
-// durations and each worker's busy time, rendered in the text exposition format (version 0.0.4)
+// What a real run exposes to Prometheus: item counts, attempts in flight and the slots the
+// policy runs them in, the ETA with its band, a histogram of attempt durations and each worker's busy time, rendered in the text exposition format (version 0.0.4)
 // for GET /metrics. The loop thread fills a RunMetrics from the scheduler's status and the
 // attempts it observed, renders it, and publishes the text to the status server.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster_adapter/http/prometheus.h"
+#include "cluster_adapter/realtime/remaining_work.h"
 #include "data/time.h"
 
 namespace millrace::cluster_adapter {
@@ -41,6 +43,8 @@ struct RunMetrics {
   std::int64_t items_succeeded = 0;
   std::int64_t items_failed = 0;
   std::int64_t in_flight = 0;
+  std::int64_t slots = 0;                 // attempts the policy runs at once now
+  std::optional<EtaBand> eta;             // none: nothing predicted
   std::int64_t attempts_failed = 0;
   DurationHistogram attempt_durations;
   std::map<std::string, data::Micros> worker_busy;  // by worker name

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 
 #include "data/redaction.h"
@@ -10,16 +9,11 @@
 namespace millrace::cluster_adapter {
 
 RunRecorder::RunRecorder(StoreBacklog& writes, std::int64_t run_id, const std::vector<data::WorkItem>& items,
-                         const std::vector<data::Attempt>& recorded)
-    : writes_(writes), run_id_(run_id) {
-  std::set<std::string> succeeded;
+                         const std::vector<data::Attempt>& recorded, const data::DurationNoise& noise)
+    : writes_(writes), run_id_(run_id), remaining_(items, noise) {
   for (const data::Attempt& attempt : recorded) {
     count(attempt);
-    if (attempt.outcome == data::Outcome::kSucceeded) succeeded.insert(attempt.item_id);
-  }
-  for (const data::WorkItem& item : items) {
-    predicted_.emplace(item.id, item.predicted);
-    if (!succeeded.contains(item.id)) remaining_predicted_ += item.predicted;
+    if (attempt.outcome == data::Outcome::kSucceeded) remaining_.settle(attempt.item_id);
   }
 }
 
@@ -37,12 +31,14 @@ void RunRecorder::observe(const data::Attempt& attempt) {
   kept.worker = data::redact(kept.worker);
   writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); }, 1);
   count(attempt);
-  if (attempt.outcome == data::Outcome::kSucceeded) {
-    if (auto item = predicted_.find(attempt.item_id); item != predicted_.end()) remaining_predicted_ -= item->second;
-  }
+  if (attempt.outcome == data::Outcome::kSucceeded) remaining_.settle(attempt.item_id);
 }
 
-RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status) const {
+void RunRecorder::settle_given_up(const scheduler::StatusReport& status) {
+  for (const scheduler::FailedJob& job : status.jobs_failed) remaining_.settle(job.item);
+}
+
+RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status, int slots) const {
   RunMetrics metrics;
   metrics.items_total = static_cast<std::int64_t>(status.num_items);
   metrics.items_remaining = static_cast<std::int64_t>(status.num_remain);
@@ -50,6 +46,8 @@ RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status) const {
   metrics.items_failed = static_cast<std::int64_t>(status.jobs_failed.size());
   metrics.in_flight = static_cast<std::int64_t>(status.jobs_in_progress.size());
   metrics.attempts_failed = attempts_failed_;
+  metrics.slots = status.target;
+  metrics.eta = remaining_.eta(slots);
   metrics.attempt_durations = durations_;
   for (const scheduler::WorkerStatus& worker : status.workers) metrics.worker_busy[worker.name] = worker.busy_time;
   return metrics;

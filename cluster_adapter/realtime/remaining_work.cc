@@ -1,0 +1,97 @@
+#include "cluster_adapter/realtime/remaining_work.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+namespace millrace::cluster_adapter {
+
+namespace {
+
+// Points of the midpoint rule over u: the factor is piecewise linear in u between the noise's
+// quantile knots (at most a few dozen), so this is within a fraction of a percent of the integral.
+constexpr int kIntegrationPoints = 256;
+// z of the normal distribution's 90th percentile.
+constexpr double kZ90 = 1.2815515655446004;
+
+struct FactorMoments {
+  double mean = 1;
+  double variance = 0;
+};
+
+FactorMoments factor_moments(const data::DurationNoise& noise, std::int64_t first, std::int64_t units) {
+  if (noise.empty()) return {};
+  double sum = 0;
+  double squares = 0;
+  for (int k = 0; k < kIntegrationPoints; ++k) {
+    const double f = noise.factor(first, units, (k + 0.5) / kIntegrationPoints);
+    sum += f;
+    squares += f * f;
+  }
+  const double mean = sum / kIntegrationPoints;
+  return {mean, std::max(0.0, squares / kIntegrationPoints - mean * mean)};
+}
+
+// Items in one noise segment with one length share their factor's moments.
+class FactorMomentsCache {
+ public:
+  explicit FactorMomentsCache(const data::DurationNoise& noise) : noise_(noise) {}
+  FactorMoments at(std::int64_t first, std::int64_t units) {
+    const auto& segments = noise_.segments();
+    auto after = std::upper_bound(segments.begin(), segments.end(), first,
+                                  [](std::int64_t unit, const data::NoiseSegment& s) { return unit < s.first; });
+    const std::size_t segment = after == segments.begin() ? 0 : static_cast<std::size_t>(after - segments.begin() - 1);
+    auto [entry, added] = cache_.try_emplace({segment, units});
+    if (added) entry->second = factor_moments(noise_, first, units);
+    return entry->second;
+  }
+
+ private:
+  const data::DurationNoise& noise_;
+  std::map<std::pair<std::size_t, std::int64_t>, FactorMoments> cache_;
+};
+
+
+data::Micros spread_over(double micros, int slots) {
+  return static_cast<data::Micros>(std::llround(std::max(0.0, micros) / std::max(slots, 1)));
+}
+
+}  // namespace
+
+RemainingWork::RemainingWork(const std::vector<data::WorkItem>& items, const data::DurationNoise& noise) {
+  FactorMomentsCache factors(noise);
+  for (const data::WorkItem& item : items) {
+    // Work that is not a range: the noise of the sequence's start, at the recorded length.
+    const FactorMoments factor = item.range ? factors.at(item.range->first, item.range->count) : factors.at(0, 0);
+    const double p = static_cast<double>(item.predicted);
+    const Entry entry{item.predicted, p * factor.mean, p * p * factor.variance, false};
+    if (!items_.emplace(item.id, entry).second) continue;
+    ++left_;
+    predicted_ += entry.predicted;
+    mean_ += entry.mean;
+    variance_ += entry.variance;
+  }
+}
+
+void RemainingWork::settle(const std::string& item_id) {
+  auto found = items_.find(item_id);
+  if (found == items_.end() || found->second.settled) return;
+  Entry& entry = found->second;
+  entry.settled = true;
+  --left_;
+  predicted_ -= entry.predicted;
+  mean_ -= entry.mean;
+  variance_ -= entry.variance;
+  if (left_ == 0) mean_ = variance_ = 0;  // no rounding left over once nothing is
+}
+
+std::optional<EtaBand> RemainingWork::eta(int slots) const {
+  if (left_ == 0) return EtaBand{};
+  if (predicted_ <= 0) return std::nullopt;
+  const double sd = std::sqrt(std::max(0.0, variance_));
+  return EtaBand{spread_over(static_cast<double>(predicted_), slots), spread_over(mean_ - kZ90 * sd, slots),
+                 spread_over(mean_ + kZ90 * sd, slots)};
+}
+
+}  // namespace millrace::cluster_adapter
