@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -84,6 +85,19 @@ TEST(RunMetricsTest, ExpositionHasHelpTypeAndSamplesForEveryMetric) {
   }
 }
 
+TEST(RunMetricsTest, SlotsAlwaysAndTheEtaBandWhenPredicted) {
+  RunMetrics metrics = sample_metrics();
+  metrics.slots = 4;
+  EXPECT_TRUE(has_line(prometheus_text(metrics), "millrace_worker_slots 4"));
+  EXPECT_EQ(prometheus_text(metrics).find("millrace_eta_seconds"), std::string::npos);
+  metrics.eta = EtaBand{90 * data::kMicrosPerSecond, 80 * data::kMicrosPerSecond, 105'500'000};
+  const std::string text = prometheus_text(metrics);
+  EXPECT_TRUE(has_line(text, "# TYPE millrace_eta_seconds gauge"));
+  EXPECT_TRUE(has_line(text, "millrace_eta_seconds{estimate=\"expected\"} 90"));
+  EXPECT_TRUE(has_line(text, "millrace_eta_seconds{estimate=\"p10\"} 80"));
+  EXPECT_TRUE(has_line(text, "millrace_eta_seconds{estimate=\"p90\"} 105.5"));
+}
+
 class StatusServerTest : public ::testing::Test {
  protected:
   StatusServer server{0};
@@ -137,6 +151,36 @@ TEST_F(StatusServerTest, BindingAPortInUseNamesTheAddress) {
   } catch (const data::Error& error) {
     EXPECT_EQ(error.input(), "http://127.0.0.1:" + std::to_string(server.port()));
   }
+}
+
+std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(MILLRACE_SOURCE_DIR) + "/" + path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The page is served from the binary, byte for byte the files of cluster_adapter/http/live_page/,
+// with a policy that lets no inline script run.
+TEST_F(StatusServerTest, RootServesTheCompiledInLivePageAndItsFiles) {
+  const std::pair<std::string, std::string> files[] = {{"/", "live_page/index.html"},
+                                                        {"/live_page.css", "live_page/live_page.css"},
+                                                        {"/live_page.js", "live_page/live_page.js"}};
+  for (const auto& [path, file] : files) {
+    auto response = client.Get(path);
+    ASSERT_TRUE(response) << path;
+    EXPECT_EQ(response->status, 200) << path;
+    const std::string source = source_file("cluster_adapter/http/" + file);
+    ASSERT_FALSE(source.empty()) << file;
+    EXPECT_EQ(response->body, source) << path;
+    EXPECT_EQ(response->get_header_value("Content-Security-Policy").find("script-src 'self';"),
+              std::string("default-src 'none'; ").size())
+        << path;
+    EXPECT_EQ(response->get_header_value("X-Content-Type-Options"), "nosniff");
+  }
+  EXPECT_EQ(client.Get("/")->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(client.Get("/live_page.js")->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(client.Get("/index.html")->status, 404);
 }
 
 }  // namespace

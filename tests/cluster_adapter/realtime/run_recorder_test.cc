@@ -80,7 +80,7 @@ TEST_F(RunRecorderTest, MetricsCombineTheStatusWithObservedDurations) {
   status.num_succeeded = 1;
   status.jobs_in_progress = {"29/10"};
   status.workers = {scheduler::WorkerStatus{"local-0", true, "29/10", 2'300'000, 1, 1}};
-  RunMetrics metrics = recorder.metrics(status);
+  RunMetrics metrics = recorder.metrics(status, 2);
   EXPECT_EQ(metrics.items_total, 3);
   EXPECT_EQ(metrics.items_remaining, 2);
   EXPECT_EQ(metrics.in_flight, 1);
@@ -89,6 +89,18 @@ TEST_F(RunRecorderTest, MetricsCombineTheStatusWithObservedDurations) {
   EXPECT_EQ(metrics.attempt_durations.sum(), 2'300'000);
   EXPECT_EQ(metrics.worker_busy.at("local-0"), 2'300'000);
   EXPECT_EQ(store->attempts(run_id).size(), 1u);
+  ASSERT_TRUE(metrics.eta);
+  EXPECT_EQ(metrics.eta->expected, 2 * data::kMicrosPerSecond);  // r0 and r2 (1 s + 3 s) over 2 slots
+}
+
+TEST_F(RunRecorderTest, ItemsGivenUpLeaveThePredictedWork) {
+  StoreBacklog writes(*store);
+  RunRecorder recorder(writes, run_id, items, {});
+  scheduler::StatusReport status;
+  status.jobs_failed = {scheduler::FailedJob{"r2", "29/10", "local-0", 3, "exit"}};
+  recorder.settle_given_up(status);
+  recorder.settle_given_up(status);
+  EXPECT_EQ(recorder.remaining_predicted(), 3 * data::kMicrosPerSecond);
 }
 
 TEST_F(RunRecorderTest, ResumeKeepsSucceededItemsAndQueuesTheRestWithTheirAttemptCounts) {
