@@ -12,6 +12,7 @@ packages=(
   libssl-dev openssl curl jq
   zlib1g-dev libyaml-cpp-dev
   redis-server redis-tools
+  chromium   # the live page's browser tests (headless; -DMILLRACE_BROWSER_TESTS=OFF builds without them)
   "$@"
 )
 

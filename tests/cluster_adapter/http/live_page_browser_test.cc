@@ -1,0 +1,268 @@
+// The live page in a real browser (Debian's chromium, headless): the figures it shows are those
+// of /status fetched at the same moment, during a real local run of a scaled-down bundled plan
+// (the top 16 ranges of the Stellar pubnet plan, its ETA from a model fitted on the bundled
+// recording) whose gated workers hold the run still while the page is read; a screenshot of it
+// is kept in the build tree (test-artefacts/live-page.png). And text from a run is shown as
+// text: an item id holding <script> runs nothing, a credential in a reason is masked.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster_adapter/http/status_server.h"
+#include "cluster_adapter/realtime/attempt_timeline.h"
+#include "cluster_adapter/realtime/live_status.h"
+#include "tests/cli/cli_process.h"
+#include "tests/cluster_adapter/http/page_dom.h"
+#include "tests/support/headless_chromium.h"
+
+namespace millrace {
+namespace {
+
+using test_support::attribute;
+using test_support::HeadlessChromium;
+using test_support::tag_by_id;
+using test_support::tag_with;
+using test_support::tags_having;
+using test_support::text_of;
+
+// A figure of the page: the data-value (or data-us) attribute of the element with that id.
+std::string figure(const std::string& dom, const std::string& id, const std::string& name = "data-value") {
+  return attribute(tag_by_id(dom, id), name).value_or("(no " + name + " on #" + id + ")");
+}
+
+std::string number(const nlohmann::json& value) { return value.is_null() ? "" : value.dump(); }
+
+// (item, attempt, outcome) of every bar of the timeline, and of every attempt of /status.
+using Bar = std::tuple<std::string, std::string, std::string>;
+std::multiset<Bar> page_bars(const std::string& dom) {
+  std::multiset<Bar> bars;
+  for (const std::string& tag : tags_having(dom, "data-outcome")) {
+    bars.emplace(attribute(tag, "data-item").value_or(""), attribute(tag, "data-attempt").value_or(""),
+                 attribute(tag, "data-outcome").value_or(""));
+  }
+  return bars;
+}
+std::multiset<Bar> status_bars(const nlohmann::json& status) {
+  std::multiset<Bar> bars;
+  for (const nlohmann::json& worker : status["recent_attempts"]) {
+    for (const nlohmann::json& a : worker["attempts"]) {
+      bars.emplace(a["item"].get<std::string>(), a["attempt"].dump(), a["outcome"].get<std::string>());
+    }
+  }
+  return bars;
+}
+
+class LivePageTest : public cli_test::CliRunTest {
+ protected:
+  void SetUp() override {
+    CliRunTest::SetUp();
+    browser.emplace(dir);
+    ASSERT_EQ(HeadlessChromium::missing(), "");
+  }
+  std::string url(int port, const std::string& path = "/") {
+    return "http://127.0.0.1:" + std::to_string(port) + path;
+  }
+  std::optional<HeadlessChromium> browser;
+};
+
+// --- text from the run is text ----------------------------------------------------------------
+
+TEST_F(LivePageTest, TextFromTheRunIsEscapedAndCredentialsAreMasked) {
+  const std::string script_id = "<script>document.title='pwned'</script>";
+  const std::string image_worker = "<img src=x onerror=\"document.title='pwned'\">";
+  scheduler::StatusReport status;
+  status.at = 10'000'000;
+  status.policy = "fixed-pool";
+  status.target = 2;
+  status.num_items = 3;
+  status.num_remain = 1;
+  status.num_succeeded = 1;
+  status.jobs_failed = {scheduler::FailedJob{script_id, "9/10", image_worker, 2,
+                                             "HTTP 500: Authorization: Bearer sekret-token-123"}};
+  cluster_adapter::AttemptTimeline timeline;
+  data::Attempt failed;
+  failed.item_id = script_id;
+  failed.number = 2;
+  failed.worker = image_worker;
+  failed.start = 2'000'000;
+  failed.end = 6'000'000;
+  failed.outcome = data::Outcome::kFailed;
+  failed.failure_reason = "exit";
+  timeline.observe(failed);
+  nlohmann::json document = scheduler::to_json(status);
+  cluster_adapter::add_live_figures(
+      document, status, cluster_adapter::LiveFigures{std::nullopt, 2, 0, timeline.to_json()},
+      [](const std::string& item, int n) { return std::vector<std::string>{"/logs/" + item + "." + std::to_string(n) + ".err"}; });
+
+  cluster_adapter::StatusServer server(0);
+  server.publish({document.dump(), ""});
+  const std::string dom = browser->dump_dom(url(server.port()));
+  ASSERT_NE(dom.find("id=\"failures\""), std::string::npos) << dom;
+
+  // Shown as text, where the page puts it: the failure's row and cells, the timeline's bar.
+  const std::string row = tag_with(dom, "data-item", script_id);
+  EXPECT_FALSE(row.empty()) << dom;
+  EXPECT_NE(dom.find("&lt;script&gt;document.title='pwned'&lt;/script&gt;"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("&lt;img src=x onerror=\"document.title='pwned'\"&gt;"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("/logs/&lt;script&gt;document.title='pwned'&lt;/script&gt;.2.err"), std::string::npos) << dom;
+  EXPECT_EQ(page_bars(dom), status_bars(document));
+  // Nothing ran or was made of it: one script element (the page's), no image, the title intact.
+  std::size_t scripts = 0;
+  for (std::size_t at = dom.find("<script"); at != std::string::npos; at = dom.find("<script", at + 1)) ++scripts;
+  EXPECT_EQ(scripts, 1u) << dom;
+  EXPECT_EQ(dom.find("<img"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<title>millrace: live run</title>"), std::string::npos) << dom;
+  // The status server's redaction covers what the page shows.
+  EXPECT_EQ(dom.find("sekret-token-123"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("Authorization: [redacted]"), std::string::npos) << dom;
+  EXPECT_EQ(figure(dom, "failed"), "1");
+  EXPECT_EQ(figure(dom, "eta-expected", "data-us"), "");
+  EXPECT_EQ(text_of(dom, "eta-expected"), "?");
+}
+
+// --- a real run ------------------------------------------------------------------------------
+
+// The top 16 ranges of the pubnet plan (16,000 ledgers each plus 320 of overlap, as
+// `partition --preset stellar-pubnet` cuts them): range k's item id.
+constexpr std::int64_t kSpanFirst = 54070464;
+std::string range_id(int k) {
+  const std::int64_t first = kSpanFirst + 16000LL * k;
+  return std::to_string(first - 320) + "-" + std::to_string(first + 15999);
+}
+
+nlohmann::json fetch_status(int port) {
+  httplib::Client client("127.0.0.1", port);
+  auto response = client.Get("/status");
+  if (!response || response->status != 200) return nlohmann::json();
+  return nlohmann::json::parse(response->body);
+}
+
+// What must not move while the gated workers hold the run.
+nlohmann::json held_figures(const nlohmann::json& status) {
+  return {status["progress"], status["eta"], status["jobs_failed"], status["recent_attempts"]};
+}
+
+TEST_F(LivePageTest, DuringARealRunThePageShowsTheFiguresOfStatus) {
+  const std::string recording = std::string(MILLRACE_SOURCE_DIR) + "/data/sets/stellar-pcv2-2024-11/stellar-supercluster.log";
+  const std::string model = (dir / "model.json").string();
+  ASSERT_EQ(run({"import", "--store", store, "--format", "stellar-log", "--name", "pcv2", recording}).exit_code, 0);
+  ASSERT_EQ(run({"fit", "--store", store, "--runs", "pcv2", "--bins", "64", "-o", model}).exit_code, 0);
+
+  // Ranges 0 and 1 fail (twice each), 9, 10 and 11 hold the three workers until `go`.
+  for (int k : {0, 1}) std::ofstream(dir / ("fail-" + range_id(k)));
+  std::set<std::string> held;
+  for (int k : {9, 10, 11}) {
+    std::ofstream(dir / ("hold-" + range_id(k)));
+    held.insert(range_id(k));
+  }
+  const std::string worker = std::string(MILLRACE_SOURCE_DIR) + "/tests/cluster_adapter/http/live_page_worker.sh";
+  const pid_t pid = start({"run", "--cluster", "local", "--store", store, "--name", "pubnet-top16", "--span",
+                           std::to_string(kSpanFirst) + ":54326463", "--partitioner", "uniform", "--range-length",
+                           "16000", "--overlap", "320", "--workers", "3", "--max-attempts", "2", "--model", model,
+                           "--status-port", "0", "--command", worker + " " + dir.string() + " {id}"});
+  ASSERT_GT(pid, 1);
+
+  int port = 0;
+  nlohmann::json before;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (port == 0) {
+      for (const std::string& line : cli_test::lines_of(cli_test::read_text(dir / "stderr"))) {
+        const std::string prefix = "millrace: status on http://127.0.0.1:";
+        if (line.starts_with(prefix) && line.ends_with("/status")) port = std::stoi(line.substr(prefix.size()));
+      }
+    }
+    if (port != 0) before = fetch_status(port);
+    std::set<std::string> running;
+    if (before.contains("recent_attempts")) {
+      for (const nlohmann::json& w : before["recent_attempts"]) {
+        for (const nlohmann::json& a : w["attempts"]) {
+          if (a["outcome"] == "running") running.insert(a["item"].get<std::string>());
+        }
+      }
+    }
+    if (running == held && before["jobs_failed"].size() == 2) break;
+    if (!cli_test::process_runs(pid)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(before.contains("progress")) << cli_test::read_text(dir / "stderr");
+  ASSERT_EQ(before["progress"]["in_flight"], 3) << before.dump(1);
+  ASSERT_EQ(before["jobs_failed"].size(), 2u) << before.dump(1);
+
+  const std::string dom = browser->dump_dom(url(port));
+  const std::filesystem::path artefacts = std::filesystem::path(MILLRACE_ARTEFACT_DIR);
+  std::filesystem::create_directories(artefacts);
+  const std::filesystem::path png = artefacts / "live-page.png";
+  std::filesystem::remove(png);
+  browser->screenshot(url(port), png, 1280, 1100);
+  const nlohmann::json after = fetch_status(port);
+  std::ofstream(artefacts / "live-page-status.json") << after.dump(2);
+  std::ofstream(artefacts / "live-page-dom.html") << dom;
+  std::ofstream(dir / "go");
+  const cli_test::CliResult result = finish(pid);
+
+  // The run stood still while the page was read, so the page's figures are those of /status.
+  ASSERT_EQ(held_figures(before), held_figures(after));
+  const nlohmann::json& progress = after["progress"];
+  EXPECT_EQ(figure(dom, "done"), number(progress["done"]));
+  EXPECT_EQ(figure(dom, "total"), "16");
+  EXPECT_EQ(figure(dom, "succeeded"), number(progress["succeeded"]));
+  EXPECT_EQ(figure(dom, "in-flight"), "3");
+  EXPECT_EQ(figure(dom, "failed"), "2");
+  EXPECT_EQ(figure(dom, "remaining"), number(progress["remaining"]));
+  const nlohmann::json& eta = after["eta"];
+  ASSERT_FALSE(eta["expected_us"].is_null()) << eta.dump();
+  EXPECT_LT(eta["p10_us"].get<std::int64_t>(), eta["p90_us"].get<std::int64_t>()) << "the model's noise gives a band";
+  EXPECT_EQ(figure(dom, "eta-expected", "data-us"), number(eta["expected_us"]));
+  EXPECT_EQ(figure(dom, "eta-p10", "data-us"), number(eta["p10_us"]));
+  EXPECT_EQ(figure(dom, "eta-p90", "data-us"), number(eta["p90_us"]));
+  EXPECT_EQ(figure(dom, "eta-work", "data-us"), number(eta["remaining_predicted_us"]));
+  EXPECT_EQ(figure(dom, "eta-slots"), "3");
+  // The page's time lies between the two fetches.
+  const std::int64_t shown_at = std::stoll(figure(dom, "updated", "data-at-us"));
+  EXPECT_GE(shown_at, before["at_us"].get<std::int64_t>());
+  EXPECT_LE(shown_at, after["at_us"].get<std::int64_t>());
+  // Every worker's recent attempts, bar for bar; running ones are the held ranges.
+  EXPECT_EQ(page_bars(dom), status_bars(after));
+  for (const nlohmann::json& w : after["recent_attempts"]) {
+    EXPECT_FALSE(tag_with(dom, "data-worker", w["worker"].get<std::string>()).empty()) << w["worker"];
+  }
+  // The failures with their reasons and log files (which exist, and hold the worker's message).
+  EXPECT_EQ(figure(dom, "failures-count"), "2");
+  for (const nlohmann::json& job : after["jobs_failed"]) {
+    const std::string item = job["item"].get<std::string>();
+    EXPECT_TRUE(item == range_id(0) || item == range_id(1)) << item;
+    EXPECT_EQ(job["attempts"], 2);
+    EXPECT_FALSE(tag_with(dom, "data-item", item).empty()) << item;
+    ASSERT_EQ(job["logs"].size(), 2u);
+    for (const nlohmann::json& log : job["logs"]) EXPECT_NE(dom.find(">" + log.get<std::string>() + "<"), std::string::npos) << log;
+    EXPECT_EQ(cli_test::read_text(job["logs"][1].get<std::string>()), "ledger hash mismatch in " + item + "\n");
+  }
+  EXPECT_NE(dom.find("local processes on this machine"), std::string::npos);
+  // A screenshot to look at, kept in the build tree.
+  std::ifstream image(png, std::ios::binary);
+  std::string signature(8, '\0');
+  image.read(signature.data(), 8);
+  EXPECT_EQ(signature, "\x89PNG\r\n\x1a\n");
+  EXPECT_GT(std::filesystem::file_size(png), 20'000u);
+
+  // Released, the run ends with the two failed ranges reported.
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.err.find("2 items failed"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace millrace
