@@ -1,10 +1,12 @@
 // `millrace watch`: follows a live run through a stellar-style Redis work queue, recording each
 // finished try into the trace store as it is seen and re-queueing ranges whose worker stopped
-// heartbeating (cluster_adapter/redis/redis_watch.h), until every range succeeded or failed.
+// heartbeating (cluster_adapter/redis/redis_watch.h), until every range succeeded or failed;
+// with --status-port, served as a real run's status (/status, /metrics, the live page at /).
 #include <iostream>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "cli/option_checks.h"
 #include "cli/redis_options.h"
 #include "cluster_adapter/redis/redis_watch.h"
+#include "cluster_adapter/redis/watch_report.h"
 #include "data/error.h"
 #include "data/redaction.h"
 #include "data/importers/fields.h"
@@ -26,6 +29,7 @@ struct WatchCommandOptions {
   std::string store_path;
   std::string run_name;
   int poll_ms = 1000;
+  int status_port = -1;  // -1: no status server
   cluster_adapter::RedisQueueNames names;
 };
 
@@ -59,12 +63,25 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
 
 void run_watch(const WatchCommandOptions& options) {
   data::TraceStore store = data::TraceStore::open(options.store_path);
+  std::optional<cluster_adapter::StatusServer> server;
+  if (options.status_port >= 0) {
+    server.emplace(options.status_port);
+    std::cerr << "millrace: status on http://127.0.0.1:" << server->port() << "/status\n";
+  }
   cluster_adapter::RedisConnection redis(options.redis);
   cluster_adapter::RedisQueue queue(redis, options.names);
   const cluster_adapter::WatchOptions watch_options{.poll = options.poll_ms * data::kMicrosPerMilli};
   const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
       queue, std::cerr, watch_options.backoff, [&] { return find_or_plan_run(store, queue, options); });
   cluster_adapter::RedisWatch watch(queue, store, run_id, std::cerr);
+  std::optional<cluster_adapter::WatchReport> report;
+  if (server) {
+    report.emplace(store.items(run_id), store.attempts(run_id), run_id, data::redact(options.redis));
+    watch.set_step_observer([&](const cluster_adapter::WatchStep& step) {
+      report->observe(step);
+      server->publish(report->documents());
+    });
+  }
   watch.run(watch_options);
   std::cout << "run " << run_id << " '" << options.run_name << "': " << watch.recorded() << " attempts recorded, "
             << watch.requeued() << " ranges re-queued\n";
@@ -82,6 +99,9 @@ void add_watch_command(CLI::App& app) {
   cmd->add_option("--poll-ms", options->poll_ms, "milliseconds between looks at the queue")
       ->capture_default_str()
       ->transform(whole_number(1));
+  cmd->add_option("--status-port", options->status_port,
+                  "serve /status, /metrics, /healthz and the live page (/) on 127.0.0.1:PORT (0: any free port)")
+      ->transform(tcp_port());
   add_redis_names_options(*cmd, options->names);
   cmd->callback([options] { run_watch(*options); });
 }

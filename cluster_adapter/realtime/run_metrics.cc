@@ -31,6 +31,18 @@ std::vector<std::int64_t> DurationHistogram::cumulative_counts() const {
   return cumulative;
 }
 
+RunMetrics status_metrics(const scheduler::StatusReport& status) {
+  RunMetrics metrics;
+  metrics.items_total = static_cast<std::int64_t>(status.num_items);
+  metrics.items_remaining = static_cast<std::int64_t>(status.num_remain);
+  metrics.items_succeeded = static_cast<std::int64_t>(status.num_succeeded);
+  metrics.items_failed = static_cast<std::int64_t>(status.jobs_failed.size());
+  metrics.in_flight = static_cast<std::int64_t>(status.jobs_in_progress.size());
+  metrics.slots = status.target;
+  for (const scheduler::WorkerStatus& worker : status.workers) metrics.worker_busy[worker.name] = worker.busy_time;
+  return metrics;
+}
+
 std::string prometheus_text(const RunMetrics& metrics) {
   PrometheusWriter out;
   out.gauge("millrace_items_total", "Work items in the run's plan.", metrics.items_total);

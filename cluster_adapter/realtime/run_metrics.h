@@ -13,6 +13,7 @@
 #include "cluster_adapter/http/prometheus.h"
 #include "cluster_adapter/realtime/remaining_work.h"
 #include "data/time.h"
+#include "scheduler/status_report.h"
 
 namespace millrace::cluster_adapter {
 
@@ -49,6 +50,9 @@ struct RunMetrics {
   DurationHistogram attempt_durations;
   std::map<std::string, data::Micros> worker_busy;  // by worker name
 };
+
+// The counts of a status report: items, in flight, slots (its target), each worker's busy time.
+RunMetrics status_metrics(const scheduler::StatusReport& status);
 
 // Prometheus text exposition: HELP and TYPE lines, then samples, metric names prefixed millrace_.
 std::string prometheus_text(const RunMetrics& metrics);

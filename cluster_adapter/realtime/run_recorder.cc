@@ -39,17 +39,10 @@ void RunRecorder::settle_given_up(const scheduler::StatusReport& status) {
 }
 
 RunMetrics RunRecorder::metrics(const scheduler::StatusReport& status, int slots) const {
-  RunMetrics metrics;
-  metrics.items_total = static_cast<std::int64_t>(status.num_items);
-  metrics.items_remaining = static_cast<std::int64_t>(status.num_remain);
-  metrics.items_succeeded = static_cast<std::int64_t>(status.num_succeeded);
-  metrics.items_failed = static_cast<std::int64_t>(status.jobs_failed.size());
-  metrics.in_flight = static_cast<std::int64_t>(status.jobs_in_progress.size());
+  RunMetrics metrics = status_metrics(status);
   metrics.attempts_failed = attempts_failed_;
-  metrics.slots = status.target;
   metrics.eta = remaining_.eta(slots);
   metrics.attempt_durations = durations_;
-  for (const scheduler::WorkerStatus& worker : status.workers) metrics.worker_busy[worker.name] = worker.busy_time;
   return metrics;
 }
 

@@ -32,7 +32,7 @@ RedisWatch::RedisWatch(RedisQueue& queue, data::TraceStore& store, std::int64_t 
 
 int RedisWatch::next_number(const std::string& item) { return ++attempts_[item]; }
 
-void RedisWatch::follow_holders(const QueueSnapshot& s, data::Micros now) {
+void RedisWatch::follow_holders(const QueueSnapshot& s, data::Micros now, std::vector<data::Attempt>& recorded) {
   for (const std::string& worker : s.heartbeating) state_.last_heartbeat[worker] = now;
   std::map<std::string, RangeHold> holds;
   for (const std::string& range : s.in_progress) {
@@ -65,6 +65,7 @@ void RedisWatch::follow_holders(const QueueSnapshot& s, data::Micros now) {
       a.failure_reason = kHeartbeatLost;
       store_.add_attempts(run_id_, {a});
       ++recorded_;
+      recorded.push_back(a);
     }
     it = state_.holds.erase(it);
   }
@@ -110,8 +111,9 @@ bool RedisWatch::step(data::Micros now) {
   }
   if (!found.empty()) store_.add_attempts(run_id_, found);  // before any further Redis call can fail
   recorded_ += found.size();
-  follow_holders(s, now);
+  follow_holders(s, now, found);
   save_watch_state(store_, run_id_, state_);
+  if (observer_) observer_(WatchStep{now, s, state_, found});
   if (!s.ranges.empty() || !s.in_progress.empty()) return false;
   std::set<std::string> failed_ranges;
   for (const std::string& f : s.failed) failed_ranges.insert(f.substr(0, f.find('|')));

@@ -13,11 +13,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <thread>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cluster_adapter/realtime/backoff.h"
 #include "cluster_adapter/redis/redis_queue.h"
@@ -52,6 +54,15 @@ auto retry_while_redis_down(const RedisQueue& queue, std::ostream& log, const Ba
 
 inline constexpr const char* kHeartbeatLost = "worker stopped heartbeating; range re-queued";
 
+// What one step of a watch saw and did, for whoever reports the run (watch_report.h).
+struct WatchStep {
+  data::Micros now = 0;
+  const QueueSnapshot& queue;
+  const WatchState& state;                      // heartbeats, and who holds which range since when
+  const std::vector<data::Attempt>& recorded;   // attempts this step added to the store
+};
+using WatchStepObserver = std::function<void(const WatchStep&)>;
+
 class RedisWatch {
  public:
   RedisWatch(RedisQueue& queue, data::TraceStore& store, std::int64_t run_id, std::ostream& log);
@@ -64,11 +75,14 @@ class RedisWatch {
 
   std::size_t recorded() const { return recorded_; }
   std::size_t requeued() const { return requeued_; }
+  // Hears of every step, after its records are in the store.
+  void set_step_observer(WatchStepObserver observer) { observer_ = std::move(observer); }
 
  private:
   int next_number(const std::string& item);
-  // Notes who heartbeats and who holds what, and re-queues the ranges of workers that stopped.
-  void follow_holders(const QueueSnapshot& s, data::Micros now);
+  // Notes who heartbeats and who holds what, and re-queues the ranges of workers that stopped
+  // (their failed attempts recorded and added to `recorded`).
+  void follow_holders(const QueueSnapshot& s, data::Micros now, std::vector<data::Attempt>& recorded);
 
   RedisQueue& queue_;
   data::TraceStore& store_;
@@ -82,6 +96,7 @@ class RedisWatch {
   WatchState state_;                                 // heartbeats and holds, saved every step
   std::size_t recorded_ = 0;
   std::size_t requeued_ = 0;
+  WatchStepObserver observer_;
 };
 
 // Wall-clock now, microseconds since the Unix epoch.

@@ -1,13 +1,16 @@
 // The Redis work-queue adapter against a real redis-server: pushing a plan, recording finished
 // tries once (also across a restarted watch), re-queueing ranges of workers that stopped
-// heartbeating, and riding out Redis being down.
+// heartbeating, riding out Redis being down, and the status `watch --status-port` serves.
 #include <sstream>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
 #include "cluster_adapter/redis/redis_queue.h"
 #include "cluster_adapter/redis/redis_watch.h"
+#include "cluster_adapter/redis/watch_report.h"
 #include "data/importers/stellar_trace.h"
 #include "tests/cluster_adapter/redis/redis_server.h"
 #include "tests/data/store_fixture.h"
@@ -166,6 +169,49 @@ TEST_F(RedisWatchTest, RedisDownIsReportedAndRetriedAndLosesNothingRecorded) {
   EXPECT_FALSE(over);  // two planned ranges never succeeded
   EXPECT_NE(log_.str().find("retrying in 50 ms"), std::string::npos);
   EXPECT_EQ(data::testing::row_counts(store_), before);
+}
+
+// What the watch sees is served as a real run's /status and /metrics: in progress ranges as their
+// workers' running attempts, recorded tries as finished ones, the failed list as failures.
+TEST_F(RedisWatchTest, TheStatusReportShowsTheQueueAsARealRunsStatusDoes) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  WatchReport report(store_.items(run_), store_.attempts(run_), run_, "127.0.0.1");
+  watch.set_step_observer([&](const WatchStep& step) { report.observe(step); });
+  const std::string done = take("w0", true);
+  const std::string failing = take("w1", true);
+  finish(done, "w0", "120");
+  EXPECT_FALSE(watch.step(1000 * data::kMicrosPerSecond));
+  nlohmann::json status = nlohmann::json::parse(report.documents().status_json);
+  EXPECT_EQ(status["progress"], nlohmann::json({{"total", 3}, {"done", 1}, {"succeeded", 1}, {"failed", 0},
+                                                {"in_flight", 1}, {"remaining", 2}}));
+  ASSERT_EQ(status["recent_attempts"].size(), 2u);
+  EXPECT_EQ(status["recent_attempts"][1]["worker"], "w1");
+  EXPECT_EQ(status["recent_attempts"][1]["attempts"][0]["item"], failing);
+  EXPECT_EQ(status["recent_attempts"][1]["attempts"][0]["outcome"], "running");
+
+  redis_.transaction({{"LPUSH", "failed", failing + "|w1"},
+                      {"LREM", "in_progress", "-1", failing},
+                      {"SADD", "metrics", failing + "|w1|500|30s"},
+                      {"HDEL", "job_owners", failing}});
+  EXPECT_FALSE(watch.step(1001 * data::kMicrosPerSecond));
+  const StatusDocuments documents = report.documents();
+  status = nlohmann::json::parse(documents.status_json);
+  EXPECT_EQ(status["progress"], nlohmann::json({{"total", 3}, {"done", 2}, {"succeeded", 1}, {"failed", 1},
+                                                {"in_flight", 0}, {"remaining", 1}}));
+  ASSERT_EQ(status["jobs_failed"].size(), 1u);
+  EXPECT_EQ(status["jobs_failed"][0]["item"], failing);
+  EXPECT_EQ(status["jobs_failed"][0]["worker"], "w1");
+  EXPECT_EQ(status["jobs_failed"][0]["reason"], "listed in failed");
+  EXPECT_EQ(status["recent_attempts"][0]["attempts"][0],
+            nlohmann::json({{"item", done}, {"attempt", 1}, {"start_us", 880 * data::kMicrosPerSecond},
+                            {"end_us", 1000 * data::kMicrosPerSecond}, {"outcome", "succeeded"}, {"exit_code", 0},
+                            {"reason", ""}}));
+  ASSERT_EQ(status["recent_attempts"][1]["attempts"].size(), 1u);
+  EXPECT_EQ(status["recent_attempts"][1]["attempts"][0]["outcome"], "failed");
+  EXPECT_EQ(status["run"]["cluster"], "redis queue");
+  EXPECT_NE(documents.metrics_text.find("\nmillrace_items_failed 1\n"), std::string::npos) << documents.metrics_text;
+  EXPECT_NE(documents.metrics_text.find("millrace_worker_busy_seconds_total{worker=\"w0\"} 120\n"), std::string::npos);
+  EXPECT_NE(documents.metrics_text.find("\nmillrace_attempt_duration_seconds_count 2\n"), std::string::npos);
 }
 
 }  // namespace
