@@ -19,6 +19,15 @@ void AttemptTimeline::observe(const data::Attempt& attempt) {
   if (attempts.size() > per_worker_) attempts.pop_front();
 }
 
+void AttemptTimeline::drop_running(const std::string& worker, const std::string& item, int number) {
+  auto found = workers_.find(worker);
+  if (found == workers_.end()) return;
+  std::erase_if(found->second, [&](const data::Attempt& a) {
+    return a.item_id == item && a.number == number && a.outcome == data::Outcome::kRunning;
+  });
+  if (found->second.empty()) workers_.erase(found);
+}
+
 nlohmann::json AttemptTimeline::to_json() const {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& [worker, attempts] : workers_) {

@@ -24,6 +24,9 @@ class AttemptTimeline {
   // A started attempt (outcome running) is added to its worker's attempts; a finished one
   // replaces its running entry (or is added, when its start was not seen).
   void observe(const data::Attempt& attempt);
+  // Removes `worker`'s attempt of `item` numbered `number` if it is still shown running (an
+  // attempt whose end will never be reported, e.g. a range a watched worker let go).
+  void drop_running(const std::string& worker, const std::string& item, int number);
 
   // [{"worker", "attempts": [{"item", "attempt", "start_us", "end_us" (null while running),
   //   "outcome", "exit_code", "reason"}, ...oldest first]}, ...by worker name]

@@ -45,18 +45,28 @@ void WatchReport::observe(const WatchStep& step) {
     record(attempt);
     timeline_.observe(attempt);
   }
-  // A range held now is its worker's running attempt (the next one of its item).
+  // A range held now is its worker's running attempt (the next one of its item); one no longer
+  // held without a recorded end (re-queued, or finished under another worker's name) is dropped.
+  std::map<std::string, data::Attempt> running;
   for (const auto& [range, hold] : holds_) {
     auto item = items_.find(range);
     if (item == items_.end()) continue;
-    data::Attempt running;
-    running.item_id = range;
-    running.number = item->second.attempts + 1;
-    running.worker = hold.worker;
-    running.start = hold.since;
-    running.outcome = data::Outcome::kRunning;
-    timeline_.observe(running);
+    data::Attempt& attempt = running[range];
+    attempt.item_id = range;
+    attempt.number = item->second.attempts + 1;
+    attempt.worker = hold.worker;
+    attempt.start = hold.since;
+    attempt.outcome = data::Outcome::kRunning;
   }
+  for (const auto& [range, shown] : shown_running_) {
+    auto now_running = running.find(range);
+    if (now_running == running.end() || now_running->second.worker != shown.worker ||
+        now_running->second.number != shown.number) {
+      timeline_.drop_running(shown.worker, shown.item_id, shown.number);
+    }
+  }
+  for (const auto& [range, attempt] : running) timeline_.observe(attempt);
+  shown_running_ = std::move(running);
   for (const std::string& range : failed_) {
     if (items_.contains(range) && !items_[range].succeeded) remaining_.settle(range);
   }

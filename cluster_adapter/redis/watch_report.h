@@ -63,6 +63,7 @@ class WatchReport {
   std::vector<std::string> in_progress_;
   std::map<std::string, RangeHold> holds_;              // range -> owner, since
   std::set<std::string> heartbeating_;
+  std::map<std::string, data::Attempt> shown_running_;  // range -> its running attempt in the timeline
 };
 
 }  // namespace millrace::cluster_adapter

@@ -181,7 +181,9 @@
       box.append(definitions(figures));
       showUnschedulable(box, cluster.unschedulable, status.at_us);
     } else {
-      box.append(el('p', 'muted', 'local processes on this machine: no cluster API, no pods to schedule'));
+      box.append(el('p', 'muted', run.cluster === 'local'
+        ? 'local processes on this machine: no cluster API, no pods to schedule'
+        : 'no cluster API followed: the workers report through ' + (run.where || 'their queue')));
     }
     const store = status.store;
     if (store && (store.unwritten_attempts > 0 || store.last_error)) {

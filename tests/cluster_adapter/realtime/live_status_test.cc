@@ -80,6 +80,18 @@ TEST(AttemptTimelineTest, AFinishedAttemptReplacesItsRunningEntry) {
   EXPECT_EQ(json[1]["attempts"][0]["outcome"], "running");
 }
 
+TEST(AttemptTimelineTest, DroppingARunningAttemptLeavesFinishedOnesAndEmptyWorkersGo) {
+  AttemptTimeline timeline;
+  timeline.observe(attempt("a", 1, "w0", data::Outcome::kSucceeded, 0, 5));
+  timeline.observe(attempt("a", 1, "w1", data::Outcome::kRunning, 6, 6));
+  timeline.drop_running("w0", "a", 1);
+  timeline.drop_running("w1", "a", 1);
+  const nlohmann::json json = timeline.to_json();
+  ASSERT_EQ(json.size(), 1u);
+  EXPECT_EQ(json[0]["worker"], "w0");
+  EXPECT_EQ(json[0]["attempts"].size(), 1u);
+}
+
 TEST(AttemptTimelineTest, EachWorkerKeepsItsLatestAttemptsOnly) {
   AttemptTimeline timeline(3);
   for (int i = 0; i < 5; ++i) {

@@ -212,6 +212,14 @@ TEST_F(RedisWatchTest, TheStatusReportShowsTheQueueAsARealRunsStatusDoes) {
   EXPECT_NE(documents.metrics_text.find("\nmillrace_items_failed 1\n"), std::string::npos) << documents.metrics_text;
   EXPECT_NE(documents.metrics_text.find("millrace_worker_busy_seconds_total{worker=\"w0\"} 120\n"), std::string::npos);
   EXPECT_NE(documents.metrics_text.find("\nmillrace_attempt_duration_seconds_count 2\n"), std::string::npos);
+
+  // A range let go without an end reported (put back by hand) is no longer shown running.
+  const std::string dropped = take("w2", false);
+  EXPECT_FALSE(watch.step(1002 * data::kMicrosPerSecond));
+  EXPECT_EQ(nlohmann::json::parse(report.documents().status_json)["recent_attempts"].size(), 3u);
+  redis_.transaction({{"LREM", "in_progress", "-1", dropped}, {"LPUSH", "ranges", dropped}, {"HDEL", "job_owners", dropped}});
+  EXPECT_FALSE(watch.step(1003 * data::kMicrosPerSecond));
+  EXPECT_EQ(nlohmann::json::parse(report.documents().status_json)["recent_attempts"].size(), 2u);
 }
 
 }  // namespace
