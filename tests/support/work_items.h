@@ -1,4 +1,5 @@
-// Plans for scheduler tests: `n` ranges of 100 units, r0 = [0, 100), r1 = [100, 200), ...
+// Plans for scheduler tests: `n` ranges of 100 units, r0 = [0, 100), r1 = [100, 200), ...; and
+// attempts of their items as a cluster reports them (a failed one exits 3).
 #pragma once
 
 #include <string>
@@ -18,6 +19,20 @@ inline std::vector<data::WorkItem> ranges(int n) {
     items.push_back(item);
   }
   return items;
+}
+
+inline data::Attempt attempt(const std::string& item, int number, const std::string& worker, data::Outcome outcome,
+                             data::Micros start, data::Micros end, const std::string& reason = "") {
+  data::Attempt a;
+  a.item_id = item;
+  a.number = number;
+  a.worker = worker;
+  a.start = start;
+  a.end = end;
+  a.outcome = outcome;
+  a.failure_reason = reason;
+  a.exit_code = outcome == data::Outcome::kFailed ? 3 : 0;
+  return a;
 }
 
 }  // namespace millrace::test_support

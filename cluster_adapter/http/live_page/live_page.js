@@ -41,12 +41,9 @@
   }
 
   function showProgress(progress) {
-    setFigure('done', progress.done);
-    setFigure('total', progress.total);
-    setFigure('succeeded', progress.succeeded);
-    setFigure('in-flight', progress.in_flight);
-    setFigure('failed', progress.failed);
-    setFigure('remaining', progress.remaining);
+    for (const key of ['done', 'total', 'succeeded', 'in_flight', 'failed', 'remaining']) {
+      setFigure(key.replace('_', '-'), progress[key]);
+    }
     const share = (n) => (progress.total > 0 ? (100 * n) / progress.total : 0) + '%';
     byId('bar-succeeded').style.width = share(progress.succeeded);
     byId('bar-failed').style.width = share(progress.failed);
@@ -54,10 +51,10 @@
   }
 
   function showEta(eta) {
-    setDuration('eta-expected', eta.expected_us);
-    setDuration('eta-p10', eta.p10_us);
-    setDuration('eta-p90', eta.p90_us);
-    setDuration('eta-work', eta.remaining_predicted_us);
+    for (const [id, key] of [['expected', 'expected_us'], ['p10', 'p10_us'], ['p90', 'p90_us'],
+      ['work', 'remaining_predicted_us']]) {
+      setDuration('eta-' + id, eta[key]);
+    }
     setFigure('eta-slots', eta.slots);
   }
 

@@ -3,23 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "cluster_adapter/realtime/attempt_timeline.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::cluster_adapter {
 namespace {
 
-data::Attempt attempt(const std::string& item, int number, const std::string& worker, data::Outcome outcome,
-                      data::Micros start, data::Micros end, const std::string& reason = "") {
-  data::Attempt a;
-  a.item_id = item;
-  a.number = number;
-  a.worker = worker;
-  a.start = start;
-  a.end = end;
-  a.outcome = outcome;
-  a.failure_reason = reason;
-  a.exit_code = outcome == data::Outcome::kFailed ? 3 : 0;
-  return a;
-}
+using test_support::attempt;
 
 scheduler::StatusReport report() {
   scheduler::StatusReport status;

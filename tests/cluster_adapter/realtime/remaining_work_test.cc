@@ -8,16 +8,15 @@
 #include <random>
 #include <vector>
 
+#include "tests/support/work_items.h"
+
 namespace millrace::cluster_adapter {
 namespace {
 
+// `count` ranges of 100 units (test_support::ranges), each predicted to take `predicted`.
 std::vector<data::WorkItem> ranges(int count, data::Micros predicted) {
-  std::vector<data::WorkItem> items(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    items[i].id = "r" + std::to_string(i);
-    items[i].range = data::Range{i * 100, 100};
-    items[i].predicted = predicted;
-  }
+  std::vector<data::WorkItem> items = test_support::ranges(count);
+  for (data::WorkItem& item : items) item.predicted = predicted;
   return items;
 }
 

@@ -5,23 +5,17 @@
 
 #include <filesystem>
 
+#include "tests/support/work_items.h"
+
 namespace millrace::cluster_adapter {
 namespace {
 
 namespace fs = std::filesystem;
 
+// An attempt on the one local worker.
 data::Attempt attempt(const std::string& item, int number, data::Outcome outcome, data::Micros start,
                       data::Micros end, const std::string& reason = "") {
-  data::Attempt a;
-  a.item_id = item;
-  a.number = number;
-  a.worker = "local-0";
-  a.start = start;
-  a.end = end;
-  a.outcome = outcome;
-  a.failure_reason = reason;
-  a.exit_code = outcome == data::Outcome::kFailed ? 3 : 0;
-  return a;
+  return test_support::attempt(item, number, "local-0", outcome, start, end, reason);
 }
 
 std::vector<data::WorkItem> plan() {
