@@ -3,7 +3,8 @@
 // (the top 16 ranges of the Stellar pubnet plan, its ETA from a model fitted on the bundled
 // recording) whose gated workers hold the run still while the page is read; a screenshot of it
 // is kept in the build tree (test-artefacts/live-page.png). And text from a run is shown as
-// text: an item id holding <script> runs nothing, a credential in a reason is masked.
+// text: an item id holding <script> runs nothing, a credential in a reason is masked; a
+// Kubernetes run's cluster state (API health, unschedulable pods) is shown.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/http/status_server.h"
+#include "cluster_adapter/kubernetes/kubernetes_status.h"
 #include "cluster_adapter/realtime/attempt_timeline.h"
 #include "cluster_adapter/realtime/live_status.h"
 #include "tests/cli/cli_process.h"
@@ -80,7 +82,7 @@ class LivePageTest : public cli_test::CliRunTest {
 
 // --- text from the run is text ----------------------------------------------------------------
 
-TEST_F(LivePageTest, TextFromTheRunIsEscapedAndCredentialsAreMasked) {
+TEST_F(LivePageTest, TextFromTheRunIsEscapedCredentialsMaskedAndTheClusterStateShown) {
   const std::string script_id = "<script>document.title='pwned'</script>";
   const std::string image_worker = "<img src=x onerror=\"document.title='pwned'\">";
   scheduler::StatusReport status;
@@ -107,6 +109,15 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedAndCredentialsAreMasked) {
       document, status, cluster_adapter::LiveFigures{std::nullopt, 2, 0, timeline.to_json()},
       [](const std::string& item, int n) { return std::vector<std::string>{"/logs/" + item + "." + std::to_string(n) + ".err"}; });
 
+  cluster_adapter::KubernetesClusterStatus cluster;
+  cluster.api.reachable = false;
+  cluster.api.unreachable_since = 4'000'000;
+  cluster.api.consecutive_failures = 7;
+  cluster.api.failing = {cluster_adapter::FailingSource{"watch jobs", "connection refused", 4'000'000, 7}};
+  cluster.unschedulable = {cluster_adapter::UnschedulableAttempt{"run-1-x-1", script_id, 1, "run-1-x-1-pod", 1'000'000,
+                                                                 "0/3 nodes are available: <b>Insufficient cpu</b>"}};
+  document["cluster"] = to_json(cluster, status.at);
+
   cluster_adapter::StatusServer server(0);
   server.publish({document.dump(), ""});
   const std::string dom = browser->dump_dom(url(server.port()));
@@ -129,6 +140,13 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedAndCredentialsAreMasked) {
   EXPECT_EQ(dom.find("sekret-token-123"), std::string::npos) << dom;
   EXPECT_NE(dom.find("Authorization: [redacted]"), std::string::npos) << dom;
   EXPECT_EQ(figure(dom, "failed"), "1");
+  // The cluster's state: the API unreachable for 6 s, the pod waiting for a node 9 s, its reason as text.
+  EXPECT_EQ(figure(dom, "api-state"), "false");
+  EXPECT_EQ(text_of(dom, "api-state"), "unreachable for 6s");
+  EXPECT_EQ(figure(dom, "unschedulable-count"), "1");
+  EXPECT_NE(dom.find("<td>0/3 nodes are available: &lt;b&gt;Insufficient cpu&lt;/b&gt;</td>"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("<td>9s</td>"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("retrying watch jobs (7 in a row): connection refused"), std::string::npos) << dom;
   EXPECT_EQ(figure(dom, "eta-expected", "data-us"), "");
   EXPECT_EQ(text_of(dom, "eta-expected"), "?");
 }
