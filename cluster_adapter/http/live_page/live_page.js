@@ -190,6 +190,10 @@
   }
 
   function show(status) {
+    if (!status.progress) {  // "{}": the run has not published its first status yet
+      byId('updated').textContent = 'waiting for the run\'s first status';
+      return;
+    }
     byId('run-title').textContent = status.run ? 'run ' + status.run.id : 'run';
     showProgress(status.progress);
     showEta(status.eta);

@@ -151,6 +151,13 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedCredentialsMaskedAndTheClusterStateS
   EXPECT_EQ(text_of(dom, "eta-expected"), "?");
 }
 
+TEST_F(LivePageTest, BeforeTheFirstStatusThePageSaysItWaits) {
+  cluster_adapter::StatusServer server(0);
+  const std::string dom = browser->dump_dom(url(server.port()));
+  EXPECT_EQ(text_of(dom, "updated"), "waiting for the run's first status") << dom;
+  EXPECT_EQ(figure(dom, "done"), "");
+}
+
 // --- a real run ------------------------------------------------------------------------------
 
 // The top 16 ranges of the pubnet plan (16,000 ledgers each plus 320 of overlap, as
