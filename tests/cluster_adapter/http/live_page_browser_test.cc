@@ -199,6 +199,19 @@ TEST_F(LivePageTest, DuringARealRunThePageShowsTheFiguresOfStatus) {
                            "16000", "--overlap", "320", "--workers", "3", "--max-attempts", "2", "--model", model,
                            "--status-port", "0", "--command", worker + " " + dir.string() + " {id}"});
   ASSERT_GT(pid, 1);
+  // However the test ends, the held workers are let go and the run is waited for.
+  std::optional<cli_test::CliResult> result;
+  struct Release {
+    std::filesystem::path dir;
+    pid_t pid;
+    std::optional<cli_test::CliResult>& result;
+    void operator()() {
+      if (result) return;
+      std::ofstream(dir / "go");
+      result = cli_test::finish_cli(dir, pid);
+    }
+    ~Release() { (*this)(); }
+  } release{dir, pid, result};
 
   int port = 0;
   nlohmann::json before;
@@ -236,8 +249,7 @@ TEST_F(LivePageTest, DuringARealRunThePageShowsTheFiguresOfStatus) {
   const nlohmann::json after = fetch_status(port);
   std::ofstream(artefacts / "live-page-status.json") << after.dump(2);
   std::ofstream(artefacts / "live-page-dom.html") << dom;
-  std::ofstream(dir / "go");
-  const cli_test::CliResult result = finish(pid);
+  release();
 
   // The run stood still while the page was read, so the page's figures are those of /status.
   ASSERT_EQ(held_figures(before), held_figures(after));
@@ -285,8 +297,8 @@ TEST_F(LivePageTest, DuringARealRunThePageShowsTheFiguresOfStatus) {
   EXPECT_GT(std::filesystem::file_size(png), 20'000u);
 
   // Released, the run ends with the two failed ranges reported.
-  EXPECT_EQ(result.exit_code, 1) << result.err;
-  EXPECT_NE(result.err.find("2 items failed"), std::string::npos) << result.err;
+  EXPECT_EQ(result->exit_code, 1) << result->err;
+  EXPECT_NE(result->err.find("2 items failed"), std::string::npos) << result->err;
 }
 
 }  // namespace
