@@ -48,7 +48,8 @@ void run_compare(const CompareOptions& o) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
     parameters.update(scheduler::to_json(o.autoscale));
-    stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
+    stored = sim::record_comparison(
+        store, {"compare", o.common.model_path, spec.span, parameters, o.common.experiment}, comparison);
   }
   if (o.common.json) {
     nlohmann::json out = sim::to_json(comparison);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/duration_option.h"
+#include "cli/experiment_file.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
@@ -87,6 +88,7 @@ data::Range recorded_span(const std::vector<data::WorkItem>& items, std::int64_t
 }  // namespace
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
+  add_experiment_file_option(cmd, o.experiment);
   cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
   cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)")->required();
   cmd->add_option("--span", o.span,

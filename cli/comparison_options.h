@@ -1,4 +1,5 @@
-// The options `millrace compare` and `millrace plan` share: the store, the cost model, the span
+// The options `millrace compare` and `millrace plan` share: an experiment file holding any of
+// them (-f, cli/experiment_file.h), the store, the cost model, the span
 // (--span, else a recorded run's span, else the model's), partitioners and ranges files (each a
 // candidate of its own), queue orders, replicas with failure injection, and the partition
 // parameters; turned into a sim::ComparisonSpec. Units outside the model's span are refused.
@@ -16,6 +17,7 @@
 #include "data/cost_model.h"
 #include "data/trace_store.h"
 #include "sim/comparison.h"
+#include "sim/comparison_store.h"
 
 namespace millrace::cli {
 
@@ -43,6 +45,7 @@ struct ComparisonOptions {
   bool json = false;
   bool no_record = false;
   ResourceOptions resources;
+  sim::ExperimentSource experiment;  // -f FILE (cli/experiment_file.h)
 };
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);

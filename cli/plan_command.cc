@@ -71,8 +71,8 @@ void run_plan(const PlanOptions& o) {
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;
     if (answer.best) parameters["answer_workers"] = answer.best->workers;
-    stored = sim::record_comparison(store, {"plan", o.common.model_path, question.spec.span, parameters},
-                                    answer.evaluated);
+    stored = sim::record_comparison(
+        store, {"plan", o.common.model_path, question.spec.span, parameters, o.common.experiment}, answer.evaluated);
   }
   if (o.common.json) {
     nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};
