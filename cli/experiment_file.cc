@@ -74,7 +74,6 @@ std::string scalar_text(const YAML::Node& node, const std::string& file, const s
 // The command-line values `value` stands for, as the option takes them (see the header).
 std::vector<std::string> values_for(const CLI::Option& option, const YAML::Node& value, const std::string& file,
                                     const std::string& key) {
-  if (value.IsNull()) throw data::Error(where(file, value.Mark()), "key '" + key + "' has no value");
   if (option.get_expected_min() == 0) {
     bool on = false;
     if (!value.IsScalar() || !YAML::convert<bool>::decode(value, on)) {
@@ -110,6 +109,7 @@ void add_setting(CLI::App& command, const std::string& key, const YAML::Node& ke
     throw data::Error(where(file, key_node.Mark()), "unknown key '" + key + "' for millrace " + command.get_name() +
                                                         " (keys: " + known_keys(command) + ")");
   }
+  if (value.IsNull()) throw data::Error(where(file, key_node.Mark()), "key '" + key + "' has no value");
   values_for(*option, value, file, key);
   const auto [kept, added] = settings.emplace(key, Setting{option, value, key_node.Mark()});
   if (!added) {
