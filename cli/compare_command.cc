@@ -26,7 +26,7 @@ struct CompareOptions {
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
-  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  const data::CostModel model = comparison_model(o.common, store);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
   const int max_workers = *std::max_element(workers.begin(), workers.end());
@@ -49,7 +49,7 @@ void run_compare(const CompareOptions& o) {
     parameters["workers"] = o.workers;
     parameters.update(scheduler::to_json(o.autoscale));
     stored = sim::record_comparison(
-        store, {"compare", o.common.model_path, spec.span, parameters, o.common.experiment}, comparison);
+        store, {"compare", model_label(o.common), spec.span, parameters, o.common.experiment}, comparison);
   }
   if (o.common.json) {
     nlohmann::json out = sim::to_json(comparison);

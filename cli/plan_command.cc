@@ -54,7 +54,7 @@ void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
 
 void run_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
-  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  const data::CostModel model = comparison_model(o.common, store);
   sim::CapacityQuestion question{comparison_spec(o.common, store, model), o.deadline, o.confidence, o.min_workers,
                                  o.max_workers};
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
@@ -72,7 +72,7 @@ void run_plan(const PlanOptions& o) {
     parameters["max_workers"] = o.max_workers;
     if (answer.best) parameters["answer_workers"] = answer.best->workers;
     stored = sim::record_comparison(
-        store, {"plan", o.common.model_path, question.spec.span, parameters, o.common.experiment}, answer.evaluated);
+        store, {"plan", model_label(o.common), question.spec.span, parameters, o.common.experiment}, answer.evaluated);
   }
   if (o.common.json) {
     nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};

@@ -174,6 +174,33 @@ TEST_F(ExperimentFile, TheCommandLineOverridesTheFileAndIsStoredBesideIt) {
   EXPECT_NE(none.output.find("comparison 2 was run from the command line alone"), std::string::npos) << none.output;
 }
 
+TEST_F(ExperimentFile, AModelFittedFromTheRunsTheFileNamesEqualsTheOneFitWrites) {
+  // 40 recorded ranges of 100 units, tip first, durations varying along the sequence.
+  std::string metrics;
+  for (int i = 0; i < 40; ++i) {
+    metrics += std::to_string(3999 - 100 * i) + "/100|" + std::to_string(i % 4) + "|0|" +
+               std::to_string(100 + (i * 37) % 400) + "s\n";
+  }
+  write_file(path("metrics.txt"), metrics);
+  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + path("metrics.txt")).exit_code,
+            0);
+  const CommandResult fit = run_cli("fit --store " + store_ + " --runs rec -o " + path("fitted.json"));
+  ASSERT_EQ(fit.exit_code, 0) << fit.output;
+  const std::string settings = "store: " + store_ + "\nrun: rec\nworkers: [2, 4]\nreplicas: 2\npartitioners: [uniform]\n"
+                               "json: true\nno-record: true\n";
+  write_file(path("fit.yaml"), settings + "fit-runs: rec\n");
+  const CommandResult fitted_here = run_cli("compare -f " + path("fit.yaml"));
+  ASSERT_EQ(fitted_here.exit_code, 0) << fitted_here.output;
+  write_file(path("file.yaml"), settings + "model: " + path("fitted.json") + "\n");
+  EXPECT_EQ(run_cli("compare -f " + path("file.yaml")).output, fitted_here.output);
+
+  write_file(path("both.yaml"), settings + "fit-runs: rec\nmodel: " + path("fitted.json") + "\n");
+  EXPECT_NE(run_cli("compare -f " + path("both.yaml")).output.find("--model excludes --fit-runs"), std::string::npos);
+  write_file(path("neither.yaml"), settings);
+  EXPECT_NE(run_cli("compare -f " + path("neither.yaml")).output.find("--model: give a cost model file, or --fit-runs"),
+            std::string::npos);
+}
+
 TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   const std::string head = "store: " + store_ + "\nmodel: " + model_ + "\n";
   const struct {
@@ -193,7 +220,7 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
       {head + "workers: 2\ncompare:\n  workers: 4\n", ":5:3: key 'workers' given twice (first at line 3)"},
       {head + "plan:\n  deadlin: 3h\n", ":4:3: unknown key 'deadlin' for millrace plan"},
       {head + "compare: [1]\n", ":3:10: section 'compare': expected a mapping of compare's options, found a list"},
-      {"store: " + store_ + "\nworkers: 2\n", ":1:1: missing required key 'model' (or give --model)"},
+      {"model: " + model_ + "\nworkers: 2\n", ":1:1: missing required key 'store' (or give --store)"},
       {head + "workers: [2\n", ":4:1: not YAML: "},
       {"- store\n", ":1:1: an experiment file is a mapping of option names to values, found a list"},
       {"", ": an experiment file is a mapping of option names to values, found nothing"},
