@@ -11,6 +11,7 @@
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
 #include "cli/order_savings.h"
+#include "cli/progress_display.h"
 #include "sim/comparison_store.h"
 
 namespace millrace::cli {
@@ -34,15 +35,19 @@ void run_compare(const CompareOptions& o) {
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
+  ProgressDisplay progress(o.common.quiet);
+  spec.progress = progress.report("compare", "simulations");
   sim::Comparison comparison = sim::run_comparison(spec);
   std::vector<OrderSaving> savings;
   data::RunSummary recorded;
   if (spec.recorded_items) {
+    progress.relabel("compare: the recorded plan's queue orders");
     comparison = with_order_rows(spec, std::move(comparison));
     savings = order_savings(comparison);
     sim::RecordedRun run = sim::load_run(store, o.common.run);
     recorded = data::summarize(run.items, run.attempts);
   }
+  progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);

@@ -13,6 +13,7 @@
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/progress_display.h"
 #include "cli/recorded_observations.h"
 #include "cli/span_option.h"
 #include "data/error.h"
@@ -143,6 +144,7 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   add_resource_options(*cmd, o.resources);
   cmd->add_flag("--json", o.json, "Print JSON instead of a table");
   cmd->add_flag("--no-record", o.no_record, "Do not store the results");
+  add_quiet_flag(cmd, o.quiet);
 }
 
 data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceStore& store) {
@@ -154,6 +156,8 @@ data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceSt
   data::FitOptions fit;
   fit.units = recorded.units;
   fit.source = o.store + " runs " + recorded.names;
+  ProgressDisplay progress(o.quiet);
+  fit.progress = progress.report("fit", "cross-validation steps");
   CurrentStep step("fitting the cost model to " + std::to_string(recorded.observations.size()) + " observations");
   return data::fit_cost_model(recorded.observations, fit, "--fit-runs " + o.fit_runs).model;
 }

@@ -46,6 +46,7 @@ struct ComparisonOptions {
   unsigned threads = 0;
   bool json = false;
   bool no_record = false;
+  bool quiet = false;  // no progress line
   ResourceOptions resources;
   sim::ExperimentSource experiment;  // -f FILE (cli/experiment_file.h)
 };

@@ -12,6 +12,7 @@
 #include "cli/current_step.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
+#include "cli/progress_display.h"
 #include "cli/recorded_observations.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
@@ -27,6 +28,7 @@ struct FitCommandOptions {
   std::string profile;
   double startup_s = 0;
   std::string output;
+  bool quiet = false;
   data::FitOptions fit;
 };
 
@@ -57,7 +59,10 @@ void run_fit(FitCommandOptions& options) {
   CurrentStep step("fitting " +
                    (options.fit.bins > 0 ? std::to_string(options.fit.bins) + " bins" : std::string("the recorded boundaries")) +
                    " to " + std::to_string(observations.size()) + " observations");
+  ProgressDisplay progress(options.quiet);
+  options.fit.progress = progress.report("fit", "cross-validation steps");
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
+  progress.finish();
   std::cout << data::format_fit_report(report);
   nlohmann::json summary = data::fit_summary_json(report);
   summary["fidelity"] = nlohmann::json::array();
@@ -99,6 +104,7 @@ void add_fit_command(CLI::App& app) {
   cmd->add_option("--penalties", options->fit.penalties, "smoothness weights to choose from (default: 1e-4 .. 1e3)")
       ->delimiter(',');
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
+  add_quiet_flag(cmd, options->quiet);
   cmd->callback([options] {
     if (options->runs.empty() && options->profile.empty()) {
       throw data::Error("millrace fit", "give --runs (fit from recordings) or --profile (model from a series)");

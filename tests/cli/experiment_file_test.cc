@@ -25,6 +25,7 @@ using cli_test::query_count;
 using cli_test::query_store;
 using test_support::CommandResult;
 using test_support::run_cli;
+using test_support::run_shell;
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -35,20 +36,9 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// What a shell command prints on stdout alone.
-CommandResult shell_stdout(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  CommandResult result;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
 // What the CLI prints on stdout (stderr to a file of its own).
 CommandResult stdout_of(const std::string& args, const std::string& stderr_path) {
-  return shell_stdout(std::string(MILLRACE_CLI) + " " + args + " 2>" + stderr_path);
+  return run_shell(std::string(MILLRACE_CLI) + " " + args + " 2>" + stderr_path);
 }
 
 // The output without its line "stored as comparison N in ...".
@@ -116,7 +106,7 @@ TEST_F(ExperimentFile, TheStoredTextRunAgainGivesByteIdenticalResults) {
   ASSERT_EQ(printed.exit_code, 0) << read_file(path("err.txt"));
   EXPECT_EQ(printed.output, experiment());
   EXPECT_EQ(read_file(path("err.txt")), "");  // no options beside the file
-  const CommandResult sum = shell_stdout("sha256sum " + file);
+  const CommandResult sum = run_shell("sha256sum " + file);
   ASSERT_EQ(sum.exit_code, 0);
   EXPECT_EQ(query_store(store_, "SELECT sha256 FROM comparison_experiments WHERE comparison_id = 1"),
             std::vector<std::string>{sum.output.substr(0, 64)});
