@@ -48,7 +48,8 @@ std::string known_keys(CLI::App& command) {
   return keys;
 }
 
-// The other subcommand of the same program named `key` that reads experiment files, or null.
+// The subcommand of the same program (this one or another) named `key` that reads experiment
+// files, or null: a section of the file.
 CLI::App* experiment_section(CLI::App& command, const std::string& key) {
   CLI::App* parent = command.get_parent();
   if (parent == nullptr) return nullptr;

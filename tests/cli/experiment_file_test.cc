@@ -13,9 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/cost_model.h"
-#include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/compare_fixture.h"
 #include "tests/cli/store_query.h"
 
 namespace millrace::cli {
@@ -48,23 +47,12 @@ std::string without_stored_line(std::string output) {
   return output;
 }
 
-class ExperimentFile : public ::testing::Test {
+class ExperimentFile : public cli_test::CompareFixture {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("millrace_experiment_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    store_ = path("s.db");
-    model_ = path("model.json");
-    data::TraceStore::open(store_);
-    // 1 s/unit on [0, 800), 4 s/unit on [800, 1000): see tests/sim/comparison_test.cc.
-    data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
+    CompareFixture::SetUp();
     write_file(path("theirs.txt"), "999/500\n499/500\n");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // An experiment for both commands: shared keys, then each command's section.
   std::string experiment() const {
@@ -87,9 +75,6 @@ class ExperimentFile : public ::testing::Test {
            "  max-workers: 32\n";
   }
 
-  std::filesystem::path dir_;
-  std::string store_;
-  std::string model_;
 };
 
 TEST_F(ExperimentFile, TheStoredTextRunAgainGivesByteIdenticalResults) {

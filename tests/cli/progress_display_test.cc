@@ -10,9 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "data/cost_model.h"
-#include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/compare_fixture.h"
 
 namespace millrace::cli {
 namespace {
@@ -68,28 +67,12 @@ TEST(TaskProgress, ADisabledDisplayGivesNoReportAndDrawsNothing) {
   EXPECT_EQ(out.str(), "");
 }
 
-class ProgressOnTheCommandLine : public ::testing::Test {
+class ProgressOnTheCommandLine : public cli_test::CompareFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("millrace_progress_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    store_ = (dir_ / "s.db").string();
-    model_ = (dir_ / "model.json").string();
-    data::TraceStore::open(store_);
-    data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // The command under a pseudo-terminal (stdout and stderr both on it): what it wrote there.
   static CommandResult on_a_terminal(const std::string& args) {
     return run_shell("script -qec '" + std::string(MILLRACE_CLI) + " " + args + "' /dev/null < /dev/null");
   }
-
-  std::filesystem::path dir_;
-  std::string store_;
-  std::string model_;
 };
 
 TEST_F(ProgressOnTheCommandLine, NothingIsDrawnWhenStderrIsNotATerminalOrWithQuiet) {
@@ -113,7 +96,7 @@ TEST_F(ProgressOnTheCommandLine, NothingIsDrawnWhenStderrIsNotATerminalOrWithQui
   EXPECT_NE(plan.output.find("\rplan, worker count 1 ("), std::string::npos) << plan.output;
   EXPECT_NE(plan.output.find(" simulations (100%)"), std::string::npos) << plan.output;
 
-  const std::string metrics = (dir_ / "metrics.txt").string();
+  const std::string metrics = path("metrics.txt");
   std::string lines;
   for (int i = 0; i < 40; ++i) {
     lines += std::to_string(3999 - 100 * i) + "/100|" + std::to_string(i % 4) + "|0|" + std::to_string(100 + i) + "s\n";
@@ -124,13 +107,13 @@ TEST_F(ProgressOnTheCommandLine, NothingIsDrawnWhenStderrIsNotATerminalOrWithQui
   const CommandResult imported = on_a_terminal("import --store " + store_ + " --format stellar-metrics --name rec " + metrics);
   ASSERT_EQ(imported.exit_code, 0) << imported.output;
   EXPECT_NE(imported.output.find("\rimport: 0.0/0.0 MiB (100%)"), std::string::npos) << imported.output;
-  const CommandResult fitted = on_a_terminal("fit --store " + store_ + " --runs rec -o " + (dir_ / "fit.json").string());
+  const CommandResult fitted = on_a_terminal("fit --store " + store_ + " --runs rec -o " + path("fit.json"));
   ASSERT_EQ(fitted.exit_code, 0) << fitted.output;
   // Two methods (durations alone, and with the recorded apply time), each cross-validating the 8
   // smoothness weights of the grid and 2 around the best.
   EXPECT_NE(fitted.output.find("\rfit: 20/20 cross-validation steps (100%)"), std::string::npos) << fitted.output;
   const CommandResult fitted_quietly =
-      run_cli("fit --store " + store_ + " --runs rec --quiet -o " + (dir_ / "fit.json").string());
+      run_cli("fit --store " + store_ + " --runs rec --quiet -o " + path("fit.json"));
   EXPECT_EQ(fitted_quietly.output.find("cross-validation steps"), std::string::npos) << fitted_quietly.output;
 }
 
