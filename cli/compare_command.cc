@@ -11,6 +11,7 @@
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
 #include "cli/order_savings.h"
+#include "cli/progress_display.h"
 #include "sim/comparison_store.h"
 
 namespace millrace::cli {
@@ -26,7 +27,7 @@ struct CompareOptions {
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
-  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  const data::CostModel model = comparison_model(o.common, store);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
   spec.workers = workers;
   const int max_workers = *std::max_element(workers.begin(), workers.end());
@@ -34,21 +35,26 @@ void run_compare(const CompareOptions& o) {
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
+  ProgressDisplay progress(o.common.quiet);
+  spec.progress = progress.report("compare", "simulations");
   sim::Comparison comparison = sim::run_comparison(spec);
   std::vector<OrderSaving> savings;
   data::RunSummary recorded;
   if (spec.recorded_items) {
+    progress.relabel("compare: the recorded plan's queue orders");
     comparison = with_order_rows(spec, std::move(comparison));
     savings = order_savings(comparison);
     sim::RecordedRun run = sim::load_run(store, o.common.run);
     recorded = data::summarize(run.items, run.attempts);
   }
+  progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
     parameters.update(scheduler::to_json(o.autoscale));
-    stored = sim::record_comparison(store, {"compare", o.common.model_path, spec.span, parameters}, comparison);
+    stored = sim::record_comparison(
+        store, {"compare", model_label(o.common), spec.span, parameters, o.common.experiment}, comparison);
   }
   if (o.common.json) {
     nlohmann::json out = sim::to_json(comparison);

@@ -7,10 +7,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cli/current_step.h"
 #include "cli/duration_option.h"
+#include "cli/experiment_file.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/progress_display.h"
+#include "cli/recorded_observations.h"
 #include "cli/span_option.h"
 #include "data/error.h"
 #include "data/model_span.h"
@@ -87,8 +91,13 @@ data::Range recorded_span(const std::vector<data::WorkItem>& items, std::int64_t
 }  // namespace
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
+  add_experiment_file_option(cmd, o.experiment);
   cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
-  cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)")->required();
+  auto* model = cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)");
+  cmd->add_option("--fit-runs", o.fit_runs,
+                  "Instead of --model: fit the cost model from these recorded runs of the store (comma-separated ids "
+                  "or names), as `millrace fit --runs` does")
+      ->excludes(model);
   cmd->add_option("--span", o.span,
                   "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
@@ -135,6 +144,26 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   add_resource_options(*cmd, o.resources);
   cmd->add_flag("--json", o.json, "Print JSON instead of a table");
   cmd->add_flag("--no-record", o.no_record, "Do not store the results");
+  add_quiet_flag(cmd, o.quiet);
+}
+
+data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceStore& store) {
+  if (o.fit_runs.empty()) {
+    if (o.model_path.empty()) throw data::Error("--model", "give a cost model file, or --fit-runs RUNS to fit one");
+    return data::CostModel::load(o.model_path);
+  }
+  const RecordedObservations recorded = recorded_observations(store, o.fit_runs);
+  data::FitOptions fit;
+  fit.units = recorded.units;
+  fit.source = o.store + " runs " + recorded.names;
+  ProgressDisplay progress(o.quiet);
+  fit.progress = progress.report("fit", "cross-validation steps");
+  CurrentStep step("fitting the cost model to " + std::to_string(recorded.observations.size()) + " observations");
+  return data::fit_cost_model(recorded.observations, fit, "--fit-runs " + o.fit_runs).model;
+}
+
+std::string model_label(const ComparisonOptions& o) {
+  return o.fit_runs.empty() ? o.model_path : "fitted from runs " + o.fit_runs;
 }
 
 std::vector<int> parse_workers(const std::string& text, const std::string& option) {
@@ -228,6 +257,7 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
 
 nlohmann::json parameters_of(const ComparisonOptions& o) {
   return {{"run", o.run},
+          {"fit_runs", o.fit_runs},
           {"partitioners", o.partitioners},
           {"ranges_files", o.ranges_files},
           {"policy", o.policy},

@@ -1,4 +1,6 @@
-// The options `millrace compare` and `millrace plan` share: the store, the cost model, the span
+// The options `millrace compare` and `millrace plan` share: an experiment file holding any of
+// them (-f, cli/experiment_file.h), the store, the cost model (a file, or fitted from recorded
+// runs of the store), the span
 // (--span, else a recorded run's span, else the model's), partitioners and ranges files (each a
 // candidate of its own), queue orders, replicas with failure injection, and the partition
 // parameters; turned into a sim::ComparisonSpec. Units outside the model's span are refused.
@@ -16,12 +18,14 @@
 #include "data/cost_model.h"
 #include "data/trace_store.h"
 #include "sim/comparison.h"
+#include "sim/comparison_store.h"
 
 namespace millrace::cli {
 
 struct ComparisonOptions {
   std::string store;
   std::string model_path;
+  std::string fit_runs;  // instead of model_path: fit the model from these runs of the store
   std::string span;
   std::string run;
   std::string partitioners = "uniform,logarithmic,cost-balanced,optimal";
@@ -42,10 +46,19 @@ struct ComparisonOptions {
   unsigned threads = 0;
   bool json = false;
   bool no_record = false;
+  bool quiet = false;  // no progress line
   ResourceOptions resources;
+  sim::ExperimentSource experiment;  // -f FILE (cli/experiment_file.h)
 };
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);
+
+// The cost model: --model's file, or fitted from --fit-runs as `millrace fit --runs` fits it (its
+// defaults). Throws data::Error when neither is given, or for an unreadable model or a bad run.
+data::CostModel comparison_model(const ComparisonOptions& options, const data::TraceStore& store);
+
+// The model as stored with a comparison: its file, or the runs it was fitted from.
+std::string model_label(const ComparisonOptions& options);
 
 // "32,64,128" -> {32, 64, 128}; throws data::Error naming `option` for anything but positive
 // integers.

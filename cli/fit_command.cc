@@ -4,7 +4,6 @@
 // under "fit". With --profile instead of --runs, the model comes directly from a stored
 // per-unit cost profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,8 @@
 #include "cli/current_step.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
+#include "cli/progress_display.h"
+#include "cli/recorded_observations.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
 #include "data/trace_store.h"
@@ -27,20 +28,13 @@ struct FitCommandOptions {
   std::string profile;
   data::Micros startup = 0;
   std::string output;
+  bool quiet = false;
   data::FitOptions fit;
 };
 
 // The fit holds dense observations x bins matrices: the start-up and work designs, the two side
 // by side, and the solver's copy; 8 bytes a cell each.
 constexpr double kBytesPerDesignCell = 4 * 8;
-
-// A run given by id or by name.
-data::Run find_run(const data::TraceStore& store, const std::string& key) {
-  for (const data::Run& run : store.runs()) {
-    if (run.name == key || std::to_string(run.id) == key) return run;
-  }
-  throw data::Error(store.path(), "no run '" + key + "' (give a run id or name)");
-}
 
 void run_fit(FitCommandOptions& options) {
   const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
@@ -53,19 +47,10 @@ void run_fit(FitCommandOptions& options) {
               << " per range) written to " << options.output << "\n";
     return;
   }
-  std::vector<data::Observation> observations;
-  std::vector<data::Run> runs;
-  std::istringstream keys(options.runs);
-  std::string sources;
-  for (std::string key; std::getline(keys, key, ',');) {
-    const data::Run run = find_run(store, key);
-    const std::vector<data::Observation> more = data::observations_of(store.items(run.id), store.attempts(run.id));
-    observations.insert(observations.end(), more.begin(), more.end());
-    options.fit.units = run.units;
-    sources += (sources.empty() ? "" : ",") + run.name;
-    runs.push_back(run);
-  }
-  options.fit.source = options.store + " runs " + sources;
+  RecordedObservations recorded = recorded_observations(store, options.runs);
+  const std::vector<data::Observation>& observations = recorded.observations;
+  options.fit.units = recorded.units;
+  options.fit.source = options.store + " runs " + recorded.names;
   if (options.fit.bins > 0) {
     require_memory(static_cast<double>(observations.size()) * options.fit.bins, kBytesPerDesignCell,
                    "--bins " + std::to_string(options.fit.bins),
@@ -74,11 +59,14 @@ void run_fit(FitCommandOptions& options) {
   CurrentStep step("fitting " +
                    (options.fit.bins > 0 ? std::to_string(options.fit.bins) + " bins" : std::string("the recorded boundaries")) +
                    " to " + std::to_string(observations.size()) + " observations");
+  ProgressDisplay progress(options.quiet);
+  options.fit.progress = progress.report("fit", "cross-validation steps");
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
+  progress.finish();
   std::cout << data::format_fit_report(report);
   nlohmann::json summary = data::fit_summary_json(report);
   summary["fidelity"] = nlohmann::json::array();
-  for (const data::Run& run : runs) {
+  for (const data::Run& run : recorded.runs) {
     const FitFidelity fidelity = check_fidelity(run, store.items(run.id), store.attempts(run.id), report.model);
     std::cout << format_fidelity(fidelity);
     summary["fidelity"].push_back(fidelity_json(fidelity));
@@ -116,6 +104,7 @@ void add_fit_command(CLI::App& app) {
   cmd->add_option("--penalties", options->fit.penalties, "smoothness weights to choose from (default: 1e-4 .. 1e3)")
       ->delimiter(',');
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
+  add_quiet_flag(cmd, options->quiet);
   cmd->callback([options] {
     if (options->runs.empty() && options->profile.empty()) {
       throw data::Error("millrace fit", "give --runs (fit from recordings) or --profile (model from a series)");

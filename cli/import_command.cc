@@ -3,8 +3,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/progress_display.h"
 #include "data/error.h"
 #include "data/importers/importers.h"
+#include "data/importers/read_progress.h"
 #include "data/trace_store.h"
 
 namespace millrace::cli {
@@ -15,6 +17,7 @@ struct ImportArgs {
   std::string store;
   std::string format;
   std::string file;
+  bool quiet = false;
   data::importers::ImportOptions options;
 };
 
@@ -22,7 +25,13 @@ void run_import(const ImportArgs& args) {
   data::importers::find_import_format(args.format);  // before creating the store
   auto store = data::TraceStore::open(args.store);
   // Streamed in batches and published at once: a malformed file leaves the store as it was.
-  auto result = data::importers::import_file(store, args.format, args.file, args.options);
+  ProgressDisplay progress(args.quiet);
+  data::importers::ImportResult result;
+  {
+    const data::importers::ScopedReadProgress reading(progress.report("import", "bytes"));
+    result = data::importers::import_file(store, args.format, args.file, args.options);
+  }
+  progress.finish();
   if (result.run_id == 0) {
     std::cout << "imported cost profile '" << result.name << "' (" << result.profile_bins << " bins) into "
               << args.store << "\n";
@@ -42,6 +51,7 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("file", args->file, "Input file (ethereum: the directory of export-*.csv)")->required();
   cmd->add_option("--name", args->options.name, "Run or profile name (default: the file name)");
   cmd->add_option("--series", args->options.series, "ethereum only: size (default) | gas");
+  add_quiet_flag(cmd, args->quiet);
   cmd->callback([args] { run_import(*args); });
 }
 

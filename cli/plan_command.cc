@@ -12,6 +12,7 @@
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
 #include "cli/option_checks.h"
+#include "cli/progress_display.h"
 #include "data/error.h"
 #include "sim/capacity_plan.h"
 #include "sim/comparison_store.h"
@@ -54,15 +55,22 @@ void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
 
 void run_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
-  const data::CostModel model = data::CostModel::load(o.common.model_path);
+  const data::CostModel model = comparison_model(o.common, store);
   sim::CapacityQuestion question{comparison_spec(o.common, store, model), o.deadline, o.confidence, o.min_workers,
-                                 o.max_workers};
+                                 o.max_workers, {}};
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
   require_memory_for(question.spec, {o.max_workers});
   CurrentStep step("planning workers from " + std::to_string(o.min_workers) + " to " + std::to_string(o.max_workers) +
                    " for " + std::to_string(question.spec.span.count) + " units");
+  ProgressDisplay progress(o.common.quiet);
+  question.spec.progress = progress.report("plan", "simulations");
+  int evaluated = 0;
+  question.evaluating = [&](int workers) {
+    progress.relabel("plan, worker count " + std::to_string(++evaluated) + " (" + std::to_string(workers) + ")");
+  };
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
+  progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
@@ -71,8 +79,8 @@ void run_plan(const PlanOptions& o) {
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;
     if (answer.best) parameters["answer_workers"] = answer.best->workers;
-    stored = sim::record_comparison(store, {"plan", o.common.model_path, question.spec.span, parameters},
-                                    answer.evaluated);
+    stored = sim::record_comparison(
+        store, {"plan", model_label(o.common), question.spec.span, parameters, o.common.experiment}, answer.evaluated);
   }
   if (o.common.json) {
     nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};

@@ -1,4 +1,5 @@
-// `millrace runs`: lists the runs of a trace store, then its cost profiles apart from them.
+// `millrace runs`: lists the runs of a trace store, then its stored comparisons (`compare`,
+// `plan`; with the hash of the experiment file each was run from) and its cost profiles.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -6,9 +7,28 @@
 
 #include "cli/commands.h"
 #include "data/model_span.h"
+#include "data/run_sessions.h"
 #include "data/trace_store.h"
+#include "sim/comparison_store.h"
 
 namespace millrace::cli {
+
+namespace {
+
+void print_comparisons(const data::TraceStore& store) {
+  const std::vector<sim::StoredComparison> comparisons = sim::stored_comparisons(store);
+  if (comparisons.empty()) return;
+  std::cout << "\ncomparisons (`millrace show --experiment ID` prints the experiment file of one run from a file):\n"
+            << std::left << std::setw(6) << "id" << std::setw(9) << "kind" << std::setw(25) << "created" << std::right
+            << std::setw(6) << "rows" << "  experiment (SHA-256)\n";
+  for (const sim::StoredComparison& c : comparisons) {
+    std::cout << std::left << std::setw(6) << c.id << std::setw(9) << c.kind << std::setw(25)
+              << data::utc_text(c.created) << std::right << std::setw(6) << c.rows << "  "
+              << (c.experiment_sha256.empty() ? "-" : c.experiment_sha256) << "\n";
+  }
+}
+
+}  // namespace
 
 void add_runs_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
@@ -28,6 +48,7 @@ void add_runs_command(CLI::App& app) {
                 << store.count_rows("items", run.id) << std::setw(10) << store.count_rows("attempts", run.id)
                 << "\n";
     }
+    print_comparisons(store);
     const std::vector<std::string> profiles = store.profile_names();
     if (profiles.empty()) return;
     std::cout << "\ncost profiles (`millrace show NAME`, `millrace fit --profile NAME`):\n";

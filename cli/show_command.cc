@@ -1,18 +1,25 @@
 // `millrace show RUN`: a stored run in a few figures (cli/run_summary_text.h); `millrace show
 // PROFILE`, when no run has that name: a cost profile's span, total work and densest stretch
-// (data/profile_summary.h).
+// (data/profile_summary.h). `millrace show --experiment ID`: the experiment file a stored
+// comparison was run from, byte for byte on stdout (the command-line options given beside it on
+// stderr), so `show --experiment ID > FILE` and `compare -f FILE` (or `plan -f FILE`) run it again.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/experiment_file.h"
+#include "cli/option_checks.h"
 #include "cli/run_summary_text.h"
 #include "data/model_span.h"
 #include "data/profile_summary.h"
 #include "data/run_summary.h"
+#include "data/error.h"
 #include "data/trace_store.h"
+#include "sim/comparison_store.h"
 
 namespace millrace::cli {
 
@@ -42,17 +49,46 @@ bool has_run(const data::TraceStore& store, const std::string& ref) {
                      [&](const data::Run& r) { return r.name == ref || std::to_string(r.id) == ref; });
 }
 
+void print_experiment(const data::TraceStore& store, std::int64_t comparison) {
+  const std::optional<sim::ExperimentSource> experiment = sim::stored_experiment(store, comparison);
+  if (!experiment) {
+    throw data::Error(store.path(), "comparison " + std::to_string(comparison) +
+                                        " was run from the command line alone, not from an experiment file");
+  }
+  if (sha256_hex(experiment->text) != experiment->sha256) {
+    throw data::Error(store.path(), "comparison " + std::to_string(comparison) +
+                                        ": the stored experiment text does not match its SHA-256 " + experiment->sha256);
+  }
+  std::cout << experiment->text << std::flush;
+  if (!experiment->overrides.empty()) {
+    std::string given;
+    for (const std::string& word : experiment->overrides) given += " " + word;
+    std::cerr << "comparison " << comparison << " ran " << experiment->file << " (SHA-256 " << experiment->sha256
+              << ") with these options beside it on the command line:" << given << "\n";
+  }
+}
+
 }  // namespace
 
 void add_show_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto run_ref = std::make_shared<std::string>();
+  auto comparison = std::make_shared<std::int64_t>(0);
   auto* cmd = app.add_subcommand(
       "show", "Summarize a run (items, work, longest ranges, failures, workers, stragglers) or a cost profile");
   cmd->add_option("--store", *store_path, "Trace store file")->required();
-  cmd->add_option("run", *run_ref, "Run id or name, or a cost profile's name")->required();
-  cmd->callback([store_path, run_ref] {
+  auto* run = cmd->add_option("run", *run_ref, "Run id or name, or a cost profile's name");
+  cmd->add_option("--experiment", *comparison,
+                  "Print the experiment file comparison ID was run from (ids: `millrace runs`), byte for byte")
+      ->excludes(run)
+      ->transform(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  cmd->callback([store_path, run_ref, comparison] {
     auto store = data::TraceStore::open_for_reading(*store_path);
+    if (*comparison > 0) {
+      print_experiment(store, *comparison);
+      return;
+    }
+    if (run_ref->empty()) throw data::Error("millrace show", "give a run (id or name), a profile, or --experiment ID");
     const std::vector<std::string> profiles = store.profile_names();
     if (!has_run(store, *run_ref) && std::find(profiles.begin(), profiles.end(), *run_ref) != profiles.end()) {
       print_profile(store.profile(*run_ref));

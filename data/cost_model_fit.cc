@@ -281,8 +281,18 @@ std::vector<double> default_penalties() {
 
 // The penalty of the grid (refined by half decades around the best) with the lowest blocked-CV
 // error, the out-of-fold predictions there, and the model fitted on every range with it.
+// The fit's steps (smoothness weights cross-validated) done out of all, told to options.progress.
+struct FitSteps {
+  const ProgressReport& report;
+  std::int64_t total = 0;
+  std::int64_t done = 0;
+  void advance() {
+    if (report) report(++done, total);
+  }
+};
+
 MethodFit fit_method(const Method& method, const FitDesign& design, const Folds& folds, const Folds& stretch_folds,
-                     const FitOptions& options, bool penalised) {
+                     const FitOptions& options, bool penalised, FitSteps& steps) {
   const PartSolver solver(penalised);
   const Eigen::VectorXd observed = method.parts.size() == 1 ? method.parts.front().target
                                                             : method.parts[0].target + method.parts[1].target;
@@ -300,6 +310,7 @@ MethodFit fit_method(const Method& method, const FitDesign& design, const Folds&
       best_penalty = penalty;
       best_out_of_fold = predicted;
     }
+    steps.advance();
   };
   if (!penalised) {
     score(0);
@@ -491,8 +502,12 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
   const int stretch = options.stretch_block > 0 ? options.stretch_block : default_stretch(observations.size(), options.folds);
   const Folds stretch_folds = blocked_folds(observations, options.folds, stretch);
 
+  const bool has_work_time =
+      std::all_of(observations.begin(), observations.end(), [](const Observation& o) { return o.work_time.has_value(); });
+  const std::size_t weights = options.penalties.empty() ? default_penalties().size() + 2 : options.penalties.size();
+  FitSteps steps{options.progress, static_cast<std::int64_t>(penalised ? weights : 1) * (has_work_time ? 2 : 1)};
   const Method joint = joint_method(observations, design);
-  MethodFit chosen = fit_method(joint, design, folds, stretch_folds, options, penalised);
+  MethodFit chosen = fit_method(joint, design, folds, stretch_folds, options, penalised, steps);
   FitReport report{chosen.model, "joint", "", chosen.quality, {}, {}, {}, {}, chosen.scores, {}, {},
                    0, options.folds, options.cv_block, stretch, 0, 0, true, {}};
   report.resolution = penalised ? "recorded boundaries, " + std::to_string(design.bins()) + " bins"
@@ -500,11 +515,9 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
   assess_split(joint, chosen, design, observations, report);
 
   const Eigen::VectorXd observed = joint.parts.front().target;
-  const bool has_work_time =
-      std::all_of(observations.begin(), observations.end(), [](const Observation& o) { return o.work_time.has_value(); });
   if (has_work_time) {
     const Method separate = separate_method(observations, design);
-    MethodFit fit = fit_method(separate, design, folds, stretch_folds, options, penalised);
+    MethodFit fit = fit_method(separate, design, folds, stretch_folds, options, penalised, steps);
     report.separate = fit.quality;
     Eigen::VectorXd work(observed.size()), work_fit(observed.size()), rest(observed.size()), rest_fit(observed.size());
     for (std::size_t i = 0; i < observations.size(); ++i) {

@@ -34,6 +34,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "data/cost_model.h"
+#include "data/progress.h"
 #include "data/records.h"
 #include "data/time.h"
 
@@ -56,6 +57,7 @@ struct FitOptions {
   std::vector<double> penalties;  // candidate smoothness weights; empty: a log-spaced grid
   std::string units = "units";
   std::string source;
+  ProgressReport progress;        // steps done: one per smoothness weight cross-validated, per method
 };
 
 struct FitQuality {

@@ -247,3 +247,15 @@ UPDATE runs SET parameters = json_remove(json_set(parameters, '$.lease_duration_
 UPDATE runs SET parameters = json_remove(json_set(parameters, '$.heartbeat_us',
     CAST(round(json_extract(parameters, '$.heartbeat_s') * 1000000) AS INTEGER)), '$.heartbeat_s')
   WHERE json_valid(parameters) AND json_type(parameters, '$.heartbeat_s') IN ('integer', 'real');
+
+-- migration 10: the experiment file a comparison was run from (`millrace compare -f FILE`, `plan
+-- -f FILE`): its text byte for byte, its SHA-256 (hex), and the options given on the command line
+-- beside it (JSON array of arguments), so `millrace show --experiment ID` prints it back and the
+-- comparison can be run again exactly. Comparisons run from the command line alone have no row.
+CREATE TABLE comparison_experiments (
+  comparison_id INTEGER PRIMARY KEY REFERENCES comparisons (id) ON DELETE CASCADE,
+  file          TEXT    NOT NULL,  -- as named on the command line
+  text          TEXT    NOT NULL,
+  sha256        TEXT    NOT NULL,
+  overrides     TEXT    NOT NULL   -- JSON array, e.g. ["--replicas", "5"]
+);

@@ -7,7 +7,7 @@
 #   3. fit the cost model at the recording's resolution (blocked cross-validation, apply time vs
 #      the rest, fidelity against the recording);
 #   4. compare queue orders, partitioners and worker counts on that model, and plan the fewest
-#      workers for a 24 h deadline.
+#      workers for a 24 h deadline, both from the experiment file examples/pcv2-experiment.yaml.
 set -euo pipefail
 millrace=${1:?usage: main-job.sh PATH_TO_MILLRACE}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,12 +36,14 @@ step "one Job per range, at most 192 at once, 20-90 s pod start-up, 1% failures 
 step "fit the cost model"
 "$millrace" fit --store "$store" --runs "$run" -o "$model"
 
+# Both from the experiment file examples/pcv2-experiment.yaml (its comments say what each key
+# is); the store and model options on the command line override its paths, for MILLRACE_OUT.
+experiment=$root/examples/pcv2-experiment.yaml
 step "compare queue orders, partitioners and worker counts on the fitted model (20 replicas drawing durations from its noise: mean, p50, p90, max)"
-"$millrace" compare --store "$store" --model "$model" --run "$run" --workers 96,192,384 \
-  --partitioners uniform,logarithmic,cost-balanced,optimal --order plan,lpt \
-  --range-length 16000 --overlap 320 --align 64 --replicas 20
+"$millrace" compare -f "$experiment" --store "$store" --model "$model"
 step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 20 replicas"
 # Partitions of other range lengths than the recorded 16,320 ledgers lean on the start-up/work
 # split: the recorded apply time pins it (the fit's separate method), durations alone could not.
-"$millrace" plan --store "$store" --model "$model" --run "$run" --deadline 24h --max-workers 512 --replicas 20 \
-  --partitioners uniform,logarithmic,cost-balanced,optimal --range-length 16000 --overlap 320 --align 64
+"$millrace" plan -f "$experiment" --store "$store" --model "$model"
+step "the stored comparisons, with the experiment file each ran (millrace show --experiment ID prints it back)"
+"$millrace" runs --store "$store"

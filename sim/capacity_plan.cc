@@ -18,6 +18,7 @@ class Evaluator {
   const ComparisonRow& best(int workers) {
     auto found = best_.find(workers);
     if (found != best_.end()) return found->second;
+    if (q_.evaluating) q_.evaluating(workers);
     ComparisonSpec spec = q_.spec;
     spec.workers = {workers};
     spec.recorded_items.reset();

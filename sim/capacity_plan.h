@@ -12,6 +12,7 @@
 // max_workers, and the answer).
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "sim/comparison.h"
@@ -24,6 +25,8 @@ struct CapacityQuestion {
   double confidence = 0.9;
   int min_workers = 1;
   int max_workers = 1;
+  // Before the simulations of each worker count evaluated (theirs are told to spec.progress).
+  std::function<void(int workers)> evaluating;
 };
 
 struct CapacityAnswer {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <ostream>
 #include <thread>
 #include <unordered_map>
@@ -262,6 +263,8 @@ Comparison run_comparison(const ComparisonSpec& spec) {
 
   const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
   std::vector<ReplicaResult> results(combos.size() * replicas);
+  std::mutex progress_lock;
+  std::int64_t simulated = 0;
   parallel_for(results.size(), threads, [&](std::size_t i) {
     const Combination& c = combos[i / replicas];
     const PlanCase& plan = plans[c.plan];
@@ -283,6 +286,10 @@ Comparison run_comparison(const ComparisonSpec& spec) {
         plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
     results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
                   r.run_failed || r.stalled, r.waits};
+    if (spec.progress) {
+      const std::lock_guard<std::mutex> lock(progress_lock);
+      spec.progress(++simulated, static_cast<std::int64_t>(results.size()));
+    }
   });
 
   Comparison comparison;

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/cost_model.h"
+#include "data/progress.h"
 #include "data/records.h"
 #include "partitioners/partitioner.h"
 #include "sim/simulation.h"
@@ -58,6 +59,8 @@ struct ComparisonSpec {
   std::optional<std::vector<data::WorkItem>> recorded_items;
   std::vector<data::Micros> recorded_durations;  // by position in recorded_items
   unsigned threads = 0;                          // 0: hardware concurrency
+  // Simulations done out of all, after each one (from one thread at a time, in order).
+  data::ProgressReport progress;
 };
 
 // One combination, summarised over its replicas. Times in microseconds.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "data/error.h"
 #include "data/sqlite_db.h"
 
 namespace millrace::sim {
@@ -25,6 +26,15 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
   insert.step();
   const std::int64_t id = insert.int64(0);
   insert.reset();
+  const ExperimentSource& experiment = header.experiment;
+  if (!experiment.file.empty()) {
+    data::Statement keep(db, input,
+                         "INSERT INTO comparison_experiments (comparison_id, file, text, sha256, overrides) "
+                         "VALUES (?, ?, ?, ?, ?)");
+    keep.bind(1, id).bind(2, experiment.file).bind(3, experiment.text).bind(4, experiment.sha256);
+    keep.bind(5, nlohmann::json(experiment.overrides).dump());
+    keep.run();
+  }
   data::Statement row(db, input,
                       "INSERT INTO comparison_rows (comparison_id, position, partitioner, workers, queue_order, "
                       "ranges, replicas, longest_range_us, lower_bound_us, makespan_mean_us, makespan_min_us, "
@@ -71,6 +81,30 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
   }
   transaction.commit();
   return id;
+}
+
+std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store) {
+  data::Statement select(store.handle(), store.path(),
+                         "SELECT c.id, c.kind, c.created_us, "
+                         "(SELECT count(*) FROM comparison_rows r WHERE r.comparison_id = c.id), e.sha256 "
+                         "FROM comparisons c LEFT JOIN comparison_experiments e ON e.comparison_id = c.id "
+                         "ORDER BY c.id");
+  std::vector<StoredComparison> comparisons;
+  while (select.step()) {
+    comparisons.push_back({select.int64(0), select.text(1), select.int64(2), select.int64(3), select.text(4)});
+  }
+  return comparisons;
+}
+
+std::optional<ExperimentSource> stored_experiment(const data::TraceStore& store, std::int64_t id) {
+  data::Statement select(store.handle(), store.path(),
+                         "SELECT e.file, e.text, e.sha256, e.overrides FROM comparisons c "
+                         "LEFT JOIN comparison_experiments e ON e.comparison_id = c.id WHERE c.id = ?");
+  select.bind(1, id);
+  if (!select.step()) throw data::Error(store.path(), "no comparison " + std::to_string(id) + " (see `millrace runs`)");
+  if (select.is_null(0)) return std::nullopt;
+  return ExperimentSource{select.text(0), select.text(1), select.text(2),
+                          nlohmann::json::parse(select.text(3)).get<std::vector<std::string>>()};
 }
 
 }  // namespace millrace::sim

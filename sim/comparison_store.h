@@ -1,9 +1,12 @@
 // Comparisons kept in the trace store (tables comparisons and comparison_rows, data/schema.sql
-// migration 2) so the notebooks can read what `millrace compare` and `millrace plan` found.
+// migration 2) so the notebooks can read what `millrace compare` and `millrace plan` found; with
+// the experiment file a comparison was run from (migration 10), so it can be run again exactly.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,15 +16,41 @@
 
 namespace millrace::sim {
 
+// The experiment file a comparison was run from (cli/experiment_file.h): its text as read, byte
+// for byte, its SHA-256, and the options given on the command line beside it.
+struct ExperimentSource {
+  std::string file;  // as named on the command line; empty: no experiment file
+  std::string text;
+  std::string sha256;
+  std::vector<std::string> overrides;  // e.g. {"--replicas", "5"}
+};
+
 struct ComparisonHeader {
   std::string kind;        // "compare" or "plan"
   std::string model;       // the cost model file
   data::Range span;
   nlohmann::json parameters = nlohmann::json::object();
+  ExperimentSource experiment;
 };
 
-// Writes the header and every row in one transaction; returns the comparison id.
+// Writes the header, its experiment (when it has a file) and every row in one transaction;
+// returns the comparison id.
 std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& header,
                                const Comparison& comparison);
+
+struct StoredComparison {
+  std::int64_t id = 0;
+  std::string kind;
+  data::Micros created = 0;
+  std::int64_t rows = 0;
+  std::string experiment_sha256;  // empty: run from the command line alone
+};
+
+// Every stored comparison, oldest first.
+std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store);
+
+// The experiment comparison `id` was run from; none when it was run from the command line alone.
+// Throws data::Error naming the store when there is no comparison `id`.
+std::optional<ExperimentSource> stored_experiment(const data::TraceStore& store, std::int64_t id);
 
 }  // namespace millrace::sim

@@ -1,7 +1,6 @@
 // The one-line progress display of a real run on a terminal: items done out of the total, in
 // flight, failures and an ETA from the predicted durations of the work left, redrawn in place
-// ("\r" and clear-to-end-of-line). Printed only when the output is a terminal, so logs and
-// pipes stay free of control characters.
+// on a TerminalLine (terminal_line.h: only when the output is a terminal).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cluster_adapter/realtime/terminal_line.h"
 #include "data/time.h"
 
 namespace millrace::cluster_adapter {
@@ -26,8 +26,6 @@ struct Progress {
 std::optional<data::Micros> eta(const Progress& progress);
 // "12/200 done, 4 in flight, 1 failed, ETA 3m12s" (ETA "?" when unknown).
 std::string render_progress(const Progress& progress);
-// "45s", "3m12s", "2h05m".
-std::string render_duration(data::Micros duration);
 
 class ProgressLine {
  public:
@@ -38,9 +36,7 @@ class ProgressLine {
   void finish();
 
  private:
-  std::ostream& out_;
-  bool enabled_;
-  std::string last_;
+  TerminalLine line_;
 };
 
 }  // namespace millrace::cluster_adapter

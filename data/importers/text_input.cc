@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "data/error.h"
+#include "data/importers/read_progress.h"
 
 namespace millrace::data::importers {
 
@@ -59,6 +62,9 @@ std::size_t invalid_utf8_at(std::string_view text) {
 TextInput::TextInput(const std::string& path)
     : name_(path), file_(gzopen(path.c_str(), "rb"), gzclose_r), buffer_(kBufferBytes) {
   if (!file_) throw Error(path, "cannot open for reading");
+  std::error_code unknown;
+  const std::uintmax_t size = std::filesystem::file_size(path, unknown);
+  size_ = unknown ? 0 : static_cast<std::int64_t>(size);
   while (end_ - begin_ < kByteOrderMark.size() && fill()) {
   }
   if (std::string_view(buffer_.data() + begin_, end_ - begin_).substr(0, kByteOrderMark.size()) == kByteOrderMark) {
@@ -76,6 +82,7 @@ bool TextInput::fill() {
     begin_ = 0;
   }
   const int n = gzread(file_.get(), buffer_.data() + end_, static_cast<unsigned>(buffer_.size() - end_));
+  ScopedReadProgress::tell(gzoffset(file_.get()), size_);
   int code = Z_OK;
   const char* message = gzerror(file_.get(), &code);
   if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {

@@ -11,10 +11,12 @@
 // Line formats read with next_line(); a JSON document reads bytes (next_byte, json_input.h); a
 // line that carries a JSON document after some text (a log line quoting a server's answer) is
 // read with next_line_until(marker) and then its rest byte by byte (next_line_byte), so the
-// document, however long, is never held whole.
+// document, however long, is never held whole. As it reads, it tells the import's read progress
+// (read_progress.h).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -73,6 +75,7 @@ class TextInput {
 
   std::string name_;
   std::unique_ptr<gzFile_s, int (*)(gzFile_s*)> file_;
+  std::int64_t size_ = 0;  // of the file as stored, for read progress (read_progress.h); 0: unknown
   std::vector<char> buffer_;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;

@@ -15,8 +15,8 @@ struct CommandResult {
   std::string output;
 };
 
-inline CommandResult run_cli(const std::string& args, const std::string& shell_prefix = "") {
-  std::string command = shell_prefix + std::string(MILLRACE_CLI) + " " + args + " 2>&1";
+// Runs a shell command line, capturing what it writes on stdout.
+inline CommandResult run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   CommandResult result;
   char buffer[4096];
@@ -24,6 +24,10 @@ inline CommandResult run_cli(const std::string& args, const std::string& shell_p
   int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+inline CommandResult run_cli(const std::string& args, const std::string& shell_prefix = "") {
+  return run_shell(shell_prefix + std::string(MILLRACE_CLI) + " " + args + " 2>&1");
 }
 
 }  // namespace millrace::test_support

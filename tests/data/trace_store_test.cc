@@ -171,6 +171,25 @@ void expect_open_fails_untouched(const std::string& path, const std::string& nee
   EXPECT_EQ(read_bytes(path), before);
 }
 
+TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
+  TempDir dir;
+  const std::string path = dir.file("v9.db");
+  {
+    auto store = TraceStore::open(path);
+    const std::string older =
+        "INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
+        "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; PRAGMA user_version = 9";
+    ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  auto store = TraceStore::open(path);
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  const std::string keep =
+      "INSERT INTO comparison_experiments (comparison_id, file, text, sha256, overrides) SELECT id, 'e.yaml', "
+      "'seed: 1', 'x', '[]' FROM comparisons WHERE kind = 'plan' AND model = 'm.json'";
+  EXPECT_EQ(sqlite3_exec(store.handle(), keep.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(store.handle()), 1);  // the comparison was kept, and can have its experiment
+}
+
 TEST(TraceStore, AnEmptyFileIsMigratedToTheCurrentSchema) {
   TempDir dir;
   write_file(dir.file("empty.db"), "");

@@ -47,7 +47,8 @@ TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
     // As a store of version 2, made before the watch tables (migration 3) and what came after.
     const std::string older =
         "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE run_sessions; "
-        "DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE item_requests; PRAGMA user_version = 2";
+        "DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE item_requests; "
+        "DROP TABLE comparison_experiments; PRAGMA user_version = 2";
     ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   data::TraceStore store = data::TraceStore::open(path);
