@@ -27,7 +27,7 @@ void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = data::CostModel::load(o.common.model_path);
-  sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
+  sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;
   const int max_workers = *std::max_element(workers.begin(), workers.end());
   spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);  // workers: set per combination

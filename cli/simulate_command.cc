@@ -112,7 +112,10 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   s.retry.max_attempts = o.max_attempts;
   s.retry.backoff = o.backoff;
   s.on_exhausted = o.report_exhausted ? scheduler::OnExhausted::kReport : scheduler::OnExhausted::kFailRun;
-  apply_resource_options(o.resources, config);
+  if (!o.resources.machine.empty() && o.nodes == 0) {
+    throw data::Error("--machine " + o.resources.machine, "give how many such machines with --nodes N");
+  }
+  apply_resource_options(o.resources, config, o.nodes);
   return config;
 }
 

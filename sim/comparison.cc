@@ -171,6 +171,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_attempts += static_cast<double>(r.failed_attempts);
     row.failed_runs += r.failed ? 1 : 0;
     row.makespans.push_back(r.makespan);
+    row.replica_waits.push_back(r.waits);
     row.wait_p50 += r.waits.p50;
     row.wait_p90 += r.waits.p90;
     row.wait_p99 += r.waits.p99;
@@ -276,6 +277,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     config.scheduler.params.max_in_flight = c.workers;
     config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
     config.scheduler.order = c.order;
+    if (spec.recorded_items && c.plan == 0) config.cluster.recorded_ends = spec.recorded_ends;
     const std::vector<data::Micros> durations =
         plan.drawn ? draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true)
                    : plan.durations;
@@ -360,6 +362,7 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"mean_pending", r.mean_pending},
                     {"makespans_us", r.makespans}});
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
+    if (r.nodes > 0) rows.back()["nodes"] = r.nodes;
   }
   return {{"rows", rows}};
 }

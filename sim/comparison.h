@@ -19,6 +19,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,8 @@ struct ComparisonSpec {
   // predictions from the model for the lpt order.
   std::optional<std::vector<data::WorkItem>> recorded_items;
   std::vector<data::Micros> recorded_durations;  // by position in recorded_items
+  // Recorded items whose attempts failed: replayed as they ended (sim/replay.h's ReplayPlan).
+  std::unordered_map<std::string, std::vector<RecordedEnd>> recorded_ends;
   unsigned threads = 0;                          // 0: hardware concurrency
 };
 
@@ -65,6 +68,7 @@ struct ComparisonRow {
   std::string partitioner;
   int workers = 0;
   std::string order;
+  int nodes = 0;                        // plan on node pools: the searched pool's nodes; else 0
   std::size_t ranges = 0;
   int replicas = 0;
   data::Micros longest_range = 0;       // predicted (or recorded) duration of the longest range
@@ -91,6 +95,7 @@ struct ComparisonRow {
   data::Micros wait_p99 = 0;
   data::Micros wait_max = 0;            // the largest over replicas
   double mean_pending = 0;              // time-averaged pending items, mean over replicas
+  std::vector<data::WaitSummary> replica_waits;  // per replica, in replica order
 };
 
 struct Comparison {
