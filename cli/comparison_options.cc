@@ -65,7 +65,7 @@ std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, 
     }
     const partitioners::RangesFile file = partitioners::read_ranges_file(path);
     partitioners::require_within_model(file, model);
-    listed.push_back({name, file.partition()});
+    listed.push_back({name, file.partition(), file.requests()});
   }
   return listed;
 }

@@ -19,6 +19,10 @@ void add_resource_options(CLI::App& command, ResourceOptions& options) {
                      "(simulate: --nodes of them; plan: the count searched; compare: one)");
   command.add_option("--placement", options.placement, "With --node-pools: first-fit, most-allocated or least-allocated")
       ->capture_default_str();
+  command.add_option("--expander", options.expander,
+                     "With --node-pools: the pool the autoscaler grows for a pod that fits nowhere, of those that may: "
+                     "first (in the file) or least-waste (the machine the pod fills best)")
+      ->capture_default_str();
   command.add_option("--scale-down-delay", options.scale_down_delay,
                      "With --node-pools: an empty node above its pool's min goes after this long")
       ->capture_default_str();
@@ -62,6 +66,7 @@ void apply_resource_options(const ResourceOptions& options, sim::SimulationConfi
                                  data::parse_quantity_list(options.machine, "--machine")}};
   }
   pools.placement = sim::placement_named(options.placement, "--placement");
+  pools.expander = sim::expander_named(options.expander, "--expander");
   pools.scale_down_delay = parse_duration(options.scale_down_delay, "--scale-down-delay");
 }
 
@@ -71,6 +76,7 @@ nlohmann::json resource_parameters(const ResourceOptions& options) {
   if (!options.node_pools.empty() || !options.machine.empty()) {
     if (!options.node_pools.empty()) out["node_pools"] = std::filesystem::path(options.node_pools).filename().string();
     out["placement"] = options.placement;
+    out["expander"] = options.expander;
     out["scale_down_delay"] = options.scale_down_delay;
   }
   return out;

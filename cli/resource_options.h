@@ -19,6 +19,7 @@ struct ResourceOptions {
   std::string node_pools;               // file; empty: slots
   std::string machine;                  // NAME=QUANTITY,...: one fixed pool of such machines
   std::string placement = "least-allocated";
+  std::string expander = "first";
   std::string scale_down_delay = "10m";
   std::vector<std::string> type_limits;  // TYPE=K
 };
@@ -35,7 +36,8 @@ std::map<std::string, int> parse_type_limits(const std::vector<std::string>& tex
 // are given with a policy other than job-per-item.
 void apply_resource_options(const ResourceOptions& options, sim::SimulationConfig& config, int machines = 1);
 
-// {"node_pools" or "machine", "placement", "scale_down_delay", "type_limits"} for the stored parameters.
+// {"node_pools" or "machine", "placement", "expander", "scale_down_delay", "type_limits"} for the
+// stored parameters.
 nlohmann::json resource_parameters(const ResourceOptions& options);
 
 }  // namespace millrace::cli

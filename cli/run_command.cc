@@ -18,11 +18,14 @@
 #include "cli/span_option.h"
 #include "cluster_adapter/realtime/real_run_session.h"
 #include "data/cost_model.h"
+#include "data/error.h"
+#include "data/quantity.h"
 #include "data/run_summary.h"
 #include "data/trace_store.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
+#include "sim/node_pools.h"
 
 namespace millrace::cli {
 
@@ -33,6 +36,8 @@ struct RunOptions {
   cluster_adapter::RealRunOptions session;
   std::string model_path;
   partitioners::PartitionParams partition;
+  std::string requests;    // --request: every item's
+  std::string node_pools;  // --node-pools: Kubernetes pools an item must fit
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
 
@@ -59,6 +64,14 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
     item.predicted = model ? model->predict(range) : 0;
+    if (!o.requests.empty()) item.requests = data::parse_quantity_list(o.requests, "--request");
+  }
+  if (!o.node_pools.empty()) {
+    if (o.session.cluster != "kubernetes") {
+      throw data::Error("--node-pools " + o.node_pools,
+                        "declares a Kubernetes cluster's pools (--cluster kubernetes); locally use --local-capacity");
+    }
+    sim::check_fits_a_pool(items, sim::read_node_pools(o.node_pools));
   }
   return items;
 }
@@ -98,6 +111,12 @@ void add_run_command(CLI::App& app) {
       ->default_val(1)
       ->transform(whole_number(1));
   add_autoscale_options(cmd, o->session.autoscale);
+  cmd->add_option("--request", o->requests,
+                  "what each item asks for, e.g. cpu=2,memory=4Gi: a Job's container resources.requests on "
+                  "Kubernetes, packed into --local-capacity locally");
+  cmd->add_option("--node-pools", o->node_pools,
+                  "kubernetes: the node pools (as simulate takes them); an item fitting no pool's machine is refused "
+                  "before anything is submitted");
   cmd->add_option("--max-attempts", o->session.max_attempts, "attempts per item, first included")
       ->default_val(3)
       ->transform(whole_number(1));

@@ -201,6 +201,7 @@ void simulate_ranges(const SimulateOptions& o) {
   const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
   partitioners::require_within_model(file, model);
   const std::vector<data::Range> ranges = file.partition().work_ranges();
+  const std::vector<std::map<std::string, std::int64_t>> requests = file.requests();
   require_memory_for(o, ranges.size());
   const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
   std::vector<data::WorkItem> items;
@@ -210,6 +211,7 @@ void simulate_ranges(const SimulateOptions& o) {
     item.range = ranges[i];
     item.id = ranges[i].end_count();
     item.predicted = model.predict(ranges[i]);
+    item.requests = requests[i];
     durations.emplace(item.id, drawn[i]);
     items.push_back(std::move(item));
   }

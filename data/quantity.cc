@@ -145,6 +145,15 @@ std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, c
   return amounts;
 }
 
+std::string short_resource(const std::map<std::string, std::int64_t>& requests,
+                           const std::map<std::string, std::int64_t>& available) {
+  for (const auto& [name, amount] : requests) {
+    auto found = available.find(name);
+    if (amount > (found == available.end() ? 0 : found->second)) return name;
+  }
+  return "";
+}
+
 std::string quantities_text(const std::map<std::string, std::int64_t>& milli) {
   std::string text;
   for (const auto& [name, amount] : milli) text += (text.empty() ? "" : ", ") + name + " " + format_quantity_milli(amount);

@@ -28,6 +28,11 @@ std::string format_quantity_milli(std::int64_t milli);
 // resource given twice or a malformed quantity.
 std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, const std::string& where);
 
+// The first resource (by name) of which `requests` ask more than `available` holds (a resource
+// absent from it holds none), or "" when every request fits.
+std::string short_resource(const std::map<std::string, std::int64_t>& requests,
+                           const std::map<std::string, std::int64_t>& available);
+
 // "cpu 2, memory 4294967296": amounts by resource name as format_quantity_milli writes them.
 std::string quantities_text(const std::map<std::string, std::int64_t>& milli);
 

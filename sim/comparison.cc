@@ -93,10 +93,12 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
   return partitioners::with_defaults(name, p, "--partitioners");
 }
 
-PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
+PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
+                 const std::vector<std::map<std::string, std::int64_t>>& requests = {}) {
   PlanCase plan{name, {}, {}, spec.noise && !spec.model->noise().empty(), {}};
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
+    if (plan.items.size() < requests.size()) item.requests = requests[plan.items.size()];
     item.range = r;
     item.id = r.end_count();
     item.predicted = spec.model->predict(r);
@@ -255,7 +257,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     }
   }
   for (const ListedPartition& listed : spec.listed) {
-    plans.push_back(plan_of(spec, listed.name, listed.partition));
+    plans.push_back(plan_of(spec, listed.name, listed.partition, listed.requests));
     for (int w : spec.workers) {
       for (scheduler::QueueOrder order : spec.orders) combos.push_back({plans.size() - 1, w, order});
     }

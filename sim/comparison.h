@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -35,6 +36,7 @@ namespace millrace::sim {
 struct ListedPartition {
   std::string name;
   partitioners::Partition partition;
+  std::vector<std::map<std::string, std::int64_t>> requests;  // by work range; empty: none asked
 };
 
 struct ComparisonSpec {

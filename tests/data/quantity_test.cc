@@ -115,6 +115,15 @@ TEST(Quantity, ListsGiveEachResourceInMilliUnits) {
   EXPECT_EQ(quantities_text(machine), "cpu 4, memory 17179869184, nvidia.com/gpu 500m");
 }
 
+TEST(Quantity, TheShortResourceIsTheFirstThatDoesNotFit) {
+  const std::map<std::string, std::int64_t> machine{{"cpu", 4000}, {"memory", 8000}};
+  EXPECT_EQ(short_resource({{"cpu", 4000}, {"memory", 8000}}, machine), "");
+  EXPECT_EQ(short_resource({{"cpu", 4001}}, machine), "cpu");
+  EXPECT_EQ(short_resource({{"cpu", 1000}, {"memory", 9000}}, machine), "memory");
+  EXPECT_EQ(short_resource({{"nvidia.com/gpu", 1}}, machine), "nvidia.com/gpu");
+  EXPECT_EQ(short_resource({{"nvidia.com/gpu", 0}}, machine), "");
+}
+
 TEST(Quantity, MalformedListsAreRefusedNamingTheOptionAndPart) {
   auto refused = [](const std::string& text, const std::string& expected) {
     try {
