@@ -181,7 +181,7 @@ TEST_F(CompareCommand, ListedRangesKeepTheirRequestsOnNodePoolsAndTypeLimitsHold
 // on one 4-CPU machine: the third at 250 s, the fourth at 250 s too, ending at 1,100 s.
 TEST_F(CompareCommand, TheJsonPlanCarriesRequestsIntoSimulate) {
   const std::string plan = std::filesystem::path(store_).parent_path().string() + "/requests_plan.json";
-  const CommandResult written = run_cli("partition --span 0:999 --partitioner uniform --ranges 4 --format json "
+  const CommandResult written = run_cli("partition --span 0:999 --partitioner uniform --range-count 4 --format json "
                                         "--request cpu=2,memory=512Mi -o " + plan);
   ASSERT_EQ(written.exit_code, 0) << written.output;
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(plan));
@@ -192,7 +192,7 @@ TEST_F(CompareCommand, TheJsonPlanCarriesRequestsIntoSimulate) {
                                   " --json --no-record");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(nlohmann::json::parse(r.output.substr(r.output.find("{\n")))["makespan_us"], 1'100'000'000);
-  const CommandResult csv = run_cli("partition --span 0:999 --partitioner uniform --ranges 4 --request cpu=2");
+  const CommandResult csv = run_cli("partition --span 0:999 --partitioner uniform --range-count 4 --request cpu=2");
   EXPECT_NE(csv.output.find("--request: only --format json carries requests"), std::string::npos) << csv.output;
   std::filesystem::remove(plan);
 }
