@@ -127,11 +127,13 @@ void print_caps(const sim::CapAnswer& caps, std::ostream& out) {
   };
   for (const sim::CapFinding& f : caps.types) row(f);
   row(caps.total);
-  out << "saturation curves (the others uncapped; times in " << unit.name << "):\n";
+  out << "saturation curves (the others uncapped; times in " << unit.name
+      << "; caps past twice the saturating one but the largest left out, --json has them all):\n";
   std::snprintf(line, sizeof line, "%-16s %7s %10s %10s %10s\n", "type", "cap", "mean", "wait-p90", "node-h");
   out << line;
   auto curve = [&](const sim::CapFinding& f) {
     for (const sim::CapPoint& p : f.curve) {
+      if (p.cap > 2 * f.saturating && &p != &f.curve.back()) continue;
       std::snprintf(line, sizeof line, "%-16s %7d %10.3f %10.3f %10.2f\n", f.type.empty() ? "(total)" : f.type.c_str(),
                     p.cap, unit.of(p.row.makespan_mean), unit.of(p.row.wait_p90), p.row.node_hours);
       out << line;
