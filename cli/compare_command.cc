@@ -28,10 +28,13 @@ void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = comparison_model(o.common, store);
-  sim::ComparisonSpec spec = comparison_spec(o.common, store, model);
+  sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;
   const int max_workers = *std::max_element(workers.begin(), workers.end());
-  spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);  // workers: set per combination
+  // Workers: set per combination; the type limits (--type-limit) stay.
+  std::map<std::string, int> type_limits = std::move(spec.base.scheduler.params.type_limits);
+  spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);
+  spec.base.scheduler.params.type_limits = std::move(type_limits);
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <set>
 #include <limits>
 #include <stdexcept>
@@ -21,7 +22,6 @@
 #include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
-#include "sim/duration_model.h"
 #include "sim/replay.h"
 
 namespace millrace::cli {
@@ -44,9 +44,10 @@ constexpr std::int64_t kMaxThreads = 1024;
 
 // Peak memory per range of the partitions compared (their plans, and the simulation of one): 577
 // bytes; per replica's result: 112 bytes. Measured with /usr/bin/time -f %M between 10^5 and
-// 10^6 ranges (`compare --range-count`), and replicas (`compare --replicas`).
+// 10^6 ranges (`compare --range-count`), and replicas (`compare --replicas`); since then each
+// row keeps its replicas' waits too (sizeof(data::WaitSummary), 48 bytes: added, not measured).
 constexpr double kBytesPerRange = 580;
-constexpr double kBytesPerReplica = 112;
+constexpr double kBytesPerReplica = 112 + sizeof(data::WaitSummary);
 
 // "NAME=FILE" or "FILE" (named after the file's stem).
 std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {
@@ -69,7 +70,7 @@ std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, 
     }
     const partitioners::RangesFile file = partitioners::read_ranges_file(path);
     partitioners::require_within_model(file, model);
-    listed.push_back({name, file.partition()});
+    listed.push_back({name, file.partition(), file.requests()});
   }
   return listed;
 }
@@ -101,7 +102,9 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_option("--span", o.span,
                   "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
-  cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + partitioners::partitioner_list(","))->capture_default_str();
+  cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + partitioners::partitioner_list(","))
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.partitioners_given = true; });
   cmd->add_option("--policy", o.policy, "Concurrency policy")
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler::policy_names()));
@@ -185,10 +188,13 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
 }
 
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::TraceStore& store,
-                                    const data::CostModel& model) {
+                                    const data::CostModel* model) {
   sim::ComparisonSpec spec;
-  spec.model = &model;
-  if (!o.partitioners.empty()) spec.partitioners = split_list(o.partitioners);
+  spec.model = model;
+  if (model == nullptr && o.run.empty()) {
+    throw data::Error("--model", "give a cost model (to simulate partitions) or --run (a recorded run to replay)");
+  }
+  if (!o.partitioners.empty() && (model != nullptr || o.partitioners_given)) spec.partitioners = split_list(o.partitioners);
   spec.orders.clear();
   for (const std::string& order : split_list(o.orders)) spec.orders.push_back(scheduler::queue_order_from_string(order));
   spec.replicas = o.replicas;
@@ -211,22 +217,28 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
   std::string span_source = "--span " + o.span;
   if (!o.run.empty()) {
     const std::string name = o.store + " run " + o.run;
-    sim::RecordedRun recorded = sim::load_run(store, o.run);
-    auto durations = sim::recorded_durations(recorded.items, recorded.attempts, name);
-    for (const data::WorkItem& item : recorded.items) spec.recorded_durations.push_back(durations.at(item.id));
-    spec.span = recorded_span(recorded.items, o.overlap, name);
-    spec.recorded_items = std::move(recorded.items);
+    const sim::RecordedRun recorded = sim::load_run(store, o.run);
+    sim::ReplayPlan plan = sim::replay_plan(recorded);
+    std::cerr << sim::replay_warnings(plan, name);
+    for (const data::WorkItem& item : plan.items) spec.recorded_durations.push_back(plan.durations.at(item.id));
+    if (model != nullptr) spec.span = recorded_span(plan.items, o.overlap, name);
+    spec.recorded_items = std::move(plan.items);
+    spec.recorded_ends = std::move(plan.recorded_ends);
     if (o.span.empty()) span_source = "--run " + o.run + " (span " + data::span_text(spec.span) + ")";
+  }
+  if (model == nullptr) {
+    if (!o.ranges_files.empty()) throw data::Error("--ranges " + o.ranges_files.front(), "simulating listed ranges needs a cost model (--model)");
+    return spec;
   }
   if (!o.span.empty()) {
     spec.span = parse_span(o.span);
   } else if (o.run.empty()) {
-    spec.span = model.span();
+    spec.span = model->span();
     span_source = "the model's span";
   }
-  data::require_within_model_span(model, {spec.span.first - o.overlap, spec.span.count + o.overlap},
+  data::require_within_model_span(*model, {spec.span.first - o.overlap, spec.span.count + o.overlap},
                                   span_source + (o.overlap > 0 ? " with --overlap " + std::to_string(o.overlap) : ""));
-  spec.listed = listed_partitions(o, model, spec.partitioners);
+  spec.listed = listed_partitions(o, *model, spec.partitioners);
   return spec;
 }
 

@@ -29,6 +29,7 @@ struct ComparisonOptions {
   std::string span;
   std::string run;
   std::string partitioners = "uniform,logarithmic,cost-balanced,optimal";
+  bool partitioners_given = false;  // without a model, only an explicit --partitioners is simulated (and refused)
   std::vector<std::string> ranges_files;  // FILE or NAME=FILE
   std::string policy = "fixed-pool";
   std::string orders = "plan";
@@ -66,11 +67,13 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
 
 // The spec of everything but the worker counts: the span (--span; with --run the units the
 // recorded ranges cover, less --overlap at the bottom so the partitions' work covers the same
-// units; else the model's span), the recorded baseline (with --run), partitioners, ranges files,
-// orders, replicas, cluster and partition parameters. `model` must outlive the spec. Throws
+// units; else the model's span), the recorded baseline (with --run: replayed as `simulate`
+// replays it, sim/replay.h, its warnings on stderr), partitioners, ranges files, orders,
+// replicas, cluster and partition parameters. `model` must outlive the spec; without one (a
+// node search of `plan`) only the recorded run is simulated and there is no span. Throws
 // data::Error for bad options, unreadable ranges files and units outside the model's span.
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,
-                                    const data::CostModel& model);
+                                    const data::CostModel* model);
 
 // Throws data::Error naming the option responsible when the partitions, simulated clusters or
 // replica results of a comparison of `spec` on these worker counts cannot fit in memory.

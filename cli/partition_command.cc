@@ -16,6 +16,7 @@
 #include "cli/span_option.h"
 #include "data/error.h"
 #include "data/model_span.h"
+#include "data/quantity.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
 #include "partitioners/preset.h"
@@ -34,6 +35,7 @@ struct PartitionOptions {
   std::string model_path;
   std::string format = "csv";
   std::string output;
+  std::string requests;  // --request: every range's, in the JSON plan
   partitioners::PartitionParams params;
 };
 
@@ -55,10 +57,14 @@ void write_partition(const partitioners::Partition& partition, const PartitionOp
       out << "\n";
     }
   } else {
+    const std::map<std::string, std::int64_t> requests =
+        options.requests.empty() ? std::map<std::string, std::int64_t>{}
+                                 : data::parse_quantity_list(options.requests, "--request");
     nlohmann::json ranges = nlohmann::json::array();
     for (const data::Range& r : work) {
       nlohmann::json item{{"first", r.first}, {"last", r.last()}, {"count", r.count}};
       if (model) item["predicted_s"] = data::seconds_from_micros(model->predict(r));
+      for (const auto& [resource, milli] : requests) item["request." + resource] = data::format_quantity_milli(milli);
       ranges.push_back(item);
     }
     out << nlohmann::json{{"partitioner", options.partitioner},
@@ -106,6 +112,10 @@ void resolve_span(PartitionOptions& options, const CLI::App& cmd) {
 }
 
 void run_partition(PartitionOptions& options, const CLI::App& cmd) {
+  if (!options.requests.empty()) {
+    if (options.format != "json") throw data::Error("--request", "only --format json carries requests (request.NAME)");
+    data::parse_quantity_list(options.requests, "--request");
+  }
   resolve_span(options, cmd);
   std::optional<data::CostModel> model;
   if (!options.model_path.empty()) {
@@ -168,6 +178,9 @@ void add_partition_command(CLI::App& app) {
       ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--floor", options->params.floor, "logarithmic: smallest range length")
       ->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--request", options->requests,
+                  "--format json: what each range asks for, e.g. cpu=2,memory=4Gi (request.NAME fields, which "
+                  "simulate/compare --ranges read back)");
   cmd->add_option("--format", options->format, "csv, json or end-count")
       ->check(CLI::IsMember({"csv", "json", "end-count"}));
   cmd->add_option("-o,--output", options->output, "write here instead of stdout");

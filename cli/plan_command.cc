@@ -1,11 +1,19 @@
-// `millrace plan`: the fewest workers (and the partition) that meet a deadline with a given
-// confidence (the share of replicas on time, each replica drawing the ranges' durations from the
-// model's noise, so the confidence covers the uncertainty of the work itself), and the cost
-// curve of workers vs makespan vs node-hours, by simulation on a cost model
-// (sim/capacity_plan.h). Stored in the trace store like compare results.
+// `millrace plan`: capacity by simulation (sim/capacity_plan.h), stored in the trace store like
+// compare results. Two questions:
+//  - workers (a cost model): the fewest workers (and the partition) that meet a deadline with a
+//    given confidence (the share of replicas on time, each replica drawing the ranges' durations
+//    from the model's noise, so the confidence covers the uncertainty of the work itself), and
+//    the cost curve of workers vs makespan vs node-hours;
+//  - nodes (--node-pools or --machine with --run, a job-per-item deployment): the fewest nodes
+//    of a pool meeting a deadline and/or wait targets (--wait-p90 30m), the cost curve of nodes
+//    vs makespan vs waits vs node-hours, and on that many nodes the per-type and total caps that
+//    still meet the target and those beyond which more concurrency no longer helps
+//    (sim/cap_search.h).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
@@ -14,6 +22,8 @@
 #include "cli/option_checks.h"
 #include "cli/progress_display.h"
 #include "data/error.h"
+#include "data/run_summary.h"
+#include "sim/cap_search.h"
 #include "sim/capacity_plan.h"
 #include "sim/comparison_store.h"
 
@@ -24,9 +34,16 @@ namespace {
 struct PlanOptions {
   ComparisonOptions common;
   data::Micros deadline = 0;
+  data::Micros wait_p50 = -1;  // -1: no target
+  data::Micros wait_p90 = -1;
+  data::Micros wait_p99 = -1;
   double confidence = 0.9;
   int min_workers = 1;
   int max_workers = 0;
+  int min_nodes = 1;
+  int max_nodes = 0;
+  std::string pool;
+  bool policy_given = false;
 };
 
 std::string hours(data::Micros us) {
@@ -35,14 +52,28 @@ std::string hours(data::Micros us) {
   return buf;
 }
 
-void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
+double h(data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; }
+
+// The target's options as given, for errors: "--deadline 4h --wait-p90 1800s".
+std::string target_options(const PlanOptions& o) {
+  std::string text;
+  auto add = [&](const char* option, data::Micros value) {
+    if (value >= 0) text += (text.empty() ? "" : " ") + std::string(option) + " " + duration_text(value);
+  };
+  if (o.deadline > 0) add("--deadline", o.deadline);
+  add("--wait-p50", o.wait_p50);
+  add("--wait-p90", o.wait_p90);
+  add("--wait-p99", o.wait_p99);
+  return text.empty() ? "--deadline" : text;
+}
+
+void print_worker_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
   char line[200];
   std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s\n", "workers", "best partitioner",
                 "ranges", "mean (h)", "p50 (h)", "p90 (h)", "max (h)", "node-h", "met");
   out << "cost curve (best partitioner per worker count; makespan over the replicas, each drawing the ranges' "
          "durations from the model's noise unless --noise off):\n"
       << line;
-  auto h = [](data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; };
   for (const sim::ComparisonRow& r : answer.curve) {
     std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10.1f %7.0f%%\n", r.workers,
                   r.partitioner.c_str(), r.ranges, h(r.makespan_mean), h(r.makespan_p50), h(r.makespan_p90),
@@ -53,11 +84,113 @@ void print_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
       << " with more workers over the evaluated counts\n";
 }
 
-void run_plan(const PlanOptions& o) {
+void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool, std::ostream& out) {
+  data::Micros largest = 0;
+  for (const sim::ComparisonRow& r : answer.curve) largest = std::max({largest, r.makespan_max, r.wait_p99});
+  const data::DisplayUnit unit = data::display_unit(largest);
+  char line[200];
+  std::snprintf(line, sizeof line, "%6s %10s %10s %10s %10s %10s %10s %10s %8s\n", "nodes", "mean", "p90", "max",
+                "wait-p50", "wait-p90", "wait-p99", "node-h", "met");
+  out << "cost curve (nodes of pool '" << pool << "'; times in " << unit.name
+      << "; makespan over the replicas, waits submit -> start as means over the replicas):\n"
+      << line;
+  for (const sim::ComparisonRow& r : answer.curve) {
+    std::snprintf(line, sizeof line, "%6d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.2f %7.0f%%\n", r.nodes,
+                  unit.of(r.makespan_mean), unit.of(r.makespan_p90), unit.of(r.makespan_max), unit.of(r.wait_p50),
+                  unit.of(r.wait_p90), unit.of(r.wait_p99), r.node_hours, 100 * *r.deadline_met);
+    out << line;
+  }
+  out << "mean makespan and wait p90 " << (answer.monotone ? "never rose" : "ROSE somewhere")
+      << " with more nodes over the evaluated counts\n";
+}
+
+void print_caps(const sim::CapAnswer& caps, std::ostream& out) {
+  std::vector<const sim::CapFinding*> findings{&caps.total};
+  for (const sim::CapFinding& f : caps.types) findings.push_back(&f);
+  data::Micros largest = caps.uncapped.makespan_max;
+  for (const sim::CapFinding* f : findings) {
+    for (const sim::CapPoint& p : f->curve) largest = std::max({largest, p.row.makespan_mean, p.row.wait_p90});
+  }
+  const data::DisplayUnit unit = data::display_unit(largest);
+  char line[200];
+  out << "caps on " << caps.nodes << " nodes (uncapped: mean makespan " << data::duration_text(caps.uncapped.makespan_mean)
+      << ", wait p90 " << data::duration_text(caps.uncapped.wait_p90)
+      << "); fewest meeting: the smallest cap still on target (types in name order, each with the ones before at "
+         "theirs); saturating: beyond it mean makespan and wait p90 stay within noise of no cap\n";
+  std::snprintf(line, sizeof line, "%-16s %7s %15s %11s %9s\n", "type", "items", "fewest meeting", "saturating",
+                "monotone");
+  out << line;
+  auto row = [&](const sim::CapFinding& f) {
+    const std::string fewest = f.fewest_meeting ? std::to_string(*f.fewest_meeting) : "not met";
+    std::snprintf(line, sizeof line, "%-16s %7d %15s %11d %9s\n", f.type.empty() ? "(total)" : f.type.c_str(),
+                  f.items, fewest.c_str(), f.saturating, f.monotone ? "yes" : "NO");
+    out << line;
+  };
+  for (const sim::CapFinding& f : caps.types) row(f);
+  row(caps.total);
+  out << "saturation curves (the others uncapped; times in " << unit.name
+      << "; caps past twice the saturating one but the largest left out, --json has them all):\n";
+  std::snprintf(line, sizeof line, "%-16s %7s %10s %10s %10s\n", "type", "cap", "mean", "wait-p90", "node-h");
+  out << line;
+  auto curve = [&](const sim::CapFinding& f) {
+    for (const sim::CapPoint& p : f.curve) {
+      if (p.cap > 2 * f.saturating && &p != &f.curve.back()) continue;
+      std::snprintf(line, sizeof line, "%-16s %7d %10.3f %10.3f %10.2f\n", f.type.empty() ? "(total)" : f.type.c_str(),
+                    p.cap, unit.of(p.row.makespan_mean), unit.of(p.row.wait_p90), p.row.node_hours);
+      out << line;
+    }
+  };
+  for (const sim::CapFinding& f : caps.types) curve(f);
+  curve(caps.total);
+}
+
+nlohmann::json to_json(const sim::CapFinding& f) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (const sim::CapPoint& p : f.curve) {
+    curve.push_back({{"cap", p.cap},
+                     {"makespan_mean_us", p.row.makespan_mean},
+                     {"wait_p90_us", p.row.wait_p90},
+                     {"node_hours", p.row.node_hours}});
+  }
+  nlohmann::json out{{"items", f.items}, {"saturating", f.saturating}, {"monotone", f.monotone}, {"curve", curve}};
+  out["fewest_meeting"] = f.fewest_meeting ? nlohmann::json(*f.fewest_meeting) : nlohmann::json(nullptr);
+  if (!f.type.empty()) out["type"] = f.type;
+  return out;
+}
+
+sim::CapacityQuestion question_of(const PlanOptions& o, sim::ComparisonSpec spec) {
+  sim::CapacityQuestion q;
+  q.spec = std::move(spec);
+  q.deadline = o.deadline;
+  if (o.wait_p50 >= 0) q.waits.p50 = o.wait_p50;
+  if (o.wait_p90 >= 0) q.waits.p90 = o.wait_p90;
+  if (o.wait_p99 >= 0) q.waits.p99 = o.wait_p99;
+  q.confidence = o.confidence;
+  q.min_workers = o.min_workers;
+  q.max_workers = o.max_workers;
+  q.min_nodes = o.min_nodes;
+  q.max_nodes = o.max_nodes;
+  return q;
+}
+
+nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion& q) {
+  nlohmann::json parameters = parameters_of(o.common);
+  parameters.update(resource_parameters(o.common.resources));
+  parameters["deadline_us"] = q.deadline;
+  for (const auto& [key, target] : {std::pair{"wait_p50_us", q.waits.p50}, {"wait_p90_us", q.waits.p90},
+                                    {"wait_p99_us", q.waits.p99}}) {
+    if (target) parameters[key] = *target;
+  }
+  parameters["confidence"] = o.confidence;
+  return parameters;
+}
+
+void run_worker_plan(const PlanOptions& o) {
+  if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
+  if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = comparison_model(o.common, store);
-  sim::CapacityQuestion question{comparison_spec(o.common, store, model), o.deadline, o.confidence, o.min_workers,
-                                 o.max_workers, {}};
+  sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
   require_memory_for(question.spec, {o.max_workers});
@@ -73,9 +206,7 @@ void run_plan(const PlanOptions& o) {
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
-    nlohmann::json parameters = parameters_of(o.common);
-    parameters["deadline_us"] = question.deadline;
-    parameters["confidence"] = o.confidence;
+    nlohmann::json parameters = plan_parameters(o, question);
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;
     if (answer.best) parameters["answer_workers"] = answer.best->workers;
@@ -90,16 +221,16 @@ void run_plan(const PlanOptions& o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
-    print_curve(answer, std::cout);
+    print_worker_curve(answer, std::cout);
     if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
   }
   const sim::ComparisonRow& at_max = answer.best_at_max;
   if (!answer.best) {
-    throw data::Error("--deadline " + duration_text(o.deadline),
+    throw data::Error(target_options(o),
                       "not met with confidence " + std::to_string(o.confidence) + " even with " +
                           std::to_string(o.max_workers) + " workers (best there: " + at_max.partitioner + ", mean " +
                           hours(at_max.makespan_mean) + ", " + std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
-                          "% of replicas on time)");
+                          "% of replicas on target)");
   }
   if (!o.common.json) {
     const sim::ComparisonRow& b = *answer.best;
@@ -110,24 +241,139 @@ void run_plan(const PlanOptions& o) {
   }
 }
 
+// The pool whose size is searched: --pool, else the only one.
+std::size_t searched_pool(const PlanOptions& o, const std::vector<sim::NodePool>& pools) {
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    if (pools[p].name == o.pool) return p;
+  }
+  if (o.pool.empty() && pools.size() == 1) return 0;
+  std::string names;
+  for (const sim::NodePool& pool : pools) names += (names.empty() ? "" : ", ") + pool.name;
+  throw data::Error("--pool " + o.pool, o.pool.empty() ? "--node-pools has several pools (" + names +
+                                                             "): name the one whose size is searched"
+                                                       : "no such pool in --node-pools (it has " + names + ")");
+}
+
+void run_node_plan(PlanOptions o) {
+  const std::string searched = o.common.resources.machine.empty() ? "--node-pools" : "--machine";
+  if (o.common.run.empty()) {
+    throw data::Error(searched, "a node search replays a recorded run (its items' requests, types and submit times): "
+                                "give --run");
+  }
+  if (!o.common.model_path.empty()) {
+    throw data::Error("--model " + o.common.model_path, "a node search replays --run as recorded: it takes no cost model");
+  }
+  if (!o.common.fit_runs.empty()) {
+    throw data::Error("--fit-runs " + o.common.fit_runs, "a node search replays --run as recorded: it fits no cost model");
+  }
+  if (o.max_workers > 0) throw data::Error("--max-workers", "a node search searches nodes: give --max-nodes");
+  if (o.max_nodes == 0) throw data::Error("--max-nodes", "required with " + searched + ": the largest node count searched");
+  if (!o.policy_given) o.common.policy = "job-per-item";
+  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
+  question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);
+  const std::string pool = question.spec.base.cluster.pools.pools[*question.node_pool].name;
+  CurrentStep step("planning nodes of pool '" + pool + "' from " + std::to_string(o.min_nodes) + " to " +
+                   std::to_string(o.max_nodes) + " for " + std::to_string(question.spec.recorded_items->size()) +
+                   " items");
+  ProgressDisplay progress(o.common.quiet);
+  question.spec.progress = progress.report("plan", "simulations");
+  int evaluated = 0;
+  question.evaluating = [&](int nodes) {
+    progress.relabel("plan, node count " + std::to_string(++evaluated) + " (" + std::to_string(nodes) + ")");
+  };
+  const sim::CapacityAnswer answer = sim::plan_capacity(question);
+  const int nodes = answer.best ? answer.best->nodes : o.max_nodes;
+  progress.relabel("plan, caps on " + std::to_string(nodes) + " nodes");
+  const sim::CapAnswer caps = sim::find_caps(question, nodes);
+  progress.finish();
+  std::int64_t stored = 0;
+  if (!o.common.no_record) {
+    nlohmann::json parameters = plan_parameters(o, question);
+    parameters["pool"] = pool;
+    parameters["min_nodes"] = o.min_nodes;
+    parameters["max_nodes"] = o.max_nodes;
+    nlohmann::json row_nodes = nlohmann::json::array();
+    for (const sim::ComparisonRow& row : answer.evaluated.rows) row_nodes.push_back(row.nodes);
+    parameters["nodes_by_row"] = row_nodes;
+    if (answer.best) parameters["answer_nodes"] = answer.best->nodes;
+    stored = sim::record_comparison(store, {"plan", "", question.spec.span, parameters, o.common.experiment},
+                                    answer.evaluated);
+  }
+  if (o.common.json) {
+    nlohmann::json out{{"target", sim::target_text(question)}, {"confidence", o.confidence}, {"pool", pool}};
+    out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
+    out["monotone"] = answer.monotone;
+    if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
+    out["caps"] = {{"nodes", caps.nodes},
+                   {"uncapped", sim::to_json(sim::Comparison{{caps.uncapped}})["rows"][0]},
+                   {"total", to_json(caps.total)},
+                   {"types", nlohmann::json::array()}};
+    for (const sim::CapFinding& f : caps.types) out["caps"]["types"].push_back(to_json(f));
+    if (stored != 0) out["stored_comparison"] = stored;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_node_curve(answer, pool, std::cout);
+    print_caps(caps, std::cout);
+    if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
+  }
+  if (!answer.best) {
+    const sim::ComparisonRow& at_max = answer.best_at_max;
+    throw data::Error(target_options(o),
+                      "not met with confidence " + std::to_string(o.confidence) + " even with " +
+                          std::to_string(o.max_nodes) + " nodes of pool '" + pool + "' (there: mean makespan " +
+                          data::duration_text(at_max.makespan_mean) + ", wait p90 " + data::duration_text(at_max.wait_p90) + ", " +
+                          std::to_string(static_cast<int>(100 * *at_max.deadline_met)) + "% of replicas on target)");
+  }
+  if (!o.common.json) {
+    const sim::ComparisonRow& b = *answer.best;
+    std::cout << "fewest nodes of pool '" << pool << "' meeting " << sim::target_text(question) << " with confidence "
+              << o.confidence << ": " << b.nodes << " (the pool's max), mean makespan "
+              << data::duration_text(b.makespan_mean) << ", p90 " << data::duration_text(b.makespan_p90)
+              << ", wait p50/p90/p99 " << data::duration_text(b.wait_p50) << " / " << data::duration_text(b.wait_p90)
+              << " / " << data::duration_text(b.wait_p99) << ", " << b.node_hours << " node-hours (" << b.replicas
+              << " replicas)\n";
+  }
+}
+
+void run_plan(const PlanOptions& o) {
+  const ResourceOptions& r = o.common.resources;
+  if (r.node_pools.empty() && r.machine.empty()) return run_worker_plan(o);
+  run_node_plan(o);
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* cmd = app.add_subcommand("plan", "Fewest workers (and partition) meeting a deadline, and the cost curve");
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Fewest workers (and partition), or with --node-pools/--machine fewest nodes and caps, meeting a target");
   add_comparison_options(cmd, options->common);
+  cmd->get_option("--model")->required(false);
+  cmd->get_option("--policy")->each([options](const std::string&) { options->policy_given = true; });
   cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h); autoscale's deadline too")
-      ->required()
       ->transform(micros());
-  cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the deadline")
+  for (auto [name, target] : {std::pair{"--wait-p50", &options->wait_p50}, {"--wait-p90", &options->wait_p90},
+                              {"--wait-p99", &options->wait_p99}}) {
+    cmd->add_option(name, *target,
+                    std::string("Wanted ceiling of the items' queue wait (submit -> start) at ") + (name + 7) +
+                        ", e.g. 30m; with or instead of --deadline")
+        ->transform(micros());
+  }
+  cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the target")
       ->capture_default_str()
       ->transform(real_number(0, 1));
   cmd->add_option("--min-workers", options->min_workers, "Smallest worker count searched")
       ->capture_default_str()
       ->transform(whole_number(1));
-  cmd->add_option("--max-workers", options->max_workers, "Largest worker count searched")
-      ->required()
+  cmd->add_option("--max-workers", options->max_workers, "Largest worker count searched (required without a node search)")
       ->transform(whole_number(1));
+  cmd->add_option("--min-nodes", options->min_nodes, "Node search: smallest node count searched")
+      ->capture_default_str()
+      ->transform(whole_number(1));
+  cmd->add_option("--max-nodes", options->max_nodes, "Node search (--node-pools or --machine): largest node count searched")
+      ->transform(whole_number(1));
+  cmd->add_option("--pool", options->pool, "Node search: the pool of --node-pools whose size is searched (default: the only one)");
   cmd->callback([options] { run_plan(*options); });
 }
 

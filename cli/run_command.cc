@@ -19,12 +19,15 @@
 #include "cli/span_option.h"
 #include "cluster_adapter/realtime/real_run_session.h"
 #include "data/cost_model.h"
+#include "data/error.h"
+#include "data/quantity.h"
 #include "data/run_summary.h"
 #include "data/trace_store.h"
 #include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
+#include "sim/node_pools.h"
 
 namespace millrace::cli {
 
@@ -38,6 +41,8 @@ struct RunOptions {
   partitioners::PartitionParams partition;
   std::string ranges_file;                             // instead of --span and --partitioner
   std::optional<partitioners::RangesFile> listed;      // its ranges, read before the run opens
+  std::string requests;    // --request: every item's (a listed range's own request.NAME wins)
+  std::string node_pools;  // --node-pools: Kubernetes pools an item must fit
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
 
@@ -66,12 +71,25 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   const std::optional<data::CostModel>& model = o.model;
   const int workers = o.session.common.workers;
   require_memory(workers, kRunBytesPerWorker, "--workers " + std::to_string(workers), "worker slots");
+  const std::map<std::string, std::int64_t> requests =
+      o.requests.empty() ? std::map<std::string, std::int64_t>{} : data::parse_quantity_list(o.requests, "--request");
+  const std::vector<std::map<std::string, std::int64_t>> listed_requests =
+      o.listed ? o.listed->requests() : std::vector<std::map<std::string, std::int64_t>>{};
   std::vector<data::WorkItem> items;
   for (const data::Range& range : plan_partition(o, model ? &*model : nullptr).work_ranges()) {
     data::WorkItem& item = items.emplace_back();
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
     item.predicted = model ? model->predict(range) : 0;
+    if (items.size() <= listed_requests.size()) item.requests = listed_requests[items.size() - 1];
+    item.requests.insert(requests.begin(), requests.end());
+  }
+  if (!o.node_pools.empty()) {
+    if (o.session.cluster != "kubernetes") {
+      throw data::Error("--node-pools " + o.node_pools,
+                        "declares a Kubernetes cluster's pools (--cluster kubernetes); locally use --local-capacity");
+    }
+    sim::check_fits_a_pool(items, sim::read_node_pools(o.node_pools));
   }
   return items;
 }
@@ -117,6 +135,12 @@ void add_run_command(CLI::App& app) {
       ->default_val(1)
       ->transform(whole_number(1));
   add_autoscale_options(cmd, o->session.autoscale);
+  cmd->add_option("--request", o->requests,
+                  "what each item asks for, e.g. cpu=2,memory=4Gi: a Job's container resources.requests on "
+                  "Kubernetes, packed into --local-capacity locally");
+  cmd->add_option("--node-pools", o->node_pools,
+                  "kubernetes: the node pools (as simulate takes them); an item fitting no pool's machine is refused "
+                  "before anything is submitted");
   cmd->add_option("--max-attempts", o->session.max_attempts, "attempts per item, first included")
       ->default_val(3)
       ->transform(whole_number(1));

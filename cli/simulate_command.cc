@@ -112,7 +112,10 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   s.retry.max_attempts = o.max_attempts;
   s.retry.backoff = o.backoff;
   s.on_exhausted = o.report_exhausted ? scheduler::OnExhausted::kReport : scheduler::OnExhausted::kFailRun;
-  apply_resource_options(o.resources, config);
+  if (!o.resources.machine.empty() && o.nodes == 0) {
+    throw data::Error("--machine " + o.resources.machine, "give how many such machines with --nodes N");
+  }
+  apply_resource_options(o.resources, config, o.nodes);
   return config;
 }
 
@@ -198,6 +201,7 @@ void simulate_ranges(const SimulateOptions& o) {
   const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
   partitioners::require_within_model(file, model);
   const std::vector<data::Range> ranges = file.partition().work_ranges();
+  const std::vector<std::map<std::string, std::int64_t>> requests = file.requests();
   require_memory_for(o, ranges.size());
   const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
   std::vector<data::WorkItem> items;
@@ -207,6 +211,7 @@ void simulate_ranges(const SimulateOptions& o) {
     item.range = ranges[i];
     item.id = ranges[i].end_count();
     item.predicted = model.predict(ranges[i]);
+    item.requests = requests[i];
     durations.emplace(item.id, drawn[i]);
     items.push_back(std::move(item));
   }

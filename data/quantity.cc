@@ -123,4 +123,41 @@ std::string format_quantity_milli(std::int64_t milli) {
   return std::to_string(milli) + "m";
 }
 
+std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, const std::string& where) {
+  std::map<std::string, std::int64_t> amounts;
+  const std::string example = "expected NAME=QUANTITY,... e.g. cpu=2,memory=4Gi";
+  if (text.empty()) throw Error(where, example);
+  for (std::size_t from = 0; from <= text.size();) {
+    std::size_t comma = text.find(',', from);
+    if (comma == std::string_view::npos) comma = text.size();
+    const std::string_view part = text.substr(from, comma - from);
+    const std::size_t equals = part.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+      throw Error(where + " '" + std::string(text) + "'", "'" + std::string(part) + "': " + example);
+    }
+    const std::string name(part.substr(0, equals));
+    const std::int64_t milli = parse_quantity_milli(part.substr(equals + 1), where + ": " + name);
+    if (!amounts.emplace(name, milli).second) {
+      throw Error(where + " '" + std::string(text) + "'", "resource '" + name + "' is given twice");
+    }
+    from = comma + 1;
+  }
+  return amounts;
+}
+
+std::string short_resource(const std::map<std::string, std::int64_t>& requests,
+                           const std::map<std::string, std::int64_t>& available) {
+  for (const auto& [name, amount] : requests) {
+    auto found = available.find(name);
+    if (amount > (found == available.end() ? 0 : found->second)) return name;
+  }
+  return "";
+}
+
+std::string quantities_text(const std::map<std::string, std::int64_t>& milli) {
+  std::string text;
+  for (const auto& [name, amount] : milli) text += (text.empty() ? "" : ", ") + name + " " + format_quantity_milli(amount);
+  return text;
+}
+
 }  // namespace millrace::data

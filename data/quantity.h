@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,18 @@ std::int64_t parse_quantity_milli(std::string_view text, const std::string& wher
 // Canonical text of a milli-unit amount that parses back to the same amount: a whole number
 // when it is one ("2", "536870912"), else milli-units ("250m").
 std::string format_quantity_milli(std::int64_t milli);
+
+// "cpu=2,memory=4Gi" (a machine, a budget, an item's requests) as milli-units by resource name.
+// Throws Error(where, ...) naming the text for an empty list, a part without NAME=QUANTITY, a
+// resource given twice or a malformed quantity.
+std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, const std::string& where);
+
+// The first resource (by name) of which `requests` ask more than `available` holds (a resource
+// absent from it holds none), or "" when every request fits.
+std::string short_resource(const std::map<std::string, std::int64_t>& requests,
+                           const std::map<std::string, std::int64_t>& available);
+
+// "cpu 2, memory 4294967296": amounts by resource name as format_quantity_milli writes them.
+std::string quantities_text(const std::map<std::string, std::int64_t>& milli);
 
 }  // namespace millrace::data

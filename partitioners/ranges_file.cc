@@ -11,6 +11,7 @@
 #include "data/error.h"
 #include "data/importers/fields.h"
 #include "data/importers/json_input.h"
+#include "data/quantity.h"
 #include "data/importers/text_input.h"
 #include "data/model_span.h"
 
@@ -169,6 +170,21 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
   return object[key].get<std::int64_t>();
 }
 
+// The "request.NAME" fields of a JSON range: quantities as strings or numbers.
+std::map<std::string, std::int64_t> requests_of(const nlohmann::json& element, const std::string& where) {
+  constexpr std::string_view kPrefix = "request.";
+  std::map<std::string, std::int64_t> requests;
+  for (const auto& [key, value] : element.items()) {
+    if (!key.starts_with(kPrefix)) continue;
+    if (!value.is_string() && !value.is_number()) {
+      throw data::Error(where + ": " + key, "a quantity must be a string or a number, got " + value.dump());
+    }
+    requests[key.substr(kPrefix.size())] =
+        data::parse_quantity_milli(value.is_string() ? value.get<std::string>() : value.dump(), where + ": " + key);
+  }
+  return requests;
+}
+
 // A JSON ranges file; each range's line is where its element starts.
 void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   TextInput input(path);
@@ -179,7 +195,7 @@ void read_json(const std::string& path, RangesFile& file, std::optional<std::int
         const std::optional<std::int64_t> count = json_integer(element, "count", where);
         const std::optional<std::int64_t> last = json_integer(element, "last", where);
         if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
-        file.ranges.push_back({range_from(*first, count, last, where), where});
+        file.ranges.push_back({range_from(*first, count, last, where), where, requests_of(element, where)});
       });
   const std::string top = input.where(1);
   const nlohmann::json* ranges = &doc;
@@ -228,6 +244,12 @@ Partition RangesFile::partition() const {
   Partition out;
   out.overlap = overlap;
   for (const ListedRange& r : ranges) out.ranges.push_back({r.range.first + overlap, r.range.count - overlap});
+  return out;
+}
+
+std::vector<std::map<std::string, std::int64_t>> RangesFile::requests() const {
+  std::vector<std::map<std::string, std::int64_t>> out;
+  for (const ListedRange& r : ranges) out.push_back(r.requests);
   return out;
 }
 

@@ -7,7 +7,9 @@
 //               without one the two columns are first,count. With a header, other columns
 //               are ignored (so `partition --format csv` output reads back)
 //   JSON        an array of {"first", "count" | "last"} objects, or an object holding it under
-//               "ranges" with an optional "overlap" (what `partition --format json` writes)
+//               "ranges" with an optional "overlap" (what `partition --format json` writes);
+//               "request.NAME" fields are the range's resource requests (Kubernetes quantities,
+//               data/quantity.h), as in timing records
 // In the text formats, '#' starts a comment line; "# overlap N" declares the overlap.
 //
 // The ranges are the work as handed out. Sorted by their first unit, each must start exactly
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@ namespace millrace::partitioners {
 struct ListedRange {
   data::Range range;   // the work range as listed (overlap included)
   std::string where;   // "file:line"
+  std::map<std::string, std::int64_t> requests;  // JSON "request.NAME", milli-units
 };
 
 struct RangesFile {
@@ -39,6 +43,8 @@ struct RangesFile {
 
   // The tiling (each range without its first `overlap` units) and the overlap.
   Partition partition() const;
+  // Each range's requests, in the order of partition().work_ranges().
+  std::vector<std::map<std::string, std::int64_t>> requests() const;
   data::Range span() const;  // the units the tiling covers
 };
 

@@ -1,44 +1,93 @@
-// Capacity planning: the fewest workers (and the partition) that meet a deadline with a given
-// confidence (the fraction of replicas, with failure injection, finishing by the deadline),
-// found by simulation (sim/comparison.h), plus the cost curve of workers vs makespan vs
-// node-hours.
+// Capacity planning by simulation (sim/comparison.h). Two questions, one search:
+//  - workers: the fewest workers (and the partition) meeting the target, and the cost curve of
+//    workers vs makespan vs node-hours;
+//  - pool nodes (`node_pool` set): for a job-per-item deployment replayed from a recording (its
+//    items' requests, types, submit times and recorded durations), the fewest nodes of one node
+//    pool (its max, sim/node_pools.h) meeting the target, and the cost curve of nodes vs
+//    makespan vs waits vs node-hours. The concurrency caps on that many nodes are
+//    sim/cap_search.h's.
+// The target: a deadline on the makespan and/or ceilings on the items' queue-wait percentiles
+// (submit -> start); a replica meets it when it meets every one, and a count meets it when a
+// share `confidence` of its replicas does (each replica with its own seed: failure injection,
+// start-up samples and, for partitions, durations drawn from the model's noise).
 //
-// Search: binary search over [min_workers, max_workers] on "some partitioner meets the
-// deadline", which assumes meeting it is monotone in the worker count. That is not guaranteed
-// (list-scheduling anomalies, `optimal` choosing its range count per worker count), so the
-// answer W is checked against W - 1, and while W - 1 also meets the deadline the search walks
-// down; `monotone` reports whether the evaluated curve's best makespan never rose with more
-// workers. Cost: O(log max_workers) comparisons plus the curve's points (powers of two up to
-// max_workers, and the answer).
+// Search: binary search over [min, max] on "meets the target" (for workers: some partitioner
+// does), which assumes meeting it is monotone in the count. That is not guaranteed
+// (list-scheduling anomalies, `optimal` choosing its range count per worker count, placement
+// on nodes), so the answer N is checked against N - 1, and while N - 1 also meets the target the
+// search walks down; `monotone` reports whether the evaluated curve's best mean makespan (and,
+// for nodes, wait p90) never rose with the count. Cost: O(log max) comparisons plus the curve's
+// points (powers of two up to max, and the answer).
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "sim/comparison.h"
 
 namespace millrace::sim {
 
+// Ceilings on the queue-wait percentiles of a replica (unset: none).
+struct WaitTargets {
+  std::optional<data::Micros> p50, p90, p99;
+  bool any() const { return p50 || p90 || p99; }
+};
+
 struct CapacityQuestion {
-  ComparisonSpec spec;          // its worker counts are ignored; recorded rows are not searched
-  data::Micros deadline = 0;
+  ComparisonSpec spec;          // workers: its worker counts are ignored; recorded rows are not searched
+  data::Micros deadline = 0;    // 0: none (a wait target is then needed)
+  WaitTargets waits;
   double confidence = 0.9;
   int min_workers = 1;
   int max_workers = 1;
-  // Before the simulations of each worker count evaluated (theirs are told to spec.progress).
-  std::function<void(int workers)> evaluating;
+  // Before the simulations of each count evaluated, workers or nodes (theirs are told to
+  // spec.progress).
+  std::function<void(int count)> evaluating;
+  // Pool nodes: the pool of spec.base.cluster.pools whose size is searched in [min_nodes,
+  // max_nodes], replaying spec.recorded_items under the cap spec.workers[0] (none given: the
+  // items' count, no cap) and the type limits of spec.base.scheduler.params.
+  std::optional<std::size_t> node_pool;
+  int min_nodes = 1;
+  int max_nodes = 1;
 };
 
 struct CapacityAnswer {
-  std::optional<ComparisonRow> best;  // fewest workers meeting the deadline, best partitioner there
-  ComparisonRow best_at_max;          // what max_workers achieves (for the message when unmet)
-  Comparison evaluated;               // every row simulated, by workers then partitioner
-  std::vector<ComparisonRow> curve;   // the best row per evaluated worker count, by workers
+  std::optional<ComparisonRow> best;  // fewest workers (nodes) meeting the target, best partitioner there
+  ComparisonRow best_at_max;          // what the maximum achieves (for the message when unmet)
+  Comparison evaluated;               // every row simulated, by count then partitioner
+  std::vector<ComparisonRow> curve;   // the best row per evaluated count, by count
   bool monotone = true;
 };
 
-// Throws data::Error for a non-positive deadline, confidence outside (0, 1] or bad worker bounds,
+// Throws data::Error naming the option for a missing target, a non-positive deadline,
+// confidence outside (0, 1], bad count bounds, and for pool nodes a missing recorded run or pool;
 // and whatever run_comparison throws.
 CapacityAnswer plan_capacity(const CapacityQuestion& question);
+
+// What follows is shared with sim/cap_search.h.
+
+// "makespan <= 4.000 h, wait p90 <= 30.000 min"
+std::string target_text(const CapacityQuestion& question);
+
+// Sets row.deadline_met to the share of its replicas meeting the question's target.
+void judge(const CapacityQuestion& question, ComparisonRow& row);
+bool meets(const CapacityQuestion& question, const ComparisonRow& judged);
+
+// The best of judged rows: the highest share meeting the target, then the lowest mean makespan,
+// then the fewest node-hours.
+const ComparisonRow& best_row(const std::vector<ComparisonRow>& judged);
+
+// The fewest n in [lo, hi] with meets(n), given that meets(hi): binary search, then walked down
+// while n - 1 meets too.
+int fewest_meeting(int lo, int hi, const std::function<bool(int)>& meets);
+
+// The pool question's recording replayed on `nodes` nodes of its pool under a total cap and
+// type limits, judged (the best queue order's row, `nodes` set). A pool of fixed size (count =
+// max) keeps count = min = max = nodes; an autoscaled one gets max = nodes, its count and min at
+// most that.
+ComparisonRow replay_on_pool(const CapacityQuestion& question, int nodes, int cap,
+                             const std::map<std::string, int>& type_limits);
 
 }  // namespace millrace::sim

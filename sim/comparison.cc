@@ -94,10 +94,12 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
   return partitioners::with_defaults(name, p, "--partitioners");
 }
 
-PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
+PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
+                 const std::vector<std::map<std::string, std::int64_t>>& requests = {}) {
   PlanCase plan{name, {}, {}, spec.noise && !spec.model->noise().empty(), {}};
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
+    if (plan.items.size() < requests.size()) item.requests = requests[plan.items.size()];
     item.range = r;
     item.id = r.end_count();
     item.predicted = spec.model->predict(r);
@@ -172,6 +174,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_attempts += static_cast<double>(r.failed_attempts);
     row.failed_runs += r.failed ? 1 : 0;
     row.makespans.push_back(r.makespan);
+    row.replica_waits.push_back(r.waits);
     row.wait_p50 += r.waits.p50;
     row.wait_p90 += r.waits.p90;
     row.wait_p99 += r.waits.p99;
@@ -255,7 +258,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     }
   }
   for (const ListedPartition& listed : spec.listed) {
-    plans.push_back(plan_of(spec, listed.name, listed.partition));
+    plans.push_back(plan_of(spec, listed.name, listed.partition, listed.requests));
     for (int w : spec.workers) {
       for (scheduler::QueueOrder order : spec.orders) combos.push_back({plans.size() - 1, w, order});
     }
@@ -279,6 +282,7 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     config.scheduler.params.max_in_flight = c.workers;
     config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
     config.scheduler.order = c.order;
+    if (spec.recorded_items && c.plan == 0) config.cluster.recorded_ends = spec.recorded_ends;
     const std::vector<data::Micros> durations =
         plan.drawn ? draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true)
                    : plan.durations;
@@ -367,6 +371,7 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"mean_pending", r.mean_pending},
                     {"makespans_us", r.makespans}});
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
+    if (r.nodes > 0) rows.back()["nodes"] = r.nodes;
   }
   return {{"rows", rows}};
 }

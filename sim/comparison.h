@@ -17,8 +17,10 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +37,7 @@ namespace millrace::sim {
 struct ListedPartition {
   std::string name;
   partitioners::Partition partition;
+  std::vector<std::map<std::string, std::int64_t>> requests;  // by work range; empty: none asked
 };
 
 struct ComparisonSpec {
@@ -58,6 +61,8 @@ struct ComparisonSpec {
   // predictions from the model for the lpt order.
   std::optional<std::vector<data::WorkItem>> recorded_items;
   std::vector<data::Micros> recorded_durations;  // by position in recorded_items
+  // Recorded items whose attempts failed: replayed as they ended (sim/replay.h's ReplayPlan).
+  std::unordered_map<std::string, std::vector<RecordedEnd>> recorded_ends;
   unsigned threads = 0;                          // 0: hardware concurrency
   // Simulations done out of all, after each one (from one thread at a time, in order).
   data::ProgressReport progress;
@@ -68,6 +73,7 @@ struct ComparisonRow {
   std::string partitioner;
   int workers = 0;
   std::string order;
+  int nodes = 0;                        // plan on node pools: the searched pool's nodes; else 0
   std::size_t ranges = 0;
   int replicas = 0;
   data::Micros longest_range = 0;       // predicted (or recorded) duration of the longest range
@@ -94,6 +100,7 @@ struct ComparisonRow {
   data::Micros wait_p99 = 0;
   data::Micros wait_max = 0;            // the largest over replicas
   double mean_pending = 0;              // time-averaged pending items, mean over replicas
+  std::vector<data::WaitSummary> replica_waits;  // per replica, in replica order
 };
 
 struct Comparison {

@@ -27,6 +27,16 @@ const data::Registry<Placement>& placements() {
   return registry;
 }
 
+const data::Registry<Expander>& expanders() {
+  static const data::Registry<Expander> registry = [] {
+    data::Registry<Expander> r("expander");
+    r.add("first", Expander::kFirst);
+    r.add("least-waste", Expander::kLeastWaste);
+    return r;
+  }();
+  return registry;
+}
+
 constexpr std::string_view kCapacityPrefix = "capacity.";
 
 std::vector<NodePool> read_csv(const std::string& path) {
@@ -115,6 +125,8 @@ const char* to_string(Placement placement) {
   return "?";
 }
 
+Expander expander_named(const std::string& name, const std::string& where) { return expanders().find(name, where); }
+
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where) {
   std::set<std::string> names;
   for (const NodePool& pool : pools) {
@@ -136,6 +148,25 @@ std::vector<NodePool> read_node_pools(const std::string& path) {
   std::vector<NodePool> pools = json ? read_json(path) : read_csv(path);
   check_node_pools(pools, path);
   return pools;
+}
+
+void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools) {
+  for (const data::WorkItem& item : items) {
+    std::string capacities, shortages;
+    for (const NodePool& pool : pools) {
+      const std::string short_of = data::short_resource(item.requests, pool.capacity);
+      if (short_of.empty()) {
+        shortages.clear();
+        break;
+      }
+      capacities += (capacities.empty() ? "" : "; ") + pool.name + ": " + data::quantities_text(pool.capacity);
+      shortages += (shortages.empty() ? "" : ", ") + short_of + " on " + pool.name;
+    }
+    if (shortages.empty()) continue;
+    throw data::Error("item '" + item.id + "'", "requests " + data::quantities_text(item.requests) +
+                                                   ", more than any node pool's machine has (" + capacities +
+                                                   "): it could never start (short: " + shortages + ")");
+  }
 }
 
 }  // namespace millrace::sim

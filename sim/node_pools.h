@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "data/records.h"
 #include "data/time.h"
 
 namespace millrace::sim {
@@ -30,6 +31,14 @@ enum class Placement { kFirstFit, kMostAllocated, kLeastAllocated };
 Placement placement_named(const std::string& name, const std::string& where);
 const char* to_string(Placement placement);
 
+// Which pool the autoscaler grows for a pod that fits nowhere, among those whose machine fits it
+// and that may grow: the first in file order (first), or the one whose new node would waste the
+// least (least-waste, as cluster-autoscaler's expander: the smallest mean share of the machine's
+// resources the pod leaves unrequested; ties to the first).
+enum class Expander { kFirst, kLeastWaste };
+
+Expander expander_named(const std::string& name, const std::string& where);
+
 struct NodePool {
   std::string name;
   int count = 1;                    // nodes at the start
@@ -42,6 +51,7 @@ struct NodePool {
 struct NodePoolsConfig {
   std::vector<NodePool> pools;      // empty: the cluster is slots (SimClusterConfig::nodes)
   Placement placement = Placement::kLeastAllocated;
+  Expander expander = Expander::kFirst;
   data::Micros scale_down_delay = 10 * 60 * data::kMicrosPerSecond;  // cluster-autoscaler's default
 };
 
@@ -49,5 +59,9 @@ struct NodePoolsConfig {
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where);
 
 std::vector<NodePool> read_node_pools(const std::string& path);
+
+// Throws data::Error naming the first item whose requests fit no pool's empty machine, with what
+// it asks, the pools' capacities and the resource short on each ("it could never start").
+void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools);
 
 }  // namespace millrace::sim

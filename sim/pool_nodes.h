@@ -53,6 +53,8 @@ class PoolNodes {
   // every node of the pool is up or ordered.
   int order_node(std::size_t pool);
   int ordered_nodes(std::size_t pool) const { return pools_[pool].ordered; }
+  // Whether the pool has a node neither up nor ordered.
+  bool can_grow(std::size_t pool) const { return pools_[pool].up + pools_[pool].ordered < pools_[pool].spec.max; }
   void bring_up(int node, data::Micros at);
   void take_down(int node, data::Micros at);
 

@@ -103,6 +103,9 @@ std::int64_t record_simulation(data::TraceStore& store, const data::Run& source,
   run.name = source.name + " simulated " + result.policy + " cap " + std::to_string(result.cap);
   if (parameters.contains("node_pools")) {
     run.name += " pools " + parameters["node_pools"].get<std::string>() + " " + parameters["placement"].get<std::string>();
+  } else if (parameters.contains("machine")) {
+    run.name += " nodes " + parameters["nodes"].dump() + "x" + parameters["machine"].get<std::string>() + " " +
+                parameters["placement"].get<std::string>();
   } else if (parameters.contains("nodes")) {
     run.name += " nodes " + parameters["nodes"].dump() + "x" + parameters.value("slots_per_node", nlohmann::json(1)).dump();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "data/error.h"
 #include "data/quantity.h"
@@ -393,25 +394,8 @@ Demand SimCluster::demand_of(const data::WorkItem& item) const {
 
 void SimCluster::check_placeable(const std::vector<data::WorkItem>& items) const {
   if (!pool_nodes_) return;
-  for (const data::WorkItem& item : items) {
-    const Demand demand = demand_of(item);
-    bool fits = false;
-    for (std::size_t p = 0; p < pool_nodes_->pool_count() && !fits; ++p) fits = pool_nodes_->fits_empty(p, demand);
-    if (fits) continue;
-    std::string asked, pools;
-    for (const auto& [name, milli] : item.requests) {
-      asked += (asked.empty() ? "" : ", ") + name + " " + data::format_quantity_milli(milli);
-    }
-    for (std::size_t p = 0; p < pool_nodes_->pool_count(); ++p) {
-      std::string capacity;
-      for (const auto& [name, milli] : pool_nodes_->pool(p).capacity) {
-        capacity += (capacity.empty() ? "" : ", ") + name + " " + data::format_quantity_milli(milli);
-      }
-      pools += (pools.empty() ? "" : "; ") + pool_nodes_->pool(p).name + ": " + capacity;
-    }
-    throw data::Error("item '" + item.id + "'", "requests " + asked + ", more than any node pool's machine has (" +
-                                                   pools + "): it could never start");
-  }
+  for (const data::WorkItem& item : items) demand_of(item);  // a resource no pool has
+  check_fits_a_pool(items, config_.pools.pools);
 }
 
 std::uint32_t SimCluster::shape_of(const data::WorkItem& item) {
@@ -485,8 +469,8 @@ void SimCluster::place_waiting_on(int node) {
 }
 
 // The autoscaler: a pod waiting for room is counted against the room of nodes already ordered;
-// when none has room for it, a node of the first pool whose machine fits it and that may grow
-// is ordered, up after the pool's provision delay.
+// when none has room for it, a node of a pool whose machine fits it and that may grow (the
+// expander's choice, sim/node_pools.h) is ordered, up after the pool's provision delay.
 void SimCluster::order_room(const Demand& demand) {
   auto fits_in = [&](const Demand& room) {
     for (std::size_t r = 0; r < demand.size(); ++r) {
@@ -499,16 +483,32 @@ void SimCluster::order_room(const Demand& demand) {
     for (std::size_t r = 0; r < demand.size(); ++r) ordered.room[r] -= demand[r];
     return;
   }
+  std::optional<std::size_t> chosen;
+  double least_waste = 0;
   for (std::size_t p = 0; p < pool_nodes_->pool_count(); ++p) {
-    if (!pool_nodes_->fits_empty(p, demand)) continue;
+    if (!pool_nodes_->fits_empty(p, demand) || !pool_nodes_->can_grow(p)) continue;
+    const Demand& capacity = pool_nodes_->capacity(p);
+    double waste = 0;
+    int offered = 0;
+    for (std::size_t r = 0; r < demand.size(); ++r) {
+      if (capacity[r] <= 0) continue;
+      waste += static_cast<double>(capacity[r] - demand[r]) / static_cast<double>(capacity[r]);
+      ++offered;
+    }
+    waste /= std::max(1, offered);
+    if (!chosen || (config_.pools.expander == Expander::kLeastWaste && waste < least_waste)) {
+      chosen = p;
+      least_waste = waste;
+    }
+  }
+  if (chosen) {
+    const std::size_t p = *chosen;
     const int node = pool_nodes_->order_node(p);
-    if (node == PoolNodes::kNone) continue;
     Demand room = pool_nodes_->capacity(p);
     for (std::size_t r = 0; r < demand.size(); ++r) room[r] -= demand[r];
     ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
     engine_.at(engine_.now() + pool_nodes_->pool(p).provision_delay,
                SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
-    return;
   }
 }
 

@@ -13,6 +13,7 @@
 #include "cluster_adapter/realtime/attempt_values.h"
 #include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/error.h"
+#include "data/quantity.h"
 
 namespace millrace::cluster_adapter {
 
@@ -174,6 +175,13 @@ json JobTemplate::render(const std::string& run, const std::string& ns, const sc
   });
   for (auto& container : spec["template"]["spec"]["containers"]) {
     for (const auto& [key, value] : env) set_env(container, key, value);
+  }
+  if (!item.requests.empty()) {
+    json& resources = spec["template"]["spec"]["containers"][0]["resources"];
+    if (!resources.is_object()) resources = json::object();
+    json& requests = resources["requests"];
+    if (!requests.is_object()) requests = json::object();
+    for (const auto& [resource, milli] : item.requests) requests[resource] = data::format_quantity_milli(milli);
   }
   return job;
 }

@@ -11,7 +11,10 @@
 //    MILLRACE_ATTEMPT, MILLRACE_RUN, MILLRACE_TYPE, MILLRACE_PAYLOAD) and as placeholders in
 //    each container's command and args strings: {first} {count} {last} {end} {end_count} {id}
 //    {attempt} {payload} {type} (realtime/attempt_values.h, as the local command template; "{{" is
-//    a brace).
+//    a brace);
+//  - the item's resource requests (job-per-item) in the first container's resources.requests,
+//    as quantities, each replacing the template's request of that resource (the template's
+//    other requests and its limits stay).
 #pragma once
 
 #include <optional>

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "data/error.h"
+#include "data/quantity.h"
 
 namespace millrace::cluster_adapter {
 
@@ -41,11 +42,29 @@ void LocalKind::add_options(CLI::App& command, const OptionChecks& checks) {
       ->default_val(5)
       ->transform(checks.seconds(checks.max_duration));
   command.add_option("--log-dir", log_dir_, "local: per-attempt stdout/stderr (default STORE.logs/run-ID)");
+  command.add_option("--local-capacity", capacity_,
+                     "local: what running attempts' requests may add up to, e.g. cpu=2,memory=4Gi (default: this "
+                     "machine's CPUs and memory); an attempt that does not fit waits");
+}
+
+namespace {
+
+std::map<std::string, std::int64_t> capacity_of(const std::string& text) {
+  return text.empty() ? machine_capacity() : data::parse_quantity_list(text, "--local-capacity");
+}
+
+}  // namespace
+
+void LocalKind::check_plan(const std::vector<data::WorkItem>& items) const {
+  const std::map<std::string, std::int64_t> capacity = capacity_of(capacity_);
+  const std::string origin = capacity_.empty() ? "this machine's; --local-capacity declares another" : "--local-capacity";
+  for (const data::WorkItem& item : items) require_fits_machine(item, capacity, origin);
 }
 
 void LocalKind::check(RunCommon&) {
   if (process_.command.empty()) throw data::Error("millrace run", "--cluster local needs --command");
   CommandTemplate check(process_.command);
+  process_.capacity = capacity_of(capacity_);
   process_.timeout = data::micros_from_seconds(timeout_s_);
   process_.kill_grace = data::micros_from_seconds(kill_grace_s_);
 }
@@ -55,6 +74,7 @@ void LocalKind::save(nlohmann::json& p) const {
   p["timeout_us"] = process_.timeout;
   p["kill_grace_us"] = process_.kill_grace;
   p["log_dir"] = log_dir_;
+  p["local_capacity"] = capacity_;
 }
 
 void LocalKind::load(const nlohmann::json& p) {
@@ -62,6 +82,7 @@ void LocalKind::load(const nlohmann::json& p) {
   process_.timeout = p.at("timeout_us").get<data::Micros>();
   process_.kill_grace = p.at("kill_grace_us").get<data::Micros>();
   log_dir_ = p.at("log_dir").get<std::string>();
+  capacity_ = p.value("local_capacity", std::string());  // runs recorded before it: this machine's
 }
 
 std::unique_ptr<RunCluster> LocalKind::open(const ClusterSession& session) {
@@ -69,6 +90,7 @@ std::unique_ptr<RunCluster> LocalKind::open(const ClusterSession& session) {
   process_.log_dir =
       log_dir_.empty() ? session.common.store_path + ".logs/run-" + std::to_string(session.run.id) : log_dir_;
   process_.concurrency = session.common.workers;
+  process_.capacity = capacity_of(capacity_);
   return std::make_unique<LocalRun>(process_, session.clock, session.shutdown);
 }
 

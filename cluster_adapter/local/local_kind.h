@@ -1,5 +1,6 @@
 // `millrace run --cluster local`, the embedded default: every attempt a process tree of this
-// machine (local_process_cluster.h), its command from --command, its output in a log folder.
+// machine (local_process_cluster.h), its command from --command, its output in a log folder,
+// packed by the items' requests into the machine's CPU and memory or --local-capacity.
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@ class LocalKind : public ClusterKind {
   std::string default_policy() const override { return "fixed-pool"; }
   void add_options(CLI::App& command, const OptionChecks& checks) override;
   void check(RunCommon& common) override;
+  void check_plan(const std::vector<data::WorkItem>& items) const override;
   void save(nlohmann::json& parameters) const override;
   void load(const nlohmann::json& parameters) override;
   std::unique_ptr<RunCluster> open(const ClusterSession& session) override;
@@ -24,6 +26,7 @@ class LocalKind : public ClusterKind {
   double timeout_s_ = 0;
   double kill_grace_s_ = 5;
   std::string log_dir_;  // empty: STORE.logs/run-ID
+  std::string capacity_;  // --local-capacity; empty: this machine's (machine_capacity())
 };
 
 }  // namespace millrace::cluster_adapter

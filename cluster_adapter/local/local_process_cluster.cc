@@ -16,6 +16,7 @@
 #include "cluster_adapter/realtime/attempt_exit_status.h"
 #include "cluster_adapter/realtime/process_identity.h"
 #include "data/error.h"
+#include "data/quantity.h"
 
 namespace millrace::cluster_adapter {
 
@@ -71,6 +72,23 @@ std::string default_session_tag() {
 
 }  // namespace
 
+std::map<std::string, std::int64_t> machine_capacity() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  return {{"cpu", std::max(1L, cpus) * 1000LL}, {"memory", static_cast<std::int64_t>(pages) * page_size * 1000}};
+}
+
+void require_fits_machine(const data::WorkItem& item, const std::map<std::string, std::int64_t>& capacity,
+                          const std::string& origin) {
+  const std::string short_of = data::short_resource(item.requests, capacity);
+  if (short_of.empty()) return;
+  throw data::Error("item '" + item.id + "'", "requests " + data::quantities_text(item.requests) +
+                                                 ", more than this machine has for attempts (" +
+                                                 data::quantities_text(capacity) + ", " + origin +
+                                                 "): short of " + short_of + ", it could never start");
+}
+
 LocalProcessCluster::LocalProcessCluster(LocalProcessOptions options, const scheduler::Clock& clock,
                                          ShutdownSignal* shutdown)
     : options_(std::move(options)),
@@ -85,6 +103,7 @@ LocalProcessCluster::LocalProcessCluster(LocalProcessOptions options, const sche
   std::filesystem::create_directories(options_.log_dir, error);
   if (error) throw data::Error(options_.log_dir, "cannot create log directory: " + error.message());
   slot_busy_.assign(options_.concurrency, false);
+  free_ = options_.capacity;
 }
 
 LocalProcessCluster::~LocalProcessCluster() {
@@ -139,13 +158,28 @@ TreeIdentity LocalProcessCluster::spawn(const std::string& key, const std::strin
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   const data::WorkItem& item = *submission.item;
-  if (running() >= options_.concurrency) {
+  if (running() + held() >= options_.concurrency) {
     throw data::Error(kInput, "submission of item '" + item.id + "' beyond capacity " +
                                   std::to_string(options_.concurrency));
   }
-  if (running_.contains(submission.handle)) {
+  const bool held_already = std::any_of(held_.begin(), held_.end(), [&](const scheduler::Submission& h) {
+    return h.handle == submission.handle;
+  });
+  if (running_.contains(submission.handle) || held_already) {
     throw data::Error(kInput, "attempt handle " + std::to_string(submission.handle) + " submitted twice");
   }
+  if (!options_.capacity.empty()) {
+    require_fits_machine(item, options_.capacity, "--local-capacity");
+    if (!held_.empty() || !data::short_resource(item.requests, free_).empty()) {
+      held_.push_back(submission);
+      return;
+    }
+  }
+  start(submission);
+}
+
+void LocalProcessCluster::start(const scheduler::Submission& submission) {
+  const data::WorkItem& item = *submission.item;
   int slot = static_cast<int>(std::find(slot_busy_.begin(), slot_busy_.end(), false) - slot_busy_.begin());
   std::string worker = submission.worker.value_or("local-" + std::to_string(slot));
   std::string command = command_.render(item, submission.attempt, worker);
@@ -157,6 +191,10 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
   running.tree = spawn(std::to_string(submission.handle), command, log_path(item.id, submission.attempt, ""),
                        &running.pidfd);
   slot_busy_[slot] = true;
+  if (!options_.capacity.empty()) {
+    running.requests = item.requests;
+    for (const auto& [resource, milli] : item.requests) free_[resource] -= milli;
+  }
   if (tree_observer_) tree_observer_(item, submission.attempt, worker, running.tree);
   scheduler::AttemptEvent started;
   started.handle = submission.handle;
@@ -173,7 +211,26 @@ void LocalProcessCluster::terminate(Running& running, const std::string& reason)
   running.kill_at = clock_.now() + options_.kill_grace;
 }
 
+void LocalProcessCluster::start_held() {
+  while (!held_.empty() && data::short_resource(held_.front().item->requests, free_).empty()) {
+    const scheduler::Submission next = held_.front();
+    held_.pop_front();
+    start(next);
+  }
+}
+
 void LocalProcessCluster::cancel(scheduler::AttemptHandle handle) {
+  auto waiting = std::find_if(held_.begin(), held_.end(), [&](const scheduler::Submission& h) { return h.handle == handle; });
+  if (waiting != held_.end()) {
+    held_.erase(waiting);
+    scheduler::AttemptEvent event;
+    event.handle = handle;
+    event.at = clock_.now();
+    event.reason = "cancelled";
+    pending_.push_back(Pending{EventKind::kFailed, event});
+    start_held();
+    return;
+  }
   auto it = running_.find(handle);
   if (it != running_.end() && it->second.pidfd >= 0) terminate(it->second, "cancelled");
 }
@@ -193,6 +250,7 @@ void LocalProcessCluster::finish(scheduler::AttemptHandle handle) {
   Running& running = node.mapped();
   trees_.release(running.tree);
   slot_busy_[running.slot] = false;
+  for (const auto& [resource, milli] : running.requests) free_[resource] += milli;
 
   scheduler::AttemptEvent event;
   event.handle = handle;
@@ -221,6 +279,7 @@ void LocalProcessCluster::finish_emptied() {
     if (running.pidfd < 0 && trees_.empty(running.tree)) done.push_back(handle);
   }
   for (scheduler::AttemptHandle handle : done) finish(handle);
+  if (!done.empty()) start_held();
 }
 
 bool LocalProcessCluster::draining() const {

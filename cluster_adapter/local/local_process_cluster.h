@@ -7,6 +7,12 @@
 // <log_dir>/<item id>.<attempt>.out and .err, the item id escaped so that distinct ids never
 // share a file ('%' and every byte outside [A-Za-z0-9._-] become %XX).
 //
+// Resources: with a capacity (the machine's CPU and memory, or a declared budget, in milli-units
+// as data/quantity.h), attempts are packed so that the requests of the running ones never
+// exceed it: an attempt whose item's requests do not fit in what is left waits, in submission
+// order (none overtakes another), and starts when enough is given back; an item asking for more
+// than the whole capacity is refused at submission, naming it.
+//
 // Events, delivered only inside poll() on the caller's thread (see realtime/polled_cluster.h):
 //   started    when the process was spawned (worker: the slot, "local-0", "local-1", ...)
 //   succeeded  exit status 0
@@ -27,6 +33,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -51,7 +58,16 @@ struct LocalProcessOptions {
   data::Micros kill_grace = 5 * data::kMicrosPerSecond;  // SIGTERM -> SIGKILL
   std::string session_tag;             // unique on the machine; empty: this process's pid and start time
   bool cgroups = true;                 // false: hold trees by marker and process group only
+  std::map<std::string, std::int64_t> capacity;  // requests are packed into it; empty: not looked at
 };
+
+// This machine's CPUs and memory as a capacity ("cpu", "memory").
+std::map<std::string, std::int64_t> machine_capacity();
+
+// Throws data::Error naming the item, what it asks and the resource short when its requests
+// exceed `capacity` (`origin` says where the capacity comes from, e.g. "--local-capacity").
+void require_fits_machine(const data::WorkItem& item, const std::map<std::string, std::int64_t>& capacity,
+                          const std::string& origin);
 
 class LocalProcessCluster : public PolledCluster {
  public:
@@ -75,6 +91,8 @@ class LocalProcessCluster : public PolledCluster {
 
   // Attempts whose process has not been reaped yet.
   int running() const { return static_cast<int>(running_.size()); }
+  // Attempts submitted and waiting for their requests to fit.
+  int held() const { return static_cast<int>(held_.size()); }
   // Where an attempt's output goes; `stream` is "out" or "err" ("status": its exit status).
   std::string log_path(const std::string& item_id, int attempt, const std::string& stream) const;
   // How the session holds its attempts' trees (its tag and cgroup root go into the store).
@@ -87,6 +105,7 @@ class LocalProcessCluster : public PolledCluster {
     int status = 0;                    // the leader's wait status, once reaped
     int slot = 0;
     std::string worker;
+    std::map<std::string, std::int64_t> requests;  // held while it runs (with a capacity)
     data::Micros started = 0;
     std::string kill_reason;           // set once we started killing it
     std::optional<data::Micros> kill_at;  // when SIGKILL follows the SIGTERM
@@ -98,6 +117,9 @@ class LocalProcessCluster : public PolledCluster {
   };
 
   TreeIdentity spawn(const std::string& key, const std::string& command, const std::string& log_stem, int* pidfd);
+  void start(const scheduler::Submission& submission);
+  // Starts held attempts, first come first, while the first fits.
+  void start_held();
   // Waits up to `wait` for child exits; true when it noticed the shutdown request.
   bool gather(data::Micros wait);
   // The leader exited: ends what its tree still runs.
@@ -121,6 +143,8 @@ class LocalProcessCluster : public PolledCluster {
   scheduler::ClusterListener* listener_ = nullptr;
   std::map<scheduler::AttemptHandle, Running> running_;
   std::vector<bool> slot_busy_;
+  std::map<std::string, std::int64_t> free_;  // capacity less the running attempts' requests
+  std::deque<scheduler::Submission> held_;
   std::deque<Pending> pending_;
   bool shutdown_seen_ = false;
 };

@@ -91,6 +91,9 @@ class ClusterKind {
   // A new run on this kind: checks its options before anything is recorded; may settle
   // `common.policy`. Throws data::Error naming the option.
   virtual void check(RunCommon& common) = 0;
+  // A new run's planned items, before anything is recorded: throws data::Error naming an item
+  // the cluster could never run (its requests larger than any machine it has).
+  virtual void check_plan(const std::vector<data::WorkItem>& /*items*/) const {}
   // A new run on another kind: refuses options of this kind that would silently do nothing.
   virtual void refuse_elsewhere() const {}
   // Why a resumed run of this kind always adopts what a dead session left running, so that

@@ -119,6 +119,7 @@ void RealRunSession::open_or_resume(const PlanItems& plan) {
     if (o_.common.policy.empty()) o_.common.policy = kind_->default_policy();
     check_autoscale(o_);
     items_ = plan();
+    kind_->check_plan(items_);
     data::Run record;
     record.name = o_.name.empty() ? "run" : o_.name;
     record.source = data::RunSource::kReal;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -143,6 +144,57 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   std::vector<std::string> stored;
   while (orders.step()) stored.push_back(orders.text(0));
   EXPECT_EQ(stored, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "uniform plan"}));
+}
+
+// A JSON plan whose ranges ask for 2 CPU each, on one 4-CPU node: two run at once. Durations 400,
+// 400 and 800 s in plan order: the third starts at 400 s and ends at 1,200 s. With the range type
+// capped at 1, one at a time: 1,600 s.
+TEST_F(CompareCommand, ListedRangesKeepTheirRequestsOnNodePoolsAndTypeLimitsHold) {
+  const std::string dir = std::filesystem::path(store_).parent_path().string();
+  const std::string plan = dir + "/compare_requests.json";
+  const std::string pools = dir + "/compare_pools.csv";
+  std::ofstream(plan) << R"({"ranges": [{"first": 0, "count": 400, "request.cpu": "2"},
+                                       {"first": 400, "count": 400, "request.cpu": "2"},
+                                       {"first": 800, "count": 200, "request.cpu": 2}]})";
+  std::ofstream(pools) << "pool,count,min,max,provision_delay,capacity.cpu\none,1,1,1,0,4\n";
+  const std::string args = "compare " + common() + " --workers 4 --partitioners uniform --ranges mine=" + plan +
+                           " --policy job-per-item --node-pools " + pools + " --noise off --json --no-record";
+  auto makespan_of_mine = [](const CommandResult& r) -> std::int64_t {
+    const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+    for (const nlohmann::json& row : out["rows"]) {
+      if (row["partitioner"] == "mine") return row["makespan_mean_us"];
+    }
+    return -1;
+  };
+  const CommandResult packed = run_cli(args);
+  ASSERT_EQ(packed.exit_code, 0) << packed.output;
+  EXPECT_EQ(makespan_of_mine(packed), 1'200'000'000);
+  const CommandResult capped = run_cli(args + " --type-limit range=1");
+  ASSERT_EQ(capped.exit_code, 0) << capped.output;
+  EXPECT_EQ(makespan_of_mine(capped), 1'600'000'000);
+  std::filesystem::remove(plan);
+  std::filesystem::remove(pools);
+}
+
+// partition writes requests into the JSON plan and simulate --ranges reads them back: four
+// uniform ranges of 250 units (250, 250, 250 and 50 + 4 x 200 = 850 s), 2 CPU each, two at a time
+// on one 4-CPU machine: the third at 250 s, the fourth at 250 s too, ending at 1,100 s.
+TEST_F(CompareCommand, TheJsonPlanCarriesRequestsIntoSimulate) {
+  const std::string plan = std::filesystem::path(store_).parent_path().string() + "/requests_plan.json";
+  const CommandResult written = run_cli("partition --span 0:999 --partitioner uniform --range-count 4 --format json "
+                                        "--request cpu=2,memory=512Mi -o " + plan);
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  const nlohmann::json doc = nlohmann::json::parse(std::ifstream(plan));
+  EXPECT_EQ(doc["ranges"][0]["request.cpu"], "2");
+  EXPECT_EQ(doc["ranges"][3]["request.memory"], "536870912");
+  const CommandResult r = run_cli("simulate --store " + store_ + " --model " + model_ + " --ranges " + plan +
+                                  " --policy job-per-item --workers 4 --machine cpu=4,memory=1Gi --nodes 1 --noise off"
+                                  " --json --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output.substr(r.output.find("{\n")))["makespan_us"], 1'100'000'000);
+  const CommandResult csv = run_cli("partition --span 0:999 --partitioner uniform --range-count 4 --request cpu=2");
+  EXPECT_NE(csv.output.find("--request: only --format json carries requests"), std::string::npos) << csv.output;
+  std::filesystem::remove(plan);
 }
 
 TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {

@@ -87,6 +87,65 @@ TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
 }
 
+// Two workers, but each item asks for the whole CPU budget: the second waits for the first.
+TEST_F(RunCommandTest, ItemsRequestingTheWholeBudgetNeverOverlap) {
+  std::vector<std::string> args = run_args("sleep 0.2", 3, 2);
+  args.insert(args.end(), {"--request", "cpu=2,memory=1Gi", "--local-capacity", "cpu=2,memory=4Gi"});
+  Result result = run(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  data::TraceStore trace = data::TraceStore::open(store);
+  std::vector<data::Attempt> attempts = trace.attempts(1);
+  ASSERT_EQ(attempts.size(), 3u);
+  std::sort(attempts.begin(), attempts.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  for (std::size_t i = 1; i < attempts.size(); ++i) {
+    EXPECT_GE(attempts[i].start, attempts[i - 1].end) << attempts[i].item_id << " started before "
+                                                      << attempts[i - 1].item_id << " ended";
+  }
+  for (const data::WorkItem& item : trace.items(1)) {
+    EXPECT_EQ(item.requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
+  }
+}
+
+// A JSON plan's request.NAME fields become the items' requests; --request adds what a range
+// does not name.
+TEST_F(RunCommandTest, ListedRangesRunWithTheirOwnRequests) {
+  const std::string plan = (dir / "plan.json").string();
+  std::ofstream(plan) << R"({"ranges": [{"first": 0, "count": 10, "request.cpu": "2"},
+                                       {"first": 10, "count": 10, "request.cpu": "500m"}]})";
+  Result result = run({"run", "--cluster", "local", "--store", store, "--ranges", plan, "--workers", "2",
+                       "--request", "cpu=1,memory=1Mi", "--local-capacity", "cpu=2,memory=1Gi", "--command", "true"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::map<std::string, std::map<std::string, std::int64_t>> requests;
+  for (const data::WorkItem& item : data::TraceStore::open(store).items(1)) requests[item.id] = item.requests;
+  EXPECT_EQ(requests["0-9"], (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1000}}));
+  EXPECT_EQ(requests["10-19"], (std::map<std::string, std::int64_t>{{"cpu", 500}, {"memory", 1024LL * 1024 * 1000}}));
+}
+
+TEST_F(RunCommandTest, AnItemLargerThanTheMachineIsRefusedNamingItBeforeAnythingIsRecorded) {
+  std::vector<std::string> args = run_args("true", 2, 2);
+  args.insert(args.end(), {"--request", "cpu=3", "--local-capacity", "cpu=2,memory=4Gi"});
+  Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: item '0-9': requests cpu 3, more than this machine has for attempts (cpu 2, "
+                            "memory 4294967296, --local-capacity): short of cpu, it could never start"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+  args = run_args("true", 2, 2);
+  args.insert(args.end(), {"--request", "nvidia.com/gpu=1"});  // this machine's CPUs and memory
+  result = run(args);
+  EXPECT_NE(result.err.find("short of nvidia.com/gpu, it could never start"), std::string::npos) << result.err;
+  args = run_args("true", 2, 2);
+  args.insert(args.end(), {"--local-capacity", "cpu=two"});
+  result = run(args);
+  EXPECT_NE(result.err.find("--local-capacity: cpu: quantity 'two'"), std::string::npos) << result.err;
+  args = run_args("true", 2, 2);
+  args.insert(args.end(), {"--node-pools", "pools.csv"});
+  result = run(args);
+  EXPECT_NE(result.err.find("--node-pools pools.csv: declares a Kubernetes cluster's pools"), std::string::npos) << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+}
+
 TEST_F(RunCommandTest, WorkerPoolModeOnTheLocalClusterIsRefusedBeforeAnythingIsRecorded) {
   std::vector<std::string> args = run_args("true", 2, 1);
   args.insert(args.end(), {"--mode", "worker-pool"});

@@ -137,6 +137,38 @@ TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRec
   }
 }
 
+// Each item's requests go into its Job's container; with --node-pools, an item no pool's machine
+// fits is refused naming it and the short resource before any Job is created.
+TEST_F(RunKubernetesOnLoopbackServer, JobsAskForTheItemsRequestsAndItemsFittingNoPoolAreRefusedUpFront) {
+  FakeApiServer server(pods_running(5));
+  std::ofstream(dir / "pools.csv") << "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory\n"
+                                      "small,1,0,4,30,2,8Gi\n";
+  std::vector<std::string> args = run_args(server, 2, 2);
+  args.insert(args.end(), {"--request", "cpu=500m,memory=6Gi", "--node-pools", (dir / "pools.csv").string()});
+  CliResult result = run(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_EQ(server.objects("jobs").size(), 2u);
+  for (const auto& job : server.objects("jobs")) {
+    // The template's cpu 1 and memory 2Gi replaced; its limits kept.
+    const nlohmann::json& resources = job["spec"]["template"]["spec"]["containers"][0]["resources"];
+    EXPECT_EQ(resources["requests"], nlohmann::json({{"cpu", "500m"}, {"memory", "6442450944"}})) << resources;
+    EXPECT_EQ(resources["limits"], nlohmann::json({{"memory", "2Gi"}}));
+  }
+
+  FakeApiServer untouched(pods_running(5));
+  args = run_args(untouched, 2, 2);
+  args[4] = (dir / "second.db").string();
+  args.insert(args.end(), {"--request", "cpu=500m,memory=12Gi", "--node-pools", (dir / "pools.csv").string()});
+  result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: item '0-99': requests cpu 500m, memory 12884901888, more than any node pool's "
+                            "machine has (small: cpu 2, memory 8589934592): it could never start (short: memory on small)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(untouched.record().jobs_created, 0);
+  EXPECT_TRUE(data::TraceStore::open((dir / "second.db").string()).runs().empty());
+}
+
 // GET /status's "cluster" part and GET /metrics while the run is going: an attempt whose pod
 // cannot be placed is listed as unschedulable with its item; the API going away shows as
 // unreachable with what is being retried, and as reachable again once it answers.

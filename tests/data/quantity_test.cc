@@ -108,5 +108,38 @@ TEST(Quantity, FormatParsesBackToTheSameAmount) {
   }
 }
 
+TEST(Quantity, ListsGiveEachResourceInMilliUnits) {
+  const std::map<std::string, std::int64_t> machine = parse_quantity_list("cpu=4,memory=16Gi,nvidia.com/gpu=500m", "--machine");
+  EXPECT_EQ(machine, (std::map<std::string, std::int64_t>{
+                         {"cpu", 4000}, {"memory", 16LL * 1024 * 1024 * 1024 * 1000}, {"nvidia.com/gpu", 500}}));
+  EXPECT_EQ(quantities_text(machine), "cpu 4, memory 17179869184, nvidia.com/gpu 500m");
+}
+
+TEST(Quantity, TheShortResourceIsTheFirstThatDoesNotFit) {
+  const std::map<std::string, std::int64_t> machine{{"cpu", 4000}, {"memory", 8000}};
+  EXPECT_EQ(short_resource({{"cpu", 4000}, {"memory", 8000}}, machine), "");
+  EXPECT_EQ(short_resource({{"cpu", 4001}}, machine), "cpu");
+  EXPECT_EQ(short_resource({{"cpu", 1000}, {"memory", 9000}}, machine), "memory");
+  EXPECT_EQ(short_resource({{"nvidia.com/gpu", 1}}, machine), "nvidia.com/gpu");
+  EXPECT_EQ(short_resource({{"nvidia.com/gpu", 0}}, machine), "");
+}
+
+TEST(Quantity, MalformedListsAreRefusedNamingTheOptionAndPart) {
+  auto refused = [](const std::string& text, const std::string& expected) {
+    try {
+      parse_quantity_list(text, "--local-capacity");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused("", "--local-capacity: expected NAME=QUANTITY");
+  refused("cpu=2,,memory=1Gi", "--local-capacity 'cpu=2,,memory=1Gi': '': expected NAME=QUANTITY");
+  refused("cpu", "'cpu': expected NAME=QUANTITY");
+  refused("=2", "'=2': expected NAME=QUANTITY");
+  refused("cpu=2,cpu=3", "resource 'cpu' is given twice");
+  refused("cpu=2x", "--local-capacity: cpu: quantity '2x'");
+}
+
 }  // namespace
 }  // namespace millrace::data

@@ -85,6 +85,20 @@ TEST(RangesFile, JsonArrayAndObjectWithOverlap) {
   EXPECT_EQ(tiling(b), (std::vector<data::Range>{{0, 10}, {10, 10}}));
 }
 
+TEST(RangesFile, JsonRequestsAreQuantitiesInRangeOrder) {
+  const RangesFile f = read_ranges_file(write_file("requests.json", R"({"ranges": [
+    {"first": 4, "count": 6, "request.cpu": "500m", "request.memory": "1Gi"},
+    {"first": 0, "count": 4, "request.nvidia.com/gpu": 1}
+  ]})"));
+  ASSERT_EQ(f.requests().size(), 2u);
+  EXPECT_EQ(f.requests()[0], (std::map<std::string, std::int64_t>{{"nvidia.com/gpu", 1000}}));  // sorted: 0 first
+  EXPECT_EQ(f.requests()[1], (std::map<std::string, std::int64_t>{{"cpu", 500}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
+  EXPECT_THAT(error_of("bad-request.json", "[\n{\"first\": 0, \"count\": 4,\n \"request.cpu\": \"2x\"}]"),
+              AllOf(HasSubstr("bad-request.json:2: request.cpu: quantity '2x'")));
+  EXPECT_THAT(error_of("list-request.json", "[{\"first\": 0, \"count\": 4, \"request.cpu\": [1]}]"),
+              HasSubstr("list-request.json:1: request.cpu: a quantity must be a string or a number"));
+}
+
 TEST(RangesFile, OverlapWithoutDeclarationNamesBothLines) {
   const std::string message = error_of("undeclared.txt", "99/100\n\n219/130\n");
   EXPECT_THAT(message, HasSubstr("undeclared.txt:3: "));

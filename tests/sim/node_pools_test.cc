@@ -169,6 +169,28 @@ TEST(NodePools, AutoscalerGrowsAfterTheProvisionDelayAndShrinksAfterIdle) {
   EXPECT_DOUBLE_EQ(r.pools[0].node_hours, 790.0 / 3600);
 }
 
+TEST(NodePools, TheLeastWasteExpanderGrowsThePoolThePodFillsBest) {
+  // Both pools start empty and may grow; a 2-CPU, 2-GiB pod. A 16-CPU/64-GiB node would be left
+  // (14/16 + 62/64) / 2 = 92% unrequested, a 2-CPU/4-GiB one (0 + 2/4) / 2 = 25%: least-waste
+  // grows "small", first grows "big" (first in the file). Up after 30 s, the pod runs 30-40 s.
+  const std::vector<NodePool> pools = {pool_of("big", 0, 0, 2, 30 * kSecond, {{"cpu", q("16")}, {"memory", q("64Gi")}}),
+                                       pool_of("small", 0, 0, 2, 30 * kSecond, {{"cpu", q("2")}, {"memory", q("4Gi")}})};
+  const std::vector<Pod> pods = {{"P", {{"cpu", q("2")}, {"memory", q("2Gi")}}, 10 * kSecond}};
+  auto config = job_per_item(pools, Placement::kLeastAllocated);
+  EXPECT_EQ(starts_of(simulate(items_of(pods), predicted_durations(), config))["P"],
+            (Started{30 * kSecond, "big/node-000"}));
+  config.cluster.pools.expander = Expander::kLeastWaste;
+  EXPECT_EQ(starts_of(simulate(items_of(pods), predicted_durations(), config))["P"],
+            (Started{30 * kSecond, "small/node-000"}));
+  // A pool at its max is not grown: "small" has its one node, which P1 fills; P2 makes "big" grow.
+  config.cluster.pools.pools[1] = pool_of("small", 1, 1, 1, 30 * kSecond, {{"cpu", q("2")}, {"memory", q("4Gi")}});
+  const std::vector<Pod> two = {{"P1", {{"cpu", q("2")}, {"memory", q("2Gi")}}, 100 * kSecond},
+                                {"P2", {{"cpu", q("2")}, {"memory", q("2Gi")}}, 10 * kSecond}};
+  auto s = starts_of(simulate(items_of(two), predicted_durations(), config));
+  EXPECT_EQ(s["P1"], (Started{0, "small/node-000"}));
+  EXPECT_EQ(s["P2"], (Started{30 * kSecond, "big/node-000"}));
+}
+
 TEST(NodePools, TwoTypesUnderSeparateCapsShareOnePool) {
   // One 8-CPU node; four 1-CPU pods of type a (cap 1) and four of type b (cap 2), 10 s each:
   // a runs one at a time (0, 10, 20, 30), b two at a time (0, 0, 10, 10).

@@ -128,5 +128,73 @@ TEST_F(ResourceCommands, TypeLimitsHoldInSimulate) {
   EXPECT_EQ(out["waits"]["max_us"], 100'000'000);
 }
 
+// The node search end to end, on the fixture's pods (a 3 CPU 0-100, b 2 CPU, c 1 CPU failing
+// at 14 s as recorded, d never started: left out). On one 4-CPU machine b waits for a: 150 s;
+// on two, a and b start at 0: 100 s. The deadline 120 s needs 2 nodes; node-hours 2 x 100 s.
+TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
+  CommandResult r = run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 120s "
+                            "--max-nodes 4 --confidence 1 --max-attempts 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("items never started and have no predicted duration"), std::string::npos) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  EXPECT_EQ(out["answer"]["nodes"], 2);
+  EXPECT_EQ(out["answer"]["makespan_mean_us"], 100'000'000);
+  EXPECT_NEAR(out["answer"]["node_hours"].get<double>(), 200.0 / 3600, 1e-9);
+  EXPECT_EQ(out["curve"][0]["nodes"], 1);
+  EXPECT_EQ(out["curve"][0]["makespan_mean_us"], 150'000'000);
+  EXPECT_EQ(out["pool"], "machine");
+  // On 2 nodes: web (a, b) saturates at 2 (cap 1: b after a, 150 s), batch (c) at 1; in total 2
+  // (a and b at 0; c, submitted at 10 s, waits for a cap slot: a ends at 100 s, c fails at 104 s).
+  EXPECT_EQ(out["caps"]["nodes"], 2);
+  EXPECT_EQ(out["caps"]["types"][1]["type"], "web");
+  EXPECT_EQ(out["caps"]["types"][1]["saturating"], 2);
+  EXPECT_EQ(out["caps"]["types"][1]["fewest_meeting"], 2);
+  EXPECT_EQ(out["caps"]["types"][0]["saturating"], 1);
+  EXPECT_EQ(out["caps"]["total"]["fewest_meeting"], 2);
+  EXPECT_GT(out["stored_comparison"].get<int>(), 0);
+
+  CommandResult text = run_cli("plan --store " + store() + " --run pods --node-pools " + file("pools.csv") +
+                               " --wait-p90 0 --max-nodes 3 --confidence 1 --max-attempts 1 --no-record");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("fewest nodes of pool 'small' meeting wait p90 <= 0.000 s with confidence 1: 2 (the pool's max)"),
+            std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("saturation curves"), std::string::npos) << text.output;
+}
+
+TEST_F(ResourceCommands, PlanNodeSearchErrorsNameTheOption) {
+  const std::string plan = "plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi ";
+  auto refused = [](const CommandResult& r, const std::string& expected) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  };
+  refused(run_cli(plan + "--deadline 1h"), "--max-nodes: required with --machine");
+  refused(run_cli(plan + "--max-nodes 4"), "--deadline: give a positive wanted makespan (e.g. 24h) or a wait target");
+  refused(run_cli(plan + "--deadline 1h --max-nodes 4 --max-workers 3"), "--max-workers: a node search searches nodes");
+  refused(run_cli(plan + "--deadline 1h --max-nodes 4 --model m.json"), "--model m.json: a node search replays --run");
+  refused(run_cli("plan --store " + store() + " --machine cpu=4 --deadline 1h --max-nodes 4"),
+          "--machine: a node search replays a recorded run");
+  refused(run_cli(plan + "--deadline 1h --max-nodes 4 --node-pools " + file("pools.csv")),
+          "give either --node-pools or --machine, not both");
+  refused(run_cli(plan + "--deadline 1h --max-nodes 4 --policy fixed-pool"), "use --policy job-per-item (not fixed-pool)");
+  refused(run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=x --deadline 1h --max-nodes 4"),
+          "--machine: memory: quantity 'x'");
+  refused(run_cli("plan --store " + store() + " --run pods --node-pools " + file("pools.csv") +
+                  " --deadline 1h --max-nodes 4 --pool big"), "--pool big: no such pool in --node-pools (it has small)");
+  refused(run_cli(plan + "--deadline 50s --max-nodes 4 --max-attempts 1"),
+          "--deadline 50s: not met with confidence 0.900000 even with 4 nodes of pool 'machine'");
+  refused(run_cli("plan --store " + store() + " --run pods --deadline 1h"), "--max-workers: required");
+}
+
+TEST_F(ResourceCommands, SimulateTakesAMachineShorthand) {
+  CommandResult r = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --workers 10 "
+                            "--machine cpu=4,memory=16Gi --nodes 2 --max-attempts 1 --report-exhausted --json --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  EXPECT_EQ(out["makespan_us"], 100'000'000);  // a and b side by side
+  CommandResult no_nodes = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --machine cpu=4");
+  EXPECT_NE(no_nodes.output.find("--machine cpu=4: give how many such machines with --nodes N"), std::string::npos)
+      << no_nodes.output;
+}
+
 }  // namespace
 }  // namespace millrace::sim

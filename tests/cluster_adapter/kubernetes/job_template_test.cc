@@ -82,6 +82,22 @@ TEST(JobTemplateRender, ReplacesAnEnvVarTheTemplateAlreadySets) {
   EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
 }
 
+TEST(JobTemplateRender, ItemRequestsReplaceTheTemplatesOnlyForTheirResources) {
+  const JobTemplate with_resources = JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "spec": {"template": {"spec": {"containers": [
+      {"name": "worker", "image": "w:1", "resources": {"requests": {"cpu": "1", "ephemeral-storage": "1Gi"},
+                                                        "limits": {"memory": "2Gi"}}},
+      {"name": "sidecar", "image": "s:1"}]}}}})", "template");
+  data::WorkItem item = range_item();
+  item.requests = {{"cpu", 2500}, {"memory", 4LL * 1024 * 1024 * 1024 * 1000}};
+  json job = with_resources.render("run-7", "work", {1, &item, 1, std::nullopt}, std::nullopt);
+  const json& containers = job["spec"]["template"]["spec"]["containers"];
+  EXPECT_EQ(containers[0]["resources"]["requests"],
+            json({{"cpu", "2500m"}, {"memory", "4294967296"}, {"ephemeral-storage", "1Gi"}}));
+  EXPECT_EQ(containers[0]["resources"]["limits"], json({{"memory", "2Gi"}}));
+  EXPECT_FALSE(containers[1].contains("resources"));  // a pod's request is its containers' sum: once
+}
+
 TEST(JobTemplateRender, RangePlaceholderOnAnItemWithoutRangeNamesTheItem) {
   data::WorkItem item;
   item.id = "tx-batch";

@@ -75,6 +75,23 @@ TEST_F(KubernetesClusterOnLoopbackServer, CreatedJobCarriesTheItemsParameters) {
   EXPECT_EQ(args, json({"--range", "300", "100", "--end=400", "r3/2"}));
 }
 
+TEST_F(KubernetesClusterOnLoopbackServer, CreatedJobAsksForTheItemsRequests) {
+  items_[4].requests = {{"cpu", 250}, {"memory", 512LL * 1024 * 1024 * 1000}, {"nvidia.com/gpu", 1000}};
+  auto cluster = make_cluster();
+  cluster->submit(submission(4));
+  cluster->submit(submission(5));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return server_.objects("jobs").size() == 2; }));
+  for (const json& job : server_.objects("jobs")) {
+    const json& container = job["spec"]["template"]["spec"]["containers"][0];
+    if (job["metadata"]["name"] == "run-1-r4-a1") {
+      EXPECT_EQ(container["resources"]["requests"],
+                json({{"cpu", "250m"}, {"memory", "536870912"}, {"nvidia.com/gpu", "1"}}));
+    } else {
+      EXPECT_FALSE(container.contains("resources")) << container.dump();  // no requests: the template's
+    }
+  }
+}
+
 TEST_F(KubernetesClusterOnLoopbackServer, AlreadyExistingJobIsTakenAsTheAttemptNotADuplicate) {
   auto first = make_cluster();
   first->submit(submission(0));

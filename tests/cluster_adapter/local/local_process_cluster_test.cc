@@ -211,6 +211,51 @@ TEST_F(LocalProcessClusterTest, SubmissionBeyondConcurrencyIsAnErrorAndFreedSlot
   EXPECT_EQ(cluster.running(), 2);
 }
 
+// A capacity of 2 CPU: a (2 CPU) runs, b (1 CPU) is held, c (1 CPU) queues behind b (no
+// overtaking); cancelling b lets c wait for a, and a's end starts c.
+TEST_F(LocalProcessClusterTest, RequestsArePackedIntoTheCapacityFirstComeFirstStarted) {
+  LocalProcessOptions o = options("sleep 30", 3);
+  o.capacity = {{"cpu", 2000}};
+  LocalProcessCluster cluster(o, clock);
+  cluster.set_listener(&listener);
+  data::WorkItem& a = item("a");
+  a.requests = {{"cpu", 2000}};
+  data::WorkItem& b = item("b");
+  b.requests = {{"cpu", 1000}};
+  data::WorkItem& c = item("c");
+  c.requests = {{"cpu", 1000}};
+  cluster.submit(submission(1, a));
+  cluster.submit(submission(2, b));
+  cluster.submit(submission(3, c));
+  cluster.poll(0);
+  EXPECT_NE(listener.find("started", 1), nullptr);
+  EXPECT_EQ(cluster.running(), 1);
+  EXPECT_EQ(cluster.held(), 2);
+  cluster.cancel(2);
+  cluster.poll(0);
+  ASSERT_NE(listener.find("failed", 2), nullptr);
+  EXPECT_EQ(listener.find("failed", 2)->event.reason, "cancelled");
+  EXPECT_EQ(listener.find("started", 3), nullptr);  // a still holds both CPUs
+  cluster.cancel(1);
+  poll_until_finished(cluster, 2);
+  cluster.poll(0);
+  ASSERT_NE(listener.find("started", 3), nullptr);
+  EXPECT_EQ(cluster.held(), 0);
+  data::WorkItem& big = item("big");
+  big.requests = {{"cpu", 3000}};
+  try {
+    cluster.submit(submission(4, big));
+    FAIL();
+  } catch (const data::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("item 'big': requests cpu 3, more than this machine has for attempts (cpu 2, "
+                                         "--local-capacity): short of cpu"),
+              std::string::npos)
+        << e.what();
+  }
+  cluster.cancel(3);
+  poll_until_finished(cluster, 3);
+}
+
 TEST_F(LocalProcessClusterTest, CapturesStdoutAndStderrPerAttempt) {
   LocalProcessCluster cluster(options("echo out-{id}-{attempt}; echo err-{id} >&2; exit {attempt}"), clock);
   cluster.set_listener(&listener);

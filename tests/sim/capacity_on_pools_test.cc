@@ -1,0 +1,161 @@
+// The node search of `plan` and the caps on a pool (sim/capacity_plan.h, sim/cap_search.h) on a
+// small job-per-item workload whose schedules are computed by hand below.
+//
+// Machines of 4 CPU and 16 GiB. render: 4 items, 2 CPU each, 100 s; ingest: 6 items, 8 GiB each,
+// 60 s; all submitted at 0, render first in plan order. CPU and memory are apart, so on N nodes
+// 2N renders and 2N ingests run at once: render takes ceil(4 / 2N) x 100 s, ingest ceil(6 / 2N) x
+// 60 s.
+//   N = 1: 200 s (render), waits render 0,0,100,100, ingest 0,0,60,60,120,120: p90 (9th of 10) 120 s
+//   N = 2: max(100, 120) = 120 s; ingest 0 x 4, 60 x 2: p90 60 s
+//   N = 3: 100 s; nobody waits
+// On 2 nodes (uncapped 120 s, p90 60 s):
+//   render cap 4: 120 s; cap 3: the 4th render at 100 s ends at 200 s       -> saturating 4
+//   ingest cap 3: 3 at 0, 3 at 60: 120 s, waits 0 x 7, 60 x 3, p90 60 s; cap 2: 180 s -> saturating 3
+//   total cap 7: r1-r4 and i1-i3 at 0, i4-i6 at 60: 120 s;
+//   total cap 6: r1-r4, i1, i2 at 0; i3, i4 at 60; i5, i6 at 100 (renders done): 160 s -> saturating 7
+#include <gtest/gtest.h>
+
+#include "data/error.h"
+#include "sim/cap_search.h"
+#include "sim/capacity_plan.h"
+
+namespace millrace::sim {
+namespace {
+
+constexpr data::Micros kSecond = data::kMicrosPerSecond;
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024 * 1000;  // milli-units
+
+CapacityQuestion question() {
+  CapacityQuestion q;
+  std::vector<data::WorkItem> items;
+  for (int i = 1; i <= 4; ++i) {
+    data::WorkItem& item = items.emplace_back();
+    item.id = "r" + std::to_string(i);
+    item.type = "render";
+    item.requests = {{"cpu", 2000}};
+    q.spec.recorded_durations.push_back(100 * kSecond);
+  }
+  for (int i = 1; i <= 6; ++i) {
+    data::WorkItem& item = items.emplace_back();
+    item.id = "i" + std::to_string(i);
+    item.type = "ingest";
+    item.requests = {{"memory", 8 * kGi}};
+    q.spec.recorded_durations.push_back(60 * kSecond);
+  }
+  q.spec.recorded_items = items;
+  q.spec.threads = 1;
+  q.spec.base.scheduler.policy = "job-per-item";
+  q.spec.base.cluster.pools.pools = {NodePool{"machine", 1, 1, 1, 0, {{"cpu", 4000}, {"memory", 16 * kGi}}}};
+  q.node_pool = 0;
+  q.max_nodes = 16;
+  q.confidence = 1;
+  return q;
+}
+
+TEST(CapacityOnPools, FewestNodesForADeadlineWithTheCostCurve) {
+  CapacityQuestion q = question();
+  q.deadline = 150 * kSecond;
+  const CapacityAnswer a = plan_capacity(q);
+  ASSERT_TRUE(a.best.has_value());
+  EXPECT_EQ(a.best->nodes, 2);
+  EXPECT_EQ(a.best->makespan_mean, 120 * kSecond);
+  EXPECT_EQ(a.best->wait_p90, 60 * kSecond);
+  EXPECT_DOUBLE_EQ(a.best->node_hours, 2 * 120.0 / 3600);  // a fixed pool: every node up to the end
+  EXPECT_TRUE(a.monotone);
+  std::map<int, data::Micros> makespans;
+  for (const ComparisonRow& row : a.curve) makespans[row.nodes] = row.makespan_mean;
+  EXPECT_EQ(makespans.at(1), 200 * kSecond);
+  EXPECT_EQ(makespans.at(4), 100 * kSecond);
+  EXPECT_EQ(makespans.at(16), 100 * kSecond);
+  EXPECT_EQ(a.curve.back().nodes, 16);
+}
+
+TEST(CapacityOnPools, FewestNodesForAWaitTarget) {
+  CapacityQuestion q = question();
+  q.waits.p90 = 60 * kSecond;
+  EXPECT_EQ(plan_capacity(q).best->nodes, 2);
+  q.waits.p90 = 0;
+  EXPECT_EQ(plan_capacity(q).best->nodes, 3);
+  q.waits.p90 = 60 * kSecond;
+  q.deadline = 110 * kSecond;  // both: 3 nodes
+  EXPECT_EQ(plan_capacity(q).best->nodes, 3);
+}
+
+TEST(CapacityOnPools, AnAutoscaledPoolGrowsToTheSearchedMax) {
+  CapacityQuestion q = question();
+  q.spec.base.cluster.pools.pools[0] = NodePool{"auto", 0, 0, 1, 30 * kSecond, {{"cpu", 4000}, {"memory", 16 * kGi}}};
+  q.deadline = 150 * kSecond;
+  // Two nodes ordered at 0 come up at 30 s: renders end at 130 s, ingests at 150 s.
+  const CapacityAnswer a = plan_capacity(q);
+  ASSERT_TRUE(a.best.has_value());
+  EXPECT_EQ(a.best->nodes, 2);
+  EXPECT_EQ(a.best->makespan_mean, 150 * kSecond);
+}
+
+TEST(CapacityOnPools, AnUnreachableTargetReportsTheMaximum) {
+  CapacityQuestion q = question();
+  q.deadline = 90 * kSecond;  // never below 100 s
+  q.max_nodes = 4;
+  const CapacityAnswer a = plan_capacity(q);
+  EXPECT_FALSE(a.best.has_value());
+  EXPECT_EQ(a.best_at_max.nodes, 4);
+  EXPECT_EQ(*a.best_at_max.deadline_met, 0.0);
+}
+
+TEST(CapacityOnPools, CapsMeetingTheDeadlineAndSaturatingCaps) {
+  CapacityQuestion q = question();
+  q.deadline = 150 * kSecond;
+  const CapAnswer caps = find_caps(q, 2);
+  EXPECT_EQ(caps.uncapped.makespan_mean, 120 * kSecond);
+  ASSERT_EQ(caps.types.size(), 2u);
+  const CapFinding& ingest = caps.types[0];
+  const CapFinding& render = caps.types[1];
+  EXPECT_EQ(ingest.type, "ingest");
+  EXPECT_EQ(ingest.items, 6);
+  EXPECT_EQ(ingest.fewest_meeting, 3);  // cap 2: 180 s
+  EXPECT_EQ(ingest.saturating, 3);
+  EXPECT_EQ(render.type, "render");
+  EXPECT_EQ(render.fewest_meeting, 4);  // cap 3: 200 s
+  EXPECT_EQ(render.saturating, 4);
+  EXPECT_EQ(caps.total.items, 10);
+  EXPECT_EQ(caps.total.fewest_meeting, 7);  // cap 6: 160 s
+  EXPECT_EQ(caps.total.saturating, 7);
+  EXPECT_TRUE(caps.total.monotone);
+  for (const CapPoint& p : caps.total.curve) {
+    if (p.cap == 6) EXPECT_EQ(p.row.makespan_mean, 160 * kSecond);
+    if (p.cap == 1) EXPECT_EQ(p.row.makespan_mean, 4 * 100 * kSecond + 6 * 60 * kSecond);
+  }
+}
+
+TEST(CapacityOnPools, AGivenTypeLimitHoldsInTheNodeSearchAndBoundsItsCap) {
+  CapacityQuestion q = question();
+  q.spec.base.scheduler.params.type_limits = {{"render", 2}};
+  q.deadline = 250 * kSecond;
+  // render capped at 2 takes 200 s on any node count; 1 node does it (ingest 180 s).
+  const CapacityAnswer a = plan_capacity(q);
+  EXPECT_EQ(a.best->nodes, 1);
+  EXPECT_EQ(a.best->makespan_mean, 200 * kSecond);
+  const CapAnswer caps = find_caps(q, 1);
+  EXPECT_EQ(caps.types[1].fewest_meeting, 2);  // within its limit: cap 1 takes 400 s
+}
+
+TEST(CapacityOnPools, RefusesAQuestionWithoutTargetOrRecording) {
+  CapacityQuestion q = question();
+  try {
+    plan_capacity(q);
+    FAIL();
+  } catch (const data::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--deadline: give a positive wanted makespan"), std::string::npos) << e.what();
+  }
+  q.deadline = kSecond;
+  q.spec.recorded_items.reset();
+  try {
+    plan_capacity(q);
+    FAIL();
+  } catch (const data::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--run: a node search replays a recorded run"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace millrace::sim
