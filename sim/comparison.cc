@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <thread>
 #include <unordered_map>
@@ -24,19 +25,18 @@ namespace {
 
 // A plan to simulate: a partition (or the recorded run) with each item's duration: recorded
 // (the recorded run), or predicted and, per replica, drawn from the model's noise (partitions).
+// Its items and work graph are built once and shared by every simulation of it.
 struct PlanCase {
   std::string name;
-  std::vector<data::WorkItem> items;
+  std::shared_ptr<const scheduler::PlannedWork> work;
   std::vector<data::Micros> durations;  // by position: recorded, or the model's predictions
   bool drawn = false;                   // replicas draw durations from the model's noise
-  std::unordered_map<std::string, std::size_t> position;
 
-  void index() {
-    for (std::size_t i = 0; i < items.size(); ++i) position.emplace(items[i].id, i);
-  }
+  const std::vector<data::WorkItem>& items() const { return work->items; }
   std::vector<data::Range> ranges() const {
     std::vector<data::Range> out;
-    for (const data::WorkItem& item : items) out.push_back(*item.range);
+    out.reserve(items().size());
+    for (const data::WorkItem& item : items()) out.push_back(*item.range);
     return out;
   }
 };
@@ -94,17 +94,19 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition) {
-  PlanCase plan{name, {}, {}, spec.noise && !spec.model->noise().empty(), {}};
+  std::vector<data::WorkItem> items;
+  std::vector<data::Micros> durations;
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
     item.range = r;
     item.id = r.end_count();
     item.predicted = spec.model->predict(r);
-    plan.durations.push_back(item.predicted);
-    plan.items.push_back(std::move(item));
+    durations.push_back(item.predicted);
+    items.push_back(std::move(item));
   }
-  plan.index();
-  return plan;
+  return PlanCase{name, std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name),
+                  std::move(durations),
+                  spec.noise && !spec.model->noise().empty()};
 }
 
 PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
@@ -151,10 +153,10 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.partitioner = plan.name;
   row.workers = c.workers;
   row.order = scheduler::to_string(c.order);
-  row.ranges = plan.items.size();
+  row.ranges = plan.items().size();
   row.replicas = static_cast<int>(replicas.size());
   row.longest_range = plan.durations.empty() ? 0 : *std::max_element(plan.durations.begin(), plan.durations.end());
-  row.lower_bound = lower_bound(plan.items, plan.durations, c.workers, startup, plan.name);
+  row.lower_bound = lower_bound(plan.work->graph, plan.items(), plan.durations, c.workers, startup);
   row.contiguous_bound = contiguous;
   double sum = 0;
   double sum_sq = 0;
@@ -211,17 +213,17 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
   return splitmix(h ^ static_cast<std::uint64_t>(replica));
 }
 
+data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
+                         const std::vector<data::Micros>& durations, int workers, data::Micros startup) {
+  data::Micros total = 0;
+  for (data::Micros d : durations) total += d;
+  const data::Micros spread = (total + workers - 1) / workers;
+  return std::max(graph.critical_path(plan, durations), spread) + startup;
+}
+
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name) {
-  std::vector<data::WorkItem> items = plan;
-  data::Micros total = 0;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    items[i].predicted = durations[i];
-    total += durations[i];
-  }
-  const data::Micros critical = scheduler::WorkGraph(items, plan_name).critical_path();
-  const data::Micros spread = (total + workers - 1) / workers;
-  return std::max(critical, spread) + startup;
+  return lower_bound(scheduler::WorkGraph(plan, plan_name), plan, durations, workers, startup);
 }
 
 Comparison run_comparison(const ComparisonSpec& spec) {
@@ -232,12 +234,12 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   std::vector<PlanCase> plans;
   std::vector<Combination> combos;
   if (spec.recorded_items) {
-    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations, false, {}};
-    for (data::WorkItem& item : recorded.items) {
+    std::vector<data::WorkItem> items = *spec.recorded_items;
+    for (data::WorkItem& item : items) {
       item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
     }
-    recorded.index();
-    plans.push_back(std::move(recorded));
+    plans.push_back(PlanCase{"recorded", std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name),
+                             spec.recorded_durations, false});
     for (int w : spec.workers) {
       for (scheduler::QueueOrder order : spec.orders) combos.push_back({0, w, order});
     }
@@ -276,11 +278,10 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     config.scheduler.params.max_in_flight = c.workers;
     config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
     config.scheduler.order = c.order;
-    const std::vector<data::Micros> durations =
-        plan.drawn ? draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true)
-                   : plan.durations;
-    const SimulationResult r = simulate(
-        plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
+    const SimulationResult r =
+        plan.drawn ? simulate(plan.work, draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true),
+                              config)
+                   : simulate(plan.work, plan.durations, config);
     results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
                   r.run_failed || r.stalled, r.waits};
   });

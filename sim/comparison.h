@@ -110,6 +110,9 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
 // The lower bound of a plan with these durations on `workers` workers.
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name);
+// The same with the plan's work graph already built (no copy of the plan, no second graph).
+data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
+                         const std::vector<data::Micros>& durations, int workers, data::Micros startup);
 
 void print_table(const Comparison& comparison, std::ostream& out);
 nlohmann::json to_json(const Comparison& comparison);
