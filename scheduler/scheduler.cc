@@ -9,6 +9,14 @@ namespace millrace::scheduler {
 namespace {
 constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
 const std::string kNoName;
+
+// Out of line: the check of every event's handle stays small enough to inline.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(const std::string& plan_name, AttemptHandle handle,
+                                                                   AttemptHandle next_handle, const char* kind) {
+  throw data::Error(plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
+                                   std::to_string(handle) + ", which was never submitted (handles so far: 1 to " +
+                                   std::to_string(next_handle - 1) + ")");
+}
 }  // namespace
 
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
@@ -169,10 +177,8 @@ void Scheduler::launch(std::size_t index) {
 // finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
 // A handle never handed out is a cluster reporting an attempt that does not exist: an error.
 Scheduler::Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
-  if (event.handle == 0 || event.handle >= next_handle_) {
-    throw data::Error(options_.plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
-                                              std::to_string(event.handle) + ", which was never submitted (handles " +
-                                              "so far: 1 to " + std::to_string(next_handle_ - 1) + ")");
+  if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] {
+    throw_never_submitted(options_.plan_name, event.handle, next_handle_, kind);
   }
   return flights_.find(event.handle);
 }
