@@ -46,7 +46,8 @@ class WorkGraph {
   const std::vector<std::size_t>& critical_items() const { return critical_items_; }
   // The same longest path with item i lasting durations[i] (by plan position) instead of its
   // prediction: a simulation's lower bound, from the graph already built (no copy of the plan).
-  data::Micros critical_path(const std::vector<data::WorkItem>& items, const std::vector<data::Micros>& durations) const;
+  data::Micros critical_path(const std::vector<data::WorkItem>& items,
+                             const std::vector<data::Micros>& durations) const;
 
  private:
   Graph graph_;

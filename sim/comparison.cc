@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <thread>
 #include <unordered_map>
@@ -238,19 +239,16 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     for (data::WorkItem& item : items) {
       item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
     }
-    plans.push_back(PlanCase{"recorded", std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name),
-                             spec.recorded_durations, false});
+    auto work = std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name);
+    plans.push_back(PlanCase{"recorded", std::move(work), spec.recorded_durations, false});
     for (int w : spec.workers) {
       for (scheduler::QueueOrder order : spec.orders) combos.push_back({0, w, order});
     }
   }
   const std::size_t first_partition = plans.size();
-  plans.resize(first_partition + spec.partitioners.size() * spec.workers.size());
-  parallel_for(spec.partitioners.size() * spec.workers.size(), threads, [&](std::size_t i) {
-    plans[first_partition + i] =
-        partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
-  });
-  for (std::size_t i = 0; i < spec.partitioners.size() * spec.workers.size(); ++i) {
+  const std::size_t partitions = spec.partitioners.size() * spec.workers.size();
+  plans.resize(first_partition + partitions);
+  for (std::size_t i = 0; i < partitions; ++i) {
     for (scheduler::QueueOrder order : spec.orders) {
       combos.push_back({first_partition + i, spec.workers[i % spec.workers.size()], order});
     }
@@ -262,10 +260,26 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     }
   }
 
+  // One pool of tasks: the partitions to build first, then every replica. A partition is built
+  // once, by its own task or by the first replica that needs it (which waits for it), so while
+  // one thread builds a slow partition (optimal) the others simulate the plans already built.
+  std::vector<std::once_flag> built(partitions);
+  auto build = [&](std::size_t i) {
+    std::call_once(built[i], [&] {
+      plans[first_partition + i] =
+          partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
+    });
+  };
   const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
   std::vector<ReplicaResult> results(combos.size() * replicas);
-  parallel_for(results.size(), threads, [&](std::size_t i) {
+  parallel_for(partitions + results.size(), threads, [&](std::size_t task) {
+    if (task < partitions) {
+      build(task);
+      return;
+    }
+    const std::size_t i = task - partitions;
     const Combination& c = combos[i / replicas];
+    if (c.plan >= first_partition && c.plan < first_partition + partitions) build(c.plan - first_partition);
     const PlanCase& plan = plans[c.plan];
     SimulationConfig config = spec.base;
     config.record_timeline = false;

@@ -87,8 +87,8 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
                   duration_of, config);
 }
 
-SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan, const std::vector<data::Micros>& durations,
-                          const SimulationConfig& config) {
+SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
+                          const std::vector<data::Micros>& durations, const SimulationConfig& config) {
   if (durations.size() != plan->items.size()) {
     throw data::Error(config.scheduler.plan_name, "has " + std::to_string(plan->items.size()) + " items but " +
                                                       std::to_string(durations.size()) + " durations");

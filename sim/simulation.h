@@ -85,8 +85,8 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
                           const SimulationConfig& config);
 // The same on a plan already validated and shared (the replicas of a comparison), item i lasting
 // durations[i]. config.predict_from_durations does not apply: the shared plan is not changed.
-SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan, const std::vector<data::Micros>& durations,
-                          const SimulationConfig& config);
+SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
+                          const std::vector<data::Micros>& durations, const SimulationConfig& config);
 
 nlohmann::json to_json(const SimulationResult& result, bool with_timeline);
 void print_table(const SimulationResult& result, std::ostream& out);
