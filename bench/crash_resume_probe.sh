@@ -26,7 +26,7 @@ for s in $(seq 1 "$series"); do
   dir="$work/series$s"; mkdir -p "$dir/locks"
   store="$dir/trace.db"
   "$millrace" run --cluster local --store "$store" --span "0:$((ranges * 10 - 1))" --partitioner uniform \
-    --ranges "$ranges" --workers "$workers" --command "sh $worker $dir {id} {first} 2" \
+    --range-count "$ranges" --workers "$workers" --command "sh $worker $dir {id} {first} 2" \
     >"$dir/run.out" 2>"$dir/run.err" &
   pid=$!
   k=1

@@ -10,7 +10,7 @@ millrace=$(realpath "$1"); ranges=$2; seconds=${3:-20}; workers=${4:-4}
 work=$(mktemp -d /tmp/millrace-rate.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$millrace" run --cluster local --store "$work/t.db" --span "0:$((ranges - 1))" --partitioner uniform \
-  --ranges "$ranges" --workers "$workers" --command true >"$work/out" 2>"$work/err" &
+  --range-count "$ranges" --workers "$workers" --command true >"$work/out" 2>"$work/err" &
 pid=$!
 # Wait for the first attempt to be recorded, then let it run.
 python3 - "$work/t.db" <<'PY'

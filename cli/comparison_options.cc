@@ -210,7 +210,7 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
       params.span = spec.span;
       params.workers = w;
       params = partitioners::with_defaults(partitioner, params, "--partitioners");
-      const RangeRequest request = requested_ranges(partitioner, params, "--range-count");
+      const RangeRequest request = requested_ranges(partitioner, params);
       ranges += request.ranges;
       if (request.ranges > largest.ranges) largest = request;
     }

@@ -25,7 +25,7 @@ struct FitCommandOptions {
   std::string store;
   std::string runs;
   std::string profile;
-  double startup_s = 0;
+  data::Micros startup = 0;
   std::string output;
   data::FitOptions fit;
 };
@@ -46,11 +46,11 @@ void run_fit(FitCommandOptions& options) {
   const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
   if (!options.profile.empty()) {
     const data::CostModel model =
-        data::CostModel::from_profile(store.profile(options.profile), data::micros_from_seconds(options.startup_s));
+        data::CostModel::from_profile(store.profile(options.profile), options.startup);
     model.save(options.output);
     std::cout << "model from profile '" << options.profile << "' (" << model.bins().size() << " bins over "
-              << model.span().count << " " << model.units() << ", start-up " << options.startup_s
-              << " s per range) written to " << options.output << "\n";
+              << model.span().count << " " << model.units() << ", start-up " << duration_text(options.startup)
+              << " per range) written to " << options.output << "\n";
     return;
   }
   std::vector<data::Observation> observations;
@@ -96,9 +96,9 @@ void add_fit_command(CLI::App& app) {
   auto* runs = cmd->add_option("--runs", options->runs, "comma-separated run ids or names");
   auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
   runs->excludes(profile);
-  cmd->add_option("--startup-s", options->startup_s, "with --profile: start-up cost per range, seconds")
+  cmd->add_option("--startup", options->startup, "with --profile: start-up cost per range (30s, 1.5m)")
       ->needs(profile)
-      ->transform(seconds());
+      ->transform(micros());
   cmd->add_option("--bins", options->fit.bins,
                   "N equal bins along the sequence, unpenalised (default: the recorded ranges' own boundaries, "
                   "with a smoothness penalty chosen by blocked cross-validation)")

@@ -1,5 +1,5 @@
 // Requests too big for this machine's memory are refused before anything is allocated, with the
-// estimate, instead of growing until the kernel kills the process (`partition --ranges
+// estimate, instead of growing until the kernel kills the process (`partition --range-count
 // 1000000000` reached 24 GB) or ending in a bare std::bad_alloc. A command estimates what a
 // request needs (count x bytes per element, the bytes measured on that command's peak memory)
 // and compares it with what the machine can give: MemAvailable of /proc/meminfo, or the cap in

@@ -57,25 +57,44 @@ CLI::Validator tcp_port() { return whole_number(0, 65535); }
 
 namespace {
 
-// A duration (duration_problem: the one parser of durations) rewritten as plain decimal seconds
-// or as integer microseconds, for CLI11 to convert into the option's type.
-CLI::Validator duration_in(data::Micros max, bool as_micros) {
+// How a duration option's value reaches CLI11: plain decimal seconds for a `double`, integer
+// microseconds for a data::Micros, or integer seconds for a field the Kubernetes API counts in
+// whole seconds (activeDeadlineSeconds).
+enum class DurationAs { kSeconds, kMicros, kWholeSeconds };
+
+// A duration (duration_problem: the one parser of durations) rewritten as `as` says, for CLI11
+// to convert into the option's type.
+CLI::Validator duration_in(data::Micros max, DurationAs as) {
+  static const char* const kTypeNames[] = {"SECONDS", "DURATION", "WHOLE SECONDS"};
   return CLI::Validator(
-      [max, as_micros](std::string& text) -> std::string {
+      [max, as](std::string& text) -> std::string {
         data::Micros micros = 0;
         if (std::string problem = duration_problem(text, max, micros); !problem.empty()) {
           return "'" + text + "' " + problem;
         }
-        text = as_micros ? std::to_string(micros) : number_text(data::seconds_from_micros(micros));
+        switch (as) {
+          case DurationAs::kSeconds:
+            text = number_text(data::seconds_from_micros(micros));
+            break;
+          case DurationAs::kMicros:
+            text = std::to_string(micros);
+            break;
+          case DurationAs::kWholeSeconds:
+            if (micros % data::kMicrosPerSecond != 0) return "'" + text + "' is not a whole number of seconds";
+            text = std::to_string(micros / data::kMicrosPerSecond);
+            break;
+        }
         return "";
       },
-      std::string(as_micros ? "DURATION" : "SECONDS") + " 0 to " + duration_text(max));
+      std::string(kTypeNames[static_cast<int>(as)]) + " 0 to " + duration_text(max));
 }
 
 }  // namespace
 
-CLI::Validator seconds(data::Micros max) { return duration_in(max, false); }
+CLI::Validator seconds(data::Micros max) { return duration_in(max, DurationAs::kSeconds); }
 
-CLI::Validator micros(data::Micros max) { return duration_in(max, true); }
+CLI::Validator micros(data::Micros max) { return duration_in(max, DurationAs::kMicros); }
+
+CLI::Validator whole_seconds(data::Micros max) { return duration_in(max, DurationAs::kWholeSeconds); }
 
 }  // namespace millrace::cli

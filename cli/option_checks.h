@@ -33,4 +33,8 @@ CLI::Validator seconds(data::Micros max = kMaxDuration);
 // duration option of every command uses, so the same flag reads the same everywhere.
 CLI::Validator micros(data::Micros max = kMaxDuration);
 
+// The same durations when they are a whole number of seconds ("1.5m", "90"; not "1500ms"),
+// rewritten as integer seconds for an option the Kubernetes API counts in seconds.
+CLI::Validator whole_seconds(data::Micros max = kMaxDuration);
+
 }  // namespace millrace::cli

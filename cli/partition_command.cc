@@ -79,7 +79,7 @@ void resolve_span(PartitionOptions& options, const CLI::App& cmd) {
     const partitioners::Preset& preset = partitioners::find_preset(options.preset);
     auto unset = [&cmd](const char* flag) { return cmd.count(flag) == 0; };
     if (unset("--partitioner")) options.partitioner = preset.partitioner;
-    if (unset("--range-length") && unset("--ranges")) options.params.range_length = preset.range_length;
+    if (unset("--range-length") && unset("--range-count")) options.params.range_length = preset.range_length;
     if (unset("--overlap")) options.params.overlap = preset.overlap;
     if (unset("--align")) options.params.align = preset.align;
     if (unset("--floor")) options.params.floor = preset.floor;
@@ -157,7 +157,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--preset", options->preset, "a deployment's settings (" + presets + "); explicit options win");
   cmd->add_option("--partitioner", options->partitioner, "one of: " + partitioners::partitioner_list());
   cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
-  cmd->add_option("--ranges", options->params.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
+  cmd->add_option("--range-count", options->params.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top")
       ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--workers", options->params.workers, "workers (logarithmic's parallelism; optimal's pool)")

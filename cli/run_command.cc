@@ -1,6 +1,7 @@
 // `millrace run`: runs a plan for real through the scheduler core on a real cluster, chosen by
 // --cluster among the kinds of cli/cluster_kinds.cc: local processes (the embedded default) or
-// Kubernetes Jobs. The span is cut by a named partitioner; the rest of the run (recording,
+// Kubernetes Jobs. The span is cut by a named partitioner, or the ranges come as listed in a
+// team's own ranges file (partitioners/ranges_file.h, as `compare --ranges` scores them); the rest of the run (recording,
 // status, progress, Ctrl-C, --resume, one live owner) is a real-run session
 // (cluster_adapter/realtime/real_run_session.h), the same for every kind.
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "data/cost_model.h"
 #include "data/run_summary.h"
 #include "data/trace_store.h"
+#include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
@@ -33,6 +35,8 @@ struct RunOptions {
   cluster_adapter::RealRunOptions session;
   std::string model_path;
   partitioners::PartitionParams partition;
+  std::string ranges_file;                             // instead of --span and --partitioner
+  std::optional<partitioners::RangesFile> listed;      // its ranges, read before the run opens
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
 
@@ -42,19 +46,28 @@ struct RunOptions {
 constexpr double kRunBytesPerRange = 461;
 constexpr double kRunBytesPerWorker = 33;
 
-std::vector<data::WorkItem> plan_items(const RunOptions& o) {
+// The ranges to run: the listed ones, or the span cut by the partitioner.
+partitioners::Partition plan_partition(const RunOptions& o, const data::CostModel* model) {
+  if (o.listed) {
+    if (model) partitioners::require_within_model(*o.listed, *model);
+    return o.listed->partition();
+  }
   partitioners::PartitionParams params = o.partition;
   params.span = parse_span(o.session.span);
   if (params.workers == 0) params.workers = o.session.common.workers;
+  params.model = model;
+  require_memory_for_ranges(o.session.partitioner, params, kRunBytesPerRange);
+  CurrentStep step("planning the ranges of --span " + o.session.span);
+  return partitioners::make_partition(o.session.partitioner, params);
+}
+
+std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   std::optional<data::CostModel> model;
   if (!o.model_path.empty()) model = data::CostModel::load(o.model_path);
-  params.model = model ? &*model : nullptr;
-  require_memory_for_ranges(o.session.partitioner, params, kRunBytesPerRange);
   const int workers = o.session.common.workers;
   require_memory(workers, kRunBytesPerWorker, "--workers " + std::to_string(workers), "worker slots");
-  CurrentStep step("planning the ranges of --span " + o.session.span);
   std::vector<data::WorkItem> items;
-  for (const data::Range& range : partitioners::make_partition(o.session.partitioner, params).work_ranges()) {
+  for (const data::Range& range : plan_partition(o, model ? &*model : nullptr).work_ranges()) {
     data::WorkItem& item = items.emplace_back();
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
@@ -82,15 +95,21 @@ void add_run_command(CLI::App& app) {
       ->transform(seconds());
   cmd->add_option("--name", o->session.name, "name of the new run (Kubernetes Jobs are named after it and the run id)");
   cmd->add_option("--units", o->session.units, "what a unit of the span is (ledgers, blocks, ...)");
-  cmd->add_option("--span", o->session.span, "FIRST:LAST, inclusive units to process");
-  cmd->add_option("--partitioner", o->session.partitioner, "one of: " + partitioners::partitioner_list());
+  auto* ranges = cmd->add_option("--ranges", o->ranges_file,
+                                 "instead of --span and --partitioner: a ranges file (END/COUNT lines, CSV or JSON, as "
+                                 "compare --ranges takes) whose ranges run as listed");
+  const std::vector<CLI::Option*> cutting = {
+      cmd->add_option("--span", o->session.span, "FIRST:LAST, inclusive units to process"),
+      cmd->add_option("--partitioner", o->session.partitioner, "one of: " + partitioners::partitioner_list()),
+      cmd->add_option("--range-count", o->partition.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit)),
+      cmd->add_option("--range-length", o->partition.range_length, "uniform: units per range")
+          ->transform(whole_number(1, kMaxUnit)),
+      cmd->add_option("--overlap", o->partition.overlap, "units each range also replays before its first")
+          ->transform(whole_number(0, kMaxUnit)),
+      cmd->add_option("--align", o->partition.align, "cuts fall on multiples of this")
+          ->transform(whole_number(1, kMaxUnit))};
+  for (CLI::Option* option : cutting) ranges->excludes(option);
   cmd->add_option("--model", o->model_path, "cost model JSON (from `millrace fit`) for predictions and ETA");
-  cmd->add_option("--ranges", o->partition.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
-  cmd->add_option("--range-length", o->partition.range_length, "uniform: units per range")
-      ->transform(whole_number(1, kMaxUnit));
-  cmd->add_option("--overlap", o->partition.overlap, "units each range also replays before its first")
-      ->transform(whole_number(0, kMaxUnit));
-  cmd->add_option("--align", o->partition.align, "cuts fall on multiples of this")->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--policy", o->session.common.policy,
                   "concurrency policy: " + scheduler::policy_list() + " (default: fixed-pool locally, job-per-item on Kubernetes)")
       ->check(CLI::IsMember(scheduler::policy_names()));
@@ -109,9 +128,16 @@ void add_run_command(CLI::App& app) {
 
   const cluster_adapter::OptionChecks checks{
       [](std::int64_t min, std::int64_t max) { return whole_number(min, max); },
-      [](data::Micros max) { return seconds(max); }, [] { return tcp_port(); }, kMaxDuration};
+      [](data::Micros max) { return seconds(max); }, [](data::Micros max) { return whole_seconds(max); },
+      [] { return tcp_port(); }, kMaxDuration};
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
   cmd->callback([o] {
+    if (!o->ranges_file.empty()) {
+      o->listed = partitioners::read_ranges_file(o->ranges_file);
+      const data::Range span = o->listed->span();
+      o->session.span = std::to_string(span.first) + ":" + std::to_string(span.last());
+      o->session.partitioner = "ranges file " + o->ranges_file;
+    }
     // The report of a run that is over: its summary as `show` prints it.
     const auto report = [](const data::TraceStore& store, std::int64_t run_id) {
       const std::vector<data::WorkItem> items = store.items(run_id);

@@ -25,7 +25,7 @@ struct WatchCommandOptions {
   std::string redis;
   std::string store_path;
   std::string run_name;
-  int poll_ms = 1000;
+  data::Micros poll = data::kMicrosPerSecond;
   cluster_adapter::RedisQueueNames names;
 };
 
@@ -57,11 +57,17 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
   return store.add_run(run, plan, {});
 }
 
+// The shortest pause between looks at the queue: less would poll Redis without rest.
+constexpr data::Micros kShortestPoll = data::kMicrosPerMilli;
+
 void run_watch(const WatchCommandOptions& options) {
+  if (options.poll < kShortestPoll) {
+    throw data::Error("--poll " + duration_text(options.poll), "is shorter than " + duration_text(kShortestPoll));
+  }
   data::TraceStore store = data::TraceStore::open(options.store_path);
   cluster_adapter::RedisConnection redis(options.redis);
   cluster_adapter::RedisQueue queue(redis, options.names);
-  const cluster_adapter::WatchOptions watch_options{.poll = options.poll_ms * data::kMicrosPerMilli};
+  const cluster_adapter::WatchOptions watch_options{.poll = options.poll};
   const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
       queue, std::cerr, watch_options.backoff, [&] { return find_or_plan_run(store, queue, options); });
   cluster_adapter::RedisWatch watch(queue, store, run_id, std::cerr);
@@ -79,9 +85,9 @@ void add_watch_command(CLI::App& app) {
   cmd->add_option("--store", options->store_path, "trace store file")->required();
   cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
       ->required();
-  cmd->add_option("--poll-ms", options->poll_ms, "milliseconds between looks at the queue")
-      ->capture_default_str()
-      ->transform(whole_number(1));
+  cmd->add_option("--poll", options->poll, "time between looks at the queue (250ms, 2s)")
+      ->default_str("1s")
+      ->transform(micros());
   add_redis_names_options(*cmd, options->names);
   cmd->callback([options] { run_watch(*options); });
 }

@@ -23,6 +23,13 @@ class LogarithmicPartitioner : public Partitioner {
   void fill_defaults(PartitionParams& params) const override {
     if (params.floor < 1) params.floor = std::max<std::int64_t>(1, params.span.count / (16LL * params.workers));
   }
+  // At most span / floor ranges in its tail, plus the rounds of one range per worker before it
+  // (the length halves from span / 2 / workers to the floor: fewer than 64 rounds).
+  RangeCountBound most_ranges(const PartitionParams& params) const override {
+    constexpr double kMostRounds = 64;
+    const double floor = static_cast<double>(std::max<std::int64_t>(params.floor, 1));
+    return {static_cast<double>(params.span.count) / floor + kMostRounds * params.workers, "floor", params.floor};
+  }
 };
 
 }  // namespace millrace::partitioners

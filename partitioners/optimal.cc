@@ -15,6 +15,11 @@ constexpr double kCountMultipliers[] = {1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16};
 
 }  // namespace
 
+RangeCountBound OptimalPartitioner::most_ranges(const PartitionParams& params) const {
+  if (params.ranges > 0) return Partitioner::most_ranges(params);
+  return {kCountMultipliers[std::size(kCountMultipliers) - 1] * params.workers, "workers", params.workers};
+}
+
 Partition OptimalPartitioner::partition(const PartitionParams& params) const {
   check_common_params(params, name());
   if (params.model == nullptr) throw data::Error(name(), "needs a cost model");

@@ -25,6 +25,14 @@ struct PartitionParams {
   std::int64_t floor = 0;                    // logarithmic: smallest range length
 };
 
+// The most ranges a generator may cut for some parameters and the parameter that decides it, so
+// that a caller can refuse a request too big for memory before anything is allocated.
+struct RangeCountBound {
+  double ranges = 0;
+  std::string decided_by;  // the PartitionParams field: "ranges", "range_length", "floor" or "workers"
+  std::int64_t value = 0;  // its value
+};
+
 // Ranges in ascending order that tile the span exactly; `overlap` extends each one backwards
 // when the work is handed out (verification replay), without changing the tiling.
 struct Partition {
@@ -46,6 +54,9 @@ class Partitioner {
   // rest open (compare, plan): fills the parameters left at 0 from span and workers (> 0). A
   // generator with nothing to default keeps this.
   virtual void fill_defaults(PartitionParams& /*params*/) const {}
+  // At most how many ranges partition(params) cuts (before the span's own limit of one per
+  // unit): this default is the range count, or one range per worker without one.
+  virtual RangeCountBound most_ranges(const PartitionParams& params) const;
 };
 
 }  // namespace millrace::partitioners

@@ -13,6 +13,11 @@ std::vector<data::Range> Partition::work_ranges() const {
   return out;
 }
 
+RangeCountBound Partitioner::most_ranges(const PartitionParams& params) const {
+  if (params.ranges > 0) return {static_cast<double>(params.ranges), "ranges", params.ranges};
+  return {static_cast<double>(params.workers), "workers", params.workers};
+}
+
 void check_common_params(const PartitionParams& params, const std::string& who) {
   if (params.span.count <= 0) throw data::Error(who, "the span is empty");
   if (params.align < 1) throw data::Error(who, "alignment must be at least 1 (got " + std::to_string(params.align) + ")");

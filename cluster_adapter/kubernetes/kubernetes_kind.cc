@@ -117,8 +117,8 @@ void KubernetesKind::add_options(CLI::App& command, const OptionChecks& checks) 
       ->default_val(10)
       ->transform(checks.whole_number(0, std::numeric_limits<int>::max()));
   command.add_option("--active-deadline", k.active_deadline_s,
-                     "kubernetes: activeDeadlineSeconds of each attempt's Job (0: none)")
-      ->transform(checks.whole_number(0, checks.max_duration / data::kMicrosPerSecond));
+                     "kubernetes: activeDeadlineSeconds of each attempt's Job, whole seconds (90m, 5400; 0: none)")
+      ->transform(checks.whole_seconds(checks.max_duration));
   command.add_option("--api-patience", k.api_patience_s,
                      "kubernetes: seconds the API may fail before the run stops (its state kept for --resume)")
       ->default_val(600)

@@ -57,6 +57,7 @@ class RunCluster {
 struct OptionChecks {
   std::function<CLI::Validator(std::int64_t min, std::int64_t max)> whole_number;
   std::function<CLI::Validator(data::Micros max)> seconds;
+  std::function<CLI::Validator(data::Micros max)> whole_seconds;
   std::function<CLI::Validator()> tcp_port;
   data::Micros max_duration = 0;  // the longest duration an option accepts
 };

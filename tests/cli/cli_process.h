@@ -86,7 +86,7 @@ class CliRunTest : public ::testing::Test {
   // `millrace run` of `ranges` ranges of ten units on `workers` local workers.
   std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
     return {"run",       "--cluster", "local",     "--store",   store,   "--span",    "0:" + std::to_string(ranges * 10 - 1),
-            "--partitioner", "uniform", "--ranges", std::to_string(ranges), "--workers", std::to_string(workers),
+            "--partitioner", "uniform", "--range-count", std::to_string(ranges), "--workers", std::to_string(workers),
             "--command", command};
   }
   pid_t start(const std::vector<std::string>& args) { return start_cli(dir, args); }

@@ -193,7 +193,7 @@ TEST_F(LeftoverWaitTest, ALeftoverStillRunningAfterTheWaitLimitIsEndedAndItsRang
 }
 
 TEST_F(LeftoverWaitTest, ALeftoverPastTheRunsTimeoutIsEndedRecordedAsATimeoutAndRetried) {
-  const pid_t first = start({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--ranges", "1",
+  const pid_t first = start({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--range-count", "1",
                              "--timeout", "1.5", "--command", command()});
   ASSERT_GT(first, 1);
   ASSERT_TRUE(eventually([&] { return events().size() == 1; }));
@@ -238,7 +238,7 @@ TEST_F(LeftoverWaitTest, ACtrlCWhileWaitingLeavesTheLeftoversRunningForTheNextRe
 }
 
 TEST_F(LeftoverWaitTest, LeftoverOptionsAreRefusedWhereTheyDoNotApply) {
-  CliResult fresh = run({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--ranges", "1",
+  CliResult fresh = run({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--range-count", "1",
                          "--command", "true", "--leftovers", "wait"});
   EXPECT_EQ(fresh.exit_code, 1);
   EXPECT_NE(fresh.err.find("--leftovers wait: applies to --resume only"), std::string::npos) << fresh.err;

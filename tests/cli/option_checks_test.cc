@@ -98,31 +98,33 @@ TEST_F(OptionChecks, StoreRowsCountedAsSetUp) { EXPECT_EQ(store_rows(), (std::ve
 
 TEST_F(OptionChecks, RunOptionsOutOfRangeAreRefusedNamingOptionAndValueBeforeAnythingIsRecorded) {
   const std::vector<Probe> probes = {
-      {"--ranges 4 --timeout 1e-9", "--timeout: '1e-9' is shorter than 1us"},
-      {"--ranges 4 --timeout -5", "--timeout: '-5' is negative"},
-      {"--ranges 4 --timeout inf", "--timeout: 'inf' not a finite duration"},
-      {"--ranges 4 --timeout 1e300", "--timeout: '1e300' is longer than the longest accepted, 8784h"},
-      {"--ranges 4 --kill-grace nan", "--kill-grace: 'nan' not a finite duration"},
-      {"--ranges 4 --backoff 1e300", "--backoff: '1e300' is longer than the longest accepted, 600s"},
-      {"--ranges 4 --status-port 99999", "--status-port: 99999 is out of range (expected a whole number from 0 to 65535)"},
-      {"--ranges 4 --status-port -1", "--status-port: -1 is out of range"},
-      {"--ranges 4 --policy fixed-poool", "--policy: fixed-poool not in"},
-      {"--ranges 4 --workers 0", "--workers: 0 is out of range (expected a whole number from 1 to 2147483647)"},
-      {"--ranges 4 --workers 99999999999", "--workers: 99999999999 is out of range"},
-      {"--ranges 4 --max-attempts 0", "--max-attempts: 0 is out of range"},
-      {"--ranges 4 --max-attempts 3x", "--max-attempts: '3x' is not a whole number"},
-      {"--ranges 0", "--ranges: 0 is out of range"},
-      {"--ranges 4 --align 0", "--align: 0 is out of range"},
-      {"--ranges 4 --overlap -1", "--overlap: -1 is out of range"},
+      {"--range-count 4 --timeout 1e-9", "--timeout: '1e-9' is shorter than 1us"},
+      {"--range-count 4 --timeout -5", "--timeout: '-5' is negative"},
+      {"--range-count 4 --timeout inf", "--timeout: 'inf' not a finite duration"},
+      {"--range-count 4 --timeout 1e300", "--timeout: '1e300' is longer than the longest accepted, 8784h"},
+      {"--range-count 4 --kill-grace nan", "--kill-grace: 'nan' not a finite duration"},
+      {"--range-count 4 --backoff 1e300", "--backoff: '1e300' is longer than the longest accepted, 600s"},
+      {"--range-count 4 --status-port 99999", "--status-port: 99999 is out of range (expected a whole number from 0 to 65535)"},
+      {"--range-count 4 --status-port -1", "--status-port: -1 is out of range"},
+      {"--range-count 4 --policy fixed-poool", "--policy: fixed-poool not in"},
+      {"--range-count 4 --workers 0", "--workers: 0 is out of range (expected a whole number from 1 to 2147483647)"},
+      {"--range-count 4 --workers 99999999999", "--workers: 99999999999 is out of range"},
+      {"--range-count 4 --max-attempts 0", "--max-attempts: 0 is out of range"},
+      {"--range-count 4 --max-attempts 3x", "--max-attempts: '3x' is not a whole number"},
+      {"--range-count 0", "--range-count: 0 is out of range"},
+      {"--range-count 4 --align 0", "--align: 0 is out of range"},
+      {"--range-count 4 --overlap -1", "--overlap: -1 is out of range"},
       {"--range-length 99999999999999999999", "--range-length: 99999999999999999999 is out of range"},
-      {"--ranges 4 --history-failed -1", "--history-failed: -1 is out of range"},
-      {"--ranges 4 --active-deadline 99999999999", "--active-deadline: 99999999999 is out of range"},
-      {"--ranges 4 --api-patience -1", "--api-patience: '-1' is negative"},
-      {"--ranges 4 --lease-port 65536", "--lease-port: 65536 is out of range"},
-      {"--ranges 4 --heartbeat 1e300", "--heartbeat: '1e300' is longer than the longest accepted"},
-      {"--ranges 4 --mode pool", "--mode: pool not in"},
-      {"--span=-9999999999999999999:1 --ranges 4", "--span -9999999999999999999:1: expected FIRST:LAST"},
-      {"--span=-4611686018427387904:1 --ranges 4", "--span -4611686018427387904:1: unit numbers are limited to"},
+      {"--range-count 4 --history-failed -1", "--history-failed: -1 is out of range"},
+      {"--range-count 4 --active-deadline 99999999999",
+       "--active-deadline: '99999999999' is longer than the longest accepted, 8784h"},
+      {"--range-count 4 --active-deadline 1500ms", "--active-deadline: '1500ms' is not a whole number of seconds"},
+      {"--range-count 4 --api-patience -1", "--api-patience: '-1' is negative"},
+      {"--range-count 4 --lease-port 65536", "--lease-port: 65536 is out of range"},
+      {"--range-count 4 --heartbeat 1e300", "--heartbeat: '1e300' is longer than the longest accepted"},
+      {"--range-count 4 --mode pool", "--mode: pool not in"},
+      {"--span=-9999999999999999999:1 --range-count 4", "--span -9999999999999999999:1: expected FIRST:LAST"},
+      {"--span=-4611686018427387904:1 --range-count 4", "--span -4611686018427387904:1: unit numbers are limited to"},
   };
   for (const Probe& probe : probes) {
     const bool spanned = probe.args.find("--span") != std::string::npos;
@@ -132,7 +134,7 @@ TEST_F(OptionChecks, RunOptionsOutOfRangeAreRefusedNamingOptionAndValueBeforeAny
 
 TEST_F(OptionChecks, SecondsOptionsTakeDurationsAndARunRecordsTheirValue) {
   const CommandResult result =
-      run_cli(run_command() + "--span 0:39 --ranges 2 --timeout 1.5m --kill-grace 250ms --backoff 2s");
+      run_cli(run_command() + "--span 0:39 --range-count 2 --timeout 1.5m --kill-grace 250ms --backoff 2s");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const data::Run run = data::TraceStore::open_existing(store_).run(2);
   EXPECT_NE(run.parameters.find("\"timeout_us\":90000000"), std::string::npos) << run.parameters;
@@ -151,7 +153,7 @@ TEST_F(OptionChecks, TheDeadlineReadsTheSameInEveryCommandAndIsStoredInMicroseco
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(data::TraceStore::open_existing(store_).run(++run_id).parameters.find(us), std::string::npos);
 
-    r = run_cli(run_command() + "--span 0:39 --ranges 2 --workers 2 --policy autoscale --deadline " + deadline);
+    r = run_cli(run_command() + "--span 0:39 --range-count 2 --workers 2 --policy autoscale --deadline " + deadline);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(data::TraceStore::open_existing(store_).run(++run_id).parameters.find(us), std::string::npos);
 
@@ -168,12 +170,12 @@ TEST_F(OptionChecks, TheDeadlineReadsTheSameInEveryCommandAndIsStoredInMicroseco
 }
 
 TEST_F(OptionChecks, AutoscaleRunsNeedADeadlineAndOtherPoliciesTakeNone) {
-  expect_refused(run_command() + "--span 0:39 --ranges 2 --policy autoscale",
+  expect_refused(run_command() + "--span 0:39 --range-count 2 --policy autoscale",
                  "millrace: --policy autoscale: needs --deadline, the wanted end of the run from its start (e.g. 48h)");
-  expect_refused(run_command() + "--span 0:39 --ranges 2 --deadline 1h",
+  expect_refused(run_command() + "--span 0:39 --range-count 2 --deadline 1h",
                  "millrace: --policy fixed-pool: --deadline, --scale-up-delay and --min-workers apply to --policy "
                  "autoscale only");
-  expect_refused(run_command() + "--span 0:39 --ranges 2 --policy autoscale --deadline 2x",
+  expect_refused(run_command() + "--span 0:39 --range-count 2 --policy autoscale --deadline 2x",
                  "--deadline: '2x' not a duration");
 }
 
@@ -188,7 +190,7 @@ TEST_F(OptionChecks, AStatusPortThatCannotBeHadStopsTheRunBeforeAnythingIsRecord
   socklen_t length = sizeof address;
   getsockname(held, reinterpret_cast<sockaddr*>(&address), &length);
   const std::string port = std::to_string(ntohs(address.sin_port));
-  expect_refused(run_command() + "--span 0:39 --ranges 4 --status-port " + port, "127.0.0.1:" + port);
+  expect_refused(run_command() + "--span 0:39 --range-count 4 --status-port " + port, "127.0.0.1:" + port);
   close(held);
 }
 
@@ -232,23 +234,23 @@ TEST_F(OptionChecks, CompareAndPlanOptionsOutOfRangeAreRefusedNamingOptionAndVal
 }
 
 TEST_F(OptionChecks, PartitionFitAndWatchOptionsOutOfRangeAreRefusedNamingOptionAndValue) {
-  expect_refused("partition --span 0:99 --partitioner uniform --ranges -1", "--ranges: -1 is out of range");
-  expect_refused("partition --tip 99999999999999999999 --partitioner uniform --ranges 4", "--tip: 99999999999999999999");
+  expect_refused("partition --span 0:99 --partitioner uniform --range-count -1", "--range-count: -1 is out of range");
+  expect_refused("partition --tip 99999999999999999999 --partitioner uniform --range-count 4", "--tip: 99999999999999999999");
   expect_refused("partition --span 0:99 --partitioner logarithmic --workers 0 --floor 1", "--workers: 0 is out of range");
   expect_refused("fit --store " + store_ + " --runs recorded --bins 0 -o " + model_, "--bins: 0 is out of range");
   expect_refused("fit --store " + store_ + " --runs recorded --folds 1 -o " + model_, "--folds: 1 is out of range");
-  expect_refused("fit --store " + store_ + " --profile p --startup-s nan -o " + model_, "--startup-s: 'nan'");
-  expect_refused("watch --redis 127.0.0.1:1 --store " + store_ + " --run r --poll-ms 0", "--poll-ms: 0 is out of range");
+  expect_refused("fit --store " + store_ + " --profile p --startup nan -o " + model_, "--startup: 'nan'");
+  expect_refused("watch --redis 127.0.0.1:1 --store " + store_ + " --run r --poll 0", "--poll 0s: is shorter than 0.001s");
 }
 
 // Sizes: refused up front with the estimate, against a documented cap (MILLRACE_MEMORY_LIMIT)
 // here, so the test does not depend on this machine's memory.
 TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
   const std::string cap = "MILLRACE_MEMORY_LIMIT=1G ";
-  expect_refused("partition --span 0:1999999999 --partitioner uniform --ranges 1000000000",
-                 "millrace: --ranges 1000000000: needs about", cap);
+  expect_refused("partition --span 0:1999999999 --partitioner uniform --range-count 1000000000",
+                 "millrace: --range-count 1000000000: needs about", cap);
   const CommandResult result =
-      run_cli("partition --span 0:1999999999 --partitioner uniform --ranges 1000000000", cap);
+      run_cli("partition --span 0:1999999999 --partitioner uniform --range-count 1000000000", cap);
   EXPECT_NE(result.output.find("of memory for 1000000000 ranges of 2000000000 units"), std::string::npos)
       << result.output;
   EXPECT_NE(result.output.find("more than the 1.0 GB available (MILLRACE_MEMORY_LIMIT)"), std::string::npos)
@@ -257,8 +259,8 @@ TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
                  "--range-length 2: needs about", cap);
   expect_refused("partition --span 0:1999999999 --partitioner logarithmic --workers 4 --floor 1",
                  "--floor 1: needs about", cap);
-  expect_refused(run_command() + "--span 0:1999999999 --ranges 1000000000", "--ranges 1000000000: needs about", cap);
-  expect_refused(run_command() + "--span 0:39 --ranges 4 --workers 2000000000", "--workers 2000000000: needs about", cap);
+  expect_refused(run_command() + "--span 0:1999999999 --range-count 1000000000", "--range-count 1000000000: needs about", cap);
+  expect_refused(run_command() + "--span 0:39 --range-count 4 --workers 2000000000", "--workers 2000000000: needs about", cap);
   // compare and plan refuse spans outside their model first: a model of the whole span.
   const std::string wide_model = (dir_ / "wide-model.json").string();
   data::CostModel({{{0, 2'000'000'000}, 0, 1e-3}}, "units", "synthetic").save(wide_model);
@@ -272,7 +274,7 @@ TEST_F(OptionChecks, PartitionsTooBigForMemoryAreRefusedWithTheEstimate) {
   EXPECT_EQ(huge.exit_code, 1);
   EXPECT_NE(huge.output.find("(MemAvailable in /proc/meminfo)"), std::string::npos) << huge.output;
   // A request that fits is not refused.
-  const CommandResult fits = run_cli("partition --span 0:999 --partitioner uniform --ranges 10", cap);
+  const CommandResult fits = run_cli("partition --span 0:999 --partitioner uniform --range-count 10", cap);
   EXPECT_EQ(fits.exit_code, 0) << fits.output;
 }
 
@@ -297,7 +299,7 @@ TEST_F(OptionChecks, SimulationsTooBigForMemoryAreRefusedWithTheEstimate) {
 TEST_F(OptionChecks, RunningOutOfMemoryAnywayNamesTheCommandAndTheStep) {
   // Address space capped at 300 MB: the memory check (MemAvailable, or the cap of 4 GB) passes,
   // the partition's allocations fail.
-  const CommandResult result = run_cli("partition --span 0:99999999 --partitioner uniform --ranges 20000000 -o /dev/null",
+  const CommandResult result = run_cli("partition --span 0:99999999 --partitioner uniform --range-count 20000000 -o /dev/null",
                                        "ulimit -v 300000; MILLRACE_MEMORY_LIMIT=4G ");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("millrace partition: out of memory while cutting 100000000 units into ranges "

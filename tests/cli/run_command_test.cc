@@ -113,6 +113,41 @@ TEST_F(RunCommandTest, TheReportOfARealRunIsTheSummaryShowPrintsOfIt) {
   EXPECT_NE(report.find("  tail: last attempt alone"), std::string::npos) << report;
 }
 
+// A team's own range list runs as listed: the ranges of the file, in END/COUNT form here (LAST/COUNT:
+// 100/100 is units 1..100), are the run's items, with the file named as the run's partitioner.
+TEST_F(RunCommandTest, ARangesFileRunsItsRangesAsListed) {
+  const std::string listed = (dir / "theirs.txt").string();
+  std::ofstream(listed) << "# our generator's cut\n100/100\n130/30\n135/5\n";
+  const std::string marker = (dir / "done").string();
+  Result result = run({"run", "--store", store, "--ranges", listed, "--workers", "2", "--command",
+                       "echo {first} {count} >> " + marker});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("run 1: 3/3 items succeeded"), std::string::npos) << result.out;
+  data::TraceStore trace = data::TraceStore::open(store);
+  EXPECT_EQ(trace.run(1).partitioner, "ranges file " + listed);
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  for (const data::WorkItem& item : trace.items(1)) ranges.emplace_back(item.range->first, item.range->count);
+  std::sort(ranges.begin(), ranges.end());
+  EXPECT_EQ(ranges, (std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 100}, {101, 30}, {131, 5}}));
+  std::vector<std::string> lines = lines_of(read_text(marker));
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"1 100", "101 30", "131 5"}));
+}
+
+TEST_F(RunCommandTest, ABadRangesFileOrOneGivenWithASpanIsRefusedBeforeAnythingIsRecorded) {
+  const std::string gap = (dir / "gap.txt").string();
+  std::ofstream(gap) << "100/100\n140/30\n";
+  Result result = run({"run", "--store", store, "--ranges", gap, "--command", "true"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: " + gap + ":"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("gap"), std::string::npos) << result.err;
+
+  result = run({"run", "--store", store, "--ranges", gap, "--span", "0:9", "--command", "true"});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--ranges excludes --span"), std::string::npos) << result.err;
+  EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+}
+
 TEST_F(RunCommandTest, ResumingAnUnknownRunNamesIt) {
   Result result = run({"run", "--store", store, "--resume", "7"});
   EXPECT_EQ(result.exit_code, 1);

@@ -99,7 +99,7 @@ class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
             kubeconfig_for(server),         "--job-template",
             std::string(MILLRACE_SOURCE_DIR) + "/deploy/job-template.json",
             "--span",     "0:" + std::to_string(ranges * 100 - 1),
-            "--partitioner", "uniform",     "--ranges",
+            "--partitioner", "uniform",     "--range-count",
             std::to_string(ranges),         "--workers",
             std::to_string(workers),        "--name",
             "catchup"};
@@ -108,7 +108,9 @@ class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
 
 TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRecordsEachSuccessOnce) {
   FakeApiServer server(pods_running(20));
-  CliResult result = run(run_args(server, 12, 3));
+  std::vector<std::string> args = run_args(server, 12, 3);
+  args.insert(args.end(), {"--active-deadline", "1.5m"});
+  CliResult result = run(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("run 1: 12/12 items succeeded"), std::string::npos) << result.out;
   EXPECT_NE(result.err.find("millrace.io/run=catchup-1 in namespace batch-work at " + server.url()), std::string::npos)
@@ -131,6 +133,7 @@ TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRec
   for (const auto& job : server.objects("jobs")) {
     EXPECT_EQ(job["metadata"]["namespace"], "batch-work");
     EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["image"], "registry.example.com/catchup:1.0");
+    EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 90);  // --active-deadline 1.5m
   }
 }
 
@@ -582,7 +585,7 @@ TEST_F(RunKubernetesOnLoopbackServer, KubeconfigTokenWithControlCharactersIsRefu
 
 TEST_F(RunKubernetesOnLoopbackServer, UnknownClusterNameIsAnErrorListingTheKnownOnes) {
   CliResult result = run({"run", "--cluster", "slurm", "--store", store, "--span", "0:99", "--partitioner", "uniform",
-                          "--ranges", "2", "--command", "true"});
+                          "--range-count", "2", "--command", "true"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("millrace: --cluster: unknown cluster 'slurm' (known: local, kubernetes)"),
             std::string::npos)

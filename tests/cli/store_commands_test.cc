@@ -133,18 +133,18 @@ TEST_F(Cli, FitsTheBundledRecordingAndPartitionsWithTheModel) {
 }
 
 TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
-  expect_one_line_error(millrace("partition --span 0:100 --partitioner fastest --ranges 2"),
+  expect_one_line_error(millrace("partition --span 0:100 --partitioner fastest --range-count 2"),
                         "--partitioner: unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)");
   const std::string bad = dir_.file("bad.json");
   write_file(bad, "{\"format\":\"millrace-cost-model\",\"version\":1}");
-  expect_one_line_error(millrace("partition --span 0:100 --partitioner optimal --ranges 2 --model " + bad),
+  expect_one_line_error(millrace("partition --span 0:100 --partitioner optimal --range-count 2 --model " + bad),
                         bad + ": model: missing key 'bins'");
 }
 
 TEST_F(Cli, PartitionRefusesASpanBeyond64BitUnitNumbersInOneLine) {
-  expect_one_line_error(millrace("partition --span=-9223372036854775808:9223372036854775807 --partitioner uniform --ranges 2"),
+  expect_one_line_error(millrace("partition --span=-9223372036854775808:9223372036854775807 --partitioner uniform --range-count 2"),
                         "--span -9223372036854775808:9223372036854775807: unit numbers are limited to +-2305843009213693952 (2^61)");
-  expect_one_line_error(millrace("partition --span=0:9223372036854775807 --partitioner uniform --ranges 2"),
+  expect_one_line_error(millrace("partition --span=0:9223372036854775807 --partitioner uniform --range-count 2"),
                         "--span 0:9223372036854775807: unit numbers are limited to +-2305843009213693952 (2^61)");
 }
 

@@ -129,7 +129,7 @@ TEST_F(WhatIfCommands, BadRangesFilesAreOneLineErrorsNamingFileAndLine) {
 TEST_F(WhatIfCommands, SpansOutsideTheModelAreRefusedNotExtrapolated) {
   for (const std::string& command :
        {"compare " + common() + " --span 0:1500 --workers 2", "plan " + common() + " --span 0:1500 --deadline 1h --max-workers 4",
-        "partition --span 0:1500 --partitioner uniform --ranges 3 --model " + model_}) {
+        "partition --span 0:1500 --partitioner uniform --range-count 3 --model " + model_}) {
     const CommandResult r = run_cli(command);
     EXPECT_EQ(r.exit_code, 1) << command;
     EXPECT_NE(r.output.find("millrace: --span 0:1500"), std::string::npos) << r.output;
@@ -201,6 +201,13 @@ TEST_F(WhatIfCommands, AProfileIsImportedListedShownFittedAndComparedOnItsOwnSpa
   EXPECT_EQ(out["span"]["first"], 0);
   EXPECT_EQ(out["span"]["last"], 199);
   EXPECT_EQ(out["rows"][0]["makespan_mean_us"], 790000);
+  // A start-up per range given as a duration: one range on one worker takes it once more.
+  r = run_cli("fit --store " + store_ + " --profile series --startup 1.5s -o " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("start-up 1.5s per range"), std::string::npos) << r.output;
+  r = run_cli("compare --store " + store_ + " --model " + model + " --workers 1 --partitioners uniform --json --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["rows"][0]["makespan_mean_us"], 790000 + 1500000);
   const std::string gap = file(".profile.json", "[\n{\"first\": 0, \"count\": 5, \"unit_cost_us\": 1},\n"
                                                 "{\"first\": 6, \"count\": 5, \"unit_cost_us\": 1}\n]\n");
   r = run_cli("import --store " + store_ + " --format profile " + gap);

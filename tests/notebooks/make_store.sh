@@ -15,7 +15,7 @@ store=$work/store.db
 "$m" simulate --store "$store" --run pcv2 --workers 192 >/dev/null
 # A real run: 8 ranges of 50 units on 3 local workers, each sleeping (end / 400) s.
 "$m" run --cluster local --store "$store" --name sleep-run --span 0:399 --partitioner uniform \
-  --ranges 8 --workers 3 --command 'sleep $(awk "BEGIN {{ print {end} / 400 }}")' >/dev/null 2>&1
+  --range-count 8 --workers 3 --command 'sleep $(awk "BEGIN {{ print {end} / 400 }}")' >/dev/null 2>&1
 "$m" simulate --store "$store" --run sleep-run --workers 3 >/dev/null
 
 "$m" compare --store "$store" --model "$work/model.json" --run pcv2 --workers 64,128,192 \

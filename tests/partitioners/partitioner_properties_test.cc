@@ -1,5 +1,5 @@
 // Property-style checks: every registered generator's output passes the shared validator on
-// seeded random spans and parameters.
+// seeded random spans and parameters, and has no more ranges than the generator's own bound.
 #include <random>
 
 #include <gtest/gtest.h>
@@ -54,6 +54,8 @@ TEST(PartitionerProperties, EveryGeneratorsOutputPassesTheValidatorOnRandomSpans
                    std::to_string(p.align) + " ranges " + std::to_string(p.ranges));
       const Partition partition = make_partition(name, p);
       EXPECT_NO_THROW(validate(partition, p, name));
+      // The bound a command checks memory against (cli/partition_size.h) holds for the real cut.
+      EXPECT_LE(static_cast<double>(partition.ranges.size()), find_partitioner(name).most_ranges(p).ranges);
       if (name != "optimal" && name != "logarithmic" && p.ranges > 0) {
         EXPECT_EQ(static_cast<std::int64_t>(partition.ranges.size()), p.ranges);
       }

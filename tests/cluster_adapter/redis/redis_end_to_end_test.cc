@@ -93,7 +93,7 @@ TEST(RedisEndToEnd, EightWorkersOneKilledFinishEveryRangeOnceAndTheStoreHoldsEve
 
   const std::string worker = kSource + "/tests/cluster_adapter/redis/stellar_worker.sh";
   std::string script = "timeout 300 " + kCli + " watch --redis " + server.address() + " --store " + store_path +
-                       " --run live --poll-ms 100 > " + dir.file("watch.out") + " 2> " + dir.file("watch.err") +
+                       " --run live --poll 100ms > " + dir.file("watch.out") + " 2> " + dir.file("watch.err") +
                        " & w=$!\n";
   for (int i = 0; i < 8; ++i) {
     script += "bash " + worker + " " + std::to_string(server.port()) + " w" + std::to_string(i) + " " + timings +
