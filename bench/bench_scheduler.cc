@@ -88,7 +88,7 @@ void BM_SchedulerDispatch(benchmark::State& state, const char* policy) {
     core.start();
     cluster.drain(now);
     if (!core.finished()) state.SkipWithError("the scheduler did not finish");
-    benchmark::DoNotOptimize(core.attempt_records().data());
+    benchmark::DoNotOptimize(core.attempt_spans().data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kItems));
 }

@@ -108,6 +108,8 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
   std::vector<Micros> busy(workers, 0);
   std::vector<bool> ran(workers, false);
   std::vector<Micros> starts, ends;
+  starts.reserve(spans.size());
+  ends.reserve(spans.size());
   for (const AttemptSpan& a : spans) {
     first_start = std::min(first_start, a.start);
     last_end = std::max(last_end, a.end);
@@ -126,18 +128,19 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
   s.makespan = last_end - first_start;
   s.items_without_success = static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), false));
 
-  longest.resize(spans.size());
-  for (std::size_t i = 0; i < spans.size(); ++i) longest[i] = i;
-  const std::size_t kept = std::min(longest_count, spans.size());
   // Longest first; ties by start, item, worker, so the order the attempts come in does not matter.
+  // The kept ones are found in one pass (most attempts are not longer than the last kept one).
   auto longer = [&](std::size_t a, std::size_t b) {
     const AttemptSpan& x = spans[a];
     const AttemptSpan& y = spans[b];
     return std::make_tuple(y.end - y.start, x.start, x.item, x.worker, a) <
            std::make_tuple(x.end - x.start, y.start, y.item, y.worker, b);
   };
-  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(kept), longest.end(), longer);
-  longest.resize(kept);
+  for (std::size_t i = 0; i < spans.size() && longest_count > 0; ++i) {
+    if (longest.size() == longest_count && !longer(i, longest.back())) continue;
+    if (longest.size() == longest_count) longest.pop_back();
+    longest.insert(std::upper_bound(longest.begin(), longest.end(), i, longer), i);
+  }
 
   std::vector<Micros> busy_times;
   for (std::size_t w = 0; w < workers; ++w) {

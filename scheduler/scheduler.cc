@@ -9,23 +9,36 @@ namespace millrace::scheduler {
 namespace {
 constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
 const std::string kNoName;
+
+// Out of line: the check of every event's handle stays small enough to inline.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(const std::string& plan_name, AttemptHandle handle,
+                                                                   AttemptHandle next_handle, const char* kind) {
+  throw data::Error(plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
+                                   std::to_string(handle) + ", which was never submitted (handles so far: 1 to " +
+                                   std::to_string(next_handle - 1) + ")");
+}
 }  // namespace
 
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
-    : items_(std::move(plan)),
+    : Scheduler(std::make_shared<const PlannedWork>(std::move(plan), options.plan_name), options, cluster, clock) {}
+
+Scheduler::Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
+    : plan_(std::move(plan)),
+      items_(plan_->items),
+      graph_(plan_->graph),
       options_(std::move(options)),
       cluster_(cluster),
       clock_(clock),
-      graph_(items_, options_.plan_name),
       queue_(items_, options_.order),
       policy_(make_policy(options_.policy, options_.params)),
       records_(items_.size()) {
   if (options_.retry.max_attempts < 1) {
     throw data::Error(options_.plan_name, "retry policy needs max attempts >= 1");
   }
-  attempt_log_.reserve(items_.size());
+  attempt_spans_.reserve(items_.size());
+  attempt_details_.reserve(items_.size());
   for (std::size_t i = 0; i < items_.size(); ++i) {
     records_[i].waiting_on = graph_.predecessor_count(i);
     records_[i].predicted = items_[i].predicted;
@@ -164,10 +177,8 @@ void Scheduler::launch(std::size_t index) {
 // finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
 // A handle never handed out is a cluster reporting an attempt that does not exist: an error.
 Scheduler::Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
-  if (event.handle == 0 || event.handle >= next_handle_) {
-    throw data::Error(options_.plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
-                                              std::to_string(event.handle) + ", which was never submitted (handles " +
-                                              "so far: 1 to " + std::to_string(next_handle_ - 1) + ")");
+  if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] {
+    throw_never_submitted(options_.plan_name, event.handle, next_handle_, kind);
   }
   return flights_.find(event.handle);
 }
@@ -215,9 +226,13 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   ItemRecord& record = records_[index];
   std::uint32_t reason = reason_named(event.reason);
   if (observer_) notify(event.handle, flight, outcome, event.at, &event);
-  attempt_log_.push_back(AttemptRecord{event.handle, flight.item, flight.worker, flight.attempt, outcome, event.exit_code,
-                                       outcome == data::Outcome::kSucceeded ? 0 : reason,
-                                       flight.started.value_or(event.at), event.at, event.work_time});
+  const std::uint32_t logged_worker =
+      flight.worker != kNoWorkerRecord && !workers_[flight.worker].name.empty() ? flight.worker : kNoWorkerRecord;
+  attempt_spans_.push_back(data::AttemptSpan{flight.item, logged_worker, flight.started.value_or(event.at), event.at,
+                                             outcome, event.work_time.value_or(0)});
+  attempt_details_.push_back(AttemptDetail{event.handle, flight.attempt, event.exit_code,
+                                           outcome == data::Outcome::kSucceeded ? 0 : reason,
+                                           event.work_time.has_value()});
   if (flight.started && flight.worker != kNoWorkerRecord) {
     WorkerRecord& w = workers_[flight.worker];
     w.busy = false;
@@ -301,22 +316,24 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
 
 std::vector<data::Attempt> Scheduler::attempts() const {
   std::vector<data::Attempt> all;
-  all.reserve(attempt_log_.size());
-  for (const AttemptRecord& record : attempt_log_) all.push_back(attempt(record));
+  all.reserve(attempt_spans_.size());
+  for (std::size_t i = 0; i < attempt_spans_.size(); ++i) all.push_back(attempt(i));
   return all;
 }
 
-data::Attempt Scheduler::attempt(const AttemptRecord& record) const {
+data::Attempt Scheduler::attempt(std::size_t position) const {
+  const data::AttemptSpan& span = attempt_spans_[position];
+  const AttemptDetail& detail = attempt_details_[position];
   data::Attempt a;
-  a.item_id = items_[record.item].id;
-  a.number = record.number;
-  a.worker = worker_name(record.worker);
-  a.start = record.start;
-  a.end = record.end;
-  a.outcome = record.outcome;
-  a.exit_code = record.exit_code;
-  a.failure_reason = reasons_[record.reason];
-  a.work_time = record.work_time;
+  a.item_id = items_[span.item].id;
+  a.number = detail.number;
+  a.worker = worker_name(span.worker);
+  a.start = span.start;
+  a.end = span.end;
+  a.outcome = span.outcome;
+  a.exit_code = detail.exit_code;
+  a.failure_reason = reasons_[detail.reason];
+  if (detail.has_work_time) a.work_time = span.work_time;
   return a;
 }
 

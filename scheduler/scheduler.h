@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "data/records.h"
+#include "data/run_summary.h"
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/flight_table.h"
+#include "scheduler/planned_work.h"
 #include "scheduler/retry_policy.h"
 #include "scheduler/status_report.h"
 #include "scheduler/work_graph.h"
@@ -78,6 +80,8 @@ class Scheduler : public ClusterListener, private PolicyHost {
   // Validates the plan (work graph) and the policy; throws data::Error naming the plan or the
   // policy. Installs itself as the cluster's listener.
   Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock);
+  // The same on a plan already validated, shared with other runs of it (it is only read).
+  Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions options, Cluster& cluster, Clock& clock);
   // Resumes from a snapshot of the same plan: settled items stay settled, attempts in flight are
   // re-attached (their events are expected under the same handles), the rest is queued again.
   Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
@@ -103,25 +107,24 @@ class Scheduler : public ClusterListener, private PolicyHost {
   const WorkGraph& graph() const { return graph_; }
   // Every finished attempt, in the order they finished.
   std::vector<data::Attempt> attempts() const;
-  // The same, compactly: item index, worker index and interned failure reason.
-  static constexpr std::uint32_t kNoWorkerRecord = UINT32_MAX;
-  struct AttemptRecord {
+  // The same, compactly, as the run summary reads them (data/run_summary.h): item and worker
+  // by number, no worker (kNoWorkerRecord) for an attempt on none or on an unnamed one, work time
+  // 0 when not reported; and beside each, by position, what else the attempt has.
+  static constexpr std::uint32_t kNoWorkerRecord = data::AttemptSpan::kNoWorker;
+  struct AttemptDetail {
     AttemptHandle handle = 0;
-    std::uint32_t item = 0;
-    std::uint32_t worker = kNoWorkerRecord;
     int number = 1;
-    data::Outcome outcome = data::Outcome::kSucceeded;
     int exit_code = 0;
     std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
-    data::Micros start = 0;
-    data::Micros end = 0;
-    std::optional<data::Micros> work_time;
+    bool has_work_time = false;
   };
-  const std::vector<AttemptRecord>& attempt_records() const { return attempt_log_; }
+  const std::vector<data::AttemptSpan>& attempt_spans() const { return attempt_spans_; }
+  const std::vector<AttemptDetail>& attempt_details() const { return attempt_details_; }
   // Workers (submitted to, or named by the cluster) are numbered as first seen; kNoWorkerRecord is none.
   std::size_t worker_count() const { return workers_.size(); }
   const std::string& worker_name(std::uint32_t worker) const;
-  data::Attempt attempt(const AttemptRecord& record) const;
+  // The finished attempt at `position` (in attempt_spans()).
+  data::Attempt attempt(std::size_t position) const;
   std::size_t in_flight() const { return flights_.size(); }
   StatusReport status() const;
   SchedulerSnapshot snapshot() const;
@@ -181,11 +184,12 @@ class Scheduler : public ClusterListener, private PolicyHost {
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   std::string label(std::size_t index) const;
 
-  std::vector<data::WorkItem> items_;
+  std::shared_ptr<const PlannedWork> plan_;
+  const std::vector<data::WorkItem>& items_;  // plan_'s
+  const WorkGraph& graph_;                    // plan_'s
   SchedulerOptions options_;
   Cluster& cluster_;
   Clock& clock_;
-  WorkGraph graph_;
   WorkQueue queue_;
   std::unique_ptr<ConcurrencyPolicy> policy_;
   std::vector<ItemRecord> records_;
@@ -195,7 +199,8 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<std::uint32_t> lane_workers_;  // pool lane -> its worker record, once known
   std::vector<std::string> reasons_{""};     // failure reasons, interned
   std::unordered_map<std::string, std::uint32_t> reason_index_{{"", 0}};
-  std::vector<AttemptRecord> attempt_log_;
+  std::vector<data::AttemptSpan> attempt_spans_;
+  std::vector<AttemptDetail> attempt_details_;
   AttemptObserver observer_;
   AttemptHandle next_handle_ = 1;
   std::size_t settled_ = 0;

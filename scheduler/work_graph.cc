@@ -49,6 +49,47 @@ std::string describe_cycle(const Graph& graph, const std::vector<int>& component
   }
 }
 
+struct LongestPath {
+  data::Micros length = 0;
+  std::vector<std::size_t> items;  // in order along the path
+};
+
+// The longest path when item i lasts duration(i), no item starting before its submit time.
+// `order` is the items in dependency order, or empty when no item depends on another (then the
+// path is the longest single item, the first of equal ones).
+template <typename Duration>
+LongestPath longest_path(const Graph& graph, const std::vector<std::uint32_t>& order,
+                         const std::vector<data::WorkItem>& items, Duration duration) {
+  LongestPath path;
+  if (order.empty()) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const data::Micros end = items[i].submit_at + duration(i);
+      if (path.items.empty() || end > path.length) {
+        path.length = end;
+        path.items = {i};
+      }
+    }
+    return path;
+  }
+  std::vector<data::Micros> finish(items.size(), 0);
+  std::vector<std::size_t> via(items.size(), items.size());
+  for (std::size_t v : order) {
+    finish[v] = std::max(finish[v], items[v].submit_at) + duration(v);
+    auto [first, last] = boost::adjacent_vertices(static_cast<std::uint32_t>(v), graph);
+    for (std::size_t next : boost::make_iterator_range(first, last)) {
+      if (via[next] == items.size() || finish[v] > finish[next]) {
+        finish[next] = finish[v];
+        via[next] = v;
+      }
+    }
+  }
+  std::size_t last = static_cast<std::size_t>(std::max_element(finish.begin(), finish.end()) - finish.begin());
+  path.length = finish[last];
+  for (std::size_t v = last; v != items.size(); v = via[v]) path.items.push_back(v);
+  std::reverse(path.items.begin(), path.items.end());
+  return path;
+}
+
 }  // namespace
 
 WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string& plan_name) {
@@ -72,13 +113,9 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
   }
   if (edge_count == 0) {
     graph_ = Graph(static_cast<std::uint32_t>(items.size()));
-    // Independent items: the critical path is the longest single item.
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (critical_items_.empty() || items[i].submit_at + items[i].predicted > critical_path_) {
-        critical_path_ = items[i].submit_at + items[i].predicted;
-        critical_items_ = {i};
-      }
-    }
+    LongestPath path = longest_path(graph_, topological_, items, [&](std::size_t i) { return items[i].predicted; });
+    critical_path_ = path.length;
+    critical_items_ = std::move(path.items);
     return;
   }
   // Edges in plan order of the dependent item, then its depends_on order; the unsorted
@@ -119,22 +156,15 @@ WorkGraph::WorkGraph(const std::vector<data::WorkItem>& items, const std::string
   std::vector<std::size_t> order;
   order.reserve(items.size());
   boost::topological_sort(graph_, std::back_inserter(order));
-  std::reverse(order.begin(), order.end());
-  std::vector<data::Micros> finish(items.size(), 0);
-  std::vector<std::size_t> via(items.size(), items.size());
-  for (std::size_t v : order) {
-    finish[v] = std::max(finish[v], items[v].submit_at) + items[v].predicted;
-    for (std::size_t next : dependents(v)) {
-      if (via[next] == items.size() || finish[v] > finish[next]) {
-        finish[next] = finish[v];
-        via[next] = v;
-      }
-    }
-  }
-  std::size_t last = static_cast<std::size_t>(std::max_element(finish.begin(), finish.end()) - finish.begin());
-  critical_path_ = finish[last];
-  for (std::size_t v = last; v != items.size(); v = via[v]) critical_items_.push_back(v);
-  std::reverse(critical_items_.begin(), critical_items_.end());
+  topological_.assign(order.rbegin(), order.rend());
+  LongestPath path = longest_path(graph_, topological_, items, [&](std::size_t i) { return items[i].predicted; });
+  critical_path_ = path.length;
+  critical_items_ = std::move(path.items);
+}
+
+data::Micros WorkGraph::critical_path(const std::vector<data::WorkItem>& items,
+                                      const std::vector<data::Micros>& durations) const {
+  return longest_path(graph_, topological_, items, [&](std::size_t i) { return durations[i]; }).length;
 }
 
 }  // namespace millrace::scheduler

@@ -44,10 +44,15 @@ class WorkGraph {
   // Longest path through the graph, summing items' predicted durations, and its items in order.
   data::Micros critical_path() const { return critical_path_; }
   const std::vector<std::size_t>& critical_items() const { return critical_items_; }
+  // The same longest path with item i lasting durations[i] (by plan position) instead of its
+  // prediction: a simulation's lower bound, from the graph already built (no copy of the plan).
+  data::Micros critical_path(const std::vector<data::WorkItem>& items,
+                             const std::vector<data::Micros>& durations) const;
 
  private:
   Graph graph_;
   std::vector<std::uint32_t> predecessors_;  // empty when no item has a dependency
+  std::vector<std::uint32_t> topological_;   // items in dependency order; empty when no item has one
   data::Micros critical_path_ = 0;
   std::vector<std::size_t> critical_items_;
 };

@@ -22,9 +22,10 @@ QueueOrder queue_order_from_string(const std::string& text) {
   throw data::Error("queue order '" + text + "'", "unknown (known: plan, lpt, priority, tip-first)");
 }
 
-WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
-    : rank_(items.size()), item_at_(items.size()), ready_((items.size() + 63) / 64, 0) {
-  std::iota(item_at_.begin(), item_at_.end(), std::size_t{0});
+WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order) : ready_((items.size() + 63) / 64, 0) {
+  if (order == QueueOrder::kPlan) return;
+  item_at_.resize(items.size());
+  std::iota(item_at_.begin(), item_at_.end(), std::uint32_t{0});
   if (order == QueueOrder::kLongestFirst) {
     std::stable_sort(item_at_.begin(), item_at_.end(),
                      [&](std::size_t a, std::size_t b) { return items[a].predicted > items[b].predicted; });
@@ -35,7 +36,8 @@ WorkQueue::WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order)
     std::stable_sort(item_at_.begin(), item_at_.end(),
                      [&](std::size_t a, std::size_t b) { return items[a].priority > items[b].priority; });
   }
-  for (std::size_t r = 0; r < item_at_.size(); ++r) rank_[item_at_[r]] = r;
+  rank_.resize(items.size());
+  for (std::size_t r = 0; r < item_at_.size(); ++r) rank_[item_at_[r]] = static_cast<std::uint32_t>(r);
 }
 
 }  // namespace millrace::scheduler

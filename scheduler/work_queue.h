@@ -26,7 +26,7 @@ class WorkQueue {
   WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order);
 
   void push(std::size_t index) {
-    std::size_t rank = rank_[index];
+    std::size_t rank = rank_.empty() ? index : rank_[index];
     ready_[rank / 64] |= std::uint64_t{1} << (rank % 64);
     first_word_ = std::min(first_word_, rank / 64);
     ++size_;
@@ -42,7 +42,7 @@ class WorkQueue {
     for (std::size_t w = first_word_; w < ready_.size(); ++w) {
       for (std::uint64_t bits = ready_[w]; bits != 0; bits &= bits - 1) {
         std::size_t rank = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        std::size_t index = item_at_[rank];
+        std::size_t index = item_at_.empty() ? rank : item_at_[rank];
         if (admits(index)) {
           ready_[w] &= ~(std::uint64_t{1} << (rank % 64));
           --size_;
@@ -56,8 +56,9 @@ class WorkQueue {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
  private:
-  std::vector<std::size_t> rank_;     // item index -> rank
-  std::vector<std::size_t> item_at_;  // rank -> item index
+  // Both empty in plan order, where an item's rank is its index.
+  std::vector<std::uint32_t> rank_;     // item index -> rank
+  std::vector<std::uint32_t> item_at_;  // rank -> item index
   std::vector<std::uint64_t> ready_;  // bit per rank: ready
   std::size_t first_word_ = 0;        // no ready bit below this word
   std::size_t size_ = 0;

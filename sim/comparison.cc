@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -25,19 +26,18 @@ namespace {
 
 // A plan to simulate: a partition (or the recorded run) with each item's duration: recorded
 // (the recorded run), or predicted and, per replica, drawn from the model's noise (partitions).
+// Its items and work graph are built once and shared by every simulation of it.
 struct PlanCase {
   std::string name;
-  std::vector<data::WorkItem> items;
+  std::shared_ptr<const scheduler::PlannedWork> work;
   std::vector<data::Micros> durations;  // by position: recorded, or the model's predictions
   bool drawn = false;                   // replicas draw durations from the model's noise
-  std::unordered_map<std::string, std::size_t> position;
 
-  void index() {
-    for (std::size_t i = 0; i < items.size(); ++i) position.emplace(items[i].id, i);
-  }
+  const std::vector<data::WorkItem>& items() const { return work->items; }
   std::vector<data::Range> ranges() const {
     std::vector<data::Range> out;
-    for (const data::WorkItem& item : items) out.push_back(*item.range);
+    out.reserve(items().size());
+    for (const data::WorkItem& item : items()) out.push_back(*item.range);
     return out;
   }
 };
@@ -96,18 +96,20 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
                  const std::vector<std::map<std::string, std::int64_t>>& requests = {}) {
-  PlanCase plan{name, {}, {}, spec.noise && !spec.model->noise().empty(), {}};
+  std::vector<data::WorkItem> items;
+  std::vector<data::Micros> durations;
   for (const data::Range& r : partition.work_ranges()) {
     data::WorkItem item;
-    if (plan.items.size() < requests.size()) item.requests = requests[plan.items.size()];
+    if (items.size() < requests.size()) item.requests = requests[items.size()];
     item.range = r;
     item.id = r.end_count();
     item.predicted = spec.model->predict(r);
-    plan.durations.push_back(item.predicted);
-    plan.items.push_back(std::move(item));
+    durations.push_back(item.predicted);
+    items.push_back(std::move(item));
   }
-  plan.index();
-  return plan;
+  return PlanCase{name, std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name),
+                  std::move(durations),
+                  spec.noise && !spec.model->noise().empty()};
 }
 
 PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
@@ -154,10 +156,10 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.partitioner = plan.name;
   row.workers = c.workers;
   row.order = scheduler::to_string(c.order);
-  row.ranges = plan.items.size();
+  row.ranges = plan.items().size();
   row.replicas = static_cast<int>(replicas.size());
   row.longest_range = plan.durations.empty() ? 0 : *std::max_element(plan.durations.begin(), plan.durations.end());
-  row.lower_bound = lower_bound(plan.items, plan.durations, c.workers, startup, plan.name);
+  row.lower_bound = lower_bound(plan.work->graph, plan.items(), plan.durations, c.workers, startup);
   row.contiguous_bound = contiguous;
   double sum = 0;
   double sum_sq = 0;
@@ -215,17 +217,17 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
   return splitmix(h ^ static_cast<std::uint64_t>(replica));
 }
 
+data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
+                         const std::vector<data::Micros>& durations, int workers, data::Micros startup) {
+  data::Micros total = 0;
+  for (data::Micros d : durations) total += d;
+  const data::Micros spread = (total + workers - 1) / workers;
+  return std::max(graph.critical_path(plan, durations), spread) + startup;
+}
+
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name) {
-  std::vector<data::WorkItem> items = plan;
-  data::Micros total = 0;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    items[i].predicted = durations[i];
-    total += durations[i];
-  }
-  const data::Micros critical = scheduler::WorkGraph(items, plan_name).critical_path();
-  const data::Micros spread = (total + workers - 1) / workers;
-  return std::max(critical, spread) + startup;
+  return lower_bound(scheduler::WorkGraph(plan, plan_name), plan, durations, workers, startup);
 }
 
 Comparison run_comparison(const ComparisonSpec& spec) {
@@ -236,23 +238,20 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   std::vector<PlanCase> plans;
   std::vector<Combination> combos;
   if (spec.recorded_items) {
-    PlanCase recorded{"recorded", *spec.recorded_items, spec.recorded_durations, false, {}};
-    for (data::WorkItem& item : recorded.items) {
+    std::vector<data::WorkItem> items = *spec.recorded_items;
+    for (data::WorkItem& item : items) {
       item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
     }
-    recorded.index();
-    plans.push_back(std::move(recorded));
+    auto work = std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name);
+    plans.push_back(PlanCase{"recorded", std::move(work), spec.recorded_durations, false});
     for (int w : spec.workers) {
       for (scheduler::QueueOrder order : spec.orders) combos.push_back({0, w, order});
     }
   }
   const std::size_t first_partition = plans.size();
-  plans.resize(first_partition + spec.partitioners.size() * spec.workers.size());
-  parallel_for(spec.partitioners.size() * spec.workers.size(), threads, [&](std::size_t i) {
-    plans[first_partition + i] =
-        partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
-  });
-  for (std::size_t i = 0; i < spec.partitioners.size() * spec.workers.size(); ++i) {
+  const std::size_t partitions = spec.partitioners.size() * spec.workers.size();
+  plans.resize(first_partition + partitions);
+  for (std::size_t i = 0; i < partitions; ++i) {
     for (scheduler::QueueOrder order : spec.orders) {
       combos.push_back({first_partition + i, spec.workers[i % spec.workers.size()], order});
     }
@@ -264,12 +263,28 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     }
   }
 
+  // One pool of tasks: the partitions to build first, then every replica. A partition is built
+  // once, by its own task or by the first replica that needs it (which waits for it), so while
+  // one thread builds a slow partition (optimal) the others simulate the plans already built.
+  std::vector<std::once_flag> built(partitions);
+  auto build = [&](std::size_t i) {
+    std::call_once(built[i], [&] {
+      plans[first_partition + i] =
+          partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
+    });
+  };
   const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
   std::vector<ReplicaResult> results(combos.size() * replicas);
   std::mutex progress_lock;
   std::int64_t simulated = 0;
-  parallel_for(results.size(), threads, [&](std::size_t i) {
+  parallel_for(partitions + results.size(), threads, [&](std::size_t task) {
+    if (task < partitions) {
+      build(task);
+      return;
+    }
+    const std::size_t i = task - partitions;
     const Combination& c = combos[i / replicas];
+    if (c.plan >= first_partition && c.plan < first_partition + partitions) build(c.plan - first_partition);
     const PlanCase& plan = plans[c.plan];
     SimulationConfig config = spec.base;
     config.record_timeline = false;
@@ -283,11 +298,10 @@ Comparison run_comparison(const ComparisonSpec& spec) {
     config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
     config.scheduler.order = c.order;
     if (spec.recorded_items && c.plan == 0) config.cluster.recorded_ends = spec.recorded_ends;
-    const std::vector<data::Micros> durations =
-        plan.drawn ? draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true)
-                   : plan.durations;
-    const SimulationResult r = simulate(
-        plan.items, [&](const data::WorkItem& item) { return durations[plan.position.at(item.id)]; }, config);
+    const SimulationResult r =
+        plan.drawn ? simulate(plan.work, draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true),
+                              config)
+                   : simulate(plan.work, plan.durations, config);
     results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
                   r.run_failed || r.stalled, r.waits};
     if (spec.progress) {

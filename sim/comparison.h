@@ -6,7 +6,9 @@
 // workers finish soonest and cheapest" offline, from a cost model (and, as a baseline, a recorded
 // run replayed with its recorded durations).
 //
-// Simulations run in parallel on a pool of std::threads; each simulation is single-threaded and
+// Each plan and its work graph are built once and shared by its replicas. Partitions are built and
+// simulations run in one pool of std::threads (a slow partition does not hold up the simulations of
+// the others); each simulation is single-threaded and
 // seeded from (seed, combination, replica) alone, so the results do not depend on the thread
 // count. The lower bound of a combination is max(critical path, total work / workers) + the
 // smallest pod start-up latency, with work as predicted (partitions) or as recorded (the
@@ -120,6 +122,9 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
 // The lower bound of a plan with these durations on `workers` workers.
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name);
+// The same with the plan's work graph already built (no copy of the plan, no second graph).
+data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
+                         const std::vector<data::Micros>& durations, int workers, data::Micros startup);
 
 void print_table(const Comparison& comparison, std::ostream& out);
 nlohmann::json to_json(const Comparison& comparison);

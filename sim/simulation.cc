@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "data/error.h"
 #include "data/run_summary.h"
 #include "sim/virtual_clock.h"
 
@@ -24,35 +25,22 @@ struct Dispatch {
   }
 };
 
-using AttemptRecord = scheduler::Scheduler::AttemptRecord;
-
 // The run's summary (data::summarize_spans, the one every run gets) from the scheduler's
-// records: the attempts on named workers are the workers' (`on_worker[w]`: worker record w is one).
-data::RunSummary summary_of(const scheduler::Scheduler& core, const std::vector<bool>& on_worker) {
-  const std::vector<AttemptRecord>& log = core.attempt_records();
-  std::vector<data::AttemptSpan> spans;
-  spans.reserve(log.size());
-  for (const AttemptRecord& a : log) {
-    data::AttemptSpan span;
-    span.item = a.item;
-    if (a.worker != scheduler::Scheduler::kNoWorkerRecord && on_worker[a.worker]) span.worker = a.worker;
-    span.start = a.start;
-    span.end = a.end;
-    span.outcome = a.outcome;
-    spans.push_back(span);
-  }
+// attempt spans, whose workers are the named ones.
+data::RunSummary summary_of(const scheduler::Scheduler& core) {
   std::vector<std::size_t> longest;
-  data::RunSummary summary = data::summarize_spans(spans, core.items().size(), on_worker.size(), 5, longest);
-  for (std::size_t position : longest) summary.longest.push_back(core.attempt(log[position]));
+  data::RunSummary summary =
+      data::summarize_spans(core.attempt_spans(), core.items().size(), core.worker_count(), 5, longest);
+  for (std::size_t position : longest) summary.longest.push_back(core.attempt(position));
   return summary;
 }
 
 // On node pools a node runs several pods at once: the straggler tail's share is of the most
 // pods running at once, not of the nodes (over the attempts' span, as summarize_spans has it).
-data::StragglerTail pods_tail(const std::vector<AttemptRecord>& log) {
+data::StragglerTail pods_tail(const std::vector<data::AttemptSpan>& log) {
   std::vector<data::Micros> starts, ends;
   std::vector<std::pair<data::Micros, int>> changes;
-  for (const AttemptRecord& a : log) {
+  for (const data::AttemptSpan& a : log) {
     if (a.end <= a.start) continue;
     starts.push_back(a.start);
     ends.push_back(a.end);
@@ -69,11 +57,11 @@ data::StragglerTail pods_tail(const std::vector<AttemptRecord>& log) {
 }
 
 // Each item's wait from its submit time to the start of its first attempt.
-data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<AttemptRecord>& log,
+data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<data::AttemptSpan>& log,
                            data::Micros makespan) {
   constexpr data::Micros kNever = -1;
   std::vector<data::Micros> first_start(core.items().size(), kNever);
-  for (const AttemptRecord& a : log) {
+  for (const data::AttemptSpan& a : log) {
     if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
   }
   std::vector<data::QueuedItem> queued;
@@ -88,38 +76,35 @@ data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<A
 
 SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel& durations,
                           const SimulationConfig& config) {
-  SimEngine engine;
-  engine.reserve(plan.size() + 64);
-  VirtualClock clock(engine);
-  std::mt19937_64 rng(config.seed);
-  // Each item's duration is asked of the model once, then looked up by the item's position in
-  // the scheduler's plan (the cluster sees pointers into it).
+  // Each item's duration is asked of the model once, then looked up by the item's position.
   std::vector<data::Micros> duration_of;
-  const data::WorkItem* first_item = nullptr;
-  DurationModel by_position = [&](const data::WorkItem& item) { return duration_of[&item - first_item]; };
-  SimCluster cluster(engine, config.cluster, by_position, rng, config.record_timeline);
   duration_of.reserve(plan.size());
   for (data::WorkItem& item : plan) {
     duration_of.push_back(durations(item));
     if (config.predict_from_durations && item.predicted == 0) item.predicted = duration_of.back();
   }
-  cluster.check_placeable(plan);
+  return simulate(std::make_shared<const scheduler::PlannedWork>(std::move(plan), config.scheduler.plan_name),
+                  duration_of, config);
+}
+
+SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
+                          const std::vector<data::Micros>& durations, const SimulationConfig& config) {
+  if (durations.size() != plan->items.size()) {
+    throw data::Error(config.scheduler.plan_name, "has " + std::to_string(plan->items.size()) + " items but " +
+                                                      std::to_string(durations.size()) + " durations");
+  }
+  SimEngine engine;
+  VirtualClock clock(engine);
+  std::mt19937_64 rng(config.seed);
+  // The cluster sees pointers into the plan: an item's duration is found by its position.
+  const data::WorkItem* first_item = plan->items.data();
+  DurationModel by_position = [&](const data::WorkItem& item) { return durations[&item - first_item]; };
+  SimCluster cluster(engine, config.cluster, by_position, rng, config.record_timeline);
+  cluster.check_placeable(plan->items);
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.
-  std::vector<data::WorkItem> bound_plan;
-  bound_plan.reserve(plan.size());
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    data::WorkItem skeleton;
-    skeleton.id = plan[i].id;
-    skeleton.depends_on = plan[i].depends_on;
-    skeleton.submit_at = plan[i].submit_at;
-    skeleton.predicted = duration_of[i];
-    bound_plan.push_back(std::move(skeleton));
-  }
-  const data::Micros lower_bound = scheduler::WorkGraph(bound_plan, config.scheduler.plan_name).critical_path();
-  bound_plan = {};
+  const data::Micros lower_bound = plan->graph.critical_path(plan->items, durations);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
-  first_item = core.items().data();
   Dispatch dispatch{clock, cluster};
   core.start();
 
@@ -136,17 +121,13 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
   result.stalled = !core.finished();
   result.critical_path = lower_bound;
   result.cap = config.scheduler.params.max_in_flight;
-  const std::vector<AttemptRecord>& log = core.attempt_records();
+  const std::vector<data::AttemptSpan>& log = core.attempt_spans();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
   std::vector<WorkerUsage> usage(core.worker_count());
-  std::vector<bool> on_worker(core.worker_count(), false);
-  for (std::uint32_t w = 0; w < usage.size(); ++w) {
-    usage[w].name = core.worker_name(w);
-    on_worker[w] = !usage[w].name.empty();
-  }
-  for (const AttemptRecord& a : log) {
+  for (std::uint32_t w = 0; w < usage.size(); ++w) usage[w].name = core.worker_name(w);
+  for (const data::AttemptSpan& a : log) {
     result.makespan = std::max(result.makespan, a.end);
-    if (a.worker == scheduler::Scheduler::kNoWorkerRecord || !on_worker[a.worker]) continue;
+    if (a.worker == data::AttemptSpan::kNoWorker) continue;
     WorkerUsage& w = usage[a.worker];
     w.busy += a.end - a.start;
     ++w.attempts;
@@ -164,7 +145,7 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
                          (static_cast<double>(result.makespan) * static_cast<double>(result.workers.size()));
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
-  result.summary = summary_of(core, on_worker);
+  result.summary = summary_of(core);
   result.waits = waits_of(core, log, result.makespan);
   if (const PoolNodes* nodes = cluster.pool_nodes()) {
     result.node_hours = 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "data/queue_waits.h"
 #include "data/records.h"
 #include "data/run_summary.h"
+#include "scheduler/planned_work.h"
 #include "scheduler/scheduler.h"
 #include "sim/duration_model.h"
 #include "sim/sim_cluster.h"
@@ -81,6 +83,10 @@ struct SimulationResult {
 // Takes the plan by value: a caller done with it moves it in.
 SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel& durations,
                           const SimulationConfig& config);
+// The same on a plan already validated and shared (the replicas of a comparison), item i lasting
+// durations[i]. config.predict_from_durations does not apply: the shared plan is not changed.
+SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
+                          const std::vector<data::Micros>& durations, const SimulationConfig& config);
 
 nlohmann::json to_json(const SimulationResult& result, bool with_timeline);
 void print_table(const SimulationResult& result, std::ostream& out);

@@ -5,7 +5,8 @@
 // (sim::simulate, fixed-pool policy on a SimCluster of W one-slot nodes), exactly as
 // `millrace simulate` does, so the peers on SimGrid and SimPy are checked against the real path.
 //
-//   bench_reference_model run --trace FILE --workers W [--repeat K]
+//   bench_reference_model run --trace FILE --workers W [--repeat K] [--policy job-per-item]
+//   (job-per-item: one Job per range, at most W at once on W one-slot nodes: the same makespan)
 //   bench_reference_model generate --ranges N --seed S -o FILE
 //   bench_reference_model export --store DB --run R -o FILE   (a recorded run's durations)
 #include <ctime>
@@ -80,7 +81,7 @@ struct Timed {
   double seconds = 0;  // CPU time of the simulation alone, file reading excluded
 };
 
-Timed run_model(const std::vector<data::Micros>& durations, int workers) {
+Timed run_model(const std::vector<data::Micros>& durations, int workers, const std::string& policy) {
   std::vector<data::WorkItem> plan(durations.size());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     plan[i].id = std::to_string(i);
@@ -90,8 +91,9 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers) {
   SimulationConfig config;
   config.cluster.nodes = workers;
   config.scheduler.plan_name = "reference model";
-  config.scheduler.policy = "fixed-pool";
+  config.scheduler.policy = policy;
   config.scheduler.params.workers = workers;
+  config.scheduler.params.max_in_flight = workers;
   config.keep_attempt_log = false;  // the peers keep no log either: only the makespan is compared
   const std::size_t ranges = plan.size();
   std::clock_t begin = std::clock();
@@ -101,12 +103,12 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers) {
   return Timed{result.makespan, result.events, static_cast<double>(end - begin) / CLOCKS_PER_SEC};
 }
 
-void run(const std::string& trace, int workers, int repeat) {
+void run(const std::string& trace, int workers, int repeat, const std::string& policy) {
   std::vector<data::Micros> durations = read_trace(trace);
   if (workers < 1) throw data::Error("--workers", "needs at least one worker");
   Timed best;
   for (int i = 0; i < repeat; ++i) {
-    Timed t = run_model(durations, workers);
+    Timed t = run_model(durations, workers, policy);
     if (i == 0 || t.seconds < best.seconds) best = t;
   }
   std::printf("engine=millrace ranges=%zu workers=%d makespan_us=%lld events=%llu sim_cpu_s=%.6f\n",
@@ -131,7 +133,7 @@ int main(int argc, char** argv) {
   using namespace millrace;
   CLI::App app{"millrace's side of the reference model shared with the SimGrid and SimPy peers"};
   app.require_subcommand(1);
-  std::string trace, out, store, run_name;
+  std::string trace, out, store, run_name, policy = "fixed-pool";
   int workers = 16, repeat = 1;
   std::size_t ranges = 1000;
   std::uint64_t seed = 1;
@@ -139,6 +141,9 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace, "Trace file: one duration in microseconds per line")->required();
   run->add_option("--workers", workers, "Identical workers pulling from the queue")->required();
   run->add_option("--repeat", repeat, "Simulate K times, report the fastest")->check(CLI::PositiveNumber);
+  run->add_option("--policy", policy, "Concurrency policy")
+      ->check(CLI::IsMember({"fixed-pool", "job-per-item"}))
+      ->capture_default_str();
   CLI::App* gen = app.add_subcommand("generate", "Write a seeded synthetic trace file");
   gen->add_option("--ranges", ranges, "Number of ranges")->required()->check(CLI::PositiveNumber);
   gen->add_option("--seed", seed, "Generator seed");
@@ -149,7 +154,7 @@ int main(int argc, char** argv) {
   exp->add_option("-o", out, "Output trace file")->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*run) sim::run(trace, workers, repeat);
+    if (*run) sim::run(trace, workers, repeat, policy);
     if (*gen) sim::write_trace(out, sim::generate(ranges, seed));
     if (*exp) sim::export_run(store, run_name, out);
   } catch (const data::Error& e) {

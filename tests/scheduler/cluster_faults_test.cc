@@ -313,7 +313,7 @@ std::vector<data::Attempt> run_under_faults(std::uint64_t seed, test_support::In
   EXPECT_FALSE(rig.core.run_failed()) << "seed " << seed;
   std::map<std::string, std::vector<int>> numbers;
   std::set<AttemptHandle> handles;
-  for (const Scheduler::AttemptRecord& r : rig.core.attempt_records()) {
+  for (const Scheduler::AttemptDetail& r : rig.core.attempt_details()) {
     EXPECT_TRUE(handles.insert(r.handle).second) << "seed " << seed << ": handle " << r.handle << " ended twice";
   }
   for (const data::Attempt& a : rig.core.attempts()) {

@@ -124,6 +124,26 @@ TEST(WorkGraph, CriticalPathStartsNoItemBeforeItsSubmitTime) {
   EXPECT_EQ(WorkGraph(items, "plan.json").critical_path(), 535);
 }
 
+// Other durations through the graph already built (a simulation's lower bound): the same
+// longest path as a graph of items predicted to last those durations, computed by hand here.
+TEST(WorkGraph, CriticalPathOfOtherDurationsUsesTheGraphAsBuilt) {
+  std::vector<data::WorkItem> items = items_named(5);
+  for (int i = 0; i < 5; ++i) items[i].predicted = 10 * (i + 1);
+  items[4].depends_on = {"r1"};
+  items[1].depends_on = {"r3"};
+  items[2].depends_on = {"r0"};
+  items[2].submit_at = 50;
+  const WorkGraph graph(items, "plan.json");
+  // r3 -> r1 -> r4: 1 + 2 + 3 = 6; r0 -> r2: r2 waits for its submit time 50, then 100.
+  EXPECT_EQ(graph.critical_path(items, {7, 2, 100, 1, 3}), 150);
+  // r3 -> r1 -> r4 is the longest with these: 40 + 30 + 20 = 90 (r0 -> r2: 50 + 1).
+  EXPECT_EQ(graph.critical_path(items, {5, 30, 1, 40, 20}), 90);
+  EXPECT_EQ(graph.critical_path(), 110);  // the predictions' path is unchanged
+  std::vector<data::WorkItem> independent = items_named(3);
+  independent[1].submit_at = 8;
+  EXPECT_EQ(WorkGraph(independent, "plan.json").critical_path(independent, {9, 2, 4}), 10);
+}
+
 TEST(WorkGraph, DuplicateIdIsRejected) {
   std::vector<data::WorkItem> items = items_named(3);
   items[2].id = "r0";

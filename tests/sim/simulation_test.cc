@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "data/error.h"
@@ -237,6 +238,26 @@ TEST(Simulation, AutoscaleGrowsAfterTheScaleUpDelayToMeetTheDeadline) {
   // t=0: one worker; t=10: ceil(800 / 190) = 5 workers; t=110: the last two items on two of them.
   EXPECT_EQ(r.workers.size(), 5u);
   EXPECT_EQ(r.makespan, 210);
+}
+
+// The replicas of a comparison share one plan and its graph: each simulation of it gives what a
+// simulation of its own copy gives, and leaves it as it was for the next.
+TEST(Simulation, ASharedPlanSimulatesAsItsOwnCopyDoes) {
+  std::vector<data::Micros> d{5, 3, 4, 2, 6, 9, 1};
+  std::vector<data::WorkItem> items = items_with(d);
+  items[4].depends_on = {"B"};
+  SimulationConfig config = pool_config(3);
+  config.cluster.fail_prob = 0.3;
+  auto shared = std::make_shared<const scheduler::PlannedWork>(items, "plan");
+  for (std::uint64_t seed : {1u, 2u, 1u}) {
+    config.seed = seed;
+    const SimulationResult own = simulate(items, model_of(d), config);
+    const SimulationResult replica = simulate(shared, d, config);
+    EXPECT_EQ(to_json(replica, false), to_json(own, false)) << "seed " << seed;
+    EXPECT_EQ(replica.attempt_log, own.attempt_log) << "seed " << seed;
+  }
+  EXPECT_EQ(shared->items, items);
+  EXPECT_THROW(simulate(shared, {1, 2}, config), data::Error);  // a duration per item
 }
 
 TEST(Simulation, BadClusterSettingsAreErrorsNamingTheSetting) {
