@@ -185,6 +185,15 @@ nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion
   return parameters;
 }
 
+// The search's simulations drawn on `progress`, labelled with the count under evaluation
+// ("worker count 3 (48)": the third count evaluated, 48).
+void show_progress(ProgressDisplay& progress, sim::CapacityQuestion& question, const std::string& counted) {
+  question.spec.progress = progress.report("plan", "simulations");
+  question.evaluating = [&progress, counted, evaluated = 0](int count) mutable {
+    progress.relabel("plan, " + counted + " " + std::to_string(++evaluated) + " (" + std::to_string(count) + ")");
+  };
+}
+
 void run_worker_plan(const PlanOptions& o) {
   if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
   if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
@@ -197,11 +206,7 @@ void run_worker_plan(const PlanOptions& o) {
   CurrentStep step("planning workers from " + std::to_string(o.min_workers) + " to " + std::to_string(o.max_workers) +
                    " for " + std::to_string(question.spec.span.count) + " units");
   ProgressDisplay progress(o.common.quiet);
-  question.spec.progress = progress.report("plan", "simulations");
-  int evaluated = 0;
-  question.evaluating = [&](int workers) {
-    progress.relabel("plan, worker count " + std::to_string(++evaluated) + " (" + std::to_string(workers) + ")");
-  };
+  show_progress(progress, question, "worker count");
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
   progress.finish();
   std::int64_t stored = 0;
@@ -277,11 +282,7 @@ void run_node_plan(PlanOptions o) {
                    std::to_string(o.max_nodes) + " for " + std::to_string(question.spec.recorded_items->size()) +
                    " items");
   ProgressDisplay progress(o.common.quiet);
-  question.spec.progress = progress.report("plan", "simulations");
-  int evaluated = 0;
-  question.evaluating = [&](int nodes) {
-    progress.relabel("plan, node count " + std::to_string(++evaluated) + " (" + std::to_string(nodes) + ")");
-  };
+  show_progress(progress, question, "node count");
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
   const int nodes = answer.best ? answer.best->nodes : o.max_nodes;
   progress.relabel("plan, caps on " + std::to_string(nodes) + " nodes");

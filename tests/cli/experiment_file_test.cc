@@ -213,11 +213,18 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.output.find(path("nowhere.yaml") + ": cannot read the experiment file"), std::string::npos)
       << missing.output;
+  write_file(file, "model: " + model_ + "\nmax-workers: 8\ndeadline: 1h\n");
+  const CommandResult no_store = run_cli("plan -f " + file);
+  EXPECT_NE(no_store.output.find(file + ":1:1: missing required key 'store' (or give --store)"), std::string::npos)
+      << no_store.output;
+  EXPECT_EQ(run_cli("plan -f " + file + " --store " + store_).exit_code, 0);
+  // A plan needs a target, a deadline or a wait ceiling, but neither alone is required.
   write_file(file, head + "max-workers: 8\n");
-  const CommandResult no_deadline = run_cli("plan -f " + file);
-  EXPECT_NE(no_deadline.output.find(file + ":1:1: missing required key 'deadline' (or give --deadline)"),
+  const CommandResult no_target = run_cli("plan -f " + file);
+  EXPECT_EQ(no_target.exit_code, 1);
+  EXPECT_NE(no_target.output.find("--deadline: give a positive wanted makespan (e.g. 24h) or a wait target"),
             std::string::npos)
-      << no_deadline.output;
+      << no_target.output;
   EXPECT_EQ(run_cli("plan -f " + file + " --deadline 1h").exit_code, 0);
 }
 
