@@ -39,6 +39,10 @@ class ResourceCommands : public ::testing::Test {
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
   std::string store() const { return file("s.db"); }
+  // `simulate` of the recorded pods, one Job each, on the node pools of file `pools` (and `more` options).
+  CommandResult simulate_jobs_on(const std::string& pools, const std::string& more = "") {
+    return run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " + file(pools) + more);
+  }
   std::filesystem::path dir_;
 };
 
@@ -85,14 +89,12 @@ TEST_F(ResourceCommands, SimulateOnNodePoolsGivesTheHandComputedSchedule) {
 
 TEST_F(ResourceCommands, PodLargerThanEveryMachineIsRefusedNamingIt) {
   write("tiny.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory\ntiny,1,0,4,30,2,16Gi\n");
-  CommandResult r = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " +
-                            file("tiny.csv"));
+  CommandResult r = simulate_jobs_on("tiny.csv");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("item 'a': requests cpu 3, memory 1073741824"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(tiny: cpu 2, memory 17179869184): it could never start"), std::string::npos) << r.output;
   write("cpu-only.csv", "pool,count,min,max,provision_delay,capacity.cpu\ncpu,1,0,4,30,8\n");
-  CommandResult no_memory = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " +
-                                    file("cpu-only.csv"));
+  CommandResult no_memory = simulate_jobs_on("cpu-only.csv");
   EXPECT_NE(no_memory.exit_code, 0);
   EXPECT_NE(no_memory.output.find("requests memory 1073741824, which no node pool has (they have cpu)"),
             std::string::npos) << no_memory.output;
@@ -100,21 +102,18 @@ TEST_F(ResourceCommands, PodLargerThanEveryMachineIsRefusedNamingIt) {
 
 TEST_F(ResourceCommands, MalformedResourceOptionsAreErrorsNamingThem) {
   write("bad.csv", "pool,count,min,max,provision_delay,capacity.cpu\nsmall,1,0,2,0,4x\n");
-  CommandResult bad_pool = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " +
-                                   file("bad.csv"));
+  CommandResult bad_pool = simulate_jobs_on("bad.csv");
   EXPECT_NE(bad_pool.exit_code, 0);
   EXPECT_NE(bad_pool.output.find("bad.csv:2: capacity.cpu: quantity '4x'"), std::string::npos) << bad_pool.output;
   write("sizes.csv", "pool,count,min,max,provision_delay,capacity.cpu\nsmall,3,0,2,0,4\n");
-  CommandResult sizes = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " +
-                                file("sizes.csv"));
+  CommandResult sizes = simulate_jobs_on("sizes.csv");
   EXPECT_NE(sizes.output.find("pool 'small' needs 0 <= min <= count <= max"), std::string::npos) << sizes.output;
   CommandResult fixed = run_cli("simulate --store " + store() + " --run pods --node-pools " + file("pools.csv"));
   EXPECT_NE(fixed.output.find("use --policy job-per-item (not fixed-pool)"), std::string::npos) << fixed.output;
   CommandResult limit = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --type-limit web=0");
   EXPECT_NE(limit.exit_code, 0);
   EXPECT_NE(limit.output.find("--type-limit 'web=0': expected TYPE=K"), std::string::npos) << limit.output;
-  CommandResult placement = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " +
-                                    file("pools.csv") + " --placement best");
+  CommandResult placement = simulate_jobs_on("pools.csv", " --placement best");
   EXPECT_NE(placement.output.find("--placement: unknown placement 'best'"), std::string::npos) << placement.output;
 }
 
