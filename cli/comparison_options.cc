@@ -6,7 +6,6 @@
 #include <set>
 #include <limits>
 #include <stdexcept>
-#include <thread>
 
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
@@ -258,7 +257,7 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
   }
   require_memory(ranges, kBytesPerRange, largest.option,
                  "ranges in the " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions compared");
-  const unsigned threads = spec.threads > 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = spec.thread_count();
   const int most = *std::max_element(workers.begin(), workers.end());
   require_memory(static_cast<double>(most) * threads, kBytesPerSimulatedSlot, "--workers " + std::to_string(most),
                  "worker slots of " + std::to_string(threads) + " simulations at once");

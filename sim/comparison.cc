@@ -230,9 +230,13 @@ data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vec
   return lower_bound(scheduler::WorkGraph(plan, plan_name), plan, durations, workers, startup);
 }
 
+unsigned ComparisonSpec::thread_count() const {
+  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
 Comparison run_comparison(const ComparisonSpec& spec) {
   validate(spec);
-  const unsigned threads = spec.threads > 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = spec.thread_count();
 
   // Plans: the recorded run once, then one partition per partitioner and worker count.
   std::vector<PlanCase> plans;

@@ -68,6 +68,9 @@ struct ComparisonSpec {
   unsigned threads = 0;                          // 0: hardware concurrency
   // Simulations done out of all, after each one (from one thread at a time, in order).
   data::ProgressReport progress;
+
+  // The threads the sweep runs on: `threads`, or one per hardware thread when it is 0.
+  unsigned thread_count() const;
 };
 
 // One combination, summarised over its replicas. Times in microseconds.
