@@ -7,20 +7,9 @@ namespace millrace::sim {
 
 namespace {
 
-// Standard deviation of per-replica values.
-double spread(const std::vector<double>& values) {
-  double sum = 0, sum_sq = 0;
-  for (double v : values) {
-    sum += v;
-    sum_sq += v * v;
-  }
-  const double n = static_cast<double>(values.size());
-  return std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
-}
-
-std::vector<double> wait_p90s(const ComparisonRow& row) {
-  std::vector<double> values;
-  for (const data::WaitSummary& w : row.replica_waits) values.push_back(static_cast<double>(w.p90));
+std::vector<data::Micros> wait_p90s(const ComparisonRow& row) {
+  std::vector<data::Micros> values;
+  for (const data::WaitSummary& w : row.replica_waits) values.push_back(w.p90);
   return values;
 }
 
@@ -34,7 +23,7 @@ bool within_noise(const ComparisonRow& row, const ComparisonRow& uncapped) {
   const double makespan_gap = static_cast<double>(row.makespan_mean - uncapped.makespan_mean);
   const double wait_gap = static_cast<double>(row.wait_p90 - uncapped.wait_p90);
   return makespan_gap <= tolerance(static_cast<double>(row.makespan_stddev), static_cast<double>(uncapped.makespan_stddev)) &&
-         wait_gap <= tolerance(spread(wait_p90s(row)), spread(wait_p90s(uncapped)));
+         wait_gap <= tolerance(replica_spread(wait_p90s(row)), replica_spread(wait_p90s(uncapped)));
 }
 
 // One cap searched: rows by cap, each replayed once.

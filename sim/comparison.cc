@@ -162,12 +162,9 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.lower_bound = lower_bound(plan.work->graph, plan.items(), plan.durations, c.workers, startup);
   row.contiguous_bound = contiguous;
   double sum = 0;
-  double sum_sq = 0;
   row.makespan_min = replicas.front().makespan;
   for (const ReplicaResult& r : replicas) {
-    const double m = static_cast<double>(r.makespan);
-    sum += m;
-    sum_sq += m * m;
+    sum += static_cast<double>(r.makespan);
     row.makespan_min = std::min(row.makespan_min, r.makespan);
     row.makespan_max = std::max(row.makespan_max, r.makespan);
     row.utilisation += r.utilisation;
@@ -191,7 +188,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   const double n = static_cast<double>(replicas.size());
   const double mean = sum / n;
   row.makespan_mean = static_cast<data::Micros>(std::llround(mean));
-  row.makespan_stddev = static_cast<data::Micros>(std::llround(std::sqrt(std::max(0.0, sum_sq / n - mean * mean))));
+  row.makespan_stddev = static_cast<data::Micros>(std::llround(replica_spread(row.makespans)));
   row.ratio_to_lower_bound = row.lower_bound > 0 ? mean / static_cast<double>(row.lower_bound) : 0;
   row.ratio_to_contiguous_bound = contiguous > 0 ? mean / static_cast<double>(contiguous) : 0;
   row.utilisation /= n;
@@ -228,6 +225,17 @@ data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<da
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name) {
   return lower_bound(scheduler::WorkGraph(plan, plan_name), plan, durations, workers, startup);
+}
+
+double replica_spread(const std::vector<data::Micros>& values) {
+  double sum = 0, sum_sq = 0;
+  for (data::Micros v : values) {
+    const double x = static_cast<double>(v);
+    sum += x;
+    sum_sq += x * x;
+  }
+  const double n = static_cast<double>(values.size());
+  return std::sqrt(std::max(0.0, sum_sq / n - (sum / n) * (sum / n)));
 }
 
 unsigned ComparisonSpec::thread_count() const {

@@ -129,6 +129,9 @@ data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vec
 data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
                          const std::vector<data::Micros>& durations, int workers, data::Micros startup);
 
+// The standard deviation of per-replica values (over the replicas themselves, not a sample's).
+double replica_spread(const std::vector<data::Micros>& values);
+
 void print_table(const Comparison& comparison, std::ostream& out);
 nlohmann::json to_json(const Comparison& comparison);
 
