@@ -5,7 +5,8 @@ each with the ratios; then scaling curves of millrace alone (simulation time aga
 against workers, with the log-log least-squares growth exponent) and sweep throughput on 2 cores.
 Debian's python3 and GNU time (/usr/bin/time) only. See bench/README.md.
 
-    bench/compare_peers.py [--build build] [--out out/peers] [--smoke] [--simpy-max-ranges N]
+    bench/compare_peers.py [--build build] [--out out/peers] [--smoke] [--largest N]
+                           [--peer-max-ranges N] [--simpy-max-ranges N]
 
 Exit status 1 when any makespans disagree (the CI smoke test, no timing asserted).
 """
@@ -22,13 +23,13 @@ STELLAR_LOG = os.path.join(ROOT, "data/sets/stellar-pcv2-2024-11/stellar-supercl
 
 def run(cmd):
     """Runs cmd under GNU time; returns (key=value fields of its last line, process CPU s (user +
-    sys), peak RSS MiB)."""
-    stats = subprocess.run(["/usr/bin/time", "-f", "%U %S %M"] + cmd, capture_output=True, text=True)
+    sys), process wall s, peak RSS MiB)."""
+    stats = subprocess.run(["/usr/bin/time", "-f", "%U %S %e %M"] + cmd, capture_output=True, text=True)
     if stats.returncode != 0:
         sys.exit("compare_peers: %s failed:\n%s" % (" ".join(cmd), stats.stderr))
-    user, system, rss_kb = stats.stderr.strip().splitlines()[-1].split()
+    user, system, wall, rss_kb = stats.stderr.strip().splitlines()[-1].split()
     fields = dict(kv.split("=", 1) for kv in stats.stdout.strip().splitlines()[-1].split())
-    return fields, float(user) + float(system), int(rss_kb) / 1024.0
+    return fields, float(user) + float(system), float(wall), int(rss_kb) / 1024.0
 
 
 class Engines:
@@ -79,18 +80,21 @@ def generated_trace(engines, out, ranges, seed):
     return trace
 
 
-def compare(engines, cases, simpy_max_ranges, store):
+def compare(engines, cases, peer_max_ranges, simpy_max_ranges, store):
     """Runs each engine on each (label, trace, ranges, workers); returns False on any disagreement and
     the floor's speed-ups over the peers, a row per case."""
     agree = True
     floor_rows = []
     print("| trace | ranges | workers | makespan (us) | millrace sim s | SimGrid sim s | SimPy sim s "
           "| x vs SimGrid | x vs SimPy | floor sim s | millrace / floor "
-          "| millrace proc s / MiB | SimGrid proc s / MiB | SimPy proc s / MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
+          "| millrace proc CPU s / wall s / MiB | SimGrid proc CPU s / wall s / MiB "
+          "| SimPy proc CPU s / wall s / MiB | floor proc CPU s / wall s / MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|")
     for label, trace, ranges, workers in cases:
         results = {}
         for engine in ("millrace", "simgrid", "simpy", "floor"):
+            if engine in ("simgrid", "simpy") and ranges > peer_max_ranges:
+                continue
             if engine == "simpy" and ranges > simpy_max_ranges:
                 continue
             results[engine] = run(engines.command(engine, trace, workers))
@@ -109,13 +113,13 @@ def compare(engines, cases, simpy_max_ranges, store):
             return "%.1f" % (float(results[e][0]["sim_cpu_s"]) / max(float(results[over][0]["sim_cpu_s"]), 1e-6))
 
         def usage(e):
-            return "%.2f / %.1f" % (results[e][1], results[e][2]) if e in results else "skipped"
+            return "%.2f / %.2f / %.1f" % results[e][1:] if e in results else "skipped"
 
         makespan = str(makespans["millrace"]) if same else "DISAGREE " + repr(makespans)
-        print("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             label, ranges, workers, makespan, sim_s("millrace"), sim_s("simgrid"), sim_s("simpy"),
             speedup("simgrid"), speedup("simpy"), sim_s("floor"), speedup("millrace", over="floor"),
-            usage("millrace"), usage("simgrid"), usage("simpy")))
+            usage("millrace"), usage("simgrid"), usage("simpy"), usage("floor")))
         sys.stdout.flush()
         floor_rows.append((label, ranges, workers, speedup("simgrid", over="floor"), speedup("simpy", over="floor")))
     return agree, floor_rows
@@ -143,7 +147,7 @@ def scaling(engines, out, sizes, workers_list, fixed_workers, fixed_ranges, seed
     print("\nmillrace alone: simulation CPU time (best of 3) against ranges, %d workers" % fixed_workers)
     times = []
     for ranges in sizes:
-        fields, _, rss = run(engines.command("millrace", generated_trace(engines, out, ranges, seed), fixed_workers, 3))
+        fields, _, _, rss = run(engines.command("millrace", generated_trace(engines, out, ranges, seed), fixed_workers, 3))
         times.append(float(fields["sim_cpu_s"]))
         print("  ranges %8d  %.5f s  %.2f M ranges/s  %s events  peak %.1f MiB" % (
             ranges, times[-1], ranges / times[-1] / 1e6, fields["events"], rss))
@@ -153,7 +157,7 @@ def scaling(engines, out, sizes, workers_list, fixed_workers, fixed_ranges, seed
     trace = generated_trace(engines, out, fixed_ranges, seed)
     wtimes = []
     for workers in workers_list:
-        fields, _, rss = run(engines.command("millrace", trace, workers, 3))
+        fields, _, _, rss = run(engines.command("millrace", trace, workers, 3))
         wtimes.append(float(fields["sim_cpu_s"]))
         print("  workers %5d  %.5f s  peak %.1f MiB" % (workers, wtimes[-1], rss))
     print("  growth exponent (log-log least squares, %d to %d workers): %.3f" % (
@@ -185,6 +189,10 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "out/peers"))
     parser.add_argument("--smoke", action="store_true", help="small sizes only, no scaling curves (CI)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--largest", type=int, default=10 ** 7,
+                        help="the largest generated trace (sizes are the powers of ten from 10^3 up to it)")
+    parser.add_argument("--peer-max-ranges", type=int, default=10 ** 6,
+                        help="run SimGrid and SimPy up to this many ranges; millrace and the floor run every size")
     parser.add_argument("--simpy-max-ranges", type=int, default=10 ** 6,
                         help="skip SimPy above this many ranges (it is the slowest)")
     args = parser.parse_args()
@@ -200,7 +208,8 @@ def main():
     if args.smoke:
         sizes, workers_list = [1000], [16, 64]
     else:
-        sizes, workers_list = [10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6], [16, 256, 4096]
+        sizes = [10 ** k for k in range(3, 20) if 10 ** k <= args.largest]
+        workers_list = [16, 256, 4096]
     cases = [("stellar", stellar, stellar_ranges, w) for w in workers_list]
     for ranges in sizes:
         trace = generated_trace(engines, args.out, ranges, args.seed)
@@ -210,7 +219,7 @@ def main():
           "(user + sys) and peak RSS of the whole process (GNU time); x = peer sim s / millrace sim s; floor = "
           "bench_floor_model, the least work an event-driven simulator of the model does (best of 5). "
           "CPU time, not wall time, because the machine may be shared.\n")
-    agree, floor_rows = compare(engines, cases, args.simpy_max_ranges, store)
+    agree, floor_rows = compare(engines, cases, args.peer_max_ranges, args.simpy_max_ranges, store)
     print("\nmakespans agree: %s" % ("yes" if agree else "NO"))
     print_floor(floor_rows)
     if not args.smoke:
