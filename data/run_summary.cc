@@ -67,39 +67,26 @@ class SortedTimes {
 
 }  // namespace
 
-// The busy count steps down at each end and up at each start, ends first at equal times. Sorting
-// the ends (a simulation logs them in time order already: a check) puts the steps down in order;
-// each start then only has to be counted in the gap between two consecutive ends where it falls,
-// since starts within one gap only add up. So the starts are never sorted: one short search per
-// start into the ends (SortedTimes), then two passes over the gaps.
-StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
-                             Micros run_end, std::size_t workers) {
-  StragglerTail tail;
-  if (starts.empty() || run_end <= run_start) return tail;
-  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
-  const std::size_t gaps = ends.size();  // gap k: at or after end k - 1, before end k
-  // Busy time after `from`: each attempt ending after it counts from max(start, from), and an
-  // attempt starting after `from` also ends after it.
-  const Micros from = run_end - (run_end - run_start) / 10;
-  const SortedTimes end_times(ends);
-  std::vector<std::uint32_t> starts_in_gap(gaps + 1, 0);
-  Micros starting_late = 0;
-  Micros late_starts = 0;
-  for (Micros start : starts) {
-    ++starts_in_gap[end_times.at_or_before(start)];
-    if (start > from) {
-      ++starting_late;
-      late_starts += start;
-    }
-  }
+BusyProfile::BusyProfile(std::vector<Micros> starts, std::vector<Micros> ends)
+    : starts_(std::move(starts)), ends_(std::move(ends)) {
+  if (!std::is_sorted(ends_.begin(), ends_.end())) std::sort(ends_.begin(), ends_.end());
+  const SortedTimes end_times(ends_);
+  starts_in_gap_.assign(ends_.size() + 1, 0);
+  for (Micros start : starts_) ++starts_in_gap_[end_times.at_or_before(start)];
   int busy = 0;
-  int peak = 0;
-  for (std::size_t k = 0; k < gaps; ++k) {
-    busy += static_cast<int>(starts_in_gap[k]);
-    peak = std::max(peak, busy);
+  for (std::size_t k = 0; k < ends_.size(); ++k) {
+    busy += static_cast<int>(starts_in_gap_[k]);
+    peak_ = std::max(peak_, busy);
     --busy;
   }
-  const int threshold = std::max(1, (peak + 9) / 10);
+}
+
+// The busy count steps through the gaps and ends in time order: all of a gap's starts, then the
+// end after it. Where "alone" began at a start, that start's time is looked up once at the end.
+StragglerTail BusyProfile::tail(Micros run_start, Micros run_end, std::size_t workers) const {
+  StragglerTail tail;
+  if (starts_.empty() || run_end <= run_start) return tail;
+  const int threshold = std::max(1, (peak_ + 9) / 10);
   Micros below_since = run_start;
   Micros alone_since = run_start;
   constexpr std::size_t kNoGap = SIZE_MAX;
@@ -108,10 +95,11 @@ StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> end
     alone_since = at;
     alone_since_start_in = kNoGap;
   };
-  for (std::size_t k = 0; k < gaps; ++k) {
-    if (starts_in_gap[k] > 0) {
+  int busy = 0;
+  for (std::size_t k = 0; k < ends_.size(); ++k) {
+    if (starts_in_gap_[k] > 0) {
       const int before = busy;
-      busy += static_cast<int>(starts_in_gap[k]);
+      busy += static_cast<int>(starts_in_gap_[k]);
       if (busy >= threshold) below_since = run_end;
       if (busy >= 2) {
         alone_from(run_end);
@@ -121,30 +109,43 @@ StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> end
     }
     const int before = busy;
     --busy;
-    if (before >= threshold && busy < threshold) below_since = ends[k];
+    if (before >= threshold && busy < threshold) below_since = ends_[k];
     if (busy >= threshold) below_since = run_end;
     if (busy >= 2) alone_from(run_end);
-    if (busy == 1 && before != 1) alone_from(ends[k]);
+    if (busy == 1 && before != 1) alone_from(ends_[k]);
   }
   if (alone_since_start_in != kNoGap) {
     const std::size_t k = alone_since_start_in;
-    for (Micros start : starts) {
-      if ((k == 0 || ends[k - 1] <= start) && start < ends[k]) alone_since = start;
+    for (Micros start : starts_) {
+      if ((k == 0 || ends_[k - 1] <= start) && start < ends_[k]) alone_since = start;
     }
   }
   tail.below_tenth = run_end - below_since;
   tail.last_alone = run_end - alone_since;
-  const std::size_t first_late_end = end_times.at_or_before(from);
-  const auto ending_late = static_cast<Micros>(gaps - first_late_end);
+  // Busy time after `from`: each attempt ending after it counts from max(start, from), and an
+  // attempt starting after `from` also ends after it.
+  const Micros from = run_end - (run_end - run_start) / 10;
+  const auto first_late_end = std::upper_bound(ends_.begin(), ends_.end(), from);
+  const auto ending_late = static_cast<Micros>(ends_.end() - first_late_end);
   Micros busy_late = 0;
-  for (std::size_t k = first_late_end; k < gaps; ++k) busy_late += ends[k];
-  busy_late -= late_starts;
+  for (auto end = first_late_end; end != ends_.end(); ++end) busy_late += *end;
+  Micros starting_late = 0;
+  for (Micros start : starts_) {
+    if (start <= from) continue;
+    ++starting_late;
+    busy_late -= start;
+  }
   busy_late -= from * (ending_late - starting_late);
   Micros window = run_end - from;
   if (window > 0 && workers > 0) {
     tail.utilisation_last_tenth = static_cast<double>(busy_late) / (static_cast<double>(window) * workers);
   }
   return tail;
+}
+
+StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
+                             Micros run_end, std::size_t workers) {
+  return BusyProfile(std::move(starts), std::move(ends)).tail(run_start, run_end, workers);
 }
 
 std::vector<TailRow> tail_rows(const StragglerTail& tail) {

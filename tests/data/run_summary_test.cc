@@ -147,6 +147,25 @@ TEST(StragglerTail, MatchesCountingOnBackToBackAttemptsLoggedInTheOrderTheyEnd) 
   }
 }
 
+// The peak of attempts at once (what a node pool's tail is a share of), against counting them at
+// every microsecond: an attempt ending when another starts does not overlap it.
+TEST(BusyProfile, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
+  std::mt19937_64 draw(41);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Micros> starts, ends;
+    std::vector<int> running(600, 0);
+    for (std::size_t i = 0, n = 1 + draw() % 80; i < n; ++i) {
+      const Micros start = static_cast<Micros>(draw() % 500);
+      const Micros end = start + 1 + static_cast<Micros>(draw() % (trial % 2 == 0 ? 10 : 90));
+      starts.push_back(start);
+      ends.push_back(end);
+      for (Micros t = start; t < end; ++t) ++running[t];
+    }
+    const int peak = *std::max_element(running.begin(), running.end());
+    EXPECT_EQ(BusyProfile(starts, ends).peak(), peak) << "trial " << trial;
+  }
+}
+
 // The last stretch begins with one attempt starting alone after everything else ended: its start
 // (not an end) is where "alone" begins, found among starts that are not in order.
 // The last stretch begins with one attempt starting alone after everything else ended: its start
