@@ -8,12 +8,24 @@
 
 namespace millrace::data {
 
-Micros nearest_rank(const std::vector<Micros>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+namespace {
+
+// The 1-based rank of the nearest-rank percentile p among `count` values: ceil(p x count), at
+// least 1.
+std::size_t rank_of(std::size_t count, double p) {
+  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(count)));
+  return std::clamp<std::size_t>(rank, 1, count);
 }
 
+}  // namespace
+
+Micros nearest_rank(const std::vector<Micros>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  return sorted[rank_of(sorted.size(), p) - 1];
+}
+
+// The percentiles are picked with nth_element, each inside the part below the higher one (the
+// values are never sorted); the picked values are those a sort would put there.
 WaitSummary summarize_waits(const std::vector<QueuedItem>& items, Micros span_start, Micros span_end) {
   WaitSummary s;
   s.items = items.size();
@@ -25,11 +37,19 @@ WaitSummary summarize_waits(const std::vector<QueuedItem>& items, Micros span_st
     waits.push_back(wait);
     pending_time += static_cast<double>(wait);
   }
-  std::sort(waits.begin(), waits.end());
-  s.p50 = nearest_rank(waits, 0.50);
-  s.p90 = nearest_rank(waits, 0.90);
-  s.p99 = nearest_rank(waits, 0.99);
-  s.max = waits.empty() ? 0 : waits.back();
+  if (!waits.empty()) {
+    auto pick = [&](double p, std::vector<Micros>::iterator end) {
+      const auto at = waits.begin() + static_cast<std::ptrdiff_t>(rank_of(waits.size(), p) - 1);
+      std::nth_element(waits.begin(), at, end);
+      return at;
+    };
+    s.max = *std::max_element(waits.begin(), waits.end());
+    const auto p99 = pick(0.99, waits.end());
+    s.p99 = *p99;
+    const auto p90 = pick(0.90, p99 + 1);
+    s.p90 = *p90;
+    s.p50 = *pick(0.50, p90 + 1);
+  }
   if (span_end > span_start) s.mean_pending = pending_time / static_cast<double>(span_end - span_start);
   return s;
 }

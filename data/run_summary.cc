@@ -1,6 +1,7 @@
 #include "data/run_summary.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <tuple>
 #include <unordered_map>
@@ -15,57 +16,136 @@ Micros rank(const std::vector<Micros>& sorted, double fraction) {
   return sorted[std::clamp<std::size_t>(index, 1, sorted.size()) - 1];
 }
 
+// Counts the sorted `values` at or before a time (std::upper_bound's position) in a few steps
+// whatever their number: the time axis is cut into power-of-two wide buckets, about one per two
+// values, each knowing how many values lie before it, so a search only halves the range of its
+// own bucket (without a branch on the comparison). Values bunched into one bucket cost a
+// binary search of that bucket: never more than one over all of them.
+class SortedTimes {
+ public:
+  explicit SortedTimes(const std::vector<Micros>& sorted) : values_(sorted) {
+    if (values_.empty()) return;
+    first_ = values_.front();
+    const std::uint64_t span = offset(values_.back());
+    while (shift_ < 63 && (span >> shift_) > values_.size() / 2) ++shift_;
+    const std::size_t buckets = static_cast<std::size_t>(span >> shift_) + 1;
+    before_bucket_.resize(buckets + 1);
+    std::size_t count = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+      const std::uint64_t bucket_start = static_cast<std::uint64_t>(b) << shift_;
+      while (count < values_.size() && offset(values_[count]) < bucket_start) ++count;
+      before_bucket_[b] = static_cast<std::uint32_t>(count);
+    }
+    before_bucket_[buckets] = static_cast<std::uint32_t>(values_.size());
+  }
+
+  std::size_t at_or_before(Micros at) const {
+    if (values_.empty() || at < first_) return 0;
+    const auto bucket = static_cast<std::size_t>(offset(at) >> shift_);
+    if (bucket + 1 >= before_bucket_.size()) return values_.size();
+    std::size_t begin = before_bucket_[bucket];
+    std::size_t length = before_bucket_[bucket + 1] - begin;
+    if (length == 0) return begin;
+    const Micros* base = values_.data() + begin;
+    while (length > 1) {
+      const std::size_t half = length / 2;
+      base = base[half - 1] <= at ? base + half : base;
+      length -= half;
+    }
+    return static_cast<std::size_t>(base - values_.data()) + (*base <= at ? 1 : 0);
+  }
+
+ private:
+  // Time from the first value (no overflow whatever the times: unsigned arithmetic).
+  std::uint64_t offset(Micros at) const { return static_cast<std::uint64_t>(at) - static_cast<std::uint64_t>(first_); }
+
+  const std::vector<Micros>& values_;
+  Micros first_ = 0;
+  int shift_ = 0;
+  std::vector<std::uint32_t> before_bucket_;  // per bucket, then the total: values before it
+};
+
 }  // namespace
 
-StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
-                             Micros run_end, std::size_t workers) {
-  StragglerTail tail;
-  if (starts.empty() || run_end <= run_start) return tail;
-  if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
-  if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
-  // Visits the changes of the number of busy workers in time order, ends before starts.
-  auto for_each_step = [&](auto&& step) {
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (j < ends.size()) {
-      if (i < starts.size() && starts[i] < ends[j]) {
-        step(starts[i++], +1);
-      } else {
-        step(ends[j++], -1);
-      }
-    }
-  };
+BusyProfile::BusyProfile(std::vector<Micros> starts, std::vector<Micros> ends)
+    : starts_(std::move(starts)), ends_(std::move(ends)) {
+  if (!std::is_sorted(ends_.begin(), ends_.end())) std::sort(ends_.begin(), ends_.end());
+  const SortedTimes end_times(ends_);
+  starts_in_gap_.assign(ends_.size() + 1, 0);
+  for (Micros start : starts_) ++starts_in_gap_[end_times.at_or_before(start)];
   int busy = 0;
-  int peak = 0;
-  for_each_step([&](Micros, int change) { peak = std::max(peak, busy += change); });
-  int threshold = std::max(1, (peak + 9) / 10);
+  for (std::size_t k = 0; k < ends_.size(); ++k) {
+    busy += static_cast<int>(starts_in_gap_[k]);
+    peak_ = std::max(peak_, busy);
+    --busy;
+  }
+}
+
+// The busy count steps through the gaps and ends in time order: all of a gap's starts, then the
+// end after it. Where "alone" began at a start, that start's time is looked up once at the end.
+StragglerTail BusyProfile::tail(Micros run_start, Micros run_end, std::size_t workers) const {
+  StragglerTail tail;
+  if (starts_.empty() || run_end <= run_start) return tail;
+  const int threshold = std::max(1, (peak_ + 9) / 10);
   Micros below_since = run_start;
   Micros alone_since = run_start;
-  for_each_step([&](Micros at, int change) {
-    int before = busy;
-    busy += change;
-    if (before >= threshold && busy < threshold) below_since = at;
+  constexpr std::size_t kNoGap = SIZE_MAX;
+  std::size_t alone_since_start_in = kNoGap;  // alone since the only start in this gap
+  auto alone_from = [&](Micros at) {
+    alone_since = at;
+    alone_since_start_in = kNoGap;
+  };
+  int busy = 0;
+  for (std::size_t k = 0; k < ends_.size(); ++k) {
+    if (starts_in_gap_[k] > 0) {
+      const int before = busy;
+      busy += static_cast<int>(starts_in_gap_[k]);
+      if (busy >= threshold) below_since = run_end;
+      if (busy >= 2) {
+        alone_from(run_end);
+      } else if (before == 0) {
+        alone_since_start_in = k;
+      }
+    }
+    const int before = busy;
+    --busy;
+    if (before >= threshold && busy < threshold) below_since = ends_[k];
     if (busy >= threshold) below_since = run_end;
-    if (busy >= 2) alone_since = run_end;
-    if (busy == 1 && before != 1) alone_since = at;
-  });
+    if (busy >= 2) alone_from(run_end);
+    if (busy == 1 && before != 1) alone_from(ends_[k]);
+  }
+  if (alone_since_start_in != kNoGap) {
+    const std::size_t k = alone_since_start_in;
+    for (Micros start : starts_) {
+      if ((k == 0 || ends_[k - 1] <= start) && start < ends_[k]) alone_since = start;
+    }
+  }
   tail.below_tenth = run_end - below_since;
   tail.last_alone = run_end - alone_since;
   // Busy time after `from`: each attempt ending after it counts from max(start, from), and an
   // attempt starting after `from` also ends after it.
-  Micros from = run_end - (run_end - run_start) / 10;
-  auto ending_late = static_cast<Micros>(ends.end() - std::upper_bound(ends.begin(), ends.end(), from));
-  auto first_late_start = std::upper_bound(starts.begin(), starts.end(), from);
-  auto starting_late = static_cast<Micros>(starts.end() - first_late_start);
+  const Micros from = run_end - (run_end - run_start) / 10;
+  const auto first_late_end = std::upper_bound(ends_.begin(), ends_.end(), from);
+  const auto ending_late = static_cast<Micros>(ends_.end() - first_late_end);
   Micros busy_late = 0;
-  for (auto end = ends.end() - ending_late; end != ends.end(); ++end) busy_late += *end;
-  for (auto start = first_late_start; start != starts.end(); ++start) busy_late -= *start;
+  for (auto end = first_late_end; end != ends_.end(); ++end) busy_late += *end;
+  Micros starting_late = 0;
+  for (Micros start : starts_) {
+    if (start <= from) continue;
+    ++starting_late;
+    busy_late -= start;
+  }
   busy_late -= from * (ending_late - starting_late);
   Micros window = run_end - from;
   if (window > 0 && workers > 0) {
     tail.utilisation_last_tenth = static_cast<double>(busy_late) / (static_cast<double>(window) * workers);
   }
   return tail;
+}
+
+StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
+                             Micros run_end, std::size_t workers) {
+  return BusyProfile(std::move(starts), std::move(ends)).tail(run_start, run_end, workers);
 }
 
 std::vector<TailRow> tail_rows(const StragglerTail& tail) {

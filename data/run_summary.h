@@ -31,8 +31,26 @@ struct StragglerTail {
   friend bool operator==(const StragglerTail&, const StragglerTail&) = default;
 };
 
-// `starts` and `ends` of the attempts on workers (each attempt's end after its start), each in
-// any order; `workers` is how many workers the run had.
+// How many attempts run at each moment, from their `starts` and `ends` (each attempt's end after
+// its start), each in any order; at equal times ends come before starts. Only the ends are sorted
+// (a simulation logs them in order already): each start is counted in the gap between the two
+// ends it falls between, since starts within a gap only add up.
+class BusyProfile {
+ public:
+  BusyProfile(std::vector<Micros> starts, std::vector<Micros> ends);
+  // The most attempts running at once.
+  int peak() const { return peak_; }
+  // The straggler tail of a run over [run_start, run_end] with `workers` workers.
+  StragglerTail tail(Micros run_start, Micros run_end, std::size_t workers) const;
+
+ private:
+  std::vector<Micros> starts_;
+  std::vector<Micros> ends_;                  // sorted
+  std::vector<std::uint32_t> starts_in_gap_;  // gap k: at or after end k - 1, before end k
+  int peak_ = 0;
+};
+
+// The tail of the attempts on workers (BusyProfile); `workers` is how many workers the run had.
 StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
                              Micros run_end, std::size_t workers);
 

@@ -13,15 +13,16 @@ bool JobPerItemPolicy::admits(const data::WorkItem& item) const {
   return count == per_type_.end() || count->second < limit->second;
 }
 
+// Without type limits (the usual case) an attempt only counts towards K: no lookup of its type.
 int JobPerItemPolicy::acquire(const data::WorkItem& item) {
   ++in_flight_;
-  if (params_.type_limits.count(item.type) != 0) ++per_type_[item.type];
+  if (!params_.type_limits.empty() && params_.type_limits.count(item.type) != 0) ++per_type_[item.type];
   return kNoLane;
 }
 
 void JobPerItemPolicy::release(const data::WorkItem& item, int) {
   --in_flight_;
-  if (params_.type_limits.count(item.type) != 0) --per_type_[item.type];
+  if (!params_.type_limits.empty() && params_.type_limits.count(item.type) != 0) --per_type_[item.type];
 }
 
 }  // namespace millrace::scheduler

@@ -151,7 +151,9 @@ std::vector<NodePool> read_node_pools(const std::string& path) {
 }
 
 void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools) {
+  const data::WorkItem* fitting = nullptr;  // the last item that fits: the same requests fit too
   for (const data::WorkItem& item : items) {
+    if (fitting != nullptr && item.requests == fitting->requests) continue;
     std::string capacities, shortages;
     for (const NodePool& pool : pools) {
       const std::string short_of = data::short_resource(item.requests, pool.capacity);
@@ -162,7 +164,10 @@ void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vect
       capacities += (capacities.empty() ? "" : "; ") + pool.name + ": " + data::quantities_text(pool.capacity);
       shortages += (shortages.empty() ? "" : ", ") + short_of + " on " + pool.name;
     }
-    if (shortages.empty()) continue;
+    if (shortages.empty()) {
+      fitting = &item;
+      continue;
+    }
     throw data::Error("item '" + item.id + "'", "requests " + data::quantities_text(item.requests) +
                                                    ", more than any node pool's machine has (" + capacities +
                                                    "): it could never start (short: " + shortages + ")");

@@ -102,28 +102,31 @@ std::string PoolNodes::short_resource(const Demand& demand) const {
   return resources_[std::max_element(short_on.begin(), short_on.end()) - short_on.begin()];
 }
 
-void PoolNodes::take(int node, const Demand& demand) {
-  Node& n = nodes_[node];
-  Pool& pool = pools_[n.pool];
-  pool.ranked.erase({rank_key(node), node});
-  for (std::size_t r = 0; r < demand.size(); ++r) {
-    n.used[r] += demand[r];
-    pool.allocated[r] += demand[r];
-  }
-  ++n.pods;
-  pool.ranked.insert({rank_key(node), node});
-}
+void PoolNodes::take(int node, const Demand& demand) { change_use(node, demand, +1); }
 
-void PoolNodes::give(int node, const Demand& demand) {
+void PoolNodes::give(int node, const Demand& demand) { change_use(node, demand, -1); }
+
+// The node's entry in its pool's ranking moves only when its key changes (never under first-fit,
+// whose key is the node number alone), and is then re-keyed in place: the same tree node, so no
+// allocation per pod (a node not in the ranking is put in it).
+void PoolNodes::change_use(int node, const Demand& demand, int sign) {
   Node& n = nodes_[node];
   Pool& pool = pools_[n.pool];
-  pool.ranked.erase({rank_key(node), node});
+  const double old_key = rank_key(node);
   for (std::size_t r = 0; r < demand.size(); ++r) {
-    n.used[r] -= demand[r];
-    pool.allocated[r] -= demand[r];
+    n.used[r] += sign * demand[r];
+    pool.allocated[r] += sign * demand[r];
   }
-  --n.pods;
-  pool.ranked.insert({rank_key(node), node});
+  n.pods += sign;
+  const double new_key = rank_key(node);
+  auto entry = pool.ranked.find({old_key, node});
+  if (entry == pool.ranked.end()) {
+    pool.ranked.insert({new_key, node});
+  } else if (new_key != old_key) {
+    auto moved = pool.ranked.extract(entry);
+    moved.value() = {new_key, node};
+    pool.ranked.insert(std::move(moved));
+  }
 }
 
 int PoolNodes::order_node(std::size_t pool) {

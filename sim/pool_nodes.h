@@ -88,6 +88,7 @@ class PoolNodes {
   };
 
   double allocation(const Node& node, const Demand* adding) const;
+  void change_use(int node, const Demand& demand, int sign);
   double rank_key(int node) const;
 
   Placement placement_;

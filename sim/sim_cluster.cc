@@ -394,13 +394,22 @@ Demand SimCluster::demand_of(const data::WorkItem& item) const {
 
 void SimCluster::check_placeable(const std::vector<data::WorkItem>& items) const {
   if (!pool_nodes_) return;
-  for (const data::WorkItem& item : items) demand_of(item);  // a resource no pool has
+  const data::WorkItem* previous = nullptr;
+  for (const data::WorkItem& item : items) {
+    if (previous == nullptr || item.requests != previous->requests) demand_of(item);  // a resource no pool has
+    previous = &item;
+  }
   check_fits_a_pool(items, config_.pools.pools);
 }
 
+// Pods one after the other mostly ask for the same: the last item's shape is reused when its
+// requests are equal, without building a demand and looking it up.
 std::uint32_t SimCluster::shape_of(const data::WorkItem& item) {
+  if (last_shaped_ != nullptr && last_shaped_->requests == item.requests) return shape_of_last_;
   auto [found, added] = shape_index_.try_emplace(demand_of(item), static_cast<std::uint32_t>(shapes_.size()));
   if (added) shapes_.push_back(Shape{found->first, {}, {}});
+  last_shaped_ = &item;
+  shape_of_last_ = found->second;
   return found->second;
 }
 

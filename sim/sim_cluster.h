@@ -192,6 +192,8 @@ class SimCluster : public scheduler::Cluster {
   std::map<std::string, std::size_t> resource_index_;
   std::vector<Shape> shapes_;
   std::map<Demand, std::uint32_t> shape_index_;
+  const data::WorkItem* last_shaped_ = nullptr;   // the item shape_of() last looked up, and its shape
+  std::uint32_t shape_of_last_ = 0;
   std::vector<OrderedRoom> ordered_rooms_;
   std::vector<std::uint64_t> idle_generation_;     // per pool node: bumped when a pod arrives
   std::map<std::string, std::size_t> short_waits_;

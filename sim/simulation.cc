@@ -39,21 +39,16 @@ data::RunSummary summary_of(const scheduler::Scheduler& core) {
 // pods running at once, not of the nodes (over the attempts' span, as summarize_spans has it).
 data::StragglerTail pods_tail(const std::vector<data::AttemptSpan>& log) {
   std::vector<data::Micros> starts, ends;
-  std::vector<std::pair<data::Micros, int>> changes;
   for (const data::AttemptSpan& a : log) {
     if (a.end <= a.start) continue;
     starts.push_back(a.start);
     ends.push_back(a.end);
-    changes.emplace_back(a.start, 1);
-    changes.emplace_back(a.end, -1);
   }
   if (starts.empty()) return {};
-  std::sort(changes.begin(), changes.end());  // at equal times, ends (-1) before starts
-  long running = 0, peak = 0;
-  for (const auto& [at, change] : changes) peak = std::max(peak, running += change);
   const data::Micros first = *std::min_element(starts.begin(), starts.end());
   const data::Micros last = *std::max_element(ends.begin(), ends.end());
-  return data::straggler_tail(std::move(starts), std::move(ends), first, last, static_cast<std::size_t>(peak));
+  const data::BusyProfile pods(std::move(starts), std::move(ends));
+  return pods.tail(first, last, static_cast<std::size_t>(pods.peak()));
 }
 
 // Each item's wait from its submit time to the start of its first attempt.

@@ -5,8 +5,10 @@
 // (sim::simulate, fixed-pool policy on a SimCluster of W one-slot nodes), exactly as
 // `millrace simulate` does, so the peers on SimGrid and SimPy are checked against the real path.
 //
-//   bench_reference_model run --trace FILE --workers W [--repeat K] [--policy job-per-item]
-//   (job-per-item: one Job per range, at most W at once on W one-slot nodes: the same makespan)
+//   bench_reference_model run --trace FILE --workers W [--repeat K] [--policy job-per-item] [--node-pools]
+//   (job-per-item: one Job per range, at most W at once on W one-slot nodes: the same makespan;
+//   --node-pools: job-per-item with resource-aware placement, each range's pod requesting 1 CPU
+//   on a node pool of W 1-CPU nodes, placed least-allocated: the same makespan again)
 //   bench_reference_model generate --ranges N --seed S -o FILE
 //   bench_reference_model export --store DB --run R -o FILE   (a recorded run's durations)
 #include <ctime>
@@ -81,11 +83,14 @@ struct Timed {
   double seconds = 0;  // CPU time of the simulation alone, file reading excluded
 };
 
-Timed run_model(const std::vector<data::Micros>& durations, int workers, const std::string& policy) {
+Timed run_model(const std::vector<data::Micros>& durations, int workers, const std::string& policy,
+                bool node_pools) {
+  constexpr std::int64_t kOneCpu = 1000;  // milli-CPU
   std::vector<data::WorkItem> plan(durations.size());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     plan[i].id = std::to_string(i);
     plan[i].range = data::Range{static_cast<std::int64_t>(i), 1};
+    if (node_pools) plan[i].requests = {{"cpu", kOneCpu}};
   }
   DurationModel by_range = [&durations](const data::WorkItem& item) { return durations[item.range->first]; };
   SimulationConfig config;
@@ -95,6 +100,7 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers, const s
   config.scheduler.params.workers = workers;
   config.scheduler.params.max_in_flight = workers;
   config.keep_attempt_log = false;  // the peers keep no log either: only the makespan is compared
+  if (node_pools) config.cluster.pools.pools = {NodePool{"pool", workers, workers, workers, 0, {{"cpu", kOneCpu}}}};
   const std::size_t ranges = plan.size();
   std::clock_t begin = std::clock();
   SimulationResult result = simulate(std::move(plan), by_range, config);
@@ -103,12 +109,15 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers, const s
   return Timed{result.makespan, result.events, static_cast<double>(end - begin) / CLOCKS_PER_SEC};
 }
 
-void run(const std::string& trace, int workers, int repeat, const std::string& policy) {
+void run(const std::string& trace, int workers, int repeat, const std::string& policy, bool node_pools) {
   std::vector<data::Micros> durations = read_trace(trace);
   if (workers < 1) throw data::Error("--workers", "needs at least one worker");
+  if (node_pools && policy != "job-per-item") {
+    throw data::Error("--node-pools", "runs one Job per range: needs --policy job-per-item");
+  }
   Timed best;
   for (int i = 0; i < repeat; ++i) {
-    Timed t = run_model(durations, workers, policy);
+    Timed t = run_model(durations, workers, policy, node_pools);
     if (i == 0 || t.seconds < best.seconds) best = t;
   }
   std::printf("engine=millrace ranges=%zu workers=%d makespan_us=%lld events=%llu sim_cpu_s=%.6f\n",
@@ -135,6 +144,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string trace, out, store, run_name, policy = "fixed-pool";
   int workers = 16, repeat = 1;
+  bool node_pools = false;
   std::size_t ranges = 1000;
   std::uint64_t seed = 1;
   CLI::App* run = app.add_subcommand("run", "Simulate the reference model on a trace file");
@@ -144,6 +154,7 @@ int main(int argc, char** argv) {
   run->add_option("--policy", policy, "Concurrency policy")
       ->check(CLI::IsMember({"fixed-pool", "job-per-item"}))
       ->capture_default_str();
+  run->add_flag("--node-pools", node_pools, "Place each range's pod (1 CPU) on a pool of W 1-CPU nodes");
   CLI::App* gen = app.add_subcommand("generate", "Write a seeded synthetic trace file");
   gen->add_option("--ranges", ranges, "Number of ranges")->required()->check(CLI::PositiveNumber);
   gen->add_option("--seed", seed, "Generator seed");
@@ -154,7 +165,7 @@ int main(int argc, char** argv) {
   exp->add_option("-o", out, "Output trace file")->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*run) sim::run(trace, workers, repeat, policy);
+    if (*run) sim::run(trace, workers, repeat, policy, node_pools);
     if (*gen) sim::write_trace(out, sim::generate(ranges, seed));
     if (*exp) sim::export_run(store, run_name, out);
   } catch (const data::Error& e) {

@@ -110,6 +110,81 @@ TEST(StragglerTail, MatchesCountingTheBusyWorkersAtEveryMicrosecond) {
   }
 }
 
+// A simulation's spans: a pool of workers each running back-to-back attempts (a start at the
+// very microsecond of the previous end on that worker, the tie the tail's order of events is
+// about), logged in the order they end, so the ends come sorted and the starts do not.
+TEST(StragglerTail, MatchesCountingOnBackToBackAttemptsLoggedInTheOrderTheyEnd) {
+  std::mt19937_64 draw(29);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::size_t workers = 1 + draw() % 40;
+    std::vector<std::pair<Micros, Micros>> spans;
+    Micros run_end = 1;
+    for (std::size_t w = 0; w < workers; ++w) {
+      Micros at = static_cast<Micros>(draw() % 5);
+      for (std::size_t i = 0, n = 1 + draw() % 12; i < n; ++i) {
+        const Micros end = at + 1 + static_cast<Micros>(draw() % (trial % 3 == 0 ? 8 : 120));
+        spans.emplace_back(at, end);
+        run_end = std::max(run_end, end);
+        at = end + static_cast<Micros>(draw() % 3 == 0 ? draw() % 20 : 0);
+      }
+    }
+    spans.emplace_back(0, 1);
+    std::stable_sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::vector<Micros> starts, ends;
+    for (const auto& [start, end] : spans) {
+      starts.push_back(start);
+      ends.push_back(end);
+    }
+    ASSERT_TRUE(std::is_sorted(ends.begin(), ends.end()));
+    StragglerTail expected = tail_by_counting(spans, 0, run_end, workers);
+    StragglerTail tail = straggler_tail(starts, ends, 0, run_end, workers);
+    EXPECT_EQ(tail.below_tenth, expected.below_tenth) << "trial " << trial;
+    EXPECT_EQ(tail.last_alone, expected.last_alone) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(tail.utilisation_last_tenth, expected.utilisation_last_tenth) << "trial " << trial;
+    // The ends in any other order give the same tail.
+    std::shuffle(ends.begin(), ends.end(), draw);
+    EXPECT_EQ(straggler_tail(starts, ends, 0, run_end, workers), tail) << "trial " << trial;
+  }
+}
+
+// The peak of attempts at once (what a node pool's tail is a share of), against counting them at
+// every microsecond: an attempt ending when another starts does not overlap it.
+TEST(BusyProfile, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
+  std::mt19937_64 draw(41);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Micros> starts, ends;
+    std::vector<int> running(600, 0);
+    for (std::size_t i = 0, n = 1 + draw() % 80; i < n; ++i) {
+      const Micros start = static_cast<Micros>(draw() % 500);
+      const Micros end = start + 1 + static_cast<Micros>(draw() % (trial % 2 == 0 ? 10 : 90));
+      starts.push_back(start);
+      ends.push_back(end);
+      for (Micros t = start; t < end; ++t) ++running[t];
+    }
+    const int peak = *std::max_element(running.begin(), running.end());
+    EXPECT_EQ(BusyProfile(starts, ends).peak(), peak) << "trial " << trial;
+  }
+}
+
+// The last stretch begins with one attempt starting alone after everything else ended: its start
+// (not an end) is where "alone" begins, found among starts that are not in order.
+// The last stretch begins with one attempt starting alone after everything else ended: its start
+// (not an end) is where "alone" begins, found among starts logged out of order.
+TEST(StragglerTail, LastAloneFromTheStartOfAnAttemptBegunAfterAllOthersEnded) {
+  std::vector<std::pair<Micros, Micros>> spans = {{0, 10}, {0, 20}, {10, 30}, {20, 40}, {5, 45}, {50, 90}};
+  std::vector<Micros> starts, ends;
+  for (const auto& [start, end] : spans) {
+    starts.push_back(start);
+    ends.push_back(end);
+  }
+  StragglerTail expected = tail_by_counting(spans, 0, 90, 3);
+  StragglerTail tail = straggler_tail(starts, ends, 0, 90, 3);
+  EXPECT_EQ(tail.last_alone, 40);
+  EXPECT_EQ(tail.last_alone, expected.last_alone);
+  EXPECT_EQ(tail.below_tenth, expected.below_tenth);
+  EXPECT_DOUBLE_EQ(tail.utilisation_last_tenth, expected.utilisation_last_tenth);
+}
+
 TEST(StragglerTail, RowsAreTheOnesShowAndSimulatePrint) {
   StragglerTail tail{10974 * kS, 344 * kS, 0.018};
   std::vector<TailRow> rows = tail_rows(tail);
