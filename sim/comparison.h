@@ -9,8 +9,9 @@
 // Each plan and its work graph are built once and shared by its replicas. Partitions are built and
 // simulations run in one pool of std::threads (sim/sweep_pool.h: a slow partition does not hold
 // up the simulations of the others); each simulation is single-threaded and seeded from (seed,
-// combination, replica) alone, so the results do not depend on the thread count. The lower bound of a combination is max(critical path, total work / workers) + the
-// smallest pod start-up latency, with work as predicted (partitions) or as recorded (the
+// combination, replica) alone, so the results do not depend on the thread count. The lower
+// bound of a combination is max(critical path, total work / workers) + the smallest pod
+// start-up latency, with work as predicted (partitions) or as recorded (the
 // recorded run). Beside it, with a model, the contiguous bound of the worker count: what the
 // best contiguous partition of the span could reach (partitioners/contiguous_bound.h) + the same
 // start-up latency, so a row's ratio to it says how far the row is from what is possible.
