@@ -57,8 +57,10 @@ class Evaluator {
   bool meets(int count) { return sim::meets(q_, best(count)); }
 
   // The counts the search may ask next, nearest first, evaluated when the cores have nothing
-  // better to do; those foreseen before and not now are dropped.
+  // better to do; those foreseen before and not now are dropped. On one thread, none: the one
+  // thread would run them in the moment between one count's end and the search asking the next.
   void foresee(const std::vector<int>& counts) {
+    if (q_.spec.thread_count() < 2) return;
     std::vector<int> possible;
     for (int count : counts) {
       if (!certain_.count(count) && !best_.count(count)) possible.push_back(count);
