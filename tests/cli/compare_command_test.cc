@@ -17,6 +17,7 @@
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli {
 namespace {
@@ -34,22 +35,15 @@ std::int64_t rows_of(const std::string& store_path, const std::string& table) {
 class CompareCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string base = (std::filesystem::temp_directory_path() /
-                              ("millrace_compare_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())))
-                                 .string();
-    store_ = base + ".db";
-    model_ = base + ".json";
-    std::filesystem::remove(store_);
+    store_ = scratch_.file("compare.db");
+    model_ = scratch_.file("compare.json");
     data::TraceStore::open(store_);
     // 1 s/unit on [0, 800), 4 s/unit on [800, 1000): see tests/sim/comparison_test.cc.
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
   }
-  void TearDown() override {
-    std::filesystem::remove(store_);
-    std::filesystem::remove(model_);
-  }
   std::string common() const { return "--store " + store_ + " --model " + model_ + " --span 0:999"; }
 
+  test_support::ScratchDir scratch_;
   std::string store_;
   std::string model_;
 };
