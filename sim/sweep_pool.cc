@@ -6,7 +6,7 @@
 
 namespace millrace::sim {
 
-SweepPool::SweepPool(unsigned threads) {
+SweepPool::SweepPool(unsigned threads) : made_at_most_(std::max(1u, threads) + 1) {
   for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { serve(); });
 }
 
@@ -41,11 +41,14 @@ bool SweepPool::queued(int key) const {
 }
 
 void SweepPool::drop(int key) {
-  const std::lock_guard<std::mutex> guard(lock_);
-  const auto found = entries_.find(key);
-  if (found == entries_.end()) return;
-  found->second->dropped = true;
-  entries_.erase(found);
+  {
+    const std::lock_guard<std::mutex> guard(lock_);
+    const auto found = entries_.find(key);
+    if (found == entries_.end()) return;
+    found->second->dropped = true;
+    entries_.erase(found);
+  }
+  work_changed_.notify_all();  // its plans may be freed: another comparison may be made
 }
 
 Comparison SweepPool::wait(int key) {
@@ -82,6 +85,8 @@ std::optional<SweepPool::Work> SweepPool::next_work() {
   });
   for (const std::shared_ptr<Entry>& entry : open) {
     if (!entry->run) {
+      if (holding_ >= made_at_most_ && entry != open.front()) continue;
+      ++holding_;
       entry->busy = true;
       return Work{entry, std::nullopt};
     }
@@ -92,11 +97,15 @@ std::optional<SweepPool::Work> SweepPool::next_work() {
 
 void SweepPool::make(Entry& entry, std::unique_lock<std::mutex>& lock) {
   lock.unlock();
-  std::unique_ptr<ComparisonRun> run;
+  std::shared_ptr<ComparisonRun> run;
   std::exception_ptr error;
   try {
-    run = entry.make();
+    run = std::shared_ptr<ComparisonRun>(entry.make().release(), [this](ComparisonRun* made) {
+      delete made;
+      --holding_;
+    });
   } catch (...) {
+    --holding_;
     error = std::current_exception();
   }
   lock.lock();
@@ -105,7 +114,7 @@ void SweepPool::make(Entry& entry, std::unique_lock<std::mutex>& lock) {
   if (error) {
     entry.error = error;
     entry.done = true;
-  } else {
+  } else if (!entry.dropped) {
     entry.run = std::move(run);
     if (entry.run->tasks() == 0) finish(entry, lock);
   }

@@ -7,11 +7,15 @@
 // Each comparison is queued under a key (the caller's name for it: a count) with a rank; a free
 // thread takes the next ready task of the lowest-ranked comparison that has one (equal ranks: the
 // first queued). A comparison is made when its first task is taken, and frees its plans when its
-// last task ends, so only those in progress hold memory. The results of a comparison do not
+// last task ends (or when it is dropped and its running tasks end), so only those in progress
+// hold memory: a comparison is made only while fewer than threads + 1 are, or when it is the
+// first in rank, so at most most_in_progress(threads) at once. The results of a comparison do not
 // depend on the pool (each simulation is seeded by what it is: sim/comparison.h), only when it
 // is done does.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -32,6 +36,8 @@ class SweepPool {
   using MakeRun = std::function<std::unique_ptr<ComparisonRun>()>;
 
   explicit SweepPool(unsigned threads);
+  // At most how many comparisons hold their plans at once (for a memory check before starting).
+  static std::size_t most_in_progress(unsigned threads) { return std::max(1u, threads) + 2; }
   // Drops what has not started, waits for the tasks running, joins the threads.
   ~SweepPool();
   SweepPool(const SweepPool&) = delete;
@@ -52,7 +58,7 @@ class SweepPool {
     long rank = 0;
     std::size_t order = 0;  // when queued, for equal ranks
     MakeRun make;
-    std::unique_ptr<ComparisonRun> run;
+    std::shared_ptr<ComparisonRun> run;  // its deleter counts it out of holding_
     bool busy = false;     // a thread is making or finishing `run`: no task to take
     bool dropped = false;  // forgotten: ends unseen
     bool done = false;
@@ -72,6 +78,8 @@ class SweepPool {
   void run_task(Entry& entry, std::size_t task, std::unique_lock<std::mutex>& lock);
   void finish(Entry& entry, std::unique_lock<std::mutex>& lock);
 
+  const std::size_t made_at_most_;  // made while fewer are held (the first in rank: always)
+  std::atomic<std::size_t> holding_{0};  // runs made or being made, not yet freed
   mutable std::mutex lock_;
   std::condition_variable work_changed_;
   std::map<int, std::shared_ptr<Entry>> entries_;
