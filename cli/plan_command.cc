@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
@@ -26,6 +27,7 @@
 #include "sim/cap_search.h"
 #include "sim/capacity_plan.h"
 #include "sim/comparison_store.h"
+#include "sim/sweep_pool.h"
 
 namespace millrace::cli {
 
@@ -202,7 +204,9 @@ void run_worker_plan(const PlanOptions& o) {
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
-  require_memory_for(question.spec, {o.max_workers});
+  // Counts run side by side (sim/sweep_pool.h), each holding its partitions while in progress.
+  const std::size_t at_once = sim::SweepPool::most_in_progress(question.spec.thread_count());
+  require_memory_for(question.spec, std::vector<int>(at_once, o.max_workers));
   CurrentStep step("planning workers from " + std::to_string(o.min_workers) + " to " + std::to_string(o.max_workers) +
                    " for " + std::to_string(question.spec.span.count) + " units");
   ProgressDisplay progress(o.common.quiet);

@@ -5,12 +5,11 @@
 #include <numbers>
 #include <random>
 
+#include "data/uniform_draws.h"
+
 namespace millrace::data {
 
 namespace {
-
-// Uniform in (0, 1) from the top 53 bits, never exactly 0.
-double unit_draw(std::mt19937_64& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 // Standard normal by Box-Muller.
 double normal_draw(std::mt19937_64& rng) {

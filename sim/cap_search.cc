@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/fewest_meeting.h"
+
 namespace millrace::sim {
 
 namespace {

@@ -1,31 +1,78 @@
 #include "sim/capacity_plan.h"
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include "data/error.h"
 #include "data/run_summary.h"
+#include "sim/fewest_meeting.h"
+#include "sim/sweep_pool.h"
 
 namespace millrace::sim {
 
 namespace {
 
-// The best row per evaluated count (workers or nodes), each count simulated once.
+// Counts the search looks ahead (sim/fewest_meeting.h's possible()): its next question and the
+// counts of the two after it, whatever the answers (at most 1 + 2 + 4).
+constexpr int kStepsAhead = 3;
+
+// Ranks in the pool: the count the search waits for, then the counts it will certainly ask (the
+// curve's), then those it may ask, nearest first.
+constexpr long kAwaited = 0;
+constexpr long kCertain = 1;
+constexpr long kPossible = 2;
+
+// The best row per count the search asks (workers or nodes), each count simulated once. Counts
+// are evaluated in one pool of threads (sim/sweep_pool.h): while the search waits for one, the
+// others run the counts it will or may ask later; only the counts it asks make the answer, so
+// what it asks, in what order, and every figure are those of a search evaluating one count at a
+// time (each replica is seeded by what it is, never by when or where it runs).
 class Evaluator {
  public:
-  Evaluator(const CapacityQuestion& q, std::function<std::vector<ComparisonRow>(int)> simulate)
-      : q_(q), simulate_(std::move(simulate)) {}
+  // spec(count): the comparison of a count; judged(count, comparison): its rows judged.
+  Evaluator(const CapacityQuestion& q, const std::vector<int>& certain, std::function<ComparisonSpec(int)> spec,
+            std::function<std::vector<ComparisonRow>(int, Comparison)> judged)
+      : q_(q), spec_(std::move(spec)), judged_(std::move(judged)), pool_(q.spec.thread_count()) {
+    for (int count : certain) {
+      if (certain_.insert(count).second) pool_.queue(count, kCertain, make(count));
+    }
+  }
 
   const ComparisonRow& best(int count) {
     auto found = best_.find(count);
     if (found != best_.end()) return found->second;
-    if (q_.evaluating) q_.evaluating(count);
-    std::vector<ComparisonRow> rows = simulate_(count);
-    for (ComparisonRow& row : rows) judge(q_, row);
+    {
+      const std::lock_guard<std::mutex> guard(shown_);
+      awaited_ = count;
+      if (q_.evaluating) q_.evaluating(count);
+    }
+    pool_.queue(count, kAwaited, make(count));
+    std::vector<ComparisonRow> rows = judged_(count, pool_.wait(count));
+    pool_.drop(count);
     best_.emplace(count, best_row(rows));
     rows_.emplace(count, std::move(rows));
     return best_.at(count);
   }
   bool meets(int count) { return sim::meets(q_, best(count)); }
+
+  // The counts the search may ask next, nearest first, evaluated when the cores have nothing
+  // better to do; those foreseen before and not now are dropped. On one thread, none: the one
+  // thread would run them in the moment between one count's end and the search asking the next.
+  void foresee(const std::vector<int>& counts) {
+    if (q_.spec.thread_count() < 2) return;
+    std::vector<int> possible;
+    for (int count : counts) {
+      if (!certain_.count(count) && !best_.count(count)) possible.push_back(count);
+    }
+    for (int count : possible_) {
+      if (std::find(possible.begin(), possible.end(), count) == possible.end()) pool_.drop(count);
+    }
+    for (std::size_t i = 0; i < possible.size(); ++i) {
+      pool_.queue(possible[i], kPossible + static_cast<long>(i), make(possible[i]));
+    }
+    possible_ = std::move(possible);
+  }
 
   CapacityAnswer answer() const {
     CapacityAnswer a;
@@ -42,10 +89,29 @@ class Evaluator {
   }
 
  private:
+  // The comparison of `count`, its simulations shown on the question's progress while the
+  // search waits for it.
+  SweepPool::MakeRun make(int count) {
+    return [this, count] {
+      ComparisonSpec spec = spec_(count);
+      spec.progress = [this, count](std::int64_t done, std::int64_t total) {
+        const std::lock_guard<std::mutex> guard(shown_);
+        if (awaited_ == count && q_.spec.progress) q_.spec.progress(done, total);
+      };
+      return std::make_unique<ComparisonRun>(std::move(spec));
+    };
+  }
+
   const CapacityQuestion& q_;
-  std::function<std::vector<ComparisonRow>(int)> simulate_;
+  std::function<ComparisonSpec(int)> spec_;
+  std::function<std::vector<ComparisonRow>(int, Comparison)> judged_;
+  std::set<int> certain_;
+  std::vector<int> possible_;
   std::map<int, ComparisonRow> best_;
   std::map<int, std::vector<ComparisonRow>> rows_;
+  std::mutex shown_;  // the question's progress and `awaited_`
+  int awaited_ = 0;
+  SweepPool pool_;  // last: its threads end before what they use
 };
 
 void validate(const CapacityQuestion& q) {
@@ -85,6 +151,25 @@ NodePool pool_sized(NodePool pool, int nodes) {
   return pool;
 }
 
+// The question's recording replayed on `nodes` nodes of its pool under a total cap and type limits.
+ComparisonSpec spec_on_pool(const CapacityQuestion& q, int nodes, int cap, const std::map<std::string, int>& type_limits) {
+  ComparisonSpec spec = q.spec;
+  NodePool& pool = spec.base.cluster.pools.pools.at(*q.node_pool);
+  pool = pool_sized(pool, nodes);
+  spec.workers = {cap};
+  spec.base.scheduler.params.type_limits = type_limits;
+  return spec;
+}
+
+// The best of a replay's rows (one per queue order), judged, with its node count.
+ComparisonRow best_on_pool(const CapacityQuestion& q, int nodes, Comparison replayed) {
+  for (ComparisonRow& row : replayed.rows) {
+    row.nodes = nodes;
+    judge(q, row);
+  }
+  return best_row(replayed.rows);
+}
+
 }  // namespace
 
 std::string target_text(const CapacityQuestion& q) {
@@ -121,57 +206,49 @@ const ComparisonRow& best_row(const std::vector<ComparisonRow>& judged) {
   });
 }
 
-int fewest_meeting(int lo, int hi, const std::function<bool(int)>& meets) {
-  const int floor = lo;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (meets(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  while (hi > floor && meets(hi - 1)) --hi;
-  return hi;
-}
-
 ComparisonRow replay_on_pool(const CapacityQuestion& q, int nodes, int cap,
                              const std::map<std::string, int>& type_limits) {
-  ComparisonSpec spec = q.spec;
-  NodePool& pool = spec.base.cluster.pools.pools.at(*q.node_pool);
-  pool = pool_sized(pool, nodes);
-  spec.workers = {cap};
-  spec.base.scheduler.params.type_limits = type_limits;
-  Comparison c = run_comparison(spec);
-  for (ComparisonRow& row : c.rows) {
-    row.nodes = nodes;
-    judge(q, row);
-  }
-  return best_row(c.rows);
+  return best_on_pool(q, nodes, run_comparison(spec_on_pool(q, nodes, cap, type_limits)));
 }
 
 CapacityAnswer plan_capacity(const CapacityQuestion& q) {
   validate(q);
-  int lo = q.min_workers;
-  int hi = q.max_workers;
-  std::function<std::vector<ComparisonRow>(int)> simulate = [&q](int workers) {
-    ComparisonSpec spec = q.spec;
-    spec.workers = {workers};
-    spec.recorded_items.reset();
-    return run_comparison(spec).rows;
+  const bool nodes = q.node_pool.has_value();
+  const int lo = nodes ? q.min_nodes : q.min_workers;
+  const int hi = nodes ? q.max_nodes : q.max_workers;
+  std::vector<int> curve;  // besides the searched counts: powers of two from lo below hi
+  for (int n = lo; n < hi; n *= 2) curve.push_back(n);
+  std::vector<int> certain{hi};
+  certain.insert(certain.end(), curve.begin(), curve.end());
+
+  std::function<ComparisonSpec(int)> spec = [&q](int workers) {
+    ComparisonSpec s = q.spec;
+    s.workers = {workers};
+    s.recorded_items.reset();
+    return s;
   };
-  if (q.node_pool) {
-    lo = q.min_nodes;
-    hi = q.max_nodes;
+  std::function<std::vector<ComparisonRow>(int, Comparison)> judged = [&q](int, Comparison c) {
+    for (ComparisonRow& row : c.rows) judge(q, row);
+    return std::move(c.rows);
+  };
+  if (nodes) {
     const int cap = q.spec.workers.empty() ? static_cast<int>(q.spec.recorded_items->size()) : q.spec.workers.front();
-    simulate = [&q, cap](int nodes) {
-      return std::vector<ComparisonRow>{replay_on_pool(q, nodes, cap, q.spec.base.scheduler.params.type_limits)};
-    };
+    spec = [&q, cap](int n) { return spec_on_pool(q, n, cap, q.spec.base.scheduler.params.type_limits); };
+    judged = [&q](int n, Comparison c) { return std::vector<ComparisonRow>{best_on_pool(q, n, std::move(c))}; };
   }
-  Evaluator eval(q, simulate);
+  Evaluator eval(q, certain, spec, judged);
+  FewestMeetingSearch search(lo, hi);
+  eval.foresee(search.possible(kStepsAhead));
   std::optional<int> found;
-  if (eval.meets(hi)) found = fewest_meeting(lo, hi, [&](int n) { return eval.meets(n); });
-  for (int n = lo; n < hi; n *= 2) eval.best(n);
+  if (eval.meets(hi)) {
+    while (const std::optional<int> asked = search.next()) {
+      eval.foresee(search.possible(kStepsAhead));
+      search.tell(eval.meets(*asked));
+    }
+    found = search.answer();
+  }
+  eval.foresee({});
+  for (int n : curve) eval.best(n);
   const ComparisonRow at_max = eval.best(hi);
   CapacityAnswer answer = eval.answer();
   answer.best_at_max = at_max;

@@ -16,8 +16,14 @@
 // (list-scheduling anomalies, `optimal` choosing its range count per worker count, placement
 // on nodes), so the answer N is checked against N - 1, and while N - 1 also meets the target the
 // search walks down; `monotone` reports whether the evaluated curve's best mean makespan (and,
-// for nodes, wait p90) never rose with the count. Cost: O(log max) comparisons plus the curve's
-// points (powers of two up to max, and the answer).
+// for nodes, wait p90) never rose with the count (sim/fewest_meeting.h). Cost: O(log max)
+// comparisons plus the curve's points (powers of two up to max, and the answer).
+//
+// On several threads (spec.threads) the counts run in one pool (sim/sweep_pool.h): beside the
+// count the search waits for, first the curve's counts (certainly asked later), then the counts
+// it may ask in its next steps, whatever the answers; those no longer reachable are dropped. The
+// answer holds only the counts the search asks, so it is the same, byte for byte, on any thread
+// count; what more threads cost is the simulations of counts foreseen and never asked.
 #pragma once
 
 #include <functional>
@@ -42,8 +48,8 @@ struct CapacityQuestion {
   double confidence = 0.9;
   int min_workers = 1;
   int max_workers = 1;
-  // Before the simulations of each count evaluated, workers or nodes (theirs are told to
-  // spec.progress).
+  // When the search first asks for a count, workers or nodes, in the order it asks them (the
+  // count's simulations, some perhaps run ahead, are told to spec.progress while it waits).
   std::function<void(int count)> evaluating;
   // Pool nodes: the pool of spec.base.cluster.pools whose size is searched in [min_nodes,
   // max_nodes], replaying spec.recorded_items under the cap spec.workers[0] (none given: the
@@ -78,10 +84,6 @@ bool meets(const CapacityQuestion& question, const ComparisonRow& judged);
 // The best of judged rows: the highest share meeting the target, then the lowest mean makespan,
 // then the fewest node-hours.
 const ComparisonRow& best_row(const std::vector<ComparisonRow>& judged);
-
-// The fewest n in [lo, hi] with meets(n), given that meets(hi): binary search, then walked down
-// while n - 1 meets too.
-int fewest_meeting(int lo, int hi, const std::function<bool(int)>& meets);
 
 // The pool question's recording replayed on `nodes` nodes of its pool under a total cap and
 // type limits, judged (the best queue order's row, `nodes` set). A pool of fixed size (count =

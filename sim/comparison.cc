@@ -1,13 +1,11 @@
 #include "sim/comparison.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <ostream>
 #include <thread>
 #include <unordered_map>
@@ -19,6 +17,7 @@
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/work_graph.h"
 #include "sim/duration_draws.h"
+#include "sim/sweep_pool.h"
 
 namespace millrace::sim {
 
@@ -57,29 +56,6 @@ struct ReplicaResult {
   bool failed = false;
   data::WaitSummary waits;
 };
-
-// Runs body(0..n-1) on `threads` threads; rethrows the exception of the lowest failing index.
-void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& body) {
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(n);
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        body(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  const unsigned count = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n)));
-  for (unsigned t = 1; t < count; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
 
 data::Micros smallest_startup(const StartupLatency& startup) {
   if (startup.samples.empty()) return startup.constant;
@@ -242,99 +218,173 @@ unsigned ComparisonSpec::thread_count() const {
   return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-Comparison run_comparison(const ComparisonSpec& spec) {
-  validate(spec);
-  const unsigned threads = spec.thread_count();
-
-  // Plans: the recorded run once, then one partition per partitioner and worker count.
+// Plans: the recorded run, then one partition per partitioner and worker count (built by the
+// first tasks), then the listed partitions. Tasks: [0, partitions) build the partitions, then
+// one per replica of each combination, combination-major.
+struct ComparisonRun::State {
+  ComparisonSpec spec;
+  bool recorded = false;  // plans[0] is the recorded run
   std::vector<PlanCase> plans;
+  std::vector<char> plan_ready;
   std::vector<Combination> combos;
-  if (spec.recorded_items) {
-    std::vector<data::WorkItem> items = *spec.recorded_items;
-    for (data::WorkItem& item : items) {
-      item.predicted = spec.model && item.range ? spec.model->predict(*item.range) : 0;
-    }
-    auto work = std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name);
-    plans.push_back(PlanCase{"recorded", std::move(work), spec.recorded_durations, false});
-    for (int w : spec.workers) {
-      for (scheduler::QueueOrder order : spec.orders) combos.push_back({0, w, order});
-    }
-  }
-  const std::size_t first_partition = plans.size();
-  const std::size_t partitions = spec.partitioners.size() * spec.workers.size();
-  plans.resize(first_partition + partitions);
-  for (std::size_t i = 0; i < partitions; ++i) {
-    for (scheduler::QueueOrder order : spec.orders) {
-      combos.push_back({first_partition + i, spec.workers[i % spec.workers.size()], order});
-    }
-  }
-  for (const ListedPartition& listed : spec.listed) {
-    plans.push_back(plan_of(spec, listed.name, listed.partition, listed.requests));
-    for (int w : spec.workers) {
-      for (scheduler::QueueOrder order : spec.orders) combos.push_back({plans.size() - 1, w, order});
-    }
-  }
-
-  // One pool of tasks: the partitions to build first, then every replica. A partition is built
-  // once, by its own task or by the first replica that needs it (which waits for it), so while
-  // one thread builds a slow partition (optimal) the others simulate the plans already built.
-  std::vector<std::once_flag> built(partitions);
-  auto build = [&](std::size_t i) {
-    std::call_once(built[i], [&] {
-      plans[first_partition + i] =
-          partition_case(spec, spec.partitioners[i / spec.workers.size()], spec.workers[i % spec.workers.size()]);
-    });
-  };
-  const std::size_t replicas = static_cast<std::size_t>(spec.replicas);
-  std::vector<ReplicaResult> results(combos.size() * replicas);
-  std::mutex progress_lock;
+  std::size_t first_partition = 0;
+  std::size_t partitions = 0;
+  std::size_t replicas = 0;
+  std::vector<ReplicaResult> results;  // by replica task
+  std::vector<std::exception_ptr> errors;  // by task
+  std::vector<char> taken;                 // by replica task
+  std::size_t next_build = 0;
+  std::size_t first_untaken = 0;  // every replica task before it is taken
+  std::size_t ended = 0;
   std::int64_t simulated = 0;
-  parallel_for(partitions + results.size(), threads, [&](std::size_t task) {
-    if (task < partitions) {
-      build(task);
-      return;
-    }
-    const std::size_t i = task - partitions;
-    const Combination& c = combos[i / replicas];
-    if (c.plan >= first_partition && c.plan < first_partition + partitions) build(c.plan - first_partition);
-    const PlanCase& plan = plans[c.plan];
-    SimulationConfig config = spec.base;
-    config.record_timeline = false;
-    config.keep_attempt_log = false;
-    config.predict_from_durations = false;
-    config.seed = replica_seed(spec.seed, plan.name, c.workers, c.order, static_cast<int>(i % replicas));
-    const int slots = std::max(1, config.cluster.slots_per_node);
-    config.cluster.nodes = (c.workers + slots - 1) / slots;
-    config.scheduler.params.workers = c.workers;
-    config.scheduler.params.max_in_flight = c.workers;
-    config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
-    config.scheduler.order = c.order;
-    if (spec.recorded_items && c.plan == 0) config.cluster.recorded_ends = spec.recorded_ends;
-    const SimulationResult r =
-        plan.drawn ? simulate(plan.work, draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true),
-                              config)
-                   : simulate(plan.work, plan.durations, config);
-    results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
-                  r.run_failed || r.stalled, r.waits};
-    if (spec.progress) {
-      const std::lock_guard<std::mutex> lock(progress_lock);
-      spec.progress(++simulated, static_cast<std::int64_t>(results.size()));
-    }
-  });
 
-  Comparison comparison;
-  const data::Micros startup = smallest_startup(spec.base.cluster.startup);
-  std::unordered_map<int, data::Micros> contiguous;  // by worker count
-  for (int w : spec.workers) {
-    if (spec.model != nullptr) {
-      contiguous[w] = partitioners::contiguous_bound(*spec.model, spec.span, spec.partition.overlap, w).bound + startup;
+  std::size_t tasks() const { return partitions + results.size(); }
+  // Simulates replica task i (its plan built) into results[i].
+  void simulate_replica(std::size_t i);
+};
+
+ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<State>()) {
+  validate(spec);
+  State& s = *state_;
+  s.spec = std::move(spec);
+  const ComparisonSpec& c = s.spec;
+  if (c.recorded_items) {
+    std::vector<data::WorkItem> items = std::move(*s.spec.recorded_items);
+    s.spec.recorded_items.reset();
+    for (data::WorkItem& item : items) item.predicted = c.model && item.range ? c.model->predict(*item.range) : 0;
+    auto work = std::make_shared<const scheduler::PlannedWork>(std::move(items), c.base.scheduler.plan_name);
+    s.plans.push_back(PlanCase{"recorded", std::move(work), c.recorded_durations, false});
+    s.recorded = true;
+    for (int w : c.workers) {
+      for (scheduler::QueueOrder order : c.orders) s.combos.push_back({0, w, order});
     }
   }
-  for (std::size_t c = 0; c < combos.size(); ++c) {
-    std::vector<ReplicaResult> mine(results.begin() + c * replicas, results.begin() + (c + 1) * replicas);
-    comparison.rows.push_back(summarise(plans[combos[c].plan], combos[c], mine, startup, contiguous[combos[c].workers]));
+  s.first_partition = s.plans.size();
+  s.partitions = c.partitioners.size() * c.workers.size();
+  s.plans.resize(s.first_partition + s.partitions);
+  for (std::size_t i = 0; i < s.partitions; ++i) {
+    for (scheduler::QueueOrder order : c.orders) {
+      s.combos.push_back({s.first_partition + i, c.workers[i % c.workers.size()], order});
+    }
+  }
+  for (const ListedPartition& listed : c.listed) {
+    s.plans.push_back(plan_of(c, listed.name, listed.partition, listed.requests));
+    for (int w : c.workers) {
+      for (scheduler::QueueOrder order : c.orders) s.combos.push_back({s.plans.size() - 1, w, order});
+    }
+  }
+  s.plan_ready.assign(s.plans.size(), 1);
+  std::fill_n(s.plan_ready.begin() + static_cast<std::ptrdiff_t>(s.first_partition), s.partitions, 0);
+  s.replicas = static_cast<std::size_t>(c.replicas);
+  s.results.resize(s.combos.size() * s.replicas);
+  s.taken.assign(s.results.size(), 0);
+  s.errors.resize(s.tasks());
+}
+
+ComparisonRun::~ComparisonRun() = default;
+
+std::size_t ComparisonRun::tasks() const { return state_->tasks(); }
+
+std::optional<std::size_t> ComparisonRun::take() {
+  State& s = *state_;
+  if (s.next_build < s.partitions) return s.next_build++;
+  while (s.first_untaken < s.taken.size() && s.taken[s.first_untaken]) ++s.first_untaken;
+  for (std::size_t i = s.first_untaken; i < s.taken.size(); ++i) {
+    if (!s.taken[i] && s.plan_ready[s.combos[i / s.replicas].plan]) {
+      s.taken[i] = 1;
+      return s.partitions + i;
+    }
+  }
+  return std::nullopt;
+}
+
+void ComparisonRun::run(std::size_t task) {
+  State& s = *state_;
+  try {
+    if (task < s.partitions) {
+      const std::size_t workers = s.spec.workers.size();
+      s.plans[s.first_partition + task] =
+          partition_case(s.spec, s.spec.partitioners[task / workers], s.spec.workers[task % workers]);
+    } else {
+      s.simulate_replica(task - s.partitions);
+    }
+  } catch (...) {
+    s.errors[task] = std::current_exception();
+  }
+}
+
+void ComparisonRun::State::simulate_replica(std::size_t i) {
+  const Combination& c = combos[i / replicas];
+  const PlanCase& plan = plans[c.plan];
+  SimulationConfig config = spec.base;
+  config.record_timeline = false;
+  config.keep_attempt_log = false;
+  config.predict_from_durations = false;
+  config.seed = replica_seed(spec.seed, plan.name, c.workers, c.order, static_cast<int>(i % replicas));
+  const int slots = std::max(1, config.cluster.slots_per_node);
+  config.cluster.nodes = (c.workers + slots - 1) / slots;
+  config.scheduler.params.workers = c.workers;
+  config.scheduler.params.max_in_flight = c.workers;
+  config.scheduler.params.min_workers = std::min(std::max(1, config.scheduler.params.min_workers), c.workers);
+  config.scheduler.order = c.order;
+  if (recorded && c.plan == 0) config.cluster.recorded_ends = spec.recorded_ends;
+  const SimulationResult r =
+      plan.drawn ? simulate(plan.work, draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true),
+                            config)
+                 : simulate(plan.work, plan.durations, config);
+  results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
+                r.run_failed || r.stalled, r.waits};
+}
+
+bool ComparisonRun::finished(std::size_t task) {
+  State& s = *state_;
+  ++s.ended;
+  if (task < s.partitions) {
+    const std::size_t plan = s.first_partition + task;
+    if (!s.errors[task]) {
+      s.plan_ready[plan] = 1;
+    } else {
+      // Its replicas cannot run: they end here, unrun (finish() reports the partition's error).
+      for (std::size_t i = 0; i < s.taken.size(); ++i) {
+        if (s.combos[i / s.replicas].plan == plan) {
+          s.taken[i] = 1;
+          ++s.ended;
+        }
+      }
+    }
+  } else if (s.spec.progress) {
+    s.spec.progress(++s.simulated, static_cast<std::int64_t>(s.results.size()));
+  }
+  return s.ended == s.tasks();
+}
+
+Comparison ComparisonRun::finish() {
+  const std::unique_ptr<State> state = std::move(state_);
+  const State& s = *state;
+  for (const std::exception_ptr& e : s.errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  Comparison comparison;
+  const data::Micros startup = smallest_startup(s.spec.base.cluster.startup);
+  std::unordered_map<int, data::Micros> contiguous;  // by worker count
+  for (int w : s.spec.workers) {
+    if (s.spec.model != nullptr) {
+      contiguous[w] =
+          partitioners::contiguous_bound(*s.spec.model, s.spec.span, s.spec.partition.overlap, w).bound + startup;
+    }
+  }
+  for (std::size_t c = 0; c < s.combos.size(); ++c) {
+    const auto first = s.results.begin() + static_cast<std::ptrdiff_t>(c * s.replicas);
+    const std::vector<ReplicaResult> mine(first, first + static_cast<std::ptrdiff_t>(s.replicas));
+    comparison.rows.push_back(summarise(s.plans[s.combos[c].plan], s.combos[c], mine, startup, contiguous[s.combos[c].workers]));
   }
   return comparison;
+}
+
+Comparison run_comparison(const ComparisonSpec& spec) {
+  SweepPool pool(spec.thread_count());
+  pool.queue(0, 0, [&spec] { return std::make_unique<ComparisonRun>(spec); });
+  return pool.wait(0);
 }
 
 void print_table(const Comparison& comparison, std::ostream& out) {

@@ -7,11 +7,11 @@
 // run replayed with its recorded durations).
 //
 // Each plan and its work graph are built once and shared by its replicas. Partitions are built and
-// simulations run in one pool of std::threads (a slow partition does not hold up the simulations of
-// the others); each simulation is single-threaded and
-// seeded from (seed, combination, replica) alone, so the results do not depend on the thread
-// count. The lower bound of a combination is max(critical path, total work / workers) + the
-// smallest pod start-up latency, with work as predicted (partitions) or as recorded (the
+// simulations run in one pool of std::threads (sim/sweep_pool.h: a slow partition does not hold
+// up the simulations of the others); each simulation is single-threaded and seeded from (seed,
+// combination, replica) alone, so the results do not depend on the thread count. The lower
+// bound of a combination is max(critical path, total work / workers) + the smallest pod
+// start-up latency, with work as predicted (partitions) or as recorded (the
 // recorded run). Beside it, with a model, the contiguous bound of the worker count: what the
 // best contiguous partition of the span could reach (partitioners/contiguous_bound.h) + the same
 // start-up latency, so a row's ratio to it says how far the row is from what is possible.
@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -116,6 +117,37 @@ struct Comparison {
 // replica count below 1, a missing model, a partitioner rejecting its parameters, or a span
 // (with the partition overlap) or listed range outside the model's span.
 Comparison run_comparison(const ComparisonSpec& spec);
+
+// One comparison cut into tasks for a pool of threads (sim/sweep_pool.h, which runs the tasks of
+// several at once): first building each partition, then simulating each replica of each
+// combination, a replica as soon as its plan is built. take() and finished() are called by one
+// thread at a time (under the pool's lock), run() by several at once, each task once; finish()
+// once, after the last task ended.
+class ComparisonRun {
+ public:
+  // Validates the spec (throwing what run_comparison throws) and prepares the plans given as
+  // they are (the recorded run, listed partitions).
+  explicit ComparisonRun(ComparisonSpec spec);
+  ~ComparisonRun();
+  ComparisonRun(const ComparisonRun&) = delete;
+  ComparisonRun& operator=(const ComparisonRun&) = delete;
+
+  std::size_t tasks() const;
+  // The lowest task that can start now: a partition to build, else a replica whose plan is built.
+  // None while the rest wait on partitions being built, or when every task was taken.
+  std::optional<std::size_t> take();
+  // Runs a taken task; what it throws is kept for finish().
+  void run(std::size_t task);
+  // Marks a task ended (a partition that failed ends its replicas unrun) and reports the
+  // simulations done to spec.progress; true when it was the last task.
+  bool finished(std::size_t task);
+  // The rows, freeing the plans and replica results; rethrows the error of the lowest failing task.
+  Comparison finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The seed of one simulation, from the user's seed and what the simulation is, never from which
 // thread runs it or when; its range durations are drawn from duration_seed(this).

@@ -1,6 +1,9 @@
 #include "sim/duration_draws.h"
 
 #include <cmath>
+#include <random>
+
+#include "data/uniform_draws.h"
 
 namespace millrace::sim {
 
@@ -21,12 +24,15 @@ std::vector<data::Micros> draw_durations(const data::CostModel& model, const std
   std::vector<data::Micros> durations;
   durations.reserve(ranges.size());
   const bool draw = noise && !model.noise().empty();
-  UniformDraws draws(seed);
+  std::mt19937_64 engine(seed);
   for (const data::Range& r : ranges) {
     const data::Micros predicted = model.predict(r);
-    durations.push_back(draw ? static_cast<data::Micros>(
-                                   std::llround(static_cast<double>(predicted) * model.noise().factor(r.first, r.count, draws.next())))
-                             : predicted);
+    if (!draw) {
+      durations.push_back(predicted);
+      continue;
+    }
+    const double factor = model.noise().factor(r.first, r.count, data::unit_draw(engine));
+    durations.push_back(static_cast<data::Micros>(std::llround(static_cast<double>(predicted) * factor)));
   }
   return durations;
 }

@@ -3,15 +3,13 @@
 // noise factor at its first unit for its length (data/duration_noise.h), factor(first, count, u)
 // with u uniform in (0, 1). Replay of a recorded partition does not come here: it keeps the recorded durations.
 //
-// u comes from std::mt19937_64, whose raw output the C++ standard fixes bit for bit, turned
-// into a double here (no std:: distribution, whose output differs between standard libraries):
-// the top 53 bits k give u = (k + 0.5) / 2^53, never 0 or 1. Equal seeds give equal durations
-// on every platform and thread count. Without noise (`--noise off`, or a model that has none)
+// u comes from std::mt19937_64 through data::unit_draw (data/uniform_draws.h: no std::
+// distribution, whose output differs between standard libraries), never 0 or 1. Equal seeds give
+// equal durations on every platform and thread count. Without noise (`--noise off`, or a model that has none)
 // each range takes its prediction, the model's expectation of it.
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "data/cost_model.h"
@@ -19,16 +17,6 @@
 #include "data/time.h"
 
 namespace millrace::sim {
-
-// Uniform draws in (0, 1) from a seeded 64-bit engine.
-class UniformDraws {
- public:
-  explicit UniformDraws(std::uint64_t seed) : engine_(seed) {}
-  double next() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 // One splitmix64 step: a well-mixed 64-bit value from any input (seeds derived from seeds).
 std::uint64_t splitmix(std::uint64_t x);

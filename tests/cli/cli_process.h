@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data/trace_store.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli_test {
 
@@ -74,14 +75,9 @@ inline CliResult finish_cli(const std::filesystem::path& dir, pid_t pid) {
 class CliRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = std::filesystem::temp_directory_path() /
-          ("millrace-cli-" + std::to_string(getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
+    dir = scratch.path();
     store = (dir / "trace.db").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir); }
 
   // `millrace run` of `ranges` ranges of ten units on `workers` local workers.
   std::vector<std::string> run_args(const std::string& command, int ranges, int workers) {
@@ -102,6 +98,7 @@ class CliRunTest : public ::testing::Test {
     return counts;
   }
 
+  test_support::ScratchDir scratch;
   std::filesystem::path dir;
   std::string store;
 };

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli {
 namespace {
@@ -32,22 +35,15 @@ std::int64_t rows_of(const std::string& store_path, const std::string& table) {
 class CompareCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string base = (std::filesystem::temp_directory_path() /
-                              ("millrace_compare_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())))
-                                 .string();
-    store_ = base + ".db";
-    model_ = base + ".json";
-    std::filesystem::remove(store_);
+    store_ = scratch_.file("compare.db");
+    model_ = scratch_.file("compare.json");
     data::TraceStore::open(store_);
     // 1 s/unit on [0, 800), 4 s/unit on [800, 1000): see tests/sim/comparison_test.cc.
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
   }
-  void TearDown() override {
-    std::filesystem::remove(store_);
-    std::filesystem::remove(model_);
-  }
   std::string common() const { return "--store " + store_ + " --model " + model_ + " --span 0:999"; }
 
+  test_support::ScratchDir scratch_;
   std::string store_;
   std::string model_;
 };
@@ -206,6 +202,49 @@ TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {
   EXPECT_NE(r.output.find("fewest workers meeting 140s with confidence 1: 12 with cost-balanced"), std::string::npos)
       << r.output;
   EXPECT_EQ(rows_of(store_, "comparisons"), 1);
+}
+
+TEST_F(CompareCommand, PlanPrintsTheSameOnAnyThreadCountAndItsCurveHasExactlyTheCountsTheSearchAsks) {
+  // Two threads evaluate counts ahead of the search (those it will or may ask); only the counts it
+  // asks may show, with the figures one thread gives.
+  const std::string args = "plan " + common() +
+                           " --partitioners cost-balanced,optimal --deadline 140s --max-workers 64 --replicas 3"
+                           " --seed 5 --fail-prob 0.1 --startup-latency 1s,5s --no-record";
+  const CommandResult text = run_cli(args + " --threads 1");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_EQ(run_cli(args + " --threads 2").output, text.output);
+  EXPECT_EQ(run_cli(args + " --threads 3").output, text.output);
+  const CommandResult json = run_cli(args + " --json --threads 1");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_EQ(run_cli(args + " --json --threads 2").output, json.output);
+
+  // The counts a search evaluating one count at a time asks: 64, the binary search over [1, 64]
+  // on the curve's shares of replicas on target, the count below its answer, and the powers of two.
+  const nlohmann::json out = nlohmann::json::parse(json.output);
+  std::map<int, double> met;
+  for (const nlohmann::json& row : out["curve"]) met[row["workers"].get<int>()] = row["deadline_met"].get<double>();
+  const double confidence = out["confidence"].get<double>();
+  std::set<int> asked{64};
+  auto meets = [&](int n) {
+    asked.insert(n);
+    return met.count(n) > 0 && met.at(n) >= confidence - 1e-12;
+  };
+  int lo = 1, hi = 64;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (meets(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  while (hi > 1 && meets(hi - 1)) --hi;
+  for (int n = 1; n < 64; n *= 2) asked.insert(n);
+  std::set<int> shown;
+  for (const auto& [workers, share] : met) shown.insert(workers);
+  EXPECT_EQ(shown, asked);
+  EXPECT_EQ(out["answer"]["workers"].get<int>(), hi);
+  EXPECT_GT(asked.size(), 8u) << "the search asked counts besides the powers of two";
 }
 
 TEST_F(CompareCommand, PlanWithAnUnreachableDeadlineFailsClearly) {

@@ -10,27 +10,22 @@
 
 #include "data/cost_model.h"
 #include "data/trace_store.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli_test {
 
 class CompareFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("millrace_" + std::string(::testing::UnitTest::GetInstance()->current_test_suite()->name()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     store_ = path("s.db");
     model_ = path("model.json");
     data::TraceStore::open(store_);
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return scratch_.file(name); }
 
-  std::filesystem::path dir_;
+  test_support::ScratchDir scratch_;
   std::string store_;
   std::string model_;
 };

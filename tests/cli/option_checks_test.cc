@@ -16,6 +16,7 @@
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli {
 namespace {
@@ -31,10 +32,7 @@ struct Probe {
 class OptionChecks : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("millrace_options_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = scratch_.path();
     store_ = (dir_ / "trace.db").string();
     model_ = (dir_ / "model.json").string();
     // A recorded run of 4 ranges of 10 units, 1 s each, to simulate and compare on.
@@ -59,7 +57,6 @@ class OptionChecks : public ::testing::Test {
     store.add_run(run, items, attempts);
     data::CostModel({{{0, 40}, 0, 1e5}}, "units", "synthetic").save(model_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs `args`, expects exit 1 with one error line holding `expected`, and the store unchanged.
   void expect_refused(const std::string& args, const std::string& expected, const std::string& prefix = "") {
@@ -89,6 +86,7 @@ class OptionChecks : public ::testing::Test {
   std::string compare_command() const { return "compare --store " + store_ + " --model " + model_ + " "; }
   std::string plan_command() const { return "plan --store " + store_ + " --model " + model_ + " "; }
 
+  test_support::ScratchDir scratch_;
   std::filesystem::path dir_;
   std::string store_;
   std::string model_;

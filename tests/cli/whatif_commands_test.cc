@@ -16,6 +16,7 @@
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cli {
 namespace {
@@ -26,20 +27,12 @@ using test_support::run_cli;
 class WhatIfCommands : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = (std::filesystem::temp_directory_path() /
-             ("millrace_whatif_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())))
-                .string();
+    base_ = scratch_.file("whatif");
     store_ = base_ + ".db";
     model_ = base_ + ".json";
-    std::filesystem::remove(store_);
     data::TraceStore::open(store_);
     // 1 s/unit on [0, 800), 4 s/unit on [800, 1000), no start-up cost.
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
-  }
-  void TearDown() override {
-    for (const char* suffix : {".db", ".json", ".txt", ".csv", ".profile.csv", ".profile.json", "-model.json"}) {
-      std::filesystem::remove(base_ + suffix);
-    }
   }
   std::string file(const std::string& suffix, const std::string& text) const {
     std::ofstream(base_ + suffix) << text;
@@ -47,6 +40,7 @@ class WhatIfCommands : public ::testing::Test {
   }
   std::string common() const { return "--store " + store_ + " --model " + model_; }
 
+  test_support::ScratchDir scratch_;
   std::string base_;
   std::string store_;
   std::string model_;

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
 #include <random>
 #include <cmath>
 
@@ -14,6 +13,7 @@
 
 #include "data/cost_model_fit.h"
 #include "data/error.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::data {
 namespace {
@@ -63,7 +63,8 @@ TEST(CostModel, FromProfileUsesTheDensitiesAndOneStartup) {
 }
 
 TEST(CostModel, SavesAndLoadsJsonUnchanged) {
-  const std::string path = testing::TempDir() + "/model_roundtrip_" + std::to_string(::getpid()) + ".json";
+  const test_support::ScratchDir scratch;
+  const std::string path = scratch.file("model.json");
   three_bins().save(path);
   const CostModel loaded = CostModel::load(path);
   EXPECT_EQ(loaded.bins(), three_bins().bins());
@@ -73,9 +74,8 @@ TEST(CostModel, SavesAndLoadsJsonUnchanged) {
 class MalformedModel : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
 
 TEST_P(MalformedModel, IsRejectedNamingTheFileAndTheProblem) {
-  // One file per case: ctest runs the cases as parallel processes.
-  const std::string path = testing::TempDir() + "/malformed_model_" + std::to_string(GetParam().first.size()) + "_" +
-                           std::to_string(std::hash<std::string>{}(GetParam().first)) + ".json";
+  const test_support::ScratchDir scratch;  // one per case: ctest runs the cases as parallel processes
+  const std::string path = scratch.file("model.json");
   std::ofstream(path) << GetParam().first;
   try {
     CostModel::load(path);

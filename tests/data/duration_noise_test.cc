@@ -13,14 +13,12 @@
 
 #include "data/cost_model.h"
 #include "data/error.h"
+#include "data/uniform_draws.h"
 
 namespace millrace::data {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Uniform in [0, 1) from the top 53 bits: the same on every standard library.
-double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 TEST(DurationNoise, DefaultIsFactorOneEverywhere) {
   const DurationNoise none;

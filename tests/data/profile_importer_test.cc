@@ -12,6 +12,7 @@
 #include "data/importers/importers.h"
 #include "data/importers/profile_importer.h"
 #include "data/profile_summary.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::data::importers {
 namespace {
@@ -19,8 +20,14 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
+// The test program's scratch directory, removed when it exits.
+const test_support::ScratchDir& scratch() {
+  static const test_support::ScratchDir dir("profile_importer_test");
+  return dir;
+}
+
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/profile_importer_test_" + name;
+  const std::string path = scratch().file("profile_importer_test_" + name);
   std::ofstream(path) << text;
   return path;
 }

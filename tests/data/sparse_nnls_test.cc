@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "data/nnls.h"
+#include "data/uniform_draws.h"
 
 namespace millrace::data {
 namespace {
-
-double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 // A banded least-squares problem like a cost-model design: each row covers a few neighbouring
 // columns; targets from coefficients of which about a third are zero, plus noise pushing the

@@ -8,31 +8,16 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include "data/records.h"
 #include "data/trace_store.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::data::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("millrace-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
-             std::to_string(::getpid()));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+// A fresh scratch directory per test, unique to the process (tests/support/scratch_dir.h).
+using TempDir = test_support::ScratchDir;
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "data/cost_model.h"
+#include "data/uniform_draws.h"
 #include "partitioners/registry.h"
 #include "partitioners/validator.h"
 
@@ -13,28 +14,24 @@ namespace {
 
 // A random piecewise-constant model covering [lo, hi), some bins free of work.
 data::CostModel random_model(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
-  std::uniform_int_distribution<int> bins(1, 12);
-  std::uniform_real_distribution<double> density(0, 50);
-  std::uniform_real_distribution<double> startup(0, 500);
-  const int n = bins(rng);
+  const auto n = data::integer_draw(rng, 1, 12);
   std::vector<data::CostBin> out;
   const std::int64_t width = std::max<std::int64_t>(1, (hi - lo) / n);
   for (std::int64_t x = lo; x < hi; x += width) {
-    const double d = rng() % 4 == 0 ? 0 : density(rng);
-    out.push_back({{x, std::min(width, hi - x)}, startup(rng), d});
+    const double d = rng() % 4 == 0 ? 0 : data::real_draw(rng, 0, 50);
+    out.push_back({{x, std::min(width, hi - x)}, data::real_draw(rng, 0, 500), d});
   }
   return data::CostModel(out);
 }
 
 TEST(PartitionerProperties, EveryGeneratorsOutputPassesTheValidatorOnRandomSpansAndParameters) {
   std::mt19937_64 rng(20241119);
-  std::uniform_int_distribution<std::int64_t> first(-50'000, 50'000);
-  std::uniform_int_distribution<std::int64_t> length(1, 2'000'000);
   const std::int64_t aligns[] = {1, 1, 8, 64};
   int checked = 0;
   for (int trial = 0; trial < 300; ++trial) {
     PartitionParams params;
-    params.span = {first(rng), length(rng)};
+    const std::int64_t first = data::integer_draw(rng, -50'000, 50'000);
+    params.span = {first, data::integer_draw(rng, 1, 2'000'000)};
     params.align = aligns[rng() % 4];
     params.overlap = static_cast<std::int64_t>(rng() % 3) * 160;
     const std::int64_t capacity = std::max<std::int64_t>(1, params.span.count / (4 * params.align));

@@ -9,6 +9,7 @@
 #include "data/cost_model.h"
 #include "data/error.h"
 #include "partitioners/ranges_file.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::partitioners {
 namespace {
@@ -17,8 +18,14 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
+// The test program's scratch directory, removed when it exits.
+const test_support::ScratchDir& scratch() {
+  static const test_support::ScratchDir dir("ranges_file_test");
+  return dir;
+}
+
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/ranges_file_test_" + name;
+  const std::string path = scratch().file(name);
   std::ofstream(path) << text;
   return path;
 }
@@ -168,7 +175,7 @@ TEST(RangesFile, EmptyOrRangelessFilesAreRefused) {
   EXPECT_THAT(error_of("comments.txt", "# overlap 2\n# nothing else\n"), HasSubstr("comments.txt: no ranges"));
   EXPECT_THAT(error_of("header-only.csv", "first,count\n"), HasSubstr("header-only.csv: no ranges"));
   EXPECT_THAT(error_of("empty.json", "[]"), HasSubstr("empty.json: no ranges"));
-  EXPECT_THROW(read_ranges_file(::testing::TempDir() + "/ranges_file_test_missing.txt"), data::Error);
+  EXPECT_THROW(read_ranges_file(scratch().file("missing.txt")), data::Error);
 }
 
 TEST(RangesFile, RangeOutsideTheModelNamesFileLineAndTheModelSpan) {

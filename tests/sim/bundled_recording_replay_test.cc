@@ -4,7 +4,6 @@
 // tip-first order to the worker free earliest, lowest worker first on ties).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace {
 
@@ -63,9 +63,8 @@ TEST(BundledRecordingReplay, FixedPoolTipFirstMatchesAListScheduleComputedFromTh
     busy += r.micros;
   }
 
-  const std::string store =
-      (std::filesystem::temp_directory_path() / ("bundled_replay_" + std::to_string(::getpid()) + ".db")).string();
-  std::filesystem::remove(store);
+  const millrace::test_support::ScratchDir scratch;
+  const std::string store = scratch.file("bundled_replay.db");
   auto imported = millrace::test_support::run_cli("import --store " + store + " --format stellar-csv --name pcv2 " + csv);
   ASSERT_EQ(imported.exit_code, 0) << imported.output;
   auto simulated = millrace::test_support::run_cli("simulate --store " + store +
@@ -75,7 +74,6 @@ TEST(BundledRecordingReplay, FixedPoolTipFirstMatchesAListScheduleComputedFromTh
   EXPECT_EQ(out["busy_us"].get<std::int64_t>(), busy);
   EXPECT_EQ(out["makespan_us"].get<std::int64_t>(), makespan);
   EXPECT_EQ(out["succeeded"].get<std::size_t>(), ranges.size());
-  std::filesystem::remove(store);
 }
 
 }  // namespace

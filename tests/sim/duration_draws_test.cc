@@ -52,15 +52,6 @@ TEST(DurationDraws, NoiseOffOrAModelWithoutNoiseGivesThePredictions) {
   EXPECT_EQ(draw_durations(data::CostModel({{{0, 100}, 0, 1e6}}), ranges, 42, true), predicted);
 }
 
-TEST(DurationDraws, UniformDrawsStayInsideTheOpenUnitInterval) {
-  UniformDraws draws(7);
-  for (int i = 0; i < 10000; ++i) {
-    const double u = draws.next();
-    ASSERT_GT(u, 0.0);
-    ASSERT_LT(u, 1.0);
-  }
-}
-
 ComparisonSpec four_ranges_on_one_worker(const data::CostModel& model) {
   ComparisonSpec spec;
   spec.model = &model;

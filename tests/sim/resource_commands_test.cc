@@ -10,6 +10,7 @@
 
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::sim {
 namespace {
@@ -20,10 +21,7 @@ using test_support::run_cli;
 class ResourceCommands : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("millrace_resources_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = scratch_.path();
     // a (3 CPU) and b (2 CPU) at 0, c (1 CPU) at 10 failing as recorded, d never started.
     write("pods.csv",
           "item,type,submit_s,start_s,end_s,outcome,failure_reason,exit_code,request.cpu,request.memory\n"
@@ -35,7 +33,6 @@ class ResourceCommands : public ::testing::Test {
     CommandResult imported = run_cli("import --store " + store() + " --format csv --name pods " + file("pods.csv"));
     ASSERT_EQ(imported.exit_code, 0) << imported.output;
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
   std::string store() const { return file("s.db"); }
@@ -43,6 +40,7 @@ class ResourceCommands : public ::testing::Test {
   CommandResult simulate_jobs_on(const std::string& pools, const std::string& more = "") {
     return run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " + file(pools) + more);
   }
+  test_support::ScratchDir scratch_;
   std::filesystem::path dir_;
 };
 

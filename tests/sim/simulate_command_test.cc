@@ -10,6 +10,7 @@
 
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::sim {
 namespace {
@@ -20,11 +21,7 @@ using test_support::run_cli;
 class SimulateCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("millrace_simulate_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
-                .string();
-    std::filesystem::remove(path_);
+    path_ = scratch_.file("simulate.db");
     data::TraceStore store = data::TraceStore::open(path_);
     data::Run run;
     run.name = "recorded-demo";
@@ -48,11 +45,7 @@ class SimulateCommand : public ::testing::Test {
     }
     store.add_run(run, items, attempts);
   }
-  void TearDown() override {
-    std::filesystem::remove(path_);
-    std::filesystem::remove(path_ + "-wal");
-    std::filesystem::remove(path_ + "-shm");
-  }
+  test_support::ScratchDir scratch_;
   std::string path_;
 };
 

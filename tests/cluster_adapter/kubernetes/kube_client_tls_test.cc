@@ -14,6 +14,7 @@
 #include "cluster_adapter/kubernetes/kubernetes_cluster.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/cluster_adapter/kubernetes/test_certificates.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -25,13 +26,8 @@ constexpr const char* kPodsPath = "/api/v1/namespaces/default/pods";
 class KubeClientTlsOnLoopbackServer : public ::testing::Test {
  protected:
   KubeClientTlsOnLoopbackServer()
-      : dir_(fs::temp_directory_path() / ("millrace-tls-" + std::to_string(::getpid()) + "-" +
-                                          ::testing::UnitTest::GetInstance()->current_test_info()->name())),
-        certs_(TestCertificates::make(dir_)) {}
-  ~KubeClientTlsOnLoopbackServer() override {
-    server_.reset();
-    fs::remove_all(dir_);
-  }
+      : dir_(scratch_.path()), certs_(TestCertificates::make(dir_)) {}
+  ~KubeClientTlsOnLoopbackServer() override { server_.reset(); }
 
   // Starts the server over TLS; with `client_certificates`, it requires one signed by the CA.
   void serve(bool client_certificates, const std::string& token = "") {
@@ -65,6 +61,7 @@ class KubeClientTlsOnLoopbackServer : public ::testing::Test {
     return KubeApiError("", 0, "", "");
   }
 
+  test_support::ScratchDir scratch_;
   fs::path dir_;
   TestCertificates certs_;
   std::unique_ptr<FakeApiServer> server_;

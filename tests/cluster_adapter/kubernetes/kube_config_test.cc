@@ -9,6 +9,7 @@
 
 #include "cluster_adapter/kubernetes/base64.h"
 #include "data/error.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -18,17 +19,15 @@ namespace fs = std::filesystem;
 class KubeConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("millrace-kubeconfig-" + std::to_string(::getpid()) + "-" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(folder_);
+    folder_ = scratch_.path();
   }
-  void TearDown() override { fs::remove_all(folder_); }
 
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(folder_ / name) << text;
     return (folder_ / name).string();
   }
 
+  test_support::ScratchDir scratch_;
   fs::path folder_;
 };
 

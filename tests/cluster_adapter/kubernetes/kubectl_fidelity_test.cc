@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cluster_adapter/kubernetes/fake_apiserver.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -24,16 +25,13 @@ struct CommandResult {
 class KubectlOnLoopbackServer : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("millrace-kubectl-" + std::to_string(::getpid()) + "-" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(folder_);
+    folder_ = scratch_.path();
     std::ofstream(folder_ / "kubeconfig")
         << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
         << "clusters:\n- name: fake\n  cluster:\n    server: " << server_.url() << "\n"
         << "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: tester\n    namespace: default\n"
         << "users:\n- name: tester\n  user:\n    token: secret-token\n";
   }
-  void TearDown() override { fs::remove_all(folder_); }
 
   CommandResult kubectl(const std::string& args) {
     std::string command = "kubectl --kubeconfig " + (folder_ / "kubeconfig").string() + " --cache-dir " +
@@ -55,6 +53,7 @@ class KubectlOnLoopbackServer : public ::testing::Test {
   }
 
   FakeApiServer server_;
+  test_support::ScratchDir scratch_;
   fs::path folder_;
 };
 

@@ -16,6 +16,7 @@
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -40,8 +41,8 @@ PodPlan plan(const json& job) {
 
 TEST(KubernetesEndToEndOnLoopbackServer, SchedulerRunsTwoHundredRangesOnceUnderFaultsWithinCapAndHistory) {
   namespace fs = std::filesystem;
-  fs::path db = fs::temp_directory_path() / ("millrace-k8s-e2e-" + std::to_string(::getpid()) + ".db");
-  fs::remove(db);
+  const test_support::ScratchDir scratch;
+  const fs::path db = scratch.path() / "k8s-e2e.db";
   FakeApiServer server({plan, 1 * data::kMicrosPerMilli});
   std::vector<data::WorkItem> items;
   for (int i = 0; i < kItems; ++i) {
@@ -137,7 +138,6 @@ TEST(KubernetesEndToEndOnLoopbackServer, SchedulerRunsTwoHundredRangesOnceUnderF
   EXPECT_GE(record.injected_errors_served, 9);
   EXPECT_GE(cluster.status().lists, 2);  // the 410 forced a re-list
   EXPECT_TRUE(cluster.status().api.reachable);
-  fs::remove(db);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data/error.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -143,8 +144,8 @@ std::string shell_output(const std::string& command, const std::filesystem::path
 }
 
 TEST(CommandTemplateTest, InjectionPayloadsThroughTheSafeFormsReachTheWorkerAsTheExactBytes) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("millrace-quoting-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const test_support::ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path();
   const std::vector<std::string> payloads = {
       "$(touch pwned)", "`touch pwned`", "\"; touch pwned; \"", "'; touch pwned; '", "a\" $(touch pwned) \"b",
       "x'\"`touch pwned`\"'y", "* ? [a] ~ $HOME \\ \\\\", " lead and  trail ", "line\nbreak\ttab", "", "-n"};
@@ -174,7 +175,6 @@ TEST(CommandTemplateTest, InjectionPayloadsThroughTheSafeFormsReachTheWorkerAsTh
       EXPECT_FALSE(std::filesystem::exists(dir / "pwned")) << safe << " ran code from " << payload;
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cluster_adapter/realtime/wall_clock.h"
 #include "data/error.h"
 #include "tests/support/recording_listener.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -53,12 +54,8 @@ class LocalProcessClusterTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("millrace-local-" + std::to_string(getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
+    dir = scratch_.path() / "work";  // not made: the cluster makes what it needs
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   LocalProcessOptions options(const std::string& command, int concurrency = 1) {
     LocalProcessOptions o;
@@ -87,6 +84,7 @@ class LocalProcessClusterTest : public ::testing::Test {
     ASSERT_EQ(listener.finished(), n);
   }
 
+  test_support::ScratchDir scratch_;
   fs::path dir;
   std::deque<data::WorkItem> items;
   WallClock clock;

@@ -3,6 +3,7 @@
 // own traps), the file's time its end, the code passed on as the recorder's own; and the reader,
 // which takes nothing but a complete status line.
 #include "cluster_adapter/realtime/attempt_exit_status.h"
+#include "tests/support/scratch_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -28,13 +29,9 @@ data::Micros wall_now() {
 class AttemptExitStatusTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-exit-status-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = scratch_.path();
     status = (dir / "a.1.status").string();
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   // Runs `command` under the recorder, its stdout into DIR/out; the recorder's exit code.
   int record(const std::string& command) {
@@ -60,6 +57,7 @@ class AttemptExitStatusTest : public ::testing::Test {
   }
   void write_status(const std::string& text) { std::ofstream(status, std::ios::binary) << text; }
 
+  test_support::ScratchDir scratch_;
   fs::path dir;
   std::string status;
 };

@@ -19,6 +19,7 @@
 
 #include "cluster_adapter/local/attempt_spawn.h"
 #include "cluster_adapter/realtime/process_identity.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -52,14 +53,9 @@ std::string marker_of(pid_t pid) {
 class ProcessTreesTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-trees-" + std::to_string(getpid()) + "-" +
-                                       std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                       (GetParam() ? "-cgroup" : "-marker"));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = scratch_.path();
     tag = "test" + std::to_string(getpid()) + (GetParam() ? "c" : "m");
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   // Spawns `script` into a new tree of `trees`, as LocalProcessCluster does.
   TreeIdentity spawn(const ProcessTrees& trees, const std::string& key, const std::string& script) {
@@ -84,6 +80,7 @@ class ProcessTreesTest : public ::testing::TestWithParam<bool> {
     return read_pids(file);
   }
 
+  test_support::ScratchDir scratch_;
   fs::path dir;
   std::string tag;
   Spawner spawner;

@@ -1,10 +1,10 @@
 #include "cluster_adapter/realtime/run_recorder.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/work_items.h"
 
 namespace millrace::cluster_adapter {
@@ -32,18 +32,15 @@ std::vector<data::WorkItem> plan() {
 class RunRecorderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path = fs::temp_directory_path() / ("millrace-recorder-" + std::to_string(getpid()) + ".db");
-    fs::remove(path);
+    path = scratch_.file("recorder.db");
     store.emplace(data::TraceStore::open(path.string()));
     data::Run run;
     run.name = "real";
     run.source = data::RunSource::kReal;
     run_id = store->add_run(run, items, {});
   }
-  void TearDown() override {
-    store.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
-  }
+  void TearDown() override { store.reset(); }
+  test_support::ScratchDir scratch_;
   fs::path path;
   std::vector<data::WorkItem> items = plan();
   std::optional<data::TraceStore> store;

@@ -15,6 +15,7 @@
 
 #include "cluster_adapter/realtime/backlog_status.h"
 #include "data/error.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -24,10 +25,7 @@ namespace fs = std::filesystem;
 class StoreBacklogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("millrace-backlog-" + std::to_string(getpid()) + "-" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = scratch_.path();
     path = (dir / "s.db").string();
     store.emplace(data::TraceStore::open(path));
     store->set_busy_timeout(10);
@@ -39,7 +37,6 @@ class StoreBacklogTest : public ::testing::Test {
   }
   void TearDown() override {
     store.reset();
-    fs::remove_all(dir);
   }
   // Another connection's write lock, as another process would hold it.
   void lock() {
@@ -60,6 +57,7 @@ class StoreBacklogTest : public ::testing::Test {
     return a;
   }
 
+  test_support::ScratchDir scratch_;
   fs::path dir;
   std::string path;
   std::optional<data::TraceStore> store;

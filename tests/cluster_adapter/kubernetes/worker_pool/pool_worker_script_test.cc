@@ -20,6 +20,7 @@
 #include "cluster_adapter/kubernetes/worker_pool/lease_server.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/support/manual_clock.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -29,11 +30,9 @@ namespace fs = std::filesystem;
 class PoolWorkerScript : public ::testing::Test {
  protected:
   PoolWorkerScript()
-      : dir_(fs::temp_directory_path() / ("millrace-pool-worker-" + std::to_string(::getpid()) + "-" +
-                                          ::testing::UnitTest::GetInstance()->current_test_info()->name())),
+      : dir_(scratch_.path()),
         book_(clock_, {kDuration, 100 * data::kMicrosPerMilli, 200 * data::kMicrosPerMilli}, "s"),
         server_(book_, "run-1", 2, "127.0.0.1", 0, kToken) {
-    fs::create_directories(dir_);
     for (int i = 0; i < 5; ++i) {
       data::WorkItem item;
       item.id = "r";
@@ -42,7 +41,6 @@ class PoolWorkerScript : public ::testing::Test {
       items_.push_back(item);
     }
   }
-  ~PoolWorkerScript() override { fs::remove_all(dir_); }
 
   // Starts the script as pod `pod`, running `command` (sh -c) for each range.
   pid_t start_worker(const std::string& pod, const std::string& command) {
@@ -82,6 +80,7 @@ class PoolWorkerScript : public ::testing::Test {
   static constexpr const char* kToken = "3f1c0ffee";
   static constexpr data::Micros kDuration = 1 * data::kMicrosPerSecond;
 
+  test_support::ScratchDir scratch_;
   fs::path dir_;
   test_support::ManualClock clock_{1 * data::kMicrosPerSecond};
   LeaseBook book_;
