@@ -122,8 +122,12 @@ TEST(CapacityOnPools, CapsMeetingTheDeadlineAndSaturatingCaps) {
   EXPECT_EQ(caps.total.saturating, 7);
   EXPECT_TRUE(caps.total.monotone);
   for (const CapPoint& p : caps.total.curve) {
-    if (p.cap == 6) EXPECT_EQ(p.row.makespan_mean, 160 * kSecond);
-    if (p.cap == 1) EXPECT_EQ(p.row.makespan_mean, 4 * 100 * kSecond + 6 * 60 * kSecond);
+    if (p.cap == 6) {
+      EXPECT_EQ(p.row.makespan_mean, 160 * kSecond);
+    }
+    if (p.cap == 1) {
+      EXPECT_EQ(p.row.makespan_mean, 4 * 100 * kSecond + 6 * 60 * kSecond);
+    }
   }
 }
 
