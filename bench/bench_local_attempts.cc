@@ -57,7 +57,7 @@ void BM_LocalAttempts(benchmark::State& state) {
   scheduler_options.params.workers = kWorkers;
   scheduler_options.params.max_in_flight = kWorkers;
   scheduler::Scheduler scheduler(items, scheduler_options, cluster, clock);
-  RunRecorder recorder(writes, run_id, scheduler.items(), {});
+  RunRecorder recorder(writes, run_id, items, {});
   std::int64_t finished = 0;
   scheduler.set_observer([&](scheduler::AttemptHandle, const data::Attempt& a) {
     recorder.observe(a);

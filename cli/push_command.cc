@@ -62,7 +62,8 @@ std::vector<data::WorkItem> in_queue_order(std::vector<data::WorkItem> items, co
   } else if (options.order == "lpt") {
     throw data::Error("--order lpt", "needs --model (a cost model from `millrace fit`)");
   }
-  scheduler::WorkQueue queue(items, scheduler::queue_order_from_string(options.order));
+  const scheduler::PlannedWork plan(items, options.plan == "-" ? "stdin" : options.plan);
+  scheduler::WorkQueue queue(plan, scheduler::queue_order_from_string(options.order));
   for (std::size_t i = 0; i < items.size(); ++i) queue.push(i);
   std::vector<data::WorkItem> out;
   while (!queue.empty()) out.push_back(items[queue.pop_first([](std::size_t) { return true; })]);

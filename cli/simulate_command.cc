@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <unordered_map>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -200,25 +199,18 @@ void simulate_ranges(const SimulateOptions& o) {
   const data::CostModel model = data::CostModel::load(o.model_path);
   const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
   partitioners::require_within_model(file, model);
-  const std::vector<data::Range> ranges = file.partition().work_ranges();
+  std::vector<data::Range> ranges = file.partition().work_ranges();
   const std::vector<std::map<std::string, std::int64_t>> requests = file.requests();
   require_memory_for(o, ranges.size());
   const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
-  std::vector<data::WorkItem> items;
-  std::unordered_map<std::string, data::Micros> durations;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    data::WorkItem item;
-    item.range = ranges[i];
-    item.id = ranges[i].end_count();
-    item.predicted = model.predict(ranges[i]);
-    item.requests = requests[i];
-    durations.emplace(item.id, drawn[i]);
-    items.push_back(std::move(item));
-  }
+  std::vector<data::Micros> predicted;
+  predicted.reserve(ranges.size());
+  for (const data::Range& range : ranges) predicted.push_back(model.predict(range));
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::SimulationConfig config = config_of(o);
-  config.predict_from_durations = false;
-  const sim::SimulationResult result = sim::simulate(items, sim::table_model(std::move(durations), o.ranges), config);
+  auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted), requests,
+                                                             config.scheduler.plan_name);
+  const sim::SimulationResult result = sim::simulate(plan, drawn, config);
   std::int64_t stored = 0;
   if (!o.no_record) {
     data::Run source;
@@ -229,7 +221,7 @@ void simulate_ranges(const SimulateOptions& o) {
     parameters["ranges_file"] = o.ranges;
     parameters["model"] = o.model_path;
     parameters["noise"] = o.noise;
-    stored = sim::record_simulation(store, source, items, result, parameters);
+    stored = sim::record_simulation(store, source, plan->items(), result, parameters);
   }
   if (o.json) {
     nlohmann::json out = sim::to_json(result, o.timeline);
@@ -238,7 +230,7 @@ void simulate_ranges(const SimulateOptions& o) {
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::cout << o.ranges << ": " << items.size() << " ranges over " << data::span_text(file.span()) << " ("
+  std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(file.span()) << " ("
             << file.span().count << " " << model.units() << ", overlap " << file.overlap << "), durations from "
             << o.model_path
             << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"

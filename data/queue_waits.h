@@ -28,6 +28,8 @@ struct WaitSummary {
 // Waits of `items` over the span [span_start, span_end] (the pending average divides by it;
 // 0 when the span is empty).
 WaitSummary summarize_waits(const std::vector<QueuedItem>& items, Micros span_start, Micros span_end);
+// The same from the waits themselves (start - submit, not negative), in item order.
+WaitSummary summarize_wait_times(std::vector<Micros> waits, Micros span_start, Micros span_end);
 
 // The nearest-rank percentile (0 < p <= 1) of sorted values: the ceil(p x n)-th smallest.
 Micros nearest_rank(const std::vector<Micros>& sorted, double p);

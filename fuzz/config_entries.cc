@@ -36,10 +36,12 @@ void job_template(std::string_view input, const InputFolder&) {
     return item;
   }();
   const auto parsed = cluster_adapter::JobTemplate::parse(std::string(input), "fuzz-template.json");
+  static const scheduler::PlannedWork range_plan({range_item}, "fuzz plan");
+  static const scheduler::PlannedWork payload_plan({payload_item}, "fuzz plan");
   scheduler::Submission for_range, for_payload;
-  for_range.item = &range_item;
+  for_range.plan = &range_plan;
   for_range.attempt = 2;
-  for_payload.item = &payload_item;
+  for_payload.plan = &payload_plan;
   run_all({[&] { (void)parsed.render("run-1", "default", for_range, 600); },
            [&] { (void)parsed.render("run-1", "default", for_payload, std::nullopt); },
            [&] { (void)parsed.render_pool("run-1", "default", 8, "http://10.0.0.1:8080"); }});

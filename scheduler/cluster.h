@@ -29,6 +29,7 @@
 #include <string>
 
 #include "data/records.h"
+#include "scheduler/planned_work.h"
 
 namespace millrace::scheduler {
 
@@ -40,7 +41,8 @@ inline constexpr int kNoLane = -1;
 // What the scheduler asks a cluster to run.
 struct Submission {
   AttemptHandle handle = 0;            // chosen by the scheduler, unique within a run
-  const data::WorkItem* item = nullptr;
+  const PlannedWork* plan = nullptr;   // the run's plan, alive for the whole run
+  std::uint32_t index = 0;             // the item's position in it
   int attempt = 1;                     // 1-based attempt number of this item
   // Set for long-lived workers (fixed pool): the worker slot that pulls this item, which pays
   // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod.
@@ -48,6 +50,11 @@ struct Submission {
   // The pool worker's lane, fixed with its name for the whole run, so a cluster may index its
   // per-worker state by it; kNoLane when `worker` is empty or the submitter has no lane.
   int lane = kNoLane;
+
+  // The item, whole (built from the plan's columns), and the parts clusters often read alone.
+  data::WorkItem item() const { return plan->item(index); }
+  std::string item_id() const { return plan->id(index); }
+  const PlannedWork::Requests& requests() const { return plan->requests(index); }
 };
 
 // What a cluster reports about one attempt.

@@ -49,13 +49,13 @@ class ConcurrencyPolicy {
  public:
   virtual ~ConcurrencyPolicy() = default;
   virtual void attach(PolicyHost& host) = 0;
-  // Whether one more attempt of `item` may start now.
-  virtual bool admits(const data::WorkItem& item) const = 0;
+  // Whether one more attempt of an item of `type` may start now.
+  virtual bool admits(const std::string& type) const = 0;
   // True when no attempt of any item may start now (the scheduler stops looking).
   virtual bool saturated() const = 0;
-  // Takes a place for `item`: a pool worker's lane, or kNoLane when each attempt is its own Job.
-  virtual int acquire(const data::WorkItem& item) = 0;
-  virtual void release(const data::WorkItem& item, int lane) = 0;
+  // Takes a place for an item of `type`: a pool worker's lane, or kNoLane when each attempt is its own Job.
+  virtual int acquire(const std::string& type) = 0;
+  virtual void release(const std::string& type, int lane) = 0;
   // The name the worker of a lane is submitted under. Only called for a lane (not kNoLane).
   virtual const std::string& worker_name(int lane) const = 0;
   virtual void on_capacity_changed(int slots) = 0;

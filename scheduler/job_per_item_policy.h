@@ -14,10 +14,10 @@ class JobPerItemPolicy : public ConcurrencyPolicy {
   explicit JobPerItemPolicy(const PolicyParams& params);
 
   void attach(PolicyHost&) override {}
-  bool admits(const data::WorkItem& item) const override;
+  bool admits(const std::string& type) const override;
   bool saturated() const override { return in_flight_ >= params_.max_in_flight; }
-  int acquire(const data::WorkItem& item) override;
-  void release(const data::WorkItem& item, int lane) override;
+  int acquire(const std::string& type) override;
+  void release(const std::string& type, int lane) override;
   const std::string& worker_name(int) const override { return no_name_; }
   void on_capacity_changed(int) override {}
   void on_progress() override {}

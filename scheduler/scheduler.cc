@@ -22,54 +22,54 @@ const std::string kNoName;
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
-    : Scheduler(std::make_shared<const PlannedWork>(std::move(plan), options.plan_name), options, cluster, clock) {}
+    : Scheduler(std::make_shared<const PlannedWork>(plan, options.plan_name), options, cluster, clock) {}
 
 Scheduler::Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
     : plan_(std::move(plan)),
-      items_(plan_->items),
-      graph_(plan_->graph),
+      work_(*plan_),
+      graph_(plan_->graph()),
       options_(std::move(options)),
       cluster_(cluster),
       clock_(clock),
-      queue_(items_, options_.order),
+      queue_(work_, options_.order),
       policy_(make_policy(options_.policy, options_.params)),
-      records_(items_.size()) {
+      records_(work_.size()) {
   if (options_.retry.max_attempts < 1) {
     throw data::Error(options_.plan_name, "retry policy needs max attempts >= 1");
   }
-  attempt_spans_.reserve(items_.size());
-  attempt_details_.reserve(items_.size());
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    records_[i].waiting_on = graph_.predecessor_count(i);
-    records_[i].predicted = items_[i].predicted;
-    remaining_predicted_ += items_[i].predicted;
+  attempt_spans_.reserve(work_.size());
+  if (graph_.has_dependencies()) {
+    waiting_on_.resize(work_.size());
+    for (std::size_t i = 0; i < work_.size(); ++i) waiting_on_[i] = graph_.predecessor_count(i);
   }
+  for (std::size_t i = 0; i < work_.size(); ++i) remaining_predicted_ += work_.predicted(i);
   cluster_.set_listener(this);
 }
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
                      const SchedulerSnapshot& resume)
     : Scheduler(std::move(plan), std::move(options), cluster, clock) {
-  if (resume.items.size() != items_.size()) {
+  if (resume.items.size() != work_.size()) {
     throw data::Error(options_.plan_name, "snapshot has " + std::to_string(resume.items.size()) +
-                                              " items, the plan " + std::to_string(items_.size()));
+                                              " items, the plan " + std::to_string(work_.size()));
   }
   std::unordered_map<std::string, std::size_t> index_of;
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    if (resume.items[i].id != items_[i].id) {
+  for (std::size_t i = 0; i < work_.size(); ++i) {
+    const std::string id = work_.id(i);
+    if (resume.items[i].id != id) {
       throw data::Error(options_.plan_name, "snapshot item " + std::to_string(i) + " is '" + resume.items[i].id +
-                                                "', the plan's is '" + items_[i].id + "'");
+                                                "', the plan's is '" + id + "'");
     }
-    index_of[items_[i].id] = i;
-    records_[i].attempts = resume.items[i].attempts;
-    records_[i].cancelled = resume.items[i].cancelled;
+    index_of[id] = i;
+    records_[i].attempts = static_cast<std::uint32_t>(resume.items[i].attempts);
+    if (resume.items[i].cancelled != 0) trails_[static_cast<std::uint32_t>(i)].cancelled = resume.items[i].cancelled;
   }
-  for (std::size_t i = 0; i < items_.size(); ++i) {
+  for (std::size_t i = 0; i < work_.size(); ++i) {
     ItemState state = resume.items[i].state;
     if (state == ItemState::kSucceeded) {
-      remaining_predicted_ -= items_[i].predicted;
+      remaining_predicted_ -= work_.predicted(i);
       ++succeeded_;
-      for (std::size_t next : graph_.dependents(i)) --records_[next].waiting_on;
+      for (std::size_t next : graph_.dependents(i)) --waiting_on_[next];
     }
     if (state == ItemState::kSucceeded || state == ItemState::kFailed || state == ItemState::kBlocked) {
       records_[i].state = state;
@@ -81,14 +81,14 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
     std::uint32_t worker = f.worker.empty() ? kNoWorkerRecord : worker_named(f.worker);
-    flights_.insert(f.handle, Flight{static_cast<std::uint32_t>(index), policy_->acquire(items_[index]), f.attempt,
-                                     worker, f.submitted, f.started});
+    flights_.insert(f.handle, Flight{static_cast<std::uint32_t>(index), policy_->acquire(work_.type(index)),
+                                     f.attempt, worker, f.submitted, f.started});
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
   started_ = true;
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    if (records_[i].state == ItemState::kWaiting && records_[i].waiting_on == 0) make_available(i);
+  for (std::size_t i = 0; i < work_.size(); ++i) {
+    if (records_[i].state == ItemState::kWaiting && waiting_on(i) == 0) make_available(i);
   }
   dispatch();
 }
@@ -97,8 +97,8 @@ void Scheduler::start() {
   if (started_) return;
   started_ = true;
   policy_->attach(*this);
-  for (std::size_t i = 0; i < items_.size(); ++i) {
-    if (records_[i].waiting_on == 0) make_available(i);
+  for (std::size_t i = 0; i < work_.size(); ++i) {
+    if (waiting_on(i) == 0) make_available(i);
   }
   dispatch();
 }
@@ -117,7 +117,7 @@ void Scheduler::wake() {
 }
 
 void Scheduler::make_available(std::size_t index) {
-  data::Micros at = items_[index].submit_at;
+  data::Micros at = work_.submit_at(index);
   if (at > clock_.now()) {
     records_[index].state = ItemState::kWaiting;
     clock_.call_at(at, [this, index] {
@@ -144,7 +144,7 @@ void Scheduler::dispatch() {
   do {
     dispatch_again_ = false;
     while (!policy_->saturated() && !queue_.empty()) {
-      std::size_t index = queue_.pop_first([this](std::size_t i) { return policy_->admits(items_[i]); });
+      std::size_t index = queue_.pop_first([this](std::size_t i) { return policy_->admits(work_.type(i)); });
       if (index == WorkQueue::npos) break;
       launch(index);
     }
@@ -153,22 +153,23 @@ void Scheduler::dispatch() {
   if (finished() && !finish_announced_) {
     finish_announced_ = true;
     policy_->on_run_finished();
-  } else if (queue_.empty() && settled_ + flights_.size() == items_.size()) {
+  } else if (queue_.empty() && settled_ + flights_.size() == work_.size()) {
     policy_->on_queue_drained();
   }
 }
 
 void Scheduler::launch(std::size_t index) {
   ItemRecord& record = records_[index];
-  int lane = policy_->acquire(items_[index]);
+  int lane = policy_->acquire(work_.type(index));
   std::uint32_t worker = lane == kNoLane ? kNoWorkerRecord : lane_worker(lane);
   AttemptHandle handle = next_handle_++;
   record.state = ItemState::kInFlight;
   ++record.attempts;
-  const Flight& flight = flights_.insert(
-      handle, Flight{static_cast<std::uint32_t>(index), lane, record.attempts, worker, clock_.now(), {}});
+  const int attempt = static_cast<int>(record.attempts);
+  const Flight& flight =
+      flights_.insert(handle, Flight{static_cast<std::uint32_t>(index), lane, attempt, worker, clock_.now(), {}});
   if (observer_) notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
-  Submission submission{handle, &items_[index], record.attempts, std::nullopt, lane};
+  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, std::nullopt, lane};
   if (worker != kNoWorkerRecord) submission.worker = workers_[worker].name;
   cluster_.submit(submission);
 }
@@ -230,33 +231,39 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
       flight.worker != kNoWorkerRecord && !workers_[flight.worker].name.empty() ? flight.worker : kNoWorkerRecord;
   attempt_spans_.push_back(data::AttemptSpan{flight.item, logged_worker, flight.started.value_or(event.at), event.at,
                                              outcome, event.work_time.value_or(0)});
-  attempt_details_.push_back(AttemptDetail{event.handle, flight.attempt, event.exit_code,
-                                           outcome == data::Outcome::kSucceeded ? 0 : reason,
-                                           event.work_time.has_value()});
+  const AttemptDetail detail{attempt_spans_.size() - 1, flight.attempt, event.exit_code,
+                             outcome == data::Outcome::kSucceeded ? 0 : reason, event.work_time.has_value()};
+  if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.has_work_time) {
+    attempt_details_.push_back(detail);
+  }
   if (flight.started && flight.worker != kNoWorkerRecord) {
     WorkerRecord& w = workers_[flight.worker];
     w.busy = false;
     w.busy_time += event.at - *flight.started;
     ++(outcome == data::Outcome::kSucceeded ? w.succeeded : w.failed);
   }
-  record.last_worker = flight.worker;
-  record.last_reason = reason;
-  record.cancelled += outcome == data::Outcome::kCancelled;
-  policy_->release(items_[index], flight.lane);
+  if (outcome != data::Outcome::kSucceeded) {
+    // A succeeded item's trail is never read: only failed and blocked ones are shown.
+    ItemTrail& trail = trails_[flight.item];
+    trail.last_worker = flight.worker;
+    trail.last_reason = reason;
+    trail.cancelled += outcome == data::Outcome::kCancelled;
+  }
+  policy_->release(work_.type(index), flight.lane);
 
   if (outcome == data::Outcome::kSucceeded) {
     settle(index, ItemState::kSucceeded);
     ++succeeded_;
-    remaining_predicted_ -= record.predicted;
+    remaining_predicted_ -= work_.predicted(index);
     for (std::size_t next : graph_.dependents(index)) {
-      if (--records_[next].waiting_on == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
+      if (--waiting_on_[next] == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
     }
     policy_->on_progress();
   } else if (stopping_ && outcome == data::Outcome::kCancelled) {
     record.state = ItemState::kWaiting;  // stopped, not failed: a resume runs it again
-  } else if (record.attempts - record.cancelled < options_.retry.max_attempts &&
+  } else if (static_cast<int>(record.attempts) - cancelled(index) < options_.retry.max_attempts &&
              options_.retry.retries(event.reason)) {
-    data::Micros delay = options_.retry.delay_before(record.attempts + 1);
+    data::Micros delay = options_.retry.delay_before(static_cast<int>(record.attempts) + 1);
     record.state = ItemState::kWaiting;
     if (delay == 0) {
       enqueue(index);
@@ -283,7 +290,7 @@ void Scheduler::give_up(std::size_t index) {
     std::size_t next = stack.back();
     stack.pop_back();
     if (records_[next].state != ItemState::kWaiting) continue;
-    records_[next].last_reason = reason_named("dependency failed");
+    trails_[static_cast<std::uint32_t>(next)].last_reason = reason_named("dependency failed");
     settle(next, ItemState::kBlocked);
     stack.insert(stack.end(), graph_.dependents(next).begin(), graph_.dependents(next).end());
   }
@@ -300,7 +307,7 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
                        const AttemptEvent* event) {
   bool done = outcome != data::Outcome::kRunning;
   data::Attempt attempt;
-  attempt.item_id = items_[flight.item].id;
+  attempt.item_id = work_.id(flight.item);
   attempt.number = flight.attempt;
   attempt.worker = worker_name(flight.worker);
   attempt.start = flight.started.value_or(done ? end : flight.submitted);
@@ -323,9 +330,12 @@ std::vector<data::Attempt> Scheduler::attempts() const {
 
 data::Attempt Scheduler::attempt(std::size_t position) const {
   const data::AttemptSpan& span = attempt_spans_[position];
-  const AttemptDetail& detail = attempt_details_[position];
+  auto kept = std::lower_bound(attempt_details_.begin(), attempt_details_.end(), position,
+                               [](const AttemptDetail& d, std::size_t p) { return d.position < p; });
+  const AttemptDetail detail =
+      kept != attempt_details_.end() && kept->position == position ? *kept : AttemptDetail{position};
   data::Attempt a;
-  a.item_id = items_[span.item].id;
+  a.item_id = work_.id(span.item);
   a.number = detail.number;
   a.worker = worker_name(span.worker);
   a.start = span.start;
@@ -362,13 +372,18 @@ std::uint32_t Scheduler::reason_named(const std::string& reason) {
 }
 
 InFlight Scheduler::in_flight_record(AttemptHandle handle, const Flight& flight) const {
-  return InFlight{handle, items_[flight.item].id, flight.attempt, worker_name(flight.worker), flight.submitted,
+  return InFlight{handle, work_.id(flight.item), flight.attempt, worker_name(flight.worker), flight.submitted,
                   flight.started};
 }
 
 std::string Scheduler::label(std::size_t index) const {
-  const data::WorkItem& item = items_[index];
-  return item.range ? item.range->end_count() : item.id;
+  const data::Range* range = work_.range(index);
+  return range != nullptr ? range->end_count() : work_.id(index);
+}
+
+int Scheduler::cancelled(std::size_t index) const {
+  auto trail = trails_.find(static_cast<std::uint32_t>(index));
+  return trail == trails_.end() ? 0 : trail->second.cancelled;
 }
 
 StatusReport Scheduler::status() const {
@@ -376,15 +391,17 @@ StatusReport Scheduler::status() const {
   report.at = clock_.now();
   report.policy = options_.policy;
   report.target = policy_->target();
-  report.num_items = items_.size();
-  report.num_remain = items_.size() - settled_;
+  report.num_items = work_.size();
+  report.num_remain = work_.size() - settled_;
   report.num_succeeded = succeeded_;
   report.run_failed = run_failed_;
-  for (std::size_t i = 0; i < items_.size(); ++i) {
+  for (std::size_t i = 0; i < work_.size(); ++i) {
     const ItemRecord& r = records_[i];
     if (r.state == ItemState::kFailed || r.state == ItemState::kBlocked) {
-      report.jobs_failed.push_back(
-          FailedJob{items_[i].id, label(i), worker_name(r.last_worker), r.attempts, reasons_[r.last_reason]});
+      auto found = trails_.find(static_cast<std::uint32_t>(i));
+      const ItemTrail trail = found == trails_.end() ? ItemTrail{} : found->second;
+      report.jobs_failed.push_back(FailedJob{work_.id(i), label(i), worker_name(trail.last_worker),
+                                             static_cast<int>(r.attempts), reasons_[trail.last_reason]});
     }
     if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(label(i));
   }
@@ -400,12 +417,12 @@ StatusReport Scheduler::status() const {
 
 SchedulerSnapshot Scheduler::snapshot() const {
   SchedulerSnapshot snap;
-  snap.items.reserve(items_.size());
-  for (std::size_t i = 0; i < items_.size(); ++i) {
+  snap.items.reserve(work_.size());
+  for (std::size_t i = 0; i < work_.size(); ++i) {
     ItemState state = records_[i].state;
     // Queued and backing-off items are simply waiting again after a restart.
     if (state == ItemState::kReady || state == ItemState::kInFlight) state = ItemState::kWaiting;
-    snap.items.push_back(ItemSnapshot{items_[i].id, state, records_[i].attempts, records_[i].cancelled});
+    snap.items.push_back(ItemSnapshot{work_.id(i), state, static_cast<int>(records_[i].attempts), cancelled(i)});
   }
   flights_.for_each(
       [&](AttemptHandle handle, const Flight& flight) { snap.in_flight.push_back(in_flight_record(handle, flight)); });

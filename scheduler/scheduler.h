@@ -100,26 +100,19 @@ class Scheduler : public ClusterListener, private PolicyHost {
   bool stopped() const { return stopping_ && flights_.empty(); }
 
   // Every item succeeded, failed or was blocked by a failed predecessor.
-  bool finished() const { return settled_ == items_.size(); }
+  bool finished() const { return settled_ == work_.size(); }
   bool run_failed() const { return run_failed_; }
-  const std::vector<data::WorkItem>& items() const { return items_; }
+  const PlannedWork& plan() const { return work_; }
   ItemState state(std::size_t index) const { return records_[index].state; }
   const WorkGraph& graph() const { return graph_; }
   // Every finished attempt, in the order they finished.
   std::vector<data::Attempt> attempts() const;
   // The same, compactly, as the run summary reads them (data/run_summary.h): item and worker
   // by number, no worker (kNoWorkerRecord) for an attempt on none or on an unnamed one, work time
-  // 0 when not reported; and beside each, by position, what else the attempt has.
+  // 0 when not reported. What else an attempt has is kept aside, only for those that are not
+  // plain (a first attempt, exit 0, no reason, no work time reported).
   static constexpr std::uint32_t kNoWorkerRecord = data::AttemptSpan::kNoWorker;
-  struct AttemptDetail {
-    AttemptHandle handle = 0;
-    int number = 1;
-    int exit_code = 0;
-    std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
-    bool has_work_time = false;
-  };
   const std::vector<data::AttemptSpan>& attempt_spans() const { return attempt_spans_; }
-  const std::vector<AttemptDetail>& attempt_details() const { return attempt_details_; }
   // Workers (submitted to, or named by the cluster) are numbered as first seen; kNoWorkerRecord is none.
   std::size_t worker_count() const { return workers_.size(); }
   const std::string& worker_name(std::uint32_t worker) const;
@@ -136,13 +129,23 @@ class Scheduler : public ClusterListener, private PolicyHost {
 
  private:
   struct ItemRecord {
+    std::uint32_t attempts = 0;
     ItemState state = ItemState::kWaiting;
-    int attempts = 0;
-    int cancelled = 0;                 // attempts cancelled, not held against the retry budget
-    int waiting_on = 0;                // predecessors not yet succeeded
+  };
+  // What an item has after an attempt that did not succeed (most items have none): shown for
+  // failed and blocked items, and cancelled attempts are not held against the retry budget.
+  struct ItemTrail {
+    int cancelled = 0;
     std::uint32_t last_worker = kNoWorkerRecord;
     std::uint32_t last_reason = 0;
-    data::Micros predicted = 0;        // the item's, kept here so finishing an attempt stays off the plan
+  };
+  // An attempt that is not plain, by its position among the finished ones.
+  struct AttemptDetail {
+    std::size_t position = 0;
+    int number = 1;
+    int exit_code = 0;
+    std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
+    bool has_work_time = false;
   };
   struct WorkerRecord {
     std::string name;
@@ -183,9 +186,11 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::uint32_t reason_named(const std::string& reason);
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   std::string label(std::size_t index) const;
+  int cancelled(std::size_t index) const;
+  std::uint32_t waiting_on(std::size_t index) const { return waiting_on_.empty() ? 0 : waiting_on_[index]; }
 
   std::shared_ptr<const PlannedWork> plan_;
-  const std::vector<data::WorkItem>& items_;  // plan_'s
+  const PlannedWork& work_;                   // *plan_
   const WorkGraph& graph_;                    // plan_'s
   SchedulerOptions options_;
   Cluster& cluster_;
@@ -193,6 +198,8 @@ class Scheduler : public ClusterListener, private PolicyHost {
   WorkQueue queue_;
   std::unique_ptr<ConcurrencyPolicy> policy_;
   std::vector<ItemRecord> records_;
+  std::vector<std::uint32_t> waiting_on_;    // predecessors not yet succeeded; empty without dependencies
+  std::unordered_map<std::uint32_t, ItemTrail> trails_;
   FlightTable<Flight> flights_;
   std::vector<WorkerRecord> workers_;
   std::unordered_map<std::string, std::uint32_t> worker_index_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data/records.h"
+#include "scheduler/planned_work.h"
 
 namespace millrace::scheduler {
 
@@ -23,7 +24,7 @@ QueueOrder queue_order_from_string(const std::string& text);
 
 class WorkQueue {
  public:
-  WorkQueue(const std::vector<data::WorkItem>& items, QueueOrder order);
+  WorkQueue(const PlannedWork& plan, QueueOrder order);
 
   void push(std::size_t index) {
     std::size_t rank = rank_.empty() ? index : rank_[index];

@@ -34,7 +34,7 @@ void WorkerPoolPolicy::attach(PolicyHost& host) {
   }
 }
 
-int WorkerPoolPolicy::acquire(const data::WorkItem&) {
+int WorkerPoolPolicy::acquire(const std::string&) {
   int lane = static_cast<int>(idle_.first());
   idle_.erase(lane);
   warm_.erase(lane);
@@ -43,7 +43,7 @@ int WorkerPoolPolicy::acquire(const data::WorkItem&) {
   return lane;
 }
 
-void WorkerPoolPolicy::release(const data::WorkItem&, int lane) {
+void WorkerPoolPolicy::release(const std::string&, int lane) {
   busy_[lane] = false;
   if (lane < target_) {
     idle_.insert(lane);

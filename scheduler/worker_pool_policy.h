@@ -21,10 +21,10 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   WorkerPoolPolicy(Sizing sizing, const PolicyParams& params);
 
   void attach(PolicyHost& host) override;
-  bool admits(const data::WorkItem&) const override { return !idle_.empty(); }
+  bool admits(const std::string&) const override { return !idle_.empty(); }
   bool saturated() const override { return idle_.empty(); }
-  int acquire(const data::WorkItem& item) override;
-  void release(const data::WorkItem& item, int lane) override;
+  int acquire(const std::string& type) override;
+  void release(const std::string& type, int lane) override;
   const std::string& worker_name(int lane) const override { return names_[lane]; }
   void on_capacity_changed(int slots) override;
   void on_progress() override;

@@ -32,11 +32,10 @@ struct PlanCase {
   std::vector<data::Micros> durations;  // by position: recorded, or the model's predictions
   bool drawn = false;                   // replicas draw durations from the model's noise
 
-  const std::vector<data::WorkItem>& items() const { return work->items; }
   std::vector<data::Range> ranges() const {
     std::vector<data::Range> out;
-    out.reserve(items().size());
-    for (const data::WorkItem& item : items()) out.push_back(*item.range);
+    out.reserve(work->size());
+    for (std::size_t i = 0; i < work->size(); ++i) out.push_back(*work->range(i));
     return out;
   }
 };
@@ -72,20 +71,14 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
                  const std::vector<std::map<std::string, std::int64_t>>& requests = {}) {
-  std::vector<data::WorkItem> items;
+  std::vector<data::Range> ranges = partition.work_ranges();
   std::vector<data::Micros> durations;
-  for (const data::Range& r : partition.work_ranges()) {
-    data::WorkItem item;
-    if (items.size() < requests.size()) item.requests = requests[items.size()];
-    item.range = r;
-    item.id = r.end_count();
-    item.predicted = spec.model->predict(r);
-    durations.push_back(item.predicted);
-    items.push_back(std::move(item));
-  }
-  return PlanCase{name, std::make_shared<const scheduler::PlannedWork>(std::move(items), spec.base.scheduler.plan_name),
-                  std::move(durations),
-                  spec.noise && !spec.model->noise().empty()};
+  durations.reserve(ranges.size());
+  for (const data::Range& r : ranges) durations.push_back(spec.model->predict(r));
+  return PlanCase{name,
+                  std::make_shared<const scheduler::PlannedWork>(std::move(ranges), durations, requests,
+                                                                 spec.base.scheduler.plan_name),
+                  std::move(durations), spec.noise && !spec.model->noise().empty()};
 }
 
 PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
@@ -132,10 +125,10 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.partitioner = plan.name;
   row.workers = c.workers;
   row.order = scheduler::to_string(c.order);
-  row.ranges = plan.items().size();
+  row.ranges = plan.work->size();
   row.replicas = static_cast<int>(replicas.size());
   row.longest_range = plan.durations.empty() ? 0 : *std::max_element(plan.durations.begin(), plan.durations.end());
-  row.lower_bound = lower_bound(plan.work->graph, plan.items(), plan.durations, c.workers, startup);
+  row.lower_bound = lower_bound(*plan.work, plan.durations, c.workers, startup);
   row.contiguous_bound = contiguous;
   double sum = 0;
   row.makespan_min = replicas.front().makespan;
@@ -190,17 +183,17 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
   return splitmix(h ^ static_cast<std::uint64_t>(replica));
 }
 
-data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
-                         const std::vector<data::Micros>& durations, int workers, data::Micros startup) {
+data::Micros lower_bound(const scheduler::PlannedWork& plan, const std::vector<data::Micros>& durations, int workers,
+                         data::Micros startup) {
   data::Micros total = 0;
   for (data::Micros d : durations) total += d;
   const data::Micros spread = (total + workers - 1) / workers;
-  return std::max(graph.critical_path(plan, durations), spread) + startup;
+  return std::max(plan.graph().critical_path(plan, durations), spread) + startup;
 }
 
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name) {
-  return lower_bound(scheduler::WorkGraph(plan, plan_name), plan, durations, workers, startup);
+  return lower_bound(scheduler::PlannedWork(plan, plan_name), durations, workers, startup);
 }
 
 double replica_spread(const std::vector<data::Micros>& values) {
@@ -252,7 +245,7 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
     std::vector<data::WorkItem> items = std::move(*s.spec.recorded_items);
     s.spec.recorded_items.reset();
     for (data::WorkItem& item : items) item.predicted = c.model && item.range ? c.model->predict(*item.range) : 0;
-    auto work = std::make_shared<const scheduler::PlannedWork>(std::move(items), c.base.scheduler.plan_name);
+    auto work = std::make_shared<const scheduler::PlannedWork>(items, c.base.scheduler.plan_name);
     s.plans.push_back(PlanCase{"recorded", std::move(work), c.recorded_durations, false});
     s.recorded = true;
     for (int w : c.workers) {

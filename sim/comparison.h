@@ -157,9 +157,9 @@ std::uint64_t replica_seed(std::uint64_t seed, const std::string& plan, int work
 // The lower bound of a plan with these durations on `workers` workers.
 data::Micros lower_bound(const std::vector<data::WorkItem>& plan, const std::vector<data::Micros>& durations,
                          int workers, data::Micros startup, const std::string& plan_name);
-// The same with the plan's work graph already built (no copy of the plan, no second graph).
-data::Micros lower_bound(const scheduler::WorkGraph& graph, const std::vector<data::WorkItem>& plan,
-                         const std::vector<data::Micros>& durations, int workers, data::Micros startup);
+// The same with the plan and its work graph already built (no copy of the plan, no second graph).
+data::Micros lower_bound(const scheduler::PlannedWork& plan, const std::vector<data::Micros>& durations, int workers,
+                         data::Micros startup);
 
 // The standard deviation of per-replica values (over the replicas themselves, not a sample's).
 double replica_spread(const std::vector<data::Micros>& values);

@@ -150,13 +150,18 @@ std::vector<NodePool> read_node_pools(const std::string& path) {
   return pools;
 }
 
-void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools) {
-  const data::WorkItem* fitting = nullptr;  // the last item that fits: the same requests fit too
-  for (const data::WorkItem& item : items) {
-    if (fitting != nullptr && item.requests == fitting->requests) continue;
+namespace {
+
+// The check of check_fits_a_pool over `count` items, item i asking for requests(i).
+template <typename Requests, typename Id>
+void check_fits(std::size_t count, Requests requests, Id id, const std::vector<NodePool>& pools) {
+  const std::map<std::string, std::int64_t>* fitting = nullptr;  // the last requests that fit
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::map<std::string, std::int64_t>& asked = requests(i);
+    if (fitting != nullptr && asked == *fitting) continue;
     std::string capacities, shortages;
     for (const NodePool& pool : pools) {
-      const std::string short_of = data::short_resource(item.requests, pool.capacity);
+      const std::string short_of = data::short_resource(asked, pool.capacity);
       if (short_of.empty()) {
         shortages.clear();
         break;
@@ -165,13 +170,27 @@ void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vect
       shortages += (shortages.empty() ? "" : ", ") + short_of + " on " + pool.name;
     }
     if (shortages.empty()) {
-      fitting = &item;
+      fitting = &asked;
       continue;
     }
-    throw data::Error("item '" + item.id + "'", "requests " + data::quantities_text(item.requests) +
-                                                   ", more than any node pool's machine has (" + capacities +
-                                                   "): it could never start (short: " + shortages + ")");
+    throw data::Error("item '" + id(i) + "'", "requests " + data::quantities_text(asked) +
+                                                ", more than any node pool's machine has (" + capacities +
+                                                "): it could never start (short: " + shortages + ")");
   }
+}
+
+}  // namespace
+
+void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools) {
+  check_fits(
+      items.size(), [&](std::size_t i) -> const auto& { return items[i].requests; },
+      [&](std::size_t i) { return items[i].id; }, pools);
+}
+
+void check_fits_a_pool(const scheduler::PlannedWork& plan, const std::vector<NodePool>& pools) {
+  check_fits(
+      plan.size(), [&](std::size_t i) -> const auto& { return plan.requests(i); },
+      [&](std::size_t i) { return plan.id(i); }, pools);
 }
 
 }  // namespace millrace::sim

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "data/records.h"
+#include "scheduler/planned_work.h"
 #include "data/time.h"
 
 namespace millrace::sim {
@@ -63,5 +64,6 @@ std::vector<NodePool> read_node_pools(const std::string& path);
 // Throws data::Error naming the first item whose requests fit no pool's empty machine, with what
 // it asks, the pools' capacities and the resource short on each ("it could never start").
 void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vector<NodePool>& pools);
+void check_fits_a_pool(const scheduler::PlannedWork& plan, const std::vector<NodePool>& pools);
 
 }  // namespace millrace::sim

@@ -28,7 +28,7 @@ std::string padded(int n, int width) {
 
 const char* to_string(TimelineEntry::Kind kind) { return kTimelineNames[static_cast<int>(kind)]; }
 
-SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel durations, std::mt19937_64& rng,
+SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, ItemDurations durations, std::mt19937_64& rng,
                        bool record_timeline)
     : engine_(engine), config_(std::move(config)), durations_(std::move(durations)), rng_(rng),
       record_timeline_(record_timeline) {
@@ -105,7 +105,8 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel
 
 void SimCluster::submit(const scheduler::Submission& submission) {
   scheduler::AttemptHandle handle = submission.handle;
-  Attempt& attempt = attempts_.insert(handle, Attempt{submission.item, -1, submission.attempt, Phase::kCreating, -1, -1, 0, 0});
+  Attempt& attempt = attempts_.insert(handle, Attempt{submission.plan, submission.index, -1, submission.attempt,
+                                                      Phase::kCreating, -1, -1, 0, 0});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
   if (submission.worker && pool_nodes_) {
     throw data::Error("simulated cluster", "node pools run one Job per item (policy job-per-item), not long-lived "
@@ -252,7 +253,7 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
     slot = pod.slot;
   }
   attempt.phase = Phase::kRunning;
-  data::Micros duration = std::max<data::Micros>(0, durations_(*attempt.item));
+  data::Micros duration = std::max<data::Micros>(0, durations_(attempt.item));
   std::uint32_t ending = kOk;
   if (const RecordedEnd* recorded = recorded_end(attempt)) {
     duration = recorded->duration;
@@ -370,45 +371,46 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
 
 const RecordedEnd* SimCluster::recorded_end(const Attempt& attempt) const {
   if (config_.recorded_ends.empty()) return nullptr;
-  auto found = config_.recorded_ends.find(attempt.item->id);
+  auto found = config_.recorded_ends.find(attempt.plan->id(attempt.item));
   if (found == config_.recorded_ends.end() || found->second.empty()) return nullptr;
   const std::size_t index = std::min<std::size_t>(attempt.number, found->second.size()) - 1;
   return &found->second[index];
 }
 
-Demand SimCluster::demand_of(const data::WorkItem& item) const {
+Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t item) const {
   Demand demand(resource_index_.size(), 0);
-  for (const auto& [name, milli] : item.requests) {
+  for (const auto& [name, milli] : plan.requests(item)) {
     auto found = resource_index_.find(name);
     if (found != resource_index_.end()) {
       demand[found->second] = milli;
     } else if (milli > 0) {
       std::string offered;
       for (const auto& [resource, index] : resource_index_) offered += (offered.empty() ? "" : ", ") + resource;
-      throw data::Error("item '" + item.id + "'", "requests " + name + " " + data::format_quantity_milli(milli) +
+      throw data::Error("item '" + plan.id(item) + "'", "requests " + name + " " + data::format_quantity_milli(milli) +
                                                      ", which no node pool has (they have " + offered + ")");
     }
   }
   return demand;
 }
 
-void SimCluster::check_placeable(const std::vector<data::WorkItem>& items) const {
+void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
   if (!pool_nodes_) return;
-  const data::WorkItem* previous = nullptr;
-  for (const data::WorkItem& item : items) {
-    if (previous == nullptr || item.requests != previous->requests) demand_of(item);  // a resource no pool has
-    previous = &item;
+  const scheduler::PlannedWork::Requests* previous = nullptr;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (previous == nullptr || plan.requests(i) != *previous) demand_of(plan, i);  // a resource no pool has
+    previous = &plan.requests(i);
   }
-  check_fits_a_pool(items, config_.pools.pools);
+  check_fits_a_pool(plan, config_.pools.pools);
 }
 
 // Pods one after the other mostly ask for the same: the last item's shape is reused when its
 // requests are equal, without building a demand and looking it up.
-std::uint32_t SimCluster::shape_of(const data::WorkItem& item) {
-  if (last_shaped_ != nullptr && last_shaped_->requests == item.requests) return shape_of_last_;
-  auto [found, added] = shape_index_.try_emplace(demand_of(item), static_cast<std::uint32_t>(shapes_.size()));
+std::uint32_t SimCluster::shape_of(const scheduler::PlannedWork& plan, std::size_t item) {
+  const scheduler::PlannedWork::Requests& requests = plan.requests(item);
+  if (last_shaped_ != nullptr && (last_shaped_ == &requests || *last_shaped_ == requests)) return shape_of_last_;
+  auto [found, added] = shape_index_.try_emplace(demand_of(plan, item), static_cast<std::uint32_t>(shapes_.size()));
   if (added) shapes_.push_back(Shape{found->first, {}, {}});
-  last_shaped_ = &item;
+  last_shaped_ = &requests;
   shape_of_last_ = found->second;
   return found->second;
 }
@@ -427,7 +429,7 @@ bool SimCluster::drop_stale(Shape& shape) {
 // A pod goes to the best node where its requests fit. Pods of a shape that is already waiting
 // fit no node (a shape waits only while no up node has room for it), so they queue behind.
 void SimCluster::place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt) {
-  attempt.shape = shape_of(*attempt.item);
+  attempt.shape = shape_of(*attempt.plan, attempt.item);
   Shape& shape = shapes_[attempt.shape];
   if (!drop_stale(shape)) {
     const int node = pool_nodes_->best_node(shape.demand);

@@ -81,7 +81,9 @@ class SimCluster : public scheduler::Cluster {
  public:
   // Throws data::Error naming the bad setting (no slots, a probability outside [0, 1], a node
   // loss of an unknown node, a window ending before it starts).
-  SimCluster(SimEngine& engine, SimClusterConfig config, DurationModel durations, std::mt19937_64& rng,
+  // `durations` gives the duration of the item at a plan position (Submission::index).
+  using ItemDurations = std::function<data::Micros(std::size_t index)>;
+  SimCluster(SimEngine& engine, SimClusterConfig config, ItemDurations durations, std::mt19937_64& rng,
              bool record_timeline);
 
   void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
@@ -95,7 +97,7 @@ class SimCluster : public scheduler::Cluster {
 
   // Throws data::Error naming the first item whose requests fit no pool's machine (or name a
   // resource no pool has), with the pools' capacities. Does nothing without pools.
-  void check_placeable(const std::vector<data::WorkItem>& items) const;
+  void check_placeable(const scheduler::PlannedWork& plan) const;
   // The pool nodes (nullptr without pools) and, per short resource, how many pods waited for room.
   const PoolNodes* pool_nodes() const { return pool_nodes_.get(); }
   const std::map<std::string, std::size_t>& waits_by_short_resource() const { return short_waits_; }
@@ -109,7 +111,8 @@ class SimCluster : public scheduler::Cluster {
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
   enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3 };
   struct Attempt {
-    const data::WorkItem* item = nullptr;
+    const scheduler::PlannedWork* plan = nullptr;
+    std::uint32_t item = 0;            // its position in the plan
     int pod = -1;                      // long-lived worker pod running it, -1 for a Job
     int number = 1;                    // attempt number
     Phase phase = Phase::kCreating;
@@ -159,8 +162,8 @@ class SimCluster : public scheduler::Cluster {
   scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
   const RecordedEnd* recorded_end(const Attempt& attempt) const;
   int take_free_slot();
-  Demand demand_of(const data::WorkItem& item) const;
-  std::uint32_t shape_of(const data::WorkItem& item);
+  Demand demand_of(const scheduler::PlannedWork& plan, std::size_t item) const;
+  std::uint32_t shape_of(const scheduler::PlannedWork& plan, std::size_t item);
   void place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt);
   void occupy_node(int node, scheduler::AttemptHandle handle, Attempt& attempt);
   void free_node(int node, std::uint32_t shape);
@@ -175,7 +178,7 @@ class SimCluster : public scheduler::Cluster {
 
   SimEngine& engine_;
   SimClusterConfig config_;
-  DurationModel durations_;
+  ItemDurations durations_;
   std::mt19937_64& rng_;
   bool record_timeline_;
   scheduler::ClusterListener* listener_ = nullptr;
@@ -192,7 +195,8 @@ class SimCluster : public scheduler::Cluster {
   std::map<std::string, std::size_t> resource_index_;
   std::vector<Shape> shapes_;
   std::map<Demand, std::uint32_t> shape_index_;
-  const data::WorkItem* last_shaped_ = nullptr;   // the item shape_of() last looked up, and its shape
+  // The requests shape_of() last looked up, and their shape.
+  const scheduler::PlannedWork::Requests* last_shaped_ = nullptr;
   std::uint32_t shape_of_last_ = 0;
   std::vector<OrderedRoom> ordered_rooms_;
   std::vector<std::uint64_t> idle_generation_;     // per pool node: bumped when a pod arrives

@@ -30,7 +30,7 @@ struct Dispatch {
 data::RunSummary summary_of(const scheduler::Scheduler& core) {
   std::vector<std::size_t> longest;
   data::RunSummary summary =
-      data::summarize_spans(core.attempt_spans(), core.items().size(), core.worker_count(), 5, longest);
+      data::summarize_spans(core.attempt_spans(), core.plan().size(), core.worker_count(), 5, longest);
   for (std::size_t position : longest) summary.longest.push_back(core.attempt(position));
   return summary;
 }
@@ -51,20 +51,21 @@ data::StragglerTail pods_tail(const std::vector<data::AttemptSpan>& log) {
   return pods.tail(first, last, static_cast<std::size_t>(pods.peak()));
 }
 
-// Each item's wait from its submit time to the start of its first attempt.
+// Each item's wait from its submit time to the start of its first attempt: the first starts,
+// turned into the waits of the items that started in place.
 data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<data::AttemptSpan>& log,
                            data::Micros makespan) {
   constexpr data::Micros kNever = -1;
-  std::vector<data::Micros> first_start(core.items().size(), kNever);
+  std::vector<data::Micros> waits(core.plan().size(), kNever);
   for (const data::AttemptSpan& a : log) {
-    if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
+    if (waits[a.item] == kNever || a.start < waits[a.item]) waits[a.item] = a.start;
   }
-  std::vector<data::QueuedItem> queued;
-  queued.reserve(first_start.size());
-  for (std::size_t i = 0; i < first_start.size(); ++i) {
-    if (first_start[i] != kNever) queued.push_back(data::QueuedItem{core.items()[i].submit_at, first_start[i]});
+  std::size_t started = 0;
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    if (waits[i] != kNever) waits[started++] = std::max<data::Micros>(0, waits[i] - core.plan().submit_at(i));
   }
-  return data::summarize_waits(queued, 0, makespan);
+  waits.resize(started);
+  return data::summarize_wait_times(std::move(waits), 0, makespan);
 }
 
 }  // namespace
@@ -78,27 +79,28 @@ SimulationResult simulate(std::vector<data::WorkItem> plan, const DurationModel&
     duration_of.push_back(durations(item));
     if (config.predict_from_durations && item.predicted == 0) item.predicted = duration_of.back();
   }
-  return simulate(std::make_shared<const scheduler::PlannedWork>(std::move(plan), config.scheduler.plan_name),
-                  duration_of, config);
+  auto work = std::make_shared<const scheduler::PlannedWork>(plan, config.scheduler.plan_name);
+  plan.clear();
+  plan.shrink_to_fit();  // the columns hold the plan now
+  return simulate(std::move(work), duration_of, config);
 }
 
 SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
                           const std::vector<data::Micros>& durations, const SimulationConfig& config) {
-  if (durations.size() != plan->items.size()) {
-    throw data::Error(config.scheduler.plan_name, "has " + std::to_string(plan->items.size()) + " items but " +
+  if (durations.size() != plan->size()) {
+    throw data::Error(config.scheduler.plan_name, "has " + std::to_string(plan->size()) + " items but " +
                                                       std::to_string(durations.size()) + " durations");
   }
   SimEngine engine;
   VirtualClock clock(engine);
   std::mt19937_64 rng(config.seed);
-  // The cluster sees pointers into the plan: an item's duration is found by its position.
-  const data::WorkItem* first_item = plan->items.data();
-  DurationModel by_position = [&](const data::WorkItem& item) { return durations[&item - first_item]; };
-  SimCluster cluster(engine, config.cluster, by_position, rng, config.record_timeline);
-  cluster.check_placeable(plan->items);
+  // The cluster sees the items by position, as the durations are.
+  SimCluster cluster(engine, config.cluster, [&](std::size_t item) { return durations[item]; }, rng,
+                     config.record_timeline);
+  cluster.check_placeable(*plan);
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.
-  const data::Micros lower_bound = plan->graph.critical_path(plan->items, durations);
+  const data::Micros lower_bound = plan->graph().critical_path(*plan, durations);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   Dispatch dispatch{clock, cluster};
   core.start();
@@ -108,7 +110,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   result.policy = config.scheduler.policy;
   result.order = scheduler::to_string(config.scheduler.order);
   result.seed = config.seed;
-  result.items = core.items().size();
+  result.items = core.plan().size();
   result.status = core.status();
   result.succeeded = result.status.num_succeeded;
   result.failed_items = result.status.jobs_failed.size();

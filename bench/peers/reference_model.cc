@@ -86,13 +86,11 @@ struct Timed {
 Timed run_model(const std::vector<data::Micros>& durations, int workers, const std::string& policy,
                 bool node_pools) {
   constexpr std::int64_t kOneCpu = 1000;  // milli-CPU
-  std::vector<data::WorkItem> plan(durations.size());
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    plan[i].id = std::to_string(i);
-    plan[i].range = data::Range{static_cast<std::int64_t>(i), 1};
-    if (node_pools) plan[i].requests = {{"cpu", kOneCpu}};
-  }
-  DurationModel by_range = [&durations](const data::WorkItem& item) { return durations[item.range->first]; };
+  // Range i is [i, i + 1), named by its END/COUNT form; its duration is the trace's line i.
+  std::vector<data::Range> ranges(durations.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) ranges[i] = data::Range{static_cast<std::int64_t>(i), 1};
+  std::vector<scheduler::PlannedWork::Requests> requests;
+  if (node_pools) requests.assign(ranges.size(), {{"cpu", kOneCpu}});
   SimulationConfig config;
   config.cluster.nodes = workers;
   config.scheduler.plan_name = "reference model";
@@ -101,11 +99,14 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers, const s
   config.scheduler.params.max_in_flight = workers;
   config.keep_attempt_log = false;  // the peers keep no log either: only the makespan is compared
   if (node_pools) config.cluster.pools.pools = {NodePool{"pool", workers, workers, workers, 0, {{"cpu", kOneCpu}}}};
-  const std::size_t ranges = plan.size();
   std::clock_t begin = std::clock();
-  SimulationResult result = simulate(std::move(plan), by_range, config);
+  auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::vector<data::Micros>{},
+                                                             requests, config.scheduler.plan_name);
+  requests.clear();
+  requests.shrink_to_fit();
+  SimulationResult result = simulate(std::move(plan), durations, config);
   std::clock_t end = std::clock();
-  if (result.succeeded != ranges) throw data::Error("reference model", "not every range succeeded");
+  if (result.succeeded != durations.size()) throw data::Error("reference model", "not every range succeeded");
   return Timed{result.makespan, result.events, static_cast<double>(end - begin) / CLOCKS_PER_SEC};
 }
 

@@ -131,7 +131,7 @@ JobTemplate JobTemplate::load(const std::string& path) {
 
 json JobTemplate::render(const std::string& run, const std::string& ns, const scheduler::Submission& submission,
                          std::optional<int> active_deadline_seconds) const {
-  const data::WorkItem& item = *submission.item;
+  const data::WorkItem item = submission.item();
   std::string name = job_name(run, item.id, submission.attempt);
   std::map<std::string, std::string> values;
   std::map<std::string, std::string> env = {{"MILLRACE_RUN", run}};

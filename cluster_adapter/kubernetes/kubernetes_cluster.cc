@@ -100,7 +100,7 @@ void KubernetesCluster::delete_job(const std::string& name) {
 void KubernetesCluster::submit(const scheduler::Submission& submission) {
   Attempt attempt;
   attempt.submission = submission;
-  attempt.name = job_name(options_.run, submission.item->id, submission.attempt);
+  attempt.name = job_name(options_.run, submission.item_id(), submission.attempt);
   by_name_[attempt.name] = submission.handle;
   attempts_[submission.handle] = std::move(attempt);
   waiting_.push_back(submission.handle);
@@ -111,7 +111,7 @@ void KubernetesCluster::submit(const scheduler::Submission& submission) {
 void KubernetesCluster::adopt(const scheduler::Submission& submission) {
   Attempt attempt;
   attempt.submission = submission;
-  attempt.name = job_name(options_.run, submission.item->id, submission.attempt);
+  attempt.name = job_name(options_.run, submission.item_id(), submission.attempt);
   attempt.state = State::kCreated;
   attempt.adopted = true;
   attempt.waiting_since = clock_.now();
@@ -375,7 +375,7 @@ void KubernetesCluster::publish_status() {
   for (const auto& [handle, attempt] : attempts_) {
     if ((attempt.state == State::kCreating || attempt.state == State::kCreated) && !attempt.started &&
         now - attempt.waiting_since > options_.unschedulable_after) {
-      status.unschedulable.push_back({attempt.name, attempt.submission.item->id, attempt.submission.attempt,
+      status.unschedulable.push_back({attempt.name, attempt.submission.item_id(), attempt.submission.attempt,
                                       attempt.pod, attempt.waiting_since, attempt.pod_problem});
     }
   }

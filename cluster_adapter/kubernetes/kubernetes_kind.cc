@@ -54,8 +54,8 @@ class KubernetesRun : public KubernetesRunBase<KubernetesCluster> {
     }
     std::cerr << "millrace: deleting " << stale.size() << " Jobs whose attempts already ended: " << names << "\n";
   }
-  void reattach(const std::vector<data::WorkItem>& items, const scheduler::SchedulerSnapshot& snapshot) override {
-    adopt_in_flight(cluster_, items, snapshot);
+  void reattach(const scheduler::PlannedWork& plan, const scheduler::SchedulerSnapshot& snapshot) override {
+    adopt_in_flight(cluster_, plan, snapshot);
   }
   // Waits for the queued deletes (a Ctrl-C's) as long as the API's patience allows at most.
   void flush(bool) override {

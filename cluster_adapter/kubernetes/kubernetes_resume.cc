@@ -39,12 +39,12 @@ std::vector<std::string> stale_jobs(const scheduler::SchedulerSnapshot& snapshot
   return stale;
 }
 
-void adopt_in_flight(KubernetesCluster& cluster, const std::vector<data::WorkItem>& items,
+void adopt_in_flight(KubernetesCluster& cluster, const scheduler::PlannedWork& plan,
                      const scheduler::SchedulerSnapshot& snapshot) {
-  std::map<std::string, const data::WorkItem*> by_id;
-  for (const data::WorkItem& item : items) by_id[item.id] = &item;
+  std::map<std::string, std::uint32_t> by_id;
+  for (std::size_t i = 0; i < plan.size(); ++i) by_id[plan.id(i)] = static_cast<std::uint32_t>(i);
   for (const scheduler::InFlight& flight : snapshot.in_flight) {
-    cluster.adopt(scheduler::Submission{flight.handle, by_id.at(flight.item_id), flight.attempt, std::nullopt});
+    cluster.adopt(scheduler::Submission{flight.handle, &plan, by_id.at(flight.item_id), flight.attempt, std::nullopt});
   }
 }
 

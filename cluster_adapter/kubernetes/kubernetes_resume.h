@@ -31,8 +31,8 @@ void add_unrecorded_jobs(scheduler::SchedulerSnapshot& snapshot, const std::vect
 std::vector<std::string> stale_jobs(const scheduler::SchedulerSnapshot& snapshot, const std::vector<ExistingJob>& jobs);
 
 // Re-attaches every attempt in flight of `snapshot` to its Job with KubernetesCluster::adopt();
-// `items` are the scheduler's own (the submissions point into them).
-void adopt_in_flight(KubernetesCluster& cluster, const std::vector<data::WorkItem>& items,
+// `plan` is the scheduler's own (the submissions point into it).
+void adopt_in_flight(KubernetesCluster& cluster, const scheduler::PlannedWork& plan,
                      const scheduler::SchedulerSnapshot& snapshot);
 
 }  // namespace millrace::cluster_adapter

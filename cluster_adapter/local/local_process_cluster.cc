@@ -157,7 +157,7 @@ TreeIdentity LocalProcessCluster::spawn(const std::string& key, const std::strin
 }
 
 void LocalProcessCluster::submit(const scheduler::Submission& submission) {
-  const data::WorkItem& item = *submission.item;
+  const data::WorkItem item = submission.item();
   if (running() + held() >= options_.concurrency) {
     throw data::Error(kInput, "submission of item '" + item.id + "' beyond capacity " +
                                   std::to_string(options_.concurrency));
@@ -179,7 +179,7 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
 }
 
 void LocalProcessCluster::start(const scheduler::Submission& submission) {
-  const data::WorkItem& item = *submission.item;
+  const data::WorkItem item = submission.item();
   int slot = static_cast<int>(std::find(slot_busy_.begin(), slot_busy_.end(), false) - slot_busy_.begin());
   std::string worker = submission.worker.value_or("local-" + std::to_string(slot));
   std::string command = command_.render(item, submission.attempt, worker);
@@ -212,7 +212,7 @@ void LocalProcessCluster::terminate(Running& running, const std::string& reason)
 }
 
 void LocalProcessCluster::start_held() {
-  while (!held_.empty() && data::short_resource(held_.front().item->requests, free_).empty()) {
+  while (!held_.empty() && data::short_resource(held_.front().requests(), free_).empty()) {
     const scheduler::Submission next = held_.front();
     held_.pop_front();
     start(next);

@@ -34,7 +34,7 @@ class RunCluster {
   // --resume, before the scheduler exists: adds to `snapshot` attempts an earlier session left
   // running in the cluster; once it exists, re-attaches them.
   virtual void add_survivors(scheduler::SchedulerSnapshot&) {}
-  virtual void reattach(const std::vector<data::WorkItem>&, const scheduler::SchedulerSnapshot&) {}
+  virtual void reattach(const scheduler::PlannedWork&, const scheduler::SchedulerSnapshot&) {}
   // Local processes: how the session holds its attempts' process trees, and who hears of each
   // (nullptr / ignored: the attempts are not processes of this machine).
   virtual const ProcessTrees* process_trees() const { return nullptr; }

@@ -170,9 +170,9 @@ void RealRunSession::build_scheduler() {
     scheduler::SchedulerSnapshot snapshot = resume_snapshot(items_, recorded_, options.retry);
     target_->add_survivors(snapshot);
     scheduler_ = std::make_unique<scheduler::Scheduler>(items_, options, target_->cluster(), clock_, snapshot);
-    target_->reattach(scheduler_->items(), snapshot);
+    target_->reattach(scheduler_->plan(), snapshot);
   }
-  recorder_.emplace(*writes_, run_id_, scheduler_->items(), recorded_, o_.noise);
+  recorder_.emplace(*writes_, run_id_, items_, recorded_, o_.noise);
   scheduler_->set_observer([this](scheduler::AttemptHandle, const data::Attempt& a) {
     recorder_->observe(a);
     timeline_.observe(a);

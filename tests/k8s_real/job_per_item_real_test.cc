@@ -25,6 +25,7 @@
 #include "cluster_adapter/realtime/wall_clock.h"
 #include "data/trace_store.h"
 #include "scheduler/scheduler.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/k8s_real/real_apiserver.h"
 
@@ -255,7 +256,7 @@ TEST_F(RealApiServerJobPerItem, HistoryDeleteAnsweredWithTheJobStillHeldByAFinal
   std::vector<data::WorkItem> items = ranges();
   items.resize(4);
   for (int i = 0; i < 4; ++i) {
-    cluster.submit({static_cast<scheduler::AttemptHandle>(i + 1), &items[i], 1, std::nullopt});
+    cluster.submit(test_support::loose_submission(static_cast<scheduler::AttemptHandle>(i + 1), items[i], 1));
   }
 
   auto all_held = [&] {

@@ -66,7 +66,7 @@ TEST(ClusterFaults, ADuplicatedSucceededSettlesTheItemOnceAndStartsTheNextOnce) 
   EXPECT_EQ(rig.core.attempts().size(), 1u);
   EXPECT_EQ(rig.core.status().num_succeeded, 1u);
   ASSERT_EQ(rig.inner.submitted.size(), 2u) << "the second item is submitted once";
-  EXPECT_EQ(rig.inner.submitted[1].item->id, "r1");
+  EXPECT_EQ(rig.inner.submitted[1].item_id(), "r1");
   StatusReport status = rig.core.status();
   ASSERT_EQ(status.workers.size(), 1u);
   EXPECT_EQ(status.workers[0].succeeded, 1);
@@ -312,11 +312,10 @@ std::vector<data::Attempt> run_under_faults(std::uint64_t seed, test_support::In
   EXPECT_TRUE(rig.core.finished()) << "seed " << seed;
   EXPECT_FALSE(rig.core.run_failed()) << "seed " << seed;
   std::map<std::string, std::vector<int>> numbers;
-  std::set<AttemptHandle> handles;
-  for (const Scheduler::AttemptDetail& r : rig.core.attempt_details()) {
-    EXPECT_TRUE(handles.insert(r.handle).second) << "seed " << seed << ": handle " << r.handle << " ended twice";
-  }
+  std::set<std::pair<std::string, int>> ended;
   for (const data::Attempt& a : rig.core.attempts()) {
+    EXPECT_TRUE(ended.emplace(a.item_id, a.number).second)
+        << "seed " << seed << ": attempt " << a.number << " of " << a.item_id << " ended twice";
     numbers[a.item_id].push_back(a.number);
     EXPECT_LE(a.start, a.end) << "seed " << seed << " " << a.item_id;
   }

@@ -82,7 +82,7 @@ PolicyParams pool_of(int workers) {
   return params;
 }
 
-const data::WorkItem kItem;
+const std::string kType = "range";
 
 TEST(WorkerPoolPolicy, WorkersAreNamedByLaneZeroPaddedToTheWidestLane) {
   WorkerPoolPolicy small(WorkerPoolPolicy::Sizing::kFixed, pool_of(3));
@@ -98,17 +98,17 @@ TEST(WorkerPoolPolicy, AFixedPoolHandsOutTheLowestIdleLaneUntilSaturated) {
   WorkerPoolPolicy pool(WorkerPoolPolicy::Sizing::kFixed, pool_of(3));
   pool.attach(host);
   EXPECT_EQ(pool.target(), 3);
-  EXPECT_EQ(pool.acquire(kItem), 0);
-  EXPECT_EQ(pool.acquire(kItem), 1);
-  EXPECT_EQ(pool.acquire(kItem), 2);
+  EXPECT_EQ(pool.acquire(kType), 0);
+  EXPECT_EQ(pool.acquire(kType), 1);
+  EXPECT_EQ(pool.acquire(kType), 2);
   EXPECT_TRUE(pool.saturated());
-  EXPECT_FALSE(pool.admits(kItem));
-  pool.release(kItem, 1);
+  EXPECT_FALSE(pool.admits(kType));
+  pool.release(kType, 1);
   EXPECT_FALSE(pool.saturated());
-  EXPECT_EQ(pool.acquire(kItem), 1);
-  pool.release(kItem, 2);
-  pool.release(kItem, 0);
-  EXPECT_EQ(pool.acquire(kItem), 0) << "lowest first, whatever the order of release";
+  EXPECT_EQ(pool.acquire(kType), 1);
+  pool.release(kType, 2);
+  pool.release(kType, 0);
+  EXPECT_EQ(pool.acquire(kType), 0) << "lowest first, whatever the order of release";
   EXPECT_TRUE(host.retired.empty());
 }
 
@@ -116,16 +116,16 @@ TEST(WorkerPoolPolicy, ADrainedQueueRetiresIdleWorkersThatRanButNotLanesNeverUse
   TestHost host;
   WorkerPoolPolicy pool(WorkerPoolPolicy::Sizing::kFixed, pool_of(4));
   pool.attach(host);
-  int a = pool.acquire(kItem);
-  int b = pool.acquire(kItem);
-  pool.release(kItem, a);
+  int a = pool.acquire(kType);
+  int b = pool.acquire(kType);
+  pool.release(kType, a);
   pool.on_queue_drained();  // lane 0 idle and warm: it goes; lane 1 is busy; 2 and 3 never ran
   EXPECT_EQ(host.retired, std::vector<std::string>{"w000"});
-  pool.release(kItem, b);
+  pool.release(kType, b);
   pool.on_queue_drained();
   EXPECT_EQ(host.retired, (std::vector<std::string>{"w000", "w001"}));
-  EXPECT_EQ(pool.acquire(kItem), 0) << "a retry brings a retired lane back";
-  pool.release(kItem, 0);
+  EXPECT_EQ(pool.acquire(kType), 0) << "a retry brings a retired lane back";
+  pool.release(kType, 0);
   pool.on_run_finished();
   EXPECT_EQ(host.retired, (std::vector<std::string>{"w000", "w001", "w000"}));
   EXPECT_EQ(pool.target(), 0);
@@ -138,22 +138,22 @@ TEST(WorkerPoolPolicy, APartialPoolFollowsTheCapacityAndRetiresWhatFallsOutside)
   WorkerPoolPolicy pool(WorkerPoolPolicy::Sizing::kPartial, pool_of(4));
   pool.attach(host);
   EXPECT_EQ(pool.target(), 2);
-  EXPECT_EQ(pool.acquire(kItem), 0);
-  EXPECT_EQ(pool.acquire(kItem), 1);
+  EXPECT_EQ(pool.acquire(kType), 0);
+  EXPECT_EQ(pool.acquire(kType), 1);
   EXPECT_TRUE(pool.saturated());
   int wakes = host.wakes;
   pool.on_capacity_changed(9);  // more than asked: the pool stops at its 4
   EXPECT_EQ(pool.target(), 4);
   EXPECT_EQ(host.wakes, wakes + 1) << "a pool that grew wakes the scheduler";
-  EXPECT_EQ(pool.acquire(kItem), 2);
+  EXPECT_EQ(pool.acquire(kType), 2);
   pool.on_capacity_changed(1);
   EXPECT_EQ(pool.target(), 1);
   EXPECT_TRUE(host.retired.empty()) << "busy lanes finish their attempt first";
-  pool.release(kItem, 2);
-  pool.release(kItem, 1);
+  pool.release(kType, 2);
+  pool.release(kType, 1);
   EXPECT_EQ(host.retired, (std::vector<std::string>{"w002", "w001"}));
-  pool.release(kItem, 0);
-  EXPECT_EQ(pool.acquire(kItem), 0);
+  pool.release(kType, 0);
+  EXPECT_EQ(pool.acquire(kType), 0);
   EXPECT_TRUE(pool.saturated());
 }
 
@@ -173,8 +173,8 @@ TEST(WorkerPoolPolicy, AutoscaleGrowsAfterItsDelayToMeetTheDeadlineAndShrinksAsW
   // 500 of work in the 80 left: ceil(500 / 80) = 7 workers.
   EXPECT_EQ(pool.target(), 7);
   EXPECT_GE(host.wakes, 1);
-  for (int lane = 0; lane < 7; ++lane) EXPECT_EQ(pool.acquire(kItem), lane);
-  for (int lane = 0; lane < 7; ++lane) pool.release(kItem, lane);
+  for (int lane = 0; lane < 7; ++lane) EXPECT_EQ(pool.acquire(kType), lane);
+  for (int lane = 0; lane < 7; ++lane) pool.release(kType, lane);
   host.clock_.advance(50);
   host.remaining = 100;
   pool.on_progress();  // ceil(100 / 50) = 2: the idle lanes 2..6 are retired at once

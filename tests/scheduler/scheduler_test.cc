@@ -25,15 +25,59 @@ TEST(Scheduler, FixedPoolSubmitsOneItemPerWorkerInPlanOrder) {
   Scheduler core(ranges(5), pool(2), cluster, clock);
   core.start();
   ASSERT_EQ(cluster.submitted.size(), 2u);
-  EXPECT_EQ(cluster.submitted[0].item->id, "r0");
+  EXPECT_EQ(cluster.submitted[0].item_id(), "r0");
   EXPECT_EQ(cluster.submitted[0].worker, "w000");
-  EXPECT_EQ(cluster.submitted[1].item->id, "r1");
+  EXPECT_EQ(cluster.submitted[1].item_id(), "r1");
   EXPECT_EQ(cluster.submitted[1].worker, "w001");
   cluster.start(cluster.submitted[1].handle, "w001");
   cluster.succeed(cluster.submitted[1].handle);
   ASSERT_EQ(cluster.submitted.size(), 3u);
-  EXPECT_EQ(cluster.submitted[2].item->id, "r2");
+  EXPECT_EQ(cluster.submitted[2].item_id(), "r2");
   EXPECT_EQ(cluster.submitted[2].worker, "w001");
+}
+
+// On a plan of plain range items (ids derived from the ranges), a submission gives its item back
+// whole, and a retried attempt keeps its number, exit code and reason beside the plain ones.
+TEST(Scheduler, SubmissionsGiveTheirPlainItemBackAndRetriesKeepTheirDetail) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  std::vector<data::WorkItem> items(2);
+  for (int i = 0; i < 2; ++i) {
+    items[i].range = data::Range{i * 10, 10};
+    items[i].id = items[i].range->end_count();
+  }
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 2;
+  Scheduler core(items, options, cluster, clock);
+  ASSERT_TRUE(core.plan().all_plain());
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 1u);
+  EXPECT_EQ(cluster.submitted[0].item(), items[0]);
+  EXPECT_EQ(cluster.submitted[0].item_id(), "9/10");
+  cluster.start(cluster.submitted[0].handle, "w000");
+  cluster.fail(cluster.submitted[0].handle, "exit");
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  EXPECT_EQ(cluster.submitted[1].item(), items[0]);
+  EXPECT_EQ(cluster.submitted[1].attempt, 2);
+  cluster.start(cluster.submitted[1].handle, "w000");
+  cluster.succeed(cluster.submitted[1].handle);
+  ASSERT_EQ(cluster.submitted.size(), 3u);
+  EXPECT_EQ(cluster.submitted[2].item(), items[1]);
+  cluster.start(cluster.submitted[2].handle, "w000");
+  cluster.succeed(cluster.submitted[2].handle);
+  const std::vector<data::Attempt> attempts = core.attempts();
+  ASSERT_EQ(attempts.size(), 3u);
+  EXPECT_EQ(attempts[0].item_id, "9/10");
+  EXPECT_EQ(attempts[0].number, 1);
+  EXPECT_EQ(attempts[0].outcome, data::Outcome::kFailed);
+  EXPECT_EQ(attempts[0].failure_reason, "exit");
+  EXPECT_EQ(attempts[0].exit_code, 1);
+  EXPECT_EQ(attempts[1].number, 2);
+  EXPECT_EQ(attempts[1].outcome, data::Outcome::kSucceeded);
+  EXPECT_EQ(attempts[1].failure_reason, "");
+  EXPECT_EQ(attempts[2].item_id, "19/10");
+  EXPECT_EQ(attempts[2].number, 1);
+  EXPECT_EQ(attempts[2].exit_code, 0);
 }
 
 TEST(Scheduler, UnknownPolicyNameIsAnErrorListingTheKnownOnes) {
@@ -113,12 +157,12 @@ TEST(Scheduler, DependencyIsSubmittedOnlyAfterAllPredecessorsSucceed) {
   Scheduler core(items, pool(3), cluster, clock);
   core.start();
   ASSERT_EQ(cluster.submitted.size(), 2u);
-  EXPECT_EQ(cluster.submitted[0].item->id, "r1");
+  EXPECT_EQ(cluster.submitted[0].item_id(), "r1");
   cluster.succeed(cluster.submitted[0].handle);
   EXPECT_EQ(cluster.submitted.size(), 2u);
   cluster.succeed(cluster.submitted[1].handle);
   ASSERT_EQ(cluster.submitted.size(), 3u);
-  EXPECT_EQ(cluster.submitted[2].item->id, "r0");
+  EXPECT_EQ(cluster.submitted[2].item_id(), "r0");
 }
 
 TEST(Scheduler, ExhaustedItemBlocksItsDependentsAndOthersCarryOn) {
@@ -132,7 +176,7 @@ TEST(Scheduler, ExhaustedItemBlocksItsDependentsAndOthersCarryOn) {
   core.start();
   cluster.fail(cluster.submitted[0].handle, "exit");
   ASSERT_EQ(cluster.submitted.size(), 2u);
-  EXPECT_EQ(cluster.submitted[1].item->id, "r2");
+  EXPECT_EQ(cluster.submitted[1].item_id(), "r2");
   cluster.succeed(cluster.submitted[1].handle);
   EXPECT_TRUE(core.finished());
   EXPECT_TRUE(core.run_failed());
@@ -194,7 +238,7 @@ TEST(Scheduler, OnlyListedFailureReasonsAreRetried) {
   core.start();
   cluster.fail(cluster.submitted[0].handle, "node-lost");
   ASSERT_EQ(cluster.submitted.size(), 2u);
-  EXPECT_EQ(cluster.submitted[1].item->id, "r0");
+  EXPECT_EQ(cluster.submitted[1].item_id(), "r0");
   cluster.fail(cluster.submitted[1].handle, "exit");
   EXPECT_EQ(core.state(0), ItemState::kFailed);
 }
@@ -211,13 +255,13 @@ TEST(Scheduler, JobPerItemRespectsPerTypeLimits) {
   Scheduler core(items, options, cluster, clock);
   core.start();
   ASSERT_EQ(cluster.submitted.size(), 4u);
-  EXPECT_EQ(cluster.submitted[0].item->id, "r0");
-  EXPECT_EQ(cluster.submitted[1].item->id, "r3");
-  EXPECT_EQ(cluster.submitted[3].item->id, "r5");
+  EXPECT_EQ(cluster.submitted[0].item_id(), "r0");
+  EXPECT_EQ(cluster.submitted[1].item_id(), "r3");
+  EXPECT_EQ(cluster.submitted[3].item_id(), "r5");
   EXPECT_FALSE(cluster.submitted[0].worker.has_value());
   cluster.succeed(cluster.submitted[0].handle);
   ASSERT_EQ(cluster.submitted.size(), 5u);
-  EXPECT_EQ(cluster.submitted[4].item->id, "r1");
+  EXPECT_EQ(cluster.submitted[4].item_id(), "r1");
 }
 
 TEST(Scheduler, PartialPoolUsesTheWorkersTheClusterCanPlace) {
@@ -271,7 +315,7 @@ TEST(Scheduler, SnapshotAndRestoreResumeWithoutRerunningOrLosingItems) {
   EXPECT_TRUE(after.submitted.empty());
   after.succeed(snap.in_flight[0].handle);
   ASSERT_EQ(after.submitted.size(), 1u);
-  EXPECT_EQ(after.submitted[0].item->id, "r3");
+  EXPECT_EQ(after.submitted[0].item_id(), "r3");
   EXPECT_EQ(after.submitted[0].handle, snap.next_handle);
   after.succeed(snap.in_flight[1].handle);
   after.succeed(after.submitted[0].handle);
@@ -371,7 +415,7 @@ TEST(Scheduler, PriorityOrderServesLargerPriorityFirst) {
   options.order = QueueOrder::kPriority;
   Scheduler core(items, options, cluster, clock);
   core.start();
-  EXPECT_EQ(cluster.submitted[0].item->id, "r2");
+  EXPECT_EQ(cluster.submitted[0].item_id(), "r2");
 }
 
 }  // namespace

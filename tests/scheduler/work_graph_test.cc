@@ -92,7 +92,7 @@ TEST(WorkGraph, IndependentItemsHaveNoDependentsAndTheLongestIsTheCriticalPath) 
 }
 
 TEST(WorkGraph, EmptyPlanHasAnEmptyGraph) {
-  WorkGraph graph({}, "plan.json");
+  WorkGraph graph(std::vector<data::WorkItem>{}, "plan.json");
   EXPECT_EQ(graph.size(), 0u);
   EXPECT_EQ(graph.critical_path(), 0);
   EXPECT_TRUE(graph.critical_items().empty());

@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <random>
 
 #include "data/error.h"
 #include "tests/support/recording_listener.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::sim {
 namespace {
@@ -20,27 +20,24 @@ using test_support::RecordingListener;
 
 class SimClusterTest : public ::testing::Test {
  protected:
-  // Builds the cluster under test; each item's duration is its range's count.
+  // Builds the cluster under test; each submitted item lasts the duration it was submitted with.
   SimCluster& make(SimClusterConfig config, std::uint64_t seed = 1) {
     rng_.seed(seed);
-    cluster_.emplace(engine_, std::move(config), [](const data::WorkItem& item) { return item.range->count; }, rng_,
-                     true);
+    cluster_.emplace(engine_, std::move(config), [this](std::size_t item) { return durations_[item]; }, rng_, true);
     cluster_->set_listener(&listener_);
     return *cluster_;
   }
-  const data::WorkItem& item(std::int64_t duration) {
-    data::WorkItem& it = items_.emplace_back();
-    it.id = "r";
-    it.id += std::to_string(items_.size());
-    it.range = data::Range{0, duration};
-    return it;
-  }
+  static constexpr int kPlanItems = 4096;  // more than any test submits
+  // Each submission is of the next item of the plan, lasting `duration`.
   scheduler::Submission job(scheduler::AttemptHandle handle, std::int64_t duration) {
-    return scheduler::Submission{handle, &item(duration), 1, std::nullopt, scheduler::kNoLane};
+    return on_worker(handle, duration, std::nullopt, scheduler::kNoLane);
   }
-  scheduler::Submission on_worker(scheduler::AttemptHandle handle, std::int64_t duration, const std::string& worker,
-                                  int lane) {
-    return scheduler::Submission{handle, &item(duration), 1, worker, lane};
+  scheduler::Submission on_worker(scheduler::AttemptHandle handle, std::int64_t duration,
+                                  std::optional<std::string> worker, int lane) {
+    durations_.push_back(duration);
+    EXPECT_LE(durations_.size(), plan_.size()) << "more submissions than the test plan has items";
+    return scheduler::Submission{handle, &plan_, static_cast<std::uint32_t>(durations_.size() - 1), 1,
+                                 std::move(worker), lane};
   }
   void run(data::Micros until = INT64_MAX) {
     auto handle = [this](const SimEvent& event) { cluster_->handle(event); };
@@ -55,7 +52,8 @@ class SimClusterTest : public ::testing::Test {
   SimEngine engine_;
   std::mt19937_64 rng_;
   RecordingListener listener_;
-  std::deque<data::WorkItem> items_;
+  const scheduler::PlannedWork plan_{test_support::ranges(kPlanItems), "plan"};
+  std::vector<data::Micros> durations_;  // of the items submitted so far, by position
   std::optional<SimCluster> cluster_;
 };
 
@@ -226,7 +224,7 @@ TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
     SimEngine engine;
     std::mt19937_64 rng(1);
     try {
-      SimCluster cluster(engine, c.config, [](const data::WorkItem&) { return 0; }, rng, false);
+      SimCluster cluster(engine, c.config, [](std::size_t) { return 0; }, rng, false);
       ADD_FAILURE() << "no error for " << c.named;
     } catch (const data::Error& e) {
       EXPECT_EQ(e.input(), "simulated cluster");

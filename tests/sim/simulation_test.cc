@@ -256,7 +256,7 @@ TEST(Simulation, ASharedPlanSimulatesAsItsOwnCopyDoes) {
     EXPECT_EQ(to_json(replica, false), to_json(own, false)) << "seed " << seed;
     EXPECT_EQ(replica.attempt_log, own.attempt_log) << "seed " << seed;
   }
-  EXPECT_EQ(shared->items, items);
+  EXPECT_EQ(shared->items(), items);
   EXPECT_THROW(simulate(shared, {1, 2}, config), data::Error);  // a duration per item
 }
 

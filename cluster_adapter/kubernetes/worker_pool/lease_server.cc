@@ -28,7 +28,7 @@ void reply(httplib::Response& res, int status, const json& body) {
 }
 
 json item_of(const scheduler::Submission& submission, const std::string& run) {
-  const data::WorkItem& item = *submission.item;
+  const data::WorkItem item = submission.item();
   json out = {{"run", run}};
   for (const AttemptValue& value : attempt_values(item, submission.attempt)) {
     out[std::string(value.name)] = value.number ? json(*value.number) : json(value.text);

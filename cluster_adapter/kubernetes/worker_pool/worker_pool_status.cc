@@ -5,7 +5,7 @@ namespace millrace::cluster_adapter {
 nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
   nlohmann::json leases = nlohmann::json::array();
   for (const Lease& lease : status.leases.leases) {
-    leases.push_back({{"id", lease.id}, {"worker", lease.worker}, {"item", lease.submission.item->id},
+    leases.push_back({{"id", lease.id}, {"worker", lease.worker}, {"item", lease.submission.item_id()},
                       {"attempt", lease.submission.attempt}, {"held_for_us", now - lease.granted},
                       {"expires_in_us", lease.expires - now}});
   }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cluster_adapter/kubernetes/job_template.h"
+#include "tests/support/loose_plans.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -39,7 +40,7 @@ TEST(DeployManifests, DocumentedJobTemplateRendersOneAttemptWithTheRangeInArgsAn
   data::WorkItem item;
   item.id = "1000-1063";
   item.range = data::Range{1000, 64};
-  json job = job_template.render("catchup-1", "batch-work", scheduler::Submission{7, &item, 2, std::nullopt}, 3600);
+  json job = job_template.render("catchup-1", "batch-work", test_support::loose_submission(7, item, 2), 3600);
   EXPECT_EQ(job["metadata"]["name"], job_name("catchup-1", "1000-1063", 2));
   EXPECT_EQ(job["metadata"]["namespace"], "batch-work");
   EXPECT_EQ(job["metadata"]["labels"][kRunLabel], "catchup-1");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "data/error.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 
 namespace millrace::cluster_adapter {
@@ -38,7 +39,7 @@ TEST(JobName, SameAttemptGivesTheSameValidName) {
 
 TEST(JobTemplateRender, SetsNameLabelsAndLeavesRetriesToTheScheduler) {
   data::WorkItem item = range_item();
-  json job = test_job_template().render("run-7", "work", {41, &item, 3, std::nullopt}, 900);
+  json job = test_job_template().render("run-7", "work", test_support::loose_submission(41, item, 3), 900);
   EXPECT_EQ(job["metadata"]["name"], job_name("run-7", item.id, 3));
   EXPECT_EQ(job["metadata"]["namespace"], "work");
   EXPECT_EQ(job["metadata"]["labels"]["app"], "catchup");  // the template's own labels stay
@@ -54,7 +55,7 @@ TEST(JobTemplateRender, SetsNameLabelsAndLeavesRetriesToTheScheduler) {
 
 TEST(JobTemplateRender, InjectsEnvAndArgsPlaceholders) {
   data::WorkItem item = range_item();
-  json job = test_job_template().render("run-7", "work", {1, &item, 2, std::nullopt}, std::nullopt);
+  json job = test_job_template().render("run-7", "work", test_support::loose_submission(1, item, 2), std::nullopt);
   const json& container = job["spec"]["template"]["spec"]["containers"][0];
   EXPECT_EQ(container["args"], json({"--range", "64", "32", "--end=96", "Ledgers_0064/2"}));
   auto env = env_of(container);
@@ -74,7 +75,7 @@ TEST(JobTemplateRender, ReplacesAnEnvVarTheTemplateAlreadySets) {
     {"restartPolicy": "OnFailure", "containers": [{"name": "w", "image": "i",
       "env": [{"name": "MILLRACE_FIRST", "value": "stale"}, {"name": "KEEP", "value": "1"}]}]}}}})", "t");
   data::WorkItem item = range_item();
-  json job = t.render("r", "default", {1, &item, 1, std::nullopt}, std::nullopt);
+  json job = t.render("r", "default", test_support::loose_submission(1, item, 1), std::nullopt);
   const json& container = job["spec"]["template"]["spec"]["containers"][0];
   auto env = env_of(container);
   EXPECT_EQ(env["MILLRACE_FIRST"], "64");
@@ -90,7 +91,7 @@ TEST(JobTemplateRender, ItemRequestsReplaceTheTemplatesOnlyForTheirResources) {
       {"name": "sidecar", "image": "s:1"}]}}}})", "template");
   data::WorkItem item = range_item();
   item.requests = {{"cpu", 2500}, {"memory", 4LL * 1024 * 1024 * 1024 * 1000}};
-  json job = with_resources.render("run-7", "work", {1, &item, 1, std::nullopt}, std::nullopt);
+  json job = with_resources.render("run-7", "work", test_support::loose_submission(1, item, 1), std::nullopt);
   const json& containers = job["spec"]["template"]["spec"]["containers"];
   EXPECT_EQ(containers[0]["resources"]["requests"],
             json({{"cpu", "2500m"}, {"memory", "4294967296"}, {"ephemeral-storage", "1Gi"}}));
@@ -103,7 +104,7 @@ TEST(JobTemplateRender, RangePlaceholderOnAnItemWithoutRangeNamesTheItem) {
   item.id = "tx-batch";
   item.payload = "{}";
   try {
-    test_job_template().render("r", "default", {1, &item, 1, std::nullopt}, std::nullopt);
+    test_job_template().render("r", "default", test_support::loose_submission(1, item, 1), std::nullopt);
     FAIL() << "expected an error";
   } catch (const data::Error& e) {
     EXPECT_EQ(e.input(), "work item 'tx-batch'");

@@ -12,6 +12,7 @@
 #include "cluster_adapter/kubernetes/kube_client.h"
 #include "cluster_adapter/kubernetes/kube_config.h"
 #include "cluster_adapter/kubernetes/kubernetes_cluster.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/cluster_adapter/kubernetes/test_certificates.h"
 #include "tests/support/scratch_dir.h"
@@ -142,7 +143,7 @@ TEST_F(KubeClientTlsOnLoopbackServer, JobRunsToItsEndOverTlsWithAClientCertifica
   options.backoff = fast_backoff();
   KubernetesCluster cluster(KubeClient(load_kubeconfig(path), fast_backoff()), test_job_template(), options, clock);
   cluster.set_listener(&listener);
-  cluster.submit({1, &item, 1, std::nullopt});
+  cluster.submit(test_support::loose_submission(1, item, 1));
   ASSERT_TRUE(poll_until(cluster, [&] { return listener.count("succeeded") == 1; }));
   EXPECT_EQ(listener.count("started"), 1);
   EXPECT_TRUE(cluster.status().api.reachable);

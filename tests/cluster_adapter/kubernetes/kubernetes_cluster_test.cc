@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 
 namespace millrace::cluster_adapter {
@@ -41,7 +42,8 @@ class KubernetesClusterOnLoopbackServer : public ::testing::Test {
   }
 
   scheduler::Submission submission(int index, int attempt = 1) {
-    return {static_cast<scheduler::AttemptHandle>(index * 10 + attempt), &items_[index], attempt, std::nullopt};
+    return test_support::loose_submission(static_cast<scheduler::AttemptHandle>(index * 10 + attempt), items_[index],
+                                          attempt);
   }
 
   FakeApiServer server_;
@@ -235,7 +237,8 @@ TEST_F(KubernetesClusterOnLoopbackServer, WorkingSetsStayBoundedOverALongRun) {
   auto in_flight = [&] { return submitted - listener_.count("succeeded") - listener_.count("failed"); };
   ASSERT_TRUE(poll_until(*cluster, [&] {
     while (submitted < kAttempts && in_flight() < kCap) {
-      cluster->submit({static_cast<scheduler::AttemptHandle>(submitted + 1), &items[submitted], 1, std::nullopt});
+      cluster->submit(
+          test_support::loose_submission(static_cast<scheduler::AttemptHandle>(submitted + 1), items[submitted], 1));
       ++submitted;
     }
     KubernetesClusterStatus status = cluster->status();

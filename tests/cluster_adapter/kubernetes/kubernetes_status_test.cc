@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 
 namespace millrace::cluster_adapter {
@@ -46,7 +47,7 @@ TEST_F(KubernetesStatusOnLoopbackServer, UnreachableApiShowsFailuresInARowRetrie
 
   data::Micros paused_at = clock_.now();
   server_.pause();
-  cluster_->submit({1, &item_, 1, std::nullopt});
+  cluster_->submit(test_support::loose_submission(1, item_, 1));
   ASSERT_TRUE(poll_until(*cluster_, [&] {
     ApiHealthStatus api = cluster_->status().api;
     return !api.reachable && api.consecutive_failures >= 3 && api.failing.size() == 3;
@@ -101,7 +102,7 @@ TEST_F(KubernetesStatusOnLoopbackServer, UnreachableApiShowsFailuresInARowRetrie
 TEST_F(KubernetesStatusOnLoopbackServer, RefusedCreateIsCountedAsARejectionNotAsAnUnreachableApi) {
   ASSERT_TRUE(poll_until(*cluster_, [&] { return cluster_->status().lists >= 1; }));
   server_.inject_errors(1, 403, 0, "POST");
-  cluster_->submit({1, &item_, 1, std::nullopt});
+  cluster_->submit(test_support::loose_submission(1, item_, 1));
   ASSERT_TRUE(poll_until(*cluster_, [&] { return listener_.count("failed") == 1; }));
   ApiHealthStatus api = cluster_->status().api;
   EXPECT_TRUE(api.reachable);

@@ -12,6 +12,7 @@
 
 #include "cluster_adapter/realtime/wall_clock.h"
 #include "data/error.h"
+#include "tests/support/loose_plans.h"
 #include "tests/support/recording_listener.h"
 #include "tests/support/scratch_dir.h"
 
@@ -75,7 +76,7 @@ class LocalProcessClusterTest : public ::testing::Test {
   }
 
   scheduler::Submission submission(scheduler::AttemptHandle handle, const data::WorkItem& it, int attempt = 1) {
-    return scheduler::Submission{handle, &it, attempt, std::nullopt};
+    return test_support::loose_submission(handle, it, attempt);
   }
 
   // Polls (each poll may block up to an hour: only events wake it) until `n` attempts finished.

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster_adapter/kubernetes/worker_pool/lease_book.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/support/manual_clock.h"
 
@@ -43,7 +44,7 @@ class LeaseServerTest : public ::testing::Test {
   scheduler::Submission submission(int i, int attempt = 1) {
     std::string lane = "w00";
     lane += std::to_string(i);
-    return {static_cast<scheduler::AttemptHandle>(i + 1), &items_[i], attempt, lane};
+    return test_support::loose_submission(static_cast<scheduler::AttemptHandle>(i + 1), items_[i], attempt, lane);
   }
   json post(const std::string& path, const json& body, int expected_status = 200) {
     auto response = client_.Post(path.c_str(), body.dump(), "application/json");
@@ -200,7 +201,7 @@ TEST(LeaseServerTokenTest, RequestsWithoutTheTokenAreRefusedWith401) {
   LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 50 * data::kMicrosPerMilli}, "s1");
   LeaseServer server(book, "catchup-1", 2, "127.0.0.1", 0, "a-lease-token");
   data::WorkItem item = range_item(0);
-  book.offer({1, &item, 1, "w000"});
+  book.offer(test_support::loose_submission(1, item, 1, "w000"));
   httplib::Client client("127.0.0.1", server.port());
   auto bare = client.Post("/v1/lease", R"({"worker": "intruder"})", "application/json");
   ASSERT_TRUE(bare);
@@ -247,7 +248,7 @@ TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld)
   LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s");
   data::WorkItem item;
   item.id = "r0";
-  book.offer({1, &item, 1, "w000"});
+  book.offer(test_support::loose_submission(1, item, 1, "w000"));
   ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
   auto idle_b = std::async(std::launch::async, [&] { return book.lease("pool-1").action; });
   auto idle_c = std::async(std::launch::async, [&] { return book.lease("pool-2").action; });
@@ -259,7 +260,7 @@ TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld)
   EXPECT_EQ(book.status().workers_released, 1);
   ASSERT_EQ(book.complete("s-1", 0, "", std::nullopt), LeaseReply::kOk);  // no lease held any more
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kExit);
-  book.offer({2, &item, 2, "w002"});  // a lane needed again
+  book.offer(test_support::loose_submission(2, item, 2, "w002"));  // a lane needed again
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kWork);
 }
 

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "cluster_adapter/kubernetes/worker_pool/lease_server.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/support/manual_clock.h"
 #include "tests/support/scratch_dir.h"
@@ -89,7 +90,9 @@ class PoolWorkerScript : public ::testing::Test {
 };
 
 TEST_F(PoolWorkerScript, RunsEachLeasedRangeWithItsParametersReportsExitCodesAndExitsAtTheEnd) {
-  for (int i = 0; i < 5; ++i) book_.offer({static_cast<scheduler::AttemptHandle>(i + 1), &items_[i], 1, std::nullopt});
+  for (int i = 0; i < 5; ++i) {
+    book_.offer(test_support::loose_submission(static_cast<scheduler::AttemptHandle>(i + 1), items_[i], 1));
+  }
   std::string log = (dir_ / "ranges").string();
   std::string command = "echo \"$MILLRACE_ITEM $MILLRACE_ATTEMPT $MILLRACE_FIRST $MILLRACE_COUNT $MILLRACE_END "
                         "$MILLRACE_RUN\" >> " + log + "; [ \"$MILLRACE_ITEM\" != r3 ] || exit 4";
@@ -129,7 +132,7 @@ TEST_F(PoolWorkerScript, RunsEachLeasedRangeWithItsParametersReportsExitCodesAnd
 // a heartbeat at the time reached: after 4 steps the lease has lasted 2.4 durations, held by
 // heartbeats alone. Real time only bounds the wait for each heartbeat (a hang guard).
 TEST_F(PoolWorkerScript, HeartbeatsKeepALeaseLongerThanItsDuration) {
-  book_.offer({1, &items_[0], 1, std::nullopt});
+  book_.offer(test_support::loose_submission(1, items_[0], 1));
   const fs::path go = dir_ / "go";
   pid_t worker = start_worker("pool-0-0", "while [ ! -e " + go.string() + " ]; do sleep 0.05; done");
   std::vector<LeaseEvent> events;

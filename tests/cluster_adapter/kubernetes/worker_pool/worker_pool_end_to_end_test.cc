@@ -16,6 +16,7 @@
 #include "cluster_adapter/realtime/real_run_loop.h"
 #include "cluster_adapter/realtime/wall_clock.h"
 #include "scheduler/scheduler.h"
+#include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
 #include "tests/cluster_adapter/kubernetes/worker_pool/simulated_pool.h"
 
@@ -153,7 +154,7 @@ TEST(WorkerPoolOnLoopbackServer, FailedPoolJobIsTroubleWhileWorkWaitsForIt) {
   SteadyTestClock clock;
   WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(), small_pool(), clock);
   data::WorkItem item = plan()[0];
-  cluster.submit({1, &item, 1, "w000"});
+  cluster.submit(test_support::loose_submission(1, item, 1, "w000"));
   ASSERT_TRUE(poll_until(cluster, [&] { return !cluster.status().trouble.empty(); }));
   EXPECT_EQ(cluster.status().trouble,
             "the worker pool Job pool-pool can serve no more work (failed: its workers failed more often than its "

@@ -1,0 +1,28 @@
+// Submissions of items that are in no scheduler's plan, for cluster tests: each item is put in a
+// one-item plan of its own (scheduler::PlannedWork), kept until the test program ends.
+#pragma once
+
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/records.h"
+#include "scheduler/cluster.h"
+#include "scheduler/planned_work.h"
+
+namespace millrace::test_support {
+
+inline scheduler::Submission loose_submission(scheduler::AttemptHandle handle, const data::WorkItem& item,
+                                              int attempt = 1, std::optional<std::string> worker = std::nullopt,
+                                              int lane = scheduler::kNoLane) {
+  static std::mutex mutex;
+  static std::deque<scheduler::PlannedWork> plans;
+  std::lock_guard lock(mutex);
+  const scheduler::PlannedWork& plan = plans.emplace_back(std::vector<data::WorkItem>{item}, "test plan");
+  return scheduler::Submission{handle, &plan, 0, attempt, std::move(worker), lane};
+}
+
+}  // namespace millrace::test_support
