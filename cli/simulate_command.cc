@@ -81,6 +81,7 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   sim::SimulationConfig config;
   config.seed = o.seed;
   config.record_timeline = o.timeline;
+  config.keep_attempt_log = !o.no_record;  // only the stored run reads it
   config.predict_from_durations = true;
   sim::SimClusterConfig& cluster = config.cluster;
   cluster.nodes = o.nodes > 0 ? o.nodes : o.workers;
