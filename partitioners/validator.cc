@@ -1,5 +1,7 @@
 #include "partitioners/validator.h"
 
+#include <utility>
+
 #include "data/error.h"
 
 namespace millrace::partitioners {
@@ -11,6 +13,14 @@ std::vector<data::Range> Partition::work_ranges() const {
     r.count += overlap;
   }
   return out;
+}
+
+Partition best_candidate(std::vector<Candidate> candidates) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    if (candidates[i].score < candidates[best].score) best = i;
+  }
+  return std::move(candidates[best].partition);
 }
 
 RangeCountBound Partitioner::most_ranges(const PartitionParams& params) const {
