@@ -15,8 +15,10 @@ namespace {
 
 constexpr double kCountMultipliers[] = {1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16};
 
-// The range counts of the candidates: the one asked for (or a placeholder for refused
-// parameters), else W * m for each multiplier until the span's aligned capacity stops the growth.
+// The range counts of the candidates: the one asked for (or one placeholder when the worker
+// count or alignment leaves none: candidate() refuses those), else W * m for each multiplier
+// while the counts grow (the span's aligned capacity caps them; counts rounding to the same
+// stop it too).
 std::vector<std::int64_t> range_counts(const PartitionParams& params) {
   if (params.ranges > 0 || params.workers < 1 || params.align < 1) return {params.ranges};
   const std::int64_t capacity = std::max<std::int64_t>(1, params.span.count / params.align);

@@ -63,7 +63,7 @@ class Partitioner {
   virtual Partition partition(const PartitionParams& params) const = 0;
   // A generator choosing the best of several candidate partitions (optimal) builds them one at a
   // time, so that a caller with threads can build them at once: candidates() says how many (never
-  // throwing: refused parameters get one, which throws why), candidate(i) builds the i-th, and
+  // throwing: for parameters it refuses, candidate(i) throws why), candidate(i) builds the i-th, and
   // partition() is best_candidate() of them all. The others have one candidate, their partition.
   virtual std::size_t candidates(const PartitionParams& /*params*/) const { return 1; }
   virtual Candidate candidate(const PartitionParams& params, std::size_t /*i*/) const { return {partition(params), 0}; }
