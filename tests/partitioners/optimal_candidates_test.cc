@@ -66,6 +66,15 @@ Partition on_threads(const PartitionParams& params, unsigned threads) {
   return chosen_partition("optimal", params, std::move(candidates));
 }
 
+// The span [0, units) of `model` cut for `workers` workers.
+PartitionParams params_on(const data::CostModel& model, std::int64_t units, int workers) {
+  PartitionParams params;
+  params.span = {0, units};
+  params.workers = workers;
+  params.model = &model;
+  return params;
+}
+
 TEST(OptimalCandidates, OnTwoThreadsChooseWhatTheSequentialPathAndTheReferenceChoose) {
   std::mt19937_64 rng(23);
   for (int trial = 0; trial < 30; ++trial) {
@@ -96,10 +105,7 @@ TEST(OptimalCandidates, EqualMakespansGoToTheFewestRanges) {
   // of <= 3 s cannot cover 16 s, so 4 and 5 give the same 4 ranges of 4 s; 6 gives six of <= 3 s
   // (6 s on 4 workers); 8 and 12 give eight of 2 s, 16 sixteen of 1 s: all but 6 finish in 4 s.
   const data::CostModel model({{{0, 16}, 0, 1e6}});
-  PartitionParams params;
-  params.span = {0, 16};
-  params.workers = 4;
-  params.model = &model;
+  const PartitionParams params = params_on(model, 16, 4);
   const Partitioner& optimal = find_partitioner("optimal");
   ASSERT_EQ(optimal.candidates(params), 6u);
   std::vector<std::size_t> counts;
@@ -124,11 +130,8 @@ TEST(OptimalCandidates, BestCandidateIsTheFirstLowestScore) {
 
 TEST(OptimalCandidates, AFixedRangeCountIsOneCandidate) {
   const data::CostModel model({{{0, 100}, 0, 1}});
-  PartitionParams params;
-  params.span = {0, 100};
-  params.workers = 4;
+  PartitionParams params = params_on(model, 100, 4);
   params.ranges = 5;
-  params.model = &model;
   const Partitioner& optimal = find_partitioner("optimal");
   ASSERT_EQ(optimal.candidates(params), 1u);
   EXPECT_EQ(optimal.candidate(params, 0).partition.ranges.size(), 5u);
@@ -136,10 +139,7 @@ TEST(OptimalCandidates, AFixedRangeCountIsOneCandidate) {
 
 TEST(OptimalCandidates, ACandidateOfRefusedParametersSaysWhy) {
   const data::CostModel model({{{0, 100}, 0, 1}});
-  PartitionParams good;
-  good.span = {0, 100};
-  good.workers = 4;
-  good.model = &model;
+  const PartitionParams good = params_on(model, 100, 4);
   const auto problem = [](const PartitionParams& params) -> std::string {
     const Partitioner& optimal = find_partitioner("optimal");
     EXPECT_GE(optimal.candidates(params), 1u);
