@@ -53,10 +53,12 @@ Candidate OptimalPartitioner::candidate(const PartitionParams& params, std::size
   return {{std::move(ranges), params.overlap}, makespan};
 }
 
+// The candidates one after the other, only the best so far kept.
 Partition OptimalPartitioner::partition(const PartitionParams& params) const {
-  std::vector<Candidate> all;
-  for (std::size_t i = 0; i < candidates(params); ++i) all.push_back(candidate(params, i));
-  return best_candidate(std::move(all));
+  Candidate best = candidate(params, 0);
+  const std::size_t count = candidates(params);
+  for (std::size_t i = 1; i < count; ++i) keep_better(best, candidate(params, i));
+  return std::move(best.partition);
 }
 
 }  // namespace millrace::partitioners

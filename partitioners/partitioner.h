@@ -45,12 +45,14 @@ struct Partition {
 };
 
 // One of the partitions a generator chooses between, with its score: the lowest wins, ties going
-// to the first (best_candidate()).
+// to the first.
 struct Candidate {
   Partition partition;
   double score = 0;
 };
 
+// Keeps in `best` the better of it and `next`, a later candidate: `next` only when it scores lower.
+void keep_better(Candidate& best, Candidate next);
 // The first candidate with the lowest score; `candidates` is not empty.
 Partition best_candidate(std::vector<Candidate> candidates);
 

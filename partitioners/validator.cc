@@ -15,12 +15,13 @@ std::vector<data::Range> Partition::work_ranges() const {
   return out;
 }
 
+void keep_better(Candidate& best, Candidate next) {
+  if (next.score < best.score) best = std::move(next);
+}
+
 Partition best_candidate(std::vector<Candidate> candidates) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < candidates.size(); ++i) {
-    if (candidates[i].score < candidates[best].score) best = i;
-  }
-  return std::move(candidates[best].partition);
+  for (std::size_t i = 1; i < candidates.size(); ++i) keep_better(candidates[0], std::move(candidates[i]));
+  return std::move(candidates[0].partition);
 }
 
 RangeCountBound Partitioner::most_ranges(const PartitionParams& params) const {
