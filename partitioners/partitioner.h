@@ -4,6 +4,7 @@
 // the one shared validator (partitioners/validator.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,18 @@ struct Partition {
   std::vector<data::Range> work_ranges() const;
 };
 
+// One of the partitions a generator chooses between, with its score: the lowest wins, ties going
+// to the first.
+struct Candidate {
+  Partition partition;
+  double score = 0;
+};
+
+// Keeps in `best` the better of it and `next`, a later candidate: `next` only when it scores lower.
+void keep_better(Candidate& best, Candidate next);
+// The first candidate with the lowest score; `candidates` is not empty.
+Partition best_candidate(std::vector<Candidate> candidates);
+
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
@@ -50,6 +63,12 @@ class Partitioner {
   virtual std::string description() const = 0;
   // Throws data::Error naming the partitioner for bad parameters.
   virtual Partition partition(const PartitionParams& params) const = 0;
+  // A generator choosing the best of several candidate partitions (optimal) builds them one at a
+  // time, so that a caller with threads can build them at once: candidates() says how many (never
+  // throwing: for parameters it refuses, candidate(i) throws why), candidate(i) builds the i-th, and
+  // partition() is best_candidate() of them all. The others have one candidate, their partition.
+  virtual std::size_t candidates(const PartitionParams& /*params*/) const { return 1; }
+  virtual Candidate candidate(const PartitionParams& params, std::size_t /*i*/) const { return {partition(params), 0}; }
   // The generator's own defaults, for callers that give a span and a worker count and leave the
   // rest open (compare, plan): fills the parameters left at 0 from span and workers (> 0). A
   // generator with nothing to default keeps this.

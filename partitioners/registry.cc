@@ -1,6 +1,7 @@
 #include "partitioners/registry.h"
 
 #include <memory>
+#include <utility>
 
 #include "data/registry.h"
 #include "partitioners/cost_balanced.h"
@@ -54,6 +55,12 @@ Partition make_partition(const std::string& name, const PartitionParams& params)
   const Partitioner& partitioner = find_partitioner(name);
   Partition partition = partitioner.partition(params);
   validate(partition, params, partitioner.name());
+  return partition;
+}
+
+Partition chosen_partition(const std::string& name, const PartitionParams& params, std::vector<Candidate> candidates) {
+  Partition partition = best_candidate(std::move(candidates));
+  validate(partition, params, find_partitioner(name).name());
   return partition;
 }
 

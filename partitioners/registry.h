@@ -23,5 +23,8 @@ const Partitioner& find_partitioner(const std::string& name, const std::string& 
 PartitionParams with_defaults(const std::string& name, PartitionParams params,
                               const std::string& input = "--partitioner");
 Partition make_partition(const std::string& name, const PartitionParams& params);
+// make_partition's result from the generator's candidates built apart (Partitioner::candidates:
+// all of them, in order), validated the same way.
+Partition chosen_partition(const std::string& name, const PartitionParams& params, std::vector<Candidate> candidates);
 
 }  // namespace millrace::partitioners

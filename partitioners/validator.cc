@@ -1,5 +1,7 @@
 #include "partitioners/validator.h"
 
+#include <utility>
+
 #include "data/error.h"
 
 namespace millrace::partitioners {
@@ -11,6 +13,15 @@ std::vector<data::Range> Partition::work_ranges() const {
     r.count += overlap;
   }
   return out;
+}
+
+void keep_better(Candidate& best, Candidate next) {
+  if (next.score < best.score) best = std::move(next);
+}
+
+Partition best_candidate(std::vector<Candidate> candidates) {
+  for (std::size_t i = 1; i < candidates.size(); ++i) keep_better(candidates[0], std::move(candidates[i]));
+  return std::move(candidates[0].partition);
 }
 
 RangeCountBound Partitioner::most_ranges(const PartitionParams& params) const {

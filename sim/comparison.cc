@@ -81,10 +81,6 @@ PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const part
                   std::move(durations), spec.noise && !spec.model->noise().empty()};
 }
 
-PlanCase partition_case(const ComparisonSpec& spec, const std::string& name, int workers) {
-  return plan_of(spec, name, partitioners::make_partition(name, params_for(spec, name, workers)));
-}
-
 void validate(const ComparisonSpec& spec) {
   if (spec.workers.empty()) throw data::Error("--workers", "needs at least one worker count");
   for (int w : spec.workers) {
@@ -211,9 +207,20 @@ unsigned ComparisonSpec::thread_count() const {
   return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// A partition built in steps (partitioners::Partitioner::candidates): one task per candidate of
+// its generator, then one joining them into the plan once they all ended.
+struct PartitionBuild {
+  std::string partitioner;
+  partitioners::PartitionParams params;
+  std::vector<partitioners::Candidate> candidates;  // by candidate, moved out by the join
+  std::size_t first_task = 0;                       // its candidates' tasks: [first_task, join)
+  std::size_t join = 0;                             // the join's task
+  std::size_t ended = 0;                            // candidate tasks ended
+};
+
 // Plans: the recorded run, then one partition per partitioner and worker count (built by the
-// first tasks), then the listed partitions. Tasks: [0, partitions) build the partitions, then
-// one per replica of each combination, combination-major.
+// first tasks), then the listed partitions. Tasks: [0, build_tasks) build the partitions, each
+// its candidates then its join, then one per replica of each combination, combination-major.
 struct ComparisonRun::State {
   ComparisonSpec spec;
   bool recorded = false;  // plans[0] is the recorded run
@@ -221,17 +228,28 @@ struct ComparisonRun::State {
   std::vector<char> plan_ready;
   std::vector<Combination> combos;
   std::size_t first_partition = 0;
-  std::size_t partitions = 0;
+  std::vector<PartitionBuild> builds;      // of plans[first_partition + b]
+  std::vector<std::size_t> build_of;       // by build task
+  std::vector<char> build_taken;           // by build task
   std::size_t replicas = 0;
   std::vector<ReplicaResult> results;  // by replica task
   std::vector<std::exception_ptr> errors;  // by task
   std::vector<char> taken;                 // by replica task
-  std::size_t next_build = 0;
+  std::size_t first_unbuilt = 0;  // every build task before it is taken
   std::size_t first_untaken = 0;  // every replica task before it is taken
   std::size_t ended = 0;
   std::int64_t simulated = 0;
 
-  std::size_t tasks() const { return partitions + results.size(); }
+  std::size_t build_tasks() const { return build_of.size(); }
+  std::size_t tasks() const { return build_tasks() + results.size(); }
+  // Runs build task t: a candidate into its build, or the join into the build's plan (nothing
+  // when a candidate failed: its error is the partition's).
+  void build(std::size_t t);
+  // Whether one of the tasks [first, end) failed.
+  bool failed(std::size_t first, std::size_t end) const {
+    return std::any_of(errors.begin() + static_cast<std::ptrdiff_t>(first),
+                       errors.begin() + static_cast<std::ptrdiff_t>(end), [](const auto& e) { return e != nullptr; });
+  }
   // Simulates replica task i (its plan built) into results[i].
   void simulate_replica(std::size_t i);
 };
@@ -253,13 +271,18 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
     }
   }
   s.first_partition = s.plans.size();
-  s.partitions = c.partitioners.size() * c.workers.size();
-  s.plans.resize(s.first_partition + s.partitions);
-  for (std::size_t i = 0; i < s.partitions; ++i) {
-    for (scheduler::QueueOrder order : c.orders) {
-      s.combos.push_back({s.first_partition + i, c.workers[i % c.workers.size()], order});
+  for (const std::string& name : c.partitioners) {
+    for (int w : c.workers) {
+      PartitionBuild b{name, params_for(c, name, w), {}, s.build_of.size()};
+      b.candidates.resize(partitioners::find_partitioner(name).candidates(b.params));
+      b.join = b.first_task + b.candidates.size();
+      s.build_of.insert(s.build_of.end(), b.candidates.size() + 1, s.builds.size());
+      s.builds.push_back(std::move(b));
+      s.plans.emplace_back();
+      for (scheduler::QueueOrder order : c.orders) s.combos.push_back({s.plans.size() - 1, w, order});
     }
   }
+  s.build_taken.assign(s.build_tasks(), 0);
   for (const ListedPartition& listed : c.listed) {
     s.plans.push_back(plan_of(c, listed.name, listed.partition, listed.requests));
     for (int w : c.workers) {
@@ -267,7 +290,7 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
     }
   }
   s.plan_ready.assign(s.plans.size(), 1);
-  std::fill_n(s.plan_ready.begin() + static_cast<std::ptrdiff_t>(s.first_partition), s.partitions, 0);
+  std::fill_n(s.plan_ready.begin() + static_cast<std::ptrdiff_t>(s.first_partition), s.builds.size(), 0);
   s.replicas = static_cast<std::size_t>(c.replicas);
   s.results.resize(s.combos.size() * s.replicas);
   s.taken.assign(s.results.size(), 0);
@@ -280,12 +303,19 @@ std::size_t ComparisonRun::tasks() const { return state_->tasks(); }
 
 std::optional<std::size_t> ComparisonRun::take() {
   State& s = *state_;
-  if (s.next_build < s.partitions) return s.next_build++;
+  while (s.first_unbuilt < s.build_tasks() && s.build_taken[s.first_unbuilt]) ++s.first_unbuilt;
+  for (std::size_t t = s.first_unbuilt; t < s.build_tasks(); ++t) {
+    const PartitionBuild& b = s.builds[s.build_of[t]];
+    if (!s.build_taken[t] && (t != b.join || b.ended == b.join - b.first_task)) {
+      s.build_taken[t] = 1;
+      return t;
+    }
+  }
   while (s.first_untaken < s.taken.size() && s.taken[s.first_untaken]) ++s.first_untaken;
   for (std::size_t i = s.first_untaken; i < s.taken.size(); ++i) {
     if (!s.taken[i] && s.plan_ready[s.combos[i / s.replicas].plan]) {
       s.taken[i] = 1;
-      return s.partitions + i;
+      return s.build_tasks() + i;
     }
   }
   return std::nullopt;
@@ -294,16 +324,26 @@ std::optional<std::size_t> ComparisonRun::take() {
 void ComparisonRun::run(std::size_t task) {
   State& s = *state_;
   try {
-    if (task < s.partitions) {
-      const std::size_t workers = s.spec.workers.size();
-      s.plans[s.first_partition + task] =
-          partition_case(s.spec, s.spec.partitioners[task / workers], s.spec.workers[task % workers]);
+    if (task < s.build_tasks()) {
+      s.build(task);
     } else {
-      s.simulate_replica(task - s.partitions);
+      s.simulate_replica(task - s.build_tasks());
     }
   } catch (...) {
     s.errors[task] = std::current_exception();
   }
+}
+
+void ComparisonRun::State::build(std::size_t t) {
+  PartitionBuild& b = builds[build_of[t]];
+  if (t < b.join) {
+    const std::size_t i = t - b.first_task;
+    b.candidates[i] = partitioners::find_partitioner(b.partitioner).candidate(b.params, i);
+    return;
+  }
+  if (failed(b.first_task, t)) return;
+  plans[first_partition + build_of[t]] =
+      plan_of(spec, b.partitioner, partitioners::chosen_partition(b.partitioner, b.params, std::move(b.candidates)));
 }
 
 void ComparisonRun::State::simulate_replica(std::size_t i) {
@@ -332,9 +372,14 @@ void ComparisonRun::State::simulate_replica(std::size_t i) {
 bool ComparisonRun::finished(std::size_t task) {
   State& s = *state_;
   ++s.ended;
-  if (task < s.partitions) {
-    const std::size_t plan = s.first_partition + task;
-    if (!s.errors[task]) {
+  if (task < s.build_tasks()) {
+    PartitionBuild& b = s.builds[s.build_of[task]];
+    if (task < b.join) {
+      ++b.ended;
+      return s.ended == s.tasks();
+    }
+    const std::size_t plan = s.first_partition + s.build_of[task];
+    if (!s.failed(b.first_task, task + 1)) {
       s.plan_ready[plan] = 1;
     } else {
       // Its replicas cannot run: they end here, unrun (finish() reports the partition's error).

@@ -119,7 +119,9 @@ struct Comparison {
 Comparison run_comparison(const ComparisonSpec& spec);
 
 // One comparison cut into tasks for a pool of threads (sim/sweep_pool.h, which runs the tasks of
-// several at once): first building each partition, then simulating each replica of each
+// several at once): first building each partition (a task per candidate of its generator, so
+// that the candidate range counts of `optimal` build on several threads, then one joining them:
+// partitioners/partitioner.h's Partitioner::candidates), then simulating each replica of each
 // combination, a replica as soon as its plan is built. take() and finished() are called by one
 // thread at a time (under the pool's lock), run() by several at once, each task once; finish()
 // once, after the last task ended.

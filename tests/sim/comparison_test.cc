@@ -108,6 +108,25 @@ TEST(Comparison, RejectsUnknownNamesAndBadCounts) {
   EXPECT_THROW(run_comparison(spec), data::Error);
 }
 
+TEST(Comparison, APartitionItsGeneratorRefusesFailsTheComparisonWithTheFirstPartitionsError) {
+  // optimal builds its candidates as tasks of their own, each failing here; the error reported
+  // is the first partition's on any thread count, and the pool does not wait for the plans.
+  const data::CostModel model = tip_heavy_model();
+  ComparisonSpec spec = spec_on(model);
+  spec.partitioners = {"optimal", "uniform"};
+  spec.workers = {2, 4};
+  spec.partition.overlap = -1;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    spec.threads = threads;
+    try {
+      run_comparison(spec);
+      ADD_FAILURE() << "no error on " << threads << " threads";
+    } catch (const data::Error& e) {
+      EXPECT_STREQ(e.what(), "optimal: overlap must not be negative (got -1)") << threads << " threads";
+    }
+  }
+}
+
 TEST(Comparison, RecordedBaselineReplaysRecordedDurations) {
   const data::CostModel model = tip_heavy_model();
   ComparisonSpec spec = spec_on(model);
