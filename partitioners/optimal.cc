@@ -16,16 +16,16 @@ namespace {
 constexpr double kCountMultipliers[] = {1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16};
 
 // The range counts of the candidates: the one asked for (or one placeholder when the worker
-// count or alignment leaves none: candidate() refuses those), else W * m for each multiplier
-// while the counts grow (the span's aligned capacity caps them; counts rounding to the same
-// stop it too).
+// count or alignment leaves none: candidate() refuses those), else the distinct W * m for the
+// multipliers (the span's aligned capacity caps them; a count that rounds to the one before is
+// skipped, so few workers still try up to 16 ranges each).
 std::vector<std::int64_t> range_counts(const PartitionParams& params) {
   if (params.ranges > 0 || params.workers < 1 || params.align < 1) return {params.ranges};
   const std::int64_t capacity = std::max<std::int64_t>(1, params.span.count / params.align);
   std::vector<std::int64_t> counts;
   for (double m : kCountMultipliers) {
     const std::int64_t n = std::min(capacity, static_cast<std::int64_t>(std::llround(params.workers * m)));
-    if (!counts.empty() && n == counts.back()) break;
+    if (!counts.empty() && n == counts.back()) continue;
     counts.push_back(n);
   }
   return counts;

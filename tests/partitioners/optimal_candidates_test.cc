@@ -37,7 +37,7 @@ std::vector<data::Range> reference_optimal(const data::CostModel& model, const P
   std::int64_t previous = 0;
   for (double m : multipliers) {
     const std::int64_t n = std::min(capacity, static_cast<std::int64_t>(std::llround(p.workers * m)));
-    if (n == previous) break;
+    if (n == previous) continue;
     previous = n;
     std::vector<data::Range> ranges = min_max_ranges(model, p.span, n, p.align, p.overlap);
     const double makespan = reference_lpt(predicted_costs(model, ranges, p.overlap), p.workers);
@@ -135,6 +135,24 @@ TEST(OptimalCandidates, AFixedRangeCountIsOneCandidate) {
   const Partitioner& optimal = find_partitioner("optimal");
   ASSERT_EQ(optimal.candidates(params), 1u);
   EXPECT_EQ(optimal.candidate(params, 0).partition.ranges.size(), 5u);
+}
+
+// Each multiple of the worker count once: a count rounding to the one before is skipped, not
+// the end of the list (2 workers once tried only 2 and 3 ranges), and the span's capacity caps them.
+TEST(OptimalCandidates, FewWorkersStillTryUpToSixteenRangesEach) {
+  const data::CostModel model({{{0, 1000}, 0, 1}});
+  const Partitioner& optimal = find_partitioner("optimal");
+  const auto counts = [&](std::int64_t units, int workers) {
+    const PartitionParams params = params_on(model, units, workers);
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < optimal.candidates(params); ++i) {
+      out.push_back(optimal.candidate(params, i).partition.ranges.size());
+    }
+    return out;
+  };
+  EXPECT_EQ(counts(1000, 2), (std::vector<std::size_t>{2, 3, 4, 6, 8, 12, 16, 24, 32}));
+  EXPECT_EQ(counts(1000, 1), (std::vector<std::size_t>{1, 2, 3, 4, 6, 8, 12, 16}));
+  EXPECT_EQ(optimal.candidates(params_on(model, 5, 2)), 4u);  // 2, 3, 4, then 5 (the capacity) once
 }
 
 TEST(OptimalCandidates, ACandidateOfRefusedParametersSaysWhy) {
