@@ -212,10 +212,26 @@ unsigned ComparisonSpec::thread_count() const {
 struct PartitionBuild {
   std::string partitioner;
   partitioners::PartitionParams params;
-  std::vector<partitioners::Candidate> candidates;  // by candidate, moved out by the join
+  std::vector<partitioners::Candidate> candidates;  // by candidate; a loser freed when it is known
   std::size_t first_task = 0;                       // its candidates' tasks: [first_task, join)
   std::size_t join = 0;                             // the join's task
   std::size_t ended = 0;                            // candidate tasks ended
+  std::optional<std::size_t> best;                  // the first lowest scoring of those ended well
+
+  // Candidate i ended well: keeps the better of it and the best so far (the lower score, or the
+  // earlier on equal scores, so the choice is the sequential one whatever order they end in) and
+  // frees the other, so a build holds the best of those ended beside those being built, not every
+  // candidate until the join.
+  void ended_well(std::size_t i) {
+    if (!best) {
+      best = i;
+      return;
+    }
+    const double score = candidates[i].score, best_score = candidates[*best].score;
+    const bool better = score < best_score || (score == best_score && i < *best);
+    candidates[better ? *best : i] = {};
+    if (better) best = i;
+  }
 };
 
 // Plans: the recorded run, then one partition per partitioner and worker count (built by the
@@ -342,8 +358,11 @@ void ComparisonRun::State::build(std::size_t t) {
     return;
   }
   if (failed(b.first_task, t)) return;
+  std::vector<partitioners::Candidate> chosen;
+  chosen.push_back(std::move(b.candidates[*b.best]));
+  b.candidates = {};
   plans[first_partition + build_of[t]] =
-      plan_of(spec, b.partitioner, partitioners::chosen_partition(b.partitioner, b.params, std::move(b.candidates)));
+      plan_of(spec, b.partitioner, partitioners::chosen_partition(b.partitioner, b.params, std::move(chosen)));
 }
 
 void ComparisonRun::State::simulate_replica(std::size_t i) {
@@ -376,6 +395,7 @@ bool ComparisonRun::finished(std::size_t task) {
     PartitionBuild& b = s.builds[s.build_of[task]];
     if (task < b.join) {
       ++b.ended;
+      if (!s.errors[task]) b.ended_well(task - b.first_task);
       return s.ended == s.tasks();
     }
     const std::size_t plan = s.first_partition + s.build_of[task];
