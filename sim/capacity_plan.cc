@@ -1,8 +1,11 @@
 #include "sim/capacity_plan.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "data/error.h"
 #include "data/run_summary.h"
@@ -46,6 +49,10 @@ class Evaluator {
       const std::lock_guard<std::mutex> guard(shown_);
       awaited_ = count;
       if (q_.evaluating) q_.evaluating(count);
+      // Simulated ahead while another count was awaited: what it reached is shown now, so every
+      // count the search asks is drawn, however far its comparison got before it was asked.
+      const auto reached = reached_.find(count);
+      if (reached != reached_.end() && q_.spec.progress) q_.spec.progress(reached->second.first, reached->second.second);
     }
     pool_.queue(count, kAwaited, make(count));
     std::vector<ComparisonRow> rows = judged_(count, pool_.wait(count));
@@ -96,6 +103,7 @@ class Evaluator {
       ComparisonSpec spec = spec_(count);
       spec.progress = [this, count](std::int64_t done, std::int64_t total) {
         const std::lock_guard<std::mutex> guard(shown_);
+        reached_[count] = {done, total};
         if (awaited_ == count && q_.spec.progress) q_.spec.progress(done, total);
       };
       return std::make_unique<ComparisonRun>(std::move(spec));
@@ -109,8 +117,9 @@ class Evaluator {
   std::vector<int> possible_;
   std::map<int, ComparisonRow> best_;
   std::map<int, std::vector<ComparisonRow>> rows_;
-  std::mutex shown_;  // the question's progress and `awaited_`
+  std::mutex shown_;  // the question's progress, `awaited_` and `reached_`
   int awaited_ = 0;
+  std::map<int, std::pair<std::int64_t, std::int64_t>> reached_;  // by count: simulations done, of total
   SweepPool pool_;  // last: its threads end before what they use
 };
 

@@ -178,5 +178,37 @@ TEST(CapacityPlan, ReportsAnUnreachableDeadline) {
   EXPECT_EQ(*a.best_at_max.deadline_met, 0.0);
 }
 
+// Every count the search asks is shown to its end, between its announcement and the next one's,
+// however far the other threads simulated it before it was asked (a count done ahead was once
+// never drawn).
+TEST(CapacityPlan, EveryCountAskedIsShownToItsEndBeforeTheNext) {
+  const data::CostModel model = flat_model();
+  for (unsigned threads : {1u, 2u, 3u}) {
+    CapacityQuestion q;
+    q.spec = spec_on(model);
+    q.spec.partitioners = {"cost-balanced"};
+    q.spec.threads = threads;
+    q.deadline = 130 * kSecond;
+    q.confidence = 1.0;
+    q.max_workers = 64;
+    std::vector<std::string> shown;  // "ask N" and "done N", in the order drawn
+    int asked = 0;
+    q.evaluating = [&](int count) {
+      asked = count;
+      shown.push_back("ask " + std::to_string(count));
+    };
+    q.spec.progress = [&](std::int64_t done, std::int64_t total) {
+      if (done == total) shown.push_back("done " + std::to_string(asked));
+    };
+    plan_capacity(q);
+    ASSERT_FALSE(shown.empty()) << threads << " threads";
+    for (std::size_t i = 0; i < shown.size(); i += 2) {
+      ASSERT_EQ(shown[i].rfind("ask ", 0), 0u) << threads << " threads, line " << i << ": " << shown[i];
+      ASSERT_LT(i + 1, shown.size()) << threads << " threads: " << shown[i] << " never shown done";
+      EXPECT_EQ(shown[i + 1], "done " + shown[i].substr(4)) << threads << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace millrace::sim
