@@ -68,7 +68,7 @@ void set_env(json& container, const std::string& name, const std::string& value)
   json& env = container["env"];
   if (!env.is_array()) env = json::array();
   for (auto& entry : env) {
-    if (entry.value("name", "") == name) {
+    if (text_field(entry, "name") == name) {
       entry = {{"name", name}, {"value", value}};
       return;
     }
@@ -103,7 +103,7 @@ JobTemplate JobTemplate::parse(const std::string& text, const std::string& origi
   if (manifest.is_discarded() || !manifest.is_object()) {
     throw data::Error(origin, "the Job template is not a JSON object");
   }
-  if (manifest.value("kind", "") != "Job" || manifest.value("apiVersion", "") != "batch/v1") {
+  if (text_field(manifest, "kind") != "Job" || text_field(manifest, "apiVersion") != "batch/v1") {
     throw data::Error(origin, "the Job template must have apiVersion batch/v1 and kind Job");
   }
   const json* containers = nullptr;

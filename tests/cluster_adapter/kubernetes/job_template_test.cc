@@ -73,11 +73,16 @@ TEST(JobTemplateRender, InjectsEnvAndArgsPlaceholders) {
 TEST(JobTemplateRender, ReplacesAnEnvVarTheTemplateAlreadySets) {
   auto t = JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec":
     {"restartPolicy": "OnFailure", "containers": [{"name": "w", "image": "i",
-      "env": [{"name": "MILLRACE_FIRST", "value": "stale"}, {"name": "KEEP", "value": "1"}]}]}}}})", "t");
+      "env": [{"name": "MILLRACE_FIRST", "value": "stale"}, {"name": "KEEP", "value": "1"}, 7, {"name": 5}]}]}}}})", "t");
   data::WorkItem item = range_item();
   json job = t.render("r", "default", test_support::loose_submission(1, item, 1), std::nullopt);
   const json& container = job["spec"]["template"]["spec"]["containers"][0];
-  auto env = env_of(container);
+  EXPECT_EQ(container["env"][2], 7);  // entries that are not objects or have no text name are left as given
+  EXPECT_EQ(container["env"][3], json({{"name", 5}}));
+  json named = container["env"];
+  named.erase(3);
+  named.erase(2);
+  auto env = env_of(json{{"env", named}});
   EXPECT_EQ(env["MILLRACE_FIRST"], "64");
   EXPECT_EQ(env["KEEP"], "1");
   EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
@@ -115,6 +120,17 @@ TEST(JobTemplateParse, RejectsWhatIsNotAJobWithContainers) {
   EXPECT_THROW(JobTemplate::parse("not json", "t.json"), data::Error);
   EXPECT_THROW(JobTemplate::parse(R"({"apiVersion": "v1", "kind": "Pod"})", "t.json"), data::Error);
   EXPECT_THROW(JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {}})", "t.json"), data::Error);
+  // kind or apiVersion of another type (a key given twice, the last an object): the same refusal,
+  // not a JSON type error escaping (found by fuzz_job_template)
+  for (const char* text : {R"({"apiVersion": "batch/v1", "kind": {"spec": {}}})", R"({"apiVersion": 1, "kind": "Job"})"}) {
+    try {
+      JobTemplate::parse(text, "t.json");
+      ADD_FAILURE() << "expected an error for " << text;
+    } catch (const data::Error& e) {
+      EXPECT_EQ(e.input(), "t.json");
+      EXPECT_EQ(e.problem(), "the Job template must have apiVersion batch/v1 and kind Job");
+    }
+  }
   try {
     JobTemplate::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec":
       {"containers": [{"name": "w", "args": ["{frist}"]}]}}}})", "t.json");
