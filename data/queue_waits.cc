@@ -26,18 +26,14 @@ Micros nearest_rank(const std::vector<Micros>& sorted, double p) {
 
 // The percentiles are picked with nth_element, each inside the part below the higher one (the
 // values are never sorted); the picked values are those a sort would put there.
-WaitSummary summarize_waits(const std::vector<QueuedItem>& items, Micros span_start, Micros span_end) {
-  std::vector<Micros> waits;
-  waits.reserve(items.size());
-  for (const QueuedItem& q : items) waits.push_back(std::max<Micros>(0, q.start - q.submit));
-  return summarize_wait_times(std::move(waits), span_start, span_end);
-}
-
 WaitSummary summarize_wait_times(std::vector<Micros> waits, Micros span_start, Micros span_end) {
   WaitSummary s;
   s.items = waits.size();
   double pending_time = 0;
-  for (Micros wait : waits) pending_time += static_cast<double>(wait);
+  for (Micros& wait : waits) {
+    wait = std::max<Micros>(0, wait);
+    pending_time += static_cast<double>(wait);
+  }
   if (!waits.empty()) {
     auto pick = [&](double p, std::vector<Micros>::iterator end) {
       const auto at = waits.begin() + static_cast<std::ptrdiff_t>(rank_of(waits.size(), p) - 1);

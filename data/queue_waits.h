@@ -13,11 +13,6 @@
 
 namespace millrace::data {
 
-struct QueuedItem {
-  Micros submit = 0;
-  Micros start = 0;  // its first start; not before submit
-};
-
 struct WaitSummary {
   std::size_t items = 0;       // items with a start
   Micros p50 = 0, p90 = 0, p99 = 0, max = 0;  // nearest-rank percentiles of start - submit
@@ -25,10 +20,9 @@ struct WaitSummary {
   friend bool operator==(const WaitSummary&, const WaitSummary&) = default;
 };
 
-// Waits of `items` over the span [span_start, span_end] (the pending average divides by it;
-// 0 when the span is empty).
-WaitSummary summarize_waits(const std::vector<QueuedItem>& items, Micros span_start, Micros span_end);
-// The same from the waits themselves (start - submit, not negative), in item order.
+// The waits of the items that started, each its first start - its submit time (in item order; a
+// start before the submit time waited nothing), over the span [span_start, span_end] (the
+// pending average divides by it; 0 when the span is empty).
 WaitSummary summarize_wait_times(std::vector<Micros> waits, Micros span_start, Micros span_end);
 
 // The nearest-rank percentile (0 < p <= 1) of sorted values: the ceil(p x n)-th smallest.

@@ -248,7 +248,7 @@ void add_waits(const std::vector<WorkItem>& items, const std::vector<AttemptSpan
     if (a.item >= items.size()) continue;
     if (first_start[a.item] == kNever || a.start < first_start[a.item]) first_start[a.item] = a.start;
   }
-  std::vector<QueuedItem> queued;
+  std::vector<Micros> waits;
   Micros first_submit = last_end;
   for (std::size_t i = 0; i < items.size(); ++i) {
     s.has_submit_times = s.has_submit_times || items[i].submit_at > 0;
@@ -256,10 +256,10 @@ void add_waits(const std::vector<WorkItem>& items, const std::vector<AttemptSpan
       ++s.never_started;
       continue;
     }
-    queued.push_back(QueuedItem{items[i].submit_at, first_start[i]});
+    waits.push_back(first_start[i] - items[i].submit_at);
     first_submit = std::min({first_submit, items[i].submit_at, first_start[i]});
   }
-  if (s.has_submit_times) s.waits = summarize_waits(queued, first_submit, last_end);
+  if (s.has_submit_times) s.waits = summarize_wait_times(std::move(waits), first_submit, last_end);
 }
 
 }  // namespace

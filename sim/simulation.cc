@@ -62,7 +62,7 @@ data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<d
   }
   std::size_t started = 0;
   for (std::size_t i = 0; i < waits.size(); ++i) {
-    if (waits[i] != kNever) waits[started++] = std::max<data::Micros>(0, waits[i] - core.plan().submit_at(i));
+    if (waits[i] != kNever) waits[started++] = waits[i] - core.plan().submit_at(i);
   }
   waits.resize(started);
   return data::summarize_wait_times(std::move(waits), 0, makespan);
