@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "data/records.h"
 #include "scheduler/planned_work.h"
@@ -45,8 +46,9 @@ struct Submission {
   std::uint32_t index = 0;             // the item's position in it
   int attempt = 1;                     // 1-based attempt number of this item
   // Set for long-lived workers (fixed pool): the worker slot that pulls this item, which pays
-  // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod.
-  std::optional<std::string> worker;
+  // its start-up cost once. Empty for job-per-item, where each attempt is its own Job/pod. It
+  // views the policy's name of the worker, which lives as long as the scheduler that submits.
+  std::string_view worker;
   // The pool worker's lane, fixed with its name for the whole run, so a cluster may index its
   // per-worker state by it; kNoLane when `worker` is empty or the submitter has no lane.
   int lane = kNoLane;
@@ -66,6 +68,11 @@ struct AttemptEvent {
   int exit_code = 0;
   std::string reason;                  // failure reason: "exit", "timeout", "node-lost", ...
   std::optional<data::Micros> work_time;  // per-unit work part of the duration, when reported
+  // Started events, optionally: the cluster's own dense number for `worker` (a slot, a node),
+  // the same number always with the same name, so the listener can find the worker by it
+  // instead of by its name.
+  std::uint32_t worker_key = kNoWorkerKey;
+  static constexpr std::uint32_t kNoWorkerKey = UINT32_MAX;
 };
 
 class ClusterListener {

@@ -56,7 +56,8 @@ class ConcurrencyPolicy {
   // Takes a place for an item of `type`: a pool worker's lane, or kNoLane when each attempt is its own Job.
   virtual int acquire(const std::string& type) = 0;
   virtual void release(const std::string& type, int lane) = 0;
-  // The name the worker of a lane is submitted under. Only called for a lane (not kNoLane).
+  // The name the worker of a lane is submitted under, kept as long as the policy. Only called
+  // for a lane (not kNoLane).
   virtual const std::string& worker_name(int lane) const = 0;
   virtual void on_capacity_changed(int slots) = 0;
   // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).

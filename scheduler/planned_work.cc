@@ -5,11 +5,10 @@
 namespace millrace::scheduler {
 
 namespace {
-const std::string kRangeType = data::WorkItem{}.type;
 
 // Whether the columns say all there is to `item`: a range named by its END/COUNT form, nothing else.
 bool plain_item(const data::WorkItem& item) {
-  return item.range && item.payload.empty() && item.type == kRangeType && item.depends_on.empty() &&
+  return item.range && item.payload.empty() && item.type == PlannedWork::kPlainType && item.depends_on.empty() &&
          item.priority == 0 && item.id == item.range->end_count();
 }
 }  // namespace
@@ -53,8 +52,6 @@ void PlannedWork::add_requests(std::size_t i, std::size_t count, const Requests&
   if (added) request_sets_.push_back(requests);
   request_set_[i] = found->second;
 }
-
-const std::string& PlannedWork::type(std::size_t i) const { return plain(i) ? kRangeType : whole(i).type; }
 
 data::WorkItem PlannedWork::item(std::size_t i) const {
   data::WorkItem item;

@@ -24,6 +24,8 @@ namespace millrace::scheduler {
 class PlannedWork {
  public:
   using Requests = std::map<std::string, std::int64_t>;
+  // The type of a plain item: data::WorkItem's default.
+  static inline const std::string kPlainType = data::WorkItem{}.type;
 
   // Throws data::Error naming `plan_name` and the problem (a duplicate id, an unknown or cyclic
   // dependency), as WorkGraph does.
@@ -46,7 +48,7 @@ class PlannedWork {
   const data::Range* range(std::size_t i) const {
     return plain(i) || whole(i).range ? &ranges_[i] : nullptr;
   }
-  const std::string& type(std::size_t i) const;
+  const std::string& type(std::size_t i) const { return plain(i) ? kPlainType : whole(i).type; }
   const Requests& requests(std::size_t i) const { return request_sets_[request_set_.empty() ? 0 : request_set_[i]]; }
   int priority(std::size_t i) const { return plain(i) ? 0 : whole(i).priority; }
   data::Micros predicted(std::size_t i) const { return predicted_.empty() ? 0 : predicted_[i]; }

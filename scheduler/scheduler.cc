@@ -118,7 +118,7 @@ void Scheduler::wake() {
 
 void Scheduler::make_available(std::size_t index) {
   data::Micros at = work_.submit_at(index);
-  if (at > clock_.now()) {
+  if (at > 0 && at > clock_.now()) {  // no submit time (0) is never ahead: the clock is not asked
     records_[index].state = ItemState::kWaiting;
     clock_.call_at(at, [this, index] {
       enqueue(index);
@@ -166,11 +166,11 @@ void Scheduler::launch(std::size_t index) {
   record.state = ItemState::kInFlight;
   ++record.attempts;
   const int attempt = static_cast<int>(record.attempts);
-  const Flight& flight =
-      flights_.insert(handle, Flight{static_cast<std::uint32_t>(index), lane, attempt, worker, clock_.now(), {}});
-  if (observer_) notify(handle, flight, data::Outcome::kRunning, clock_.now(), nullptr);
-  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, std::nullopt, lane};
-  if (worker != kNoWorkerRecord) submission.worker = workers_[worker].name;
+  const data::Micros now = clock_.now();
+  const Flight& flight = flights_.insert(handle, Flight{static_cast<std::uint32_t>(index), lane, attempt, worker, now, {}});
+  if (observer_) notify(handle, flight, data::Outcome::kRunning, now, nullptr);
+  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane};
+  if (lane != kNoLane) submission.worker = policy_->worker_name(lane);
   cluster_.submit(submission);
 }
 
@@ -190,7 +190,10 @@ void Scheduler::on_started(const AttemptEvent& event) {
   // finds running) moves neither the start nor the worker.
   if (flight == nullptr || flight->started) return;
   flight->started = event.at;
-  if (!event.worker.empty() && (flight->worker == kNoWorkerRecord || workers_[flight->worker].name != event.worker)) {
+  if (event.worker_key != AttemptEvent::kNoWorkerKey && !event.worker.empty()) {
+    flight->worker = keyed_worker(event);
+  } else if (!event.worker.empty() &&
+             (flight->worker == kNoWorkerRecord || workers_[flight->worker].name != event.worker)) {
     flight->worker = worker_named(event.worker);
   } else if (flight->worker == kNoWorkerRecord) {
     flight->worker = worker_named("");
@@ -357,11 +360,18 @@ std::uint32_t Scheduler::worker_named(const std::string& name) {
   return found->second;
 }
 
-std::uint32_t Scheduler::lane_worker(int lane) {
+std::uint32_t Scheduler::name_lane_worker(int lane) {
   auto at = static_cast<std::size_t>(lane);
   if (at >= lane_workers_.size()) lane_workers_.resize(at + 1, kNoWorkerRecord);
-  if (lane_workers_[at] == kNoWorkerRecord) lane_workers_[at] = worker_named(policy_->worker_name(lane));
+  lane_workers_[at] = worker_named(policy_->worker_name(lane));
   return lane_workers_[at];
+}
+
+std::uint32_t Scheduler::keyed_worker(const AttemptEvent& event) {
+  if (event.worker_key >= keyed_workers_.size()) keyed_workers_.resize(event.worker_key + 1, kNoWorkerRecord);
+  std::uint32_t& worker = keyed_workers_[event.worker_key];
+  if (worker == kNoWorkerRecord) worker = worker_named(event.worker);
+  return worker;
 }
 
 std::uint32_t Scheduler::reason_named(const std::string& reason) {

@@ -182,7 +182,15 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
   std::uint32_t worker_named(const std::string& name);
-  std::uint32_t lane_worker(int lane);
+  // The worker record of a pool lane, named on the lane's first attempt.
+  std::uint32_t lane_worker(int lane) {
+    auto at = static_cast<std::size_t>(lane);
+    return at < lane_workers_.size() && lane_workers_[at] != kNoWorkerRecord ? lane_workers_[at]
+                                                                              : name_lane_worker(lane);
+  }
+  std::uint32_t name_lane_worker(int lane);
+  // The worker record of a started event's worker found by its key (AttemptEvent::worker_key).
+  std::uint32_t keyed_worker(const AttemptEvent& event);
   std::uint32_t reason_named(const std::string& reason);
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   std::string label(std::size_t index) const;
@@ -204,6 +212,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<WorkerRecord> workers_;
   std::unordered_map<std::string, std::uint32_t> worker_index_;
   std::vector<std::uint32_t> lane_workers_;  // pool lane -> its worker record, once known
+  std::vector<std::uint32_t> keyed_workers_; // cluster's worker key -> its worker record, once known
   std::vector<std::string> reasons_{""};     // failure reasons, interned
   std::unordered_map<std::string, std::uint32_t> reason_index_{{"", 0}};
   std::vector<data::AttemptSpan> attempt_spans_;

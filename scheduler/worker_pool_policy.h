@@ -7,6 +7,7 @@
 // running (a retry brings a worker back).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,9 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   // All by lane (0 .. workers - 1); lanes below target_ are the pool now.
   std::vector<std::string> names_;  // w000, w001, ...: zero-padded to the widest lane
   IndexSet idle_;                   // idle lanes below target_, lowest served first
-  std::vector<bool> busy_;
-  std::vector<bool> alive_;         // its worker was acquired at least once since last retired
+  // Flags as bytes, not std::vector<bool>'s bits: they are set and cleared on every attempt.
+  std::vector<std::uint8_t> busy_;
+  std::vector<std::uint8_t> alive_; // its worker was acquired at least once since last retired
   IndexSet warm_;                   // idle and alive: retired when the queue drains
 };
 

@@ -28,9 +28,9 @@ std::string padded(int n, int width) {
 
 const char* to_string(TimelineEntry::Kind kind) { return kTimelineNames[static_cast<int>(kind)]; }
 
-SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, ItemDurations durations, std::mt19937_64& rng,
-                       bool record_timeline)
-    : engine_(engine), config_(std::move(config)), durations_(std::move(durations)), rng_(rng),
+SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::vector<data::Micros>& durations,
+                       std::mt19937_64& rng, bool record_timeline)
+    : engine_(engine), config_(std::move(config)), durations_(durations), rng_(rng),
       record_timeline_(record_timeline) {
   const std::string where = "simulated cluster";
   if (config_.nodes < 1 || config_.slots_per_node < 1) {
@@ -108,11 +108,11 @@ void SimCluster::submit(const scheduler::Submission& submission) {
   Attempt& attempt = attempts_.insert(handle, Attempt{submission.plan, submission.index, -1, submission.attempt,
                                                       Phase::kCreating, -1, -1, 0, 0});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
-  if (submission.worker && pool_nodes_) {
+  if (!submission.worker.empty() && pool_nodes_) {
     throw data::Error("simulated cluster", "node pools run one Job per item (policy job-per-item), not long-lived "
-                                           "worker '" + *submission.worker + "'");
+                                           "worker '" + std::string(submission.worker) + "'");
   }
-  if (submission.worker) {
+  if (!submission.worker.empty()) {
     attempt.pod = pod_of(submission);
     Pod& pod = pods_[attempt.pod];
     bool created = !pod.exists;
@@ -140,12 +140,10 @@ void SimCluster::cancel(scheduler::AttemptHandle handle) {
   attempt->next = engine_.at(engine_.now(), SimEvent{SimEvent::Kind::kFinish, kCancelled, handle});
 }
 
-// The pod of a submission's worker, found by its lane when it has one (no name hashing per attempt).
-int SimCluster::pod_of(const scheduler::Submission& submission) {
+int SimCluster::name_pod(const scheduler::Submission& submission) {
   auto lane = static_cast<std::size_t>(submission.lane);
-  if (submission.lane >= 0 && lane < lane_pods_.size() && lane_pods_[lane] >= 0) return lane_pods_[lane];
-  auto [it, named] = pod_index_.try_emplace(*submission.worker, static_cast<int>(pods_.size()));
-  if (named) pods_.push_back(Pod{*submission.worker});
+  auto [it, named] = pod_index_.try_emplace(std::string(submission.worker), static_cast<int>(pods_.size()));
+  if (named) pods_.push_back(Pod{it->first});
   if (submission.lane >= 0) {
     if (lane >= lane_pods_.size()) lane_pods_.resize(lane + 1, -1);
     lane_pods_[lane] = it->second;
@@ -253,9 +251,10 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
     slot = pod.slot;
   }
   attempt.phase = Phase::kRunning;
-  data::Micros duration = std::max<data::Micros>(0, durations_(attempt.item));
+  data::Micros duration = std::max<data::Micros>(0, durations_[attempt.item]);
   std::uint32_t ending = kOk;
-  if (const RecordedEnd* recorded = recorded_end(attempt)) {
+  const RecordedEnd* recorded = config_.recorded_ends.empty() ? nullptr : recorded_end(attempt);
+  if (recorded != nullptr) {
     duration = recorded->duration;
     ending = recorded->reason.empty() ? kOk : kRecorded;
   } else if (config_.fail_prob > 0 && unit_draw(rng_) < config_.fail_prob) {
@@ -267,8 +266,10 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   if (attempt.node >= 0) {
     slot = attempt.node;
     event.worker = pool_nodes_->node_name(attempt.node);
+    event.worker_key = static_cast<std::uint32_t>(attempt.node);
   } else if (attempt.pod < 0 && slot >= 0) {
     event.worker = slot_names_[slot];  // a pod worker is the one submitted to
+    event.worker_key = static_cast<std::uint32_t>(slot);
   }
   note(TimelineEntry::Kind::kStarted, handle, slot);
   listener_->on_started(event);
@@ -370,7 +371,6 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
 }
 
 const RecordedEnd* SimCluster::recorded_end(const Attempt& attempt) const {
-  if (config_.recorded_ends.empty()) return nullptr;
   auto found = config_.recorded_ends.find(attempt.plan->id(attempt.item));
   if (found == config_.recorded_ends.end() || found->second.empty()) return nullptr;
   const std::size_t index = std::min<std::size_t>(attempt.number, found->second.size()) - 1;

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,10 +80,10 @@ class SimCluster : public scheduler::Cluster {
  public:
   // Throws data::Error naming the bad setting (no slots, a probability outside [0, 1], a node
   // loss of an unknown node, a window ending before it starts).
-  // `durations` gives the duration of the item at a plan position (Submission::index).
-  using ItemDurations = std::function<data::Micros(std::size_t index)>;
-  SimCluster(SimEngine& engine, SimClusterConfig config, ItemDurations durations, std::mt19937_64& rng,
-             bool record_timeline);
+  // `durations` holds the duration of the item at each plan position (Submission::index) and
+  // outlives the cluster; it may grow meanwhile.
+  SimCluster(SimEngine& engine, SimClusterConfig config, const std::vector<data::Micros>& durations,
+             std::mt19937_64& rng, bool record_timeline);
 
   void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
   void submit(const scheduler::Submission& submission) override;
@@ -160,6 +159,7 @@ class SimCluster : public scheduler::Cluster {
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
   scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
+  // Only called when some item has a recording (config_.recorded_ends not empty).
   const RecordedEnd* recorded_end(const Attempt& attempt) const;
   int take_free_slot();
   Demand demand_of(const scheduler::PlannedWork& plan, std::size_t item) const;
@@ -173,12 +173,18 @@ class SimCluster : public scheduler::Cluster {
   void node_up(int node);
   void node_idle(int node, std::uint64_t generation);
   void watch_idle(int node);
-  int pod_of(const scheduler::Submission& submission);
+  // The pod of a submission's worker, found by its lane when it has one (no name hashing per attempt).
+  int pod_of(const scheduler::Submission& submission) {
+    auto lane = static_cast<std::size_t>(submission.lane);
+    return submission.lane >= 0 && lane < lane_pods_.size() && lane_pods_[lane] >= 0 ? lane_pods_[lane]
+                                                                                      : name_pod(submission);
+  }
+  int name_pod(const scheduler::Submission& submission);
   void remove_pod(int pod);
 
   SimEngine& engine_;
   SimClusterConfig config_;
-  ItemDurations durations_;
+  const std::vector<data::Micros>& durations_;
   std::mt19937_64& rng_;
   bool record_timeline_;
   scheduler::ClusterListener* listener_ = nullptr;

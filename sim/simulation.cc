@@ -95,8 +95,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   VirtualClock clock(engine);
   std::mt19937_64 rng(config.seed);
   // The cluster sees the items by position, as the durations are.
-  SimCluster cluster(engine, config.cluster, [&](std::size_t item) { return durations[item]; }, rng,
-                     config.record_timeline);
+  SimCluster cluster(engine, config.cluster, durations, rng, config.record_timeline);
   cluster.check_placeable(*plan);
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.

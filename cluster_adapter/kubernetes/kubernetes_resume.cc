@@ -44,7 +44,7 @@ void adopt_in_flight(KubernetesCluster& cluster, const scheduler::PlannedWork& p
   std::map<std::string, std::uint32_t> by_id;
   for (std::size_t i = 0; i < plan.size(); ++i) by_id[plan.id(i)] = static_cast<std::uint32_t>(i);
   for (const scheduler::InFlight& flight : snapshot.in_flight) {
-    cluster.adopt(scheduler::Submission{flight.handle, &plan, by_id.at(flight.item_id), flight.attempt, std::nullopt});
+    cluster.adopt(scheduler::Submission{flight.handle, &plan, by_id.at(flight.item_id), flight.attempt, {}});
   }
 }
 

@@ -181,7 +181,7 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
 void LocalProcessCluster::start(const scheduler::Submission& submission) {
   const data::WorkItem item = submission.item();
   int slot = static_cast<int>(std::find(slot_busy_.begin(), slot_busy_.end(), false) - slot_busy_.begin());
-  std::string worker = submission.worker.value_or("local-" + std::to_string(slot));
+  std::string worker = submission.worker.empty() ? "local-" + std::to_string(slot) : std::string(submission.worker);
   std::string command = command_.render(item, submission.attempt, worker);
 
   Running running;

@@ -34,6 +34,7 @@ TEST(Scheduler, FixedPoolSubmitsOneItemPerWorkerInPlanOrder) {
   ASSERT_EQ(cluster.submitted.size(), 3u);
   EXPECT_EQ(cluster.submitted[2].item_id(), "r2");
   EXPECT_EQ(cluster.submitted[2].worker, "w001");
+  EXPECT_EQ(cluster.submitted[0].worker, "w000") << "a submission's worker stays valid for the whole run";
 }
 
 // On a plan of plain range items (ids derived from the ranges), a submission gives its item back
@@ -258,10 +259,53 @@ TEST(Scheduler, JobPerItemRespectsPerTypeLimits) {
   EXPECT_EQ(cluster.submitted[0].item_id(), "r0");
   EXPECT_EQ(cluster.submitted[1].item_id(), "r3");
   EXPECT_EQ(cluster.submitted[3].item_id(), "r5");
-  EXPECT_FALSE(cluster.submitted[0].worker.has_value());
+  EXPECT_TRUE(cluster.submitted[0].worker.empty());
   cluster.succeed(cluster.submitted[0].handle);
   ASSERT_EQ(cluster.submitted.size(), 5u);
   EXPECT_EQ(cluster.submitted[4].item_id(), "r1");
+}
+
+// A cluster that numbers its workers (AttemptEvent::worker_key) gets the same attempts, workers
+// and status as one that only names them: the key finds the worker record the name would.
+TEST(Scheduler, WorkersKeyedByTheClusterAreTheWorkersItNames) {
+  struct Outcome {
+    std::vector<data::Attempt> attempts;
+    nlohmann::json status;
+  };
+  auto run = [](bool keyed) {
+    ManualClock clock;
+    ManualCluster cluster(clock);
+    SchedulerOptions options;
+    options.policy = "job-per-item";
+    options.params.max_in_flight = 2;
+    options.retry.max_attempts = 2;
+    Scheduler core(ranges(7), options, cluster, clock);
+    core.start();
+    const std::vector<std::string> nodes = {"node-b", "node-a", "node-c"};
+    for (std::size_t n = 0; n < cluster.submitted.size(); ++n) {
+      const Submission s = cluster.submitted[n];
+      const std::uint32_t node = static_cast<std::uint32_t>((n * 2) % nodes.size());
+      cluster.start(s.handle, nodes[node], keyed ? node : AttemptEvent::kNoWorkerKey);
+      clock.advance(static_cast<data::Micros>(3 + n));
+      if (n == 2) {
+        cluster.fail(s.handle, "exit");  // retried: its next attempt may run elsewhere
+      } else {
+        cluster.succeed(s.handle);
+      }
+    }
+    EXPECT_TRUE(core.finished());
+    return Outcome{core.attempts(), to_json(core.status())};
+  };
+  const Outcome named = run(false);
+  const Outcome keyed = run(true);
+  ASSERT_EQ(keyed.attempts.size(), 8u);
+  EXPECT_EQ(keyed.attempts, named.attempts);
+  EXPECT_EQ(keyed.status, named.status);
+  EXPECT_EQ(keyed.attempts[0].worker, "node-b");
+  EXPECT_EQ(keyed.attempts[1].worker, "node-c");
+  EXPECT_EQ(keyed.attempts[2].worker, "node-a");
+  ASSERT_EQ(keyed.status["workers"].size(), 3u);
+  EXPECT_EQ(keyed.status["workers"][0]["name"], "node-a");
 }
 
 TEST(Scheduler, PartialPoolUsesTheWorkersTheClusterCanPlace) {

@@ -23,21 +23,21 @@ class SimClusterTest : public ::testing::Test {
   // Builds the cluster under test; each submitted item lasts the duration it was submitted with.
   SimCluster& make(SimClusterConfig config, std::uint64_t seed = 1) {
     rng_.seed(seed);
-    cluster_.emplace(engine_, std::move(config), [this](std::size_t item) { return durations_[item]; }, rng_, true);
+    cluster_.emplace(engine_, std::move(config), durations_, rng_, true);
     cluster_->set_listener(&listener_);
     return *cluster_;
   }
   static constexpr int kPlanItems = 4096;  // more than any test submits
   // Each submission is of the next item of the plan, lasting `duration`.
   scheduler::Submission job(scheduler::AttemptHandle handle, std::int64_t duration) {
-    return on_worker(handle, duration, std::nullopt, scheduler::kNoLane);
+    return on_worker(handle, duration, {}, scheduler::kNoLane);
   }
   scheduler::Submission on_worker(scheduler::AttemptHandle handle, std::int64_t duration,
-                                  std::optional<std::string> worker, int lane) {
+                                  std::string_view worker, int lane) {
     durations_.push_back(duration);
     EXPECT_LE(durations_.size(), plan_.size()) << "more submissions than the test plan has items";
     return scheduler::Submission{handle, &plan_, static_cast<std::uint32_t>(durations_.size() - 1), 1,
-                                 std::move(worker), lane};
+                                 worker, lane};
   }
   void run(data::Micros until = INT64_MAX) {
     auto handle = [this](const SimEvent& event) { cluster_->handle(event); };
@@ -224,7 +224,8 @@ TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
     SimEngine engine;
     std::mt19937_64 rng(1);
     try {
-      SimCluster cluster(engine, c.config, [](std::size_t) { return 0; }, rng, false);
+      const std::vector<data::Micros> no_durations;
+      SimCluster cluster(engine, c.config, no_durations, rng, false);
       ADD_FAILURE() << "no error for " << c.named;
     } catch (const data::Error& e) {
       EXPECT_EQ(e.input(), "simulated cluster");

@@ -4,9 +4,7 @@
 
 #include <deque>
 #include <mutex>
-#include <optional>
-#include <string>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 #include "data/records.h"
@@ -16,13 +14,13 @@
 namespace millrace::test_support {
 
 inline scheduler::Submission loose_submission(scheduler::AttemptHandle handle, const data::WorkItem& item,
-                                              int attempt = 1, std::optional<std::string> worker = std::nullopt,
+                                              int attempt = 1, std::string_view worker = {},
                                               int lane = scheduler::kNoLane) {
   static std::mutex mutex;
   static std::deque<scheduler::PlannedWork> plans;
   std::lock_guard lock(mutex);
   const scheduler::PlannedWork& plan = plans.emplace_back(std::vector<data::WorkItem>{item}, "test plan");
-  return scheduler::Submission{handle, &plan, 0, attempt, std::move(worker), lane};
+  return scheduler::Submission{handle, &plan, 0, attempt, worker, lane};
 }
 
 }  // namespace millrace::test_support

@@ -3,6 +3,7 @@
 // capacity changes.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +22,10 @@ class ManualCluster : public scheduler::Cluster {
   int capacity() const override { return slots; }
   void retire_worker(const std::string& worker) override { retired.push_back(worker); }
 
-  void start(scheduler::AttemptHandle handle, const std::string& worker) {
-    listener_->on_started(scheduler::AttemptEvent{handle, clock_.now(), worker, 0, "", std::nullopt});
+  // `key`: the cluster's own number for the worker (AttemptEvent::worker_key), when it gives one.
+  void start(scheduler::AttemptHandle handle, const std::string& worker,
+             std::uint32_t key = scheduler::AttemptEvent::kNoWorkerKey) {
+    listener_->on_started(scheduler::AttemptEvent{handle, clock_.now(), worker, 0, "", std::nullopt, key});
   }
   void succeed(scheduler::AttemptHandle handle) {
     listener_->on_succeeded(scheduler::AttemptEvent{handle, clock_.now(), "", 0, "", std::nullopt});

@@ -14,7 +14,7 @@ LeaseBook::LeaseBook(const scheduler::Clock& clock, LeaseTerms terms, std::strin
 void LeaseBook::offer(const scheduler::Submission& submission) {
   {
     std::lock_guard lock(mutex_);
-    if (submission.worker) retired_.erase(*submission.worker);
+    if (!submission.worker.empty()) retired_.erase(std::string(submission.worker));
     offered_.push_back(submission);
   }
   changed_.notify_all();
