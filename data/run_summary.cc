@@ -184,9 +184,9 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
     return s;
   }
   Micros first_start = spans.front().start, last_end = spans.front().end;
-  std::vector<bool> succeeded(items, false);
+  std::vector<std::uint8_t> succeeded(items, 0);  // bytes, not bits: set per attempt
   std::vector<Micros> busy(workers, 0);
-  std::vector<bool> ran(workers, false);
+  std::vector<std::uint8_t> ran(workers, 0);
   std::vector<Micros> starts, ends;
   starts.reserve(spans.size());
   ends.reserve(spans.size());
@@ -206,7 +206,7 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
     }
   }
   s.makespan = last_end - first_start;
-  s.items_without_success = static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), false));
+  s.items_without_success = static_cast<std::size_t>(std::count(succeeded.begin(), succeeded.end(), 0));
 
   // Longest first; ties by start, item, worker, so the order the attempts come in does not matter.
   // The kept ones are found in one pass (most attempts are not longer than the last kept one).
