@@ -158,7 +158,7 @@ void check_fits(std::size_t count, Requests requests, Id id, const std::vector<N
   const std::map<std::string, std::int64_t>* fitting = nullptr;  // the last requests that fit
   for (std::size_t i = 0; i < count; ++i) {
     const std::map<std::string, std::int64_t>& asked = requests(i);
-    if (fitting != nullptr && asked == *fitting) continue;
+    if (fitting != nullptr && (&asked == fitting || asked == *fitting)) continue;  // the same set, or equal
     std::string capacities, shortages;
     for (const NodePool& pool : pools) {
       const std::string short_of = data::short_resource(asked, pool.capacity);
