@@ -11,6 +11,14 @@ bool plain_item(const data::WorkItem& item) {
   return item.range && item.payload.empty() && item.type == PlannedWork::kPlainType && item.depends_on.empty() &&
          item.priority == 0 && item.id == item.range->end_count();
 }
+
+// Sets item i's value in a column of `count` items that is kept only once some item has a value
+// (not 0): the column is made at the first such value, items before it getting 0.
+void set_in_column(std::vector<data::Micros>& column, std::size_t i, std::size_t count, data::Micros value) {
+  if (value != 0 && column.empty()) column.assign(count, 0);
+  if (!column.empty()) column[i] = value;
+}
+
 }  // namespace
 
 PlannedWork::PlannedWork(const std::vector<data::WorkItem>& plan, const std::string& plan_name) {
@@ -19,10 +27,8 @@ PlannedWork::PlannedWork(const std::vector<data::WorkItem>& plan, const std::str
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const data::WorkItem& item = plan[i];
     ranges_.push_back(item.range.value_or(data::Range{}));
-    if (item.predicted != 0 && predicted_.empty()) predicted_.assign(plan.size(), 0);
-    if (!predicted_.empty()) predicted_[i] = item.predicted;
-    if (item.submit_at != 0 && submit_at_.empty()) submit_at_.assign(plan.size(), 0);
-    if (!submit_at_.empty()) submit_at_[i] = item.submit_at;
+    set_in_column(predicted_, i, plan.size(), item.predicted);
+    set_in_column(submit_at_, i, plan.size(), item.submit_at);
     if (!plain_item(item)) {
       if (whole_of_.empty()) whole_of_.assign(plan.size(), kPlain);
       whole_of_[i] = static_cast<std::uint32_t>(wholes_.size());
