@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/autoscale_options.h"
@@ -194,14 +195,29 @@ void require_memory_for(const SimulateOptions& o, std::size_t items) {
                  "expected attempts of " + std::to_string(items) + " items");
 }
 
+// What simulating a ranges file takes of it: the work ranges, their requests (up to the last
+// that asks for something), the span and the overlap. The file as read (a "file:line" per range
+// among it) is freed here, before the simulation: at 10^6 ranges it held more memory than the
+// simulation does.
+struct ListedWork {
+  std::vector<data::Range> ranges;
+  std::vector<partitioners::Requests> requests;
+  data::Range span;
+  std::int64_t overlap = 0;
+};
+
+ListedWork listed_work(const std::string& path, const data::CostModel& model) {
+  const partitioners::RangesFile file = partitioners::read_ranges_file(path);
+  partitioners::require_within_model(file, model);
+  return ListedWork{file.partition().work_ranges(), file.requests(), file.span(), file.overlap};
+}
+
 // A ranges file simulated with the model's durations.
 void simulate_ranges(const SimulateOptions& o) {
   if (o.model_path.empty()) throw data::Error("--ranges " + o.ranges, "simulating a ranges file needs --model");
   const data::CostModel model = data::CostModel::load(o.model_path);
-  const partitioners::RangesFile file = partitioners::read_ranges_file(o.ranges);
-  partitioners::require_within_model(file, model);
-  std::vector<data::Range> ranges = file.partition().work_ranges();
-  const std::vector<std::map<std::string, std::int64_t>> requests = file.requests();
+  ListedWork listed = listed_work(o.ranges, model);
+  std::vector<data::Range> ranges = std::move(listed.ranges);
   require_memory_for(o, ranges.size());
   const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
   std::vector<data::Micros> predicted;
@@ -209,7 +225,8 @@ void simulate_ranges(const SimulateOptions& o) {
   for (const data::Range& range : ranges) predicted.push_back(model.predict(range));
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::SimulationConfig config = config_of(o);
-  auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted), requests,
+  auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted),
+                                                             std::exchange(listed.requests, {}),
                                                              config.scheduler.plan_name);
   const sim::SimulationResult result = sim::simulate(plan, drawn, config);
   std::int64_t stored = 0;
@@ -226,13 +243,13 @@ void simulate_ranges(const SimulateOptions& o) {
   }
   if (o.json) {
     nlohmann::json out = sim::to_json(result, o.timeline);
-    out["span"] = {{"first", file.span().first}, {"last", file.span().last()}, {"overlap", file.overlap}};
+    out["span"] = {{"first", listed.span.first}, {"last", listed.span.last()}, {"overlap", listed.overlap}};
     if (stored != 0) out["stored_run"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(file.span()) << " ("
-            << file.span().count << " " << model.units() << ", overlap " << file.overlap << "), durations from "
+  std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(listed.span) << " ("
+            << listed.span.count << " " << model.units() << ", overlap " << listed.overlap << "), durations from "
             << o.model_path
             << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"
                                                           : " as predicted")

@@ -188,14 +188,19 @@ std::map<std::string, std::int64_t> requests_of(const nlohmann::json& element, c
 // A JSON ranges file; each range's line is where its element starts.
 void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   TextInput input(path);
+  std::map<Requests, std::uint32_t> known;  // a request set's index in file.request_sets
+  known.emplace(Requests{}, 0);
   const nlohmann::json doc = data::importers::parse_json_list(
-      input, "ranges", [&file](const nlohmann::json& element, const std::string& where) {
+      input, "ranges", [&file, &known](const nlohmann::json& element, const std::string& where) {
         if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
         const std::optional<std::int64_t> first = json_integer(element, "first", where);
         const std::optional<std::int64_t> count = json_integer(element, "count", where);
         const std::optional<std::int64_t> last = json_integer(element, "last", where);
         if (!first || (!count && !last)) throw data::Error(where, "a range needs \"first\" and \"count\" (or \"last\")");
-        file.ranges.push_back({range_from(*first, count, last, where), where, requests_of(element, where)});
+        auto [set, added] = known.try_emplace(requests_of(element, where),
+                                              static_cast<std::uint32_t>(file.request_sets.size()));
+        if (added) file.request_sets.push_back(set->first);
+        file.ranges.push_back({range_from(*first, count, last, where), where, set->second});
       });
   const std::string top = input.where(1);
   const nlohmann::json* ranges = &doc;
@@ -247,9 +252,11 @@ Partition RangesFile::partition() const {
   return out;
 }
 
-std::vector<std::map<std::string, std::int64_t>> RangesFile::requests() const {
-  std::vector<std::map<std::string, std::int64_t>> out;
-  for (const ListedRange& r : ranges) out.push_back(r.requests);
+std::vector<Requests> RangesFile::requests() const {
+  auto asking = std::find_if(ranges.rbegin(), ranges.rend(), [](const ListedRange& r) { return r.request_set != 0; });
+  std::vector<Requests> out;
+  out.reserve(static_cast<std::size_t>(ranges.rend() - asking));
+  for (auto r = ranges.begin(); r != asking.base(); ++r) out.push_back(request_sets[r->request_set]);
   return out;
 }
 
@@ -259,7 +266,7 @@ data::Range RangesFile::span() const {
 }
 
 RangesFile read_ranges_file(const std::string& path) {
-  RangesFile file{path, 0, {}};
+  RangesFile file{path, 0, {}, {{}}};
   std::optional<std::int64_t> overlap;
   if (data::importers::looks_like_json(path)) {
     read_json(path, file, overlap);
