@@ -23,8 +23,10 @@ const Partitioner& find_partitioner(const std::string& name, const std::string& 
 PartitionParams with_defaults(const std::string& name, PartitionParams params,
                               const std::string& input = "--partitioner");
 Partition make_partition(const std::string& name, const PartitionParams& params);
-// make_partition's result from the generator's candidates built apart (Partitioner::candidates:
-// all of them, in order), validated the same way.
+// make_partition's result from the generator's candidates built apart (Partitioner::candidates),
+// validated the same way: the first lowest scoring of `candidates`, which are all of them in
+// order, or those still in the running in order (a comparison passes only the best so far, having
+// freed each loser as it was known: sim/comparison.cc).
 Partition chosen_partition(const std::string& name, const PartitionParams& params, std::vector<Candidate> candidates);
 
 }  // namespace millrace::partitioners
