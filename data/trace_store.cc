@@ -3,14 +3,17 @@
 #include <sqlite3.h>
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -93,13 +96,35 @@ bool on_read_only_filesystem(const std::string& path) {
   return statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
 }
 
+// Switching a store to WAL takes an exclusive lock that SQLite does not wait for through the busy
+// handler: when other processes open the same new store at once, the switch is retried here, for
+// as long as the busy timeout.
+void switch_to_wal(sqlite3* db, const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    try {
+      if (single_text(db, path, "PRAGMA journal_mode = WAL") != "wal") throw Error(path, "cannot switch to WAL mode");
+      return;
+    } catch (const StoreBusy&) {
+      if (std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+}
+
 // Read-only checks on an opened file: schema version, that it is a millrace store, integrity.
 int check_existing(sqlite3* db, const std::string& path) {
   int version = 0;
   int tables = 0;
   try {
-    version = static_cast<int>(single_int(db, path, "PRAGMA user_version"));
-    tables = static_cast<int>(single_int(db, path, "SELECT count(*) FROM sqlite_master"));
+    // One statement, so one snapshot: read apart, another process creating the store could
+    // commit in between and its new tables be seen without its version.
+    Statement s(db, path, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+    if (!s.step()) throw Error(path, "no schema version");
+    version = static_cast<int>(s.int64(0));
+    tables = static_cast<int>(s.int64(1));
   } catch (const Error& e) {
     throw Error(path, "unreadable or corrupt store (" + e.problem() + "); file left untouched");
   }
@@ -236,10 +261,7 @@ TraceStore TraceStore::open(const std::string& path) {
   int version = check_existing(raw, path);
   // From here on the file is known to be a healthy store of this or an older version. Nothing
   // below takes the write lock unless the store needs it (new, or an older schema).
-  if (single_text(raw, path, "PRAGMA journal_mode") != "wal") {
-    Statement wal(raw, path, "PRAGMA journal_mode = WAL");
-    if (!wal.step() || wal.text(0) != "wal") throw Error(path, "cannot switch to WAL mode");
-  }
+  if (single_text(raw, path, "PRAGMA journal_mode") != "wal") switch_to_wal(raw, path);
   // NORMAL is WAL's recommended level: a crash can lose the last commits but never corrupts.
   exec_sql(raw, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
   if (version < current_schema_version()) migrate(raw, path);

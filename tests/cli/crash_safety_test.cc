@@ -306,7 +306,7 @@ TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAtte
   args.insert(args.end(), {"--status-port", "0"});
   pid_t pid = start(args);
   for (int i = 0; i < 3000 && successes().empty(); ++i) usleep(10'000);
-  ASSERT_FALSE(successes().empty());
+  ASSERT_FALSE(successes().empty()) << read_text(dir / "stderr");
   const int port = status_port();
   ASSERT_GT(port, 0) << read_text(dir / "stderr");
   StoreLockHolder lock(store, 40);

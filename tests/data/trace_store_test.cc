@@ -398,6 +398,51 @@ TEST(TraceStore, TwoProcessesWritingTheSameStoreLoseNothing) {
   for (const auto& run : store.runs()) EXPECT_EQ(store.attempts(run.id), by_start(sample_attempts()));
 }
 
+// Several processes opening one store that does not exist yet (runs started together, or a
+// reader polling for a run's first records) all open it: none sees another's half-made schema
+// or gives up on its switch to WAL.
+TEST(TraceStore, ProcessesCreatingTheSameNewStoreAtOnceAllOpenIt) {
+  TempDir dir;
+  constexpr int kRounds = 25;
+  constexpr int kProcesses = 6;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = dir.file("new-" + std::to_string(round) + ".db");
+    int start[2];
+    ASSERT_EQ(pipe(start), 0);
+    std::vector<pid_t> children;
+    for (int child = 0; child < kProcesses; ++child) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        close(start[1]);
+        char byte = 0;
+        if (read(start[0], &byte, 1) != 0) _exit(2);  // released together when the parent closes it
+        try {
+          auto store = TraceStore::open(path);
+          data::Run run = sample_run();
+          run.name = "child" + std::to_string(child);
+          store.add_run(run, sample_items(), sample_attempts());
+        } catch (const std::exception& e) {
+          write_file(path + ".error" + std::to_string(child), e.what());
+          _exit(1);
+        }
+        _exit(0);
+      }
+      children.push_back(pid);
+    }
+    close(start[0]);
+    close(start[1]);
+    for (std::size_t child = 0; child < children.size(); ++child) {
+      int status = 0;
+      waitpid(children[child], &status, 0);
+      const std::string error = path + ".error" + std::to_string(child);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "round " << round << ": " << (std::filesystem::exists(error) ? read_bytes(error) : "no message");
+    }
+    EXPECT_EQ(TraceStore::open(path).count_rows("runs"), kProcesses) << "round " << round;
+  }
+}
+
 TEST(TraceStore, ExportsARunAsCsvWithOneRowPerAttemptInPlanOrder) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
