@@ -289,7 +289,10 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
   s.first_partition = s.plans.size();
   for (const std::string& name : c.partitioners) {
     for (int w : c.workers) {
-      PartitionBuild b{name, params_for(c, name, w), {}, s.build_of.size()};
+      PartitionBuild b;
+      b.partitioner = name;
+      b.params = params_for(c, name, w);
+      b.first_task = s.build_of.size();
       b.candidates.resize(partitioners::find_partitioner(name).candidates(b.params));
       b.join = b.first_task + b.candidates.size();
       s.build_of.insert(s.build_of.end(), b.candidates.size() + 1, s.builds.size());
