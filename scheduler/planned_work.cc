@@ -55,7 +55,10 @@ void PlannedWork::add_requests(std::size_t i, std::size_t count, const Requests&
   if (requests.empty()) return;
   if (request_set_.empty()) request_set_.assign(count, 0);
   auto [found, added] = known.try_emplace(requests, static_cast<std::uint32_t>(request_sets_.size()));
-  if (added) request_sets_.push_back(requests);
+  if (added) {
+    request_sets_.push_back(requests);
+    first_asking_.push_back(i);
+  }
   request_set_[i] = found->second;
 }
 

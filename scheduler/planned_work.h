@@ -50,6 +50,11 @@ class PlannedWork {
   }
   const std::string& type(std::size_t i) const { return plain(i) ? kPlainType : whole(i).type; }
   const Requests& requests(std::size_t i) const { return request_sets_[request_set_.empty() ? 0 : request_set_[i]]; }
+  // The distinct non-empty request sets the items ask for, each once, numbered 0.. in the order
+  // of the first item asking for it: checks of what items ask walk these sets, not the items, and
+  // name first_asking(k), whose requests are set k.
+  std::size_t asked_set_count() const { return first_asking_.size(); }
+  std::size_t first_asking(std::size_t k) const { return first_asking_[k]; }
   int priority(std::size_t i) const { return plain(i) ? 0 : whole(i).priority; }
   data::Micros predicted(std::size_t i) const { return predicted_.empty() ? 0 : predicted_[i]; }
   data::Micros submit_at(std::size_t i) const { return submit_at_.empty() ? 0 : submit_at_[i]; }
@@ -74,6 +79,7 @@ class PlannedWork {
   std::vector<data::WorkItem> wholes_;       // the non-plain items (their predictions and submit times in the columns)
   std::vector<std::uint32_t> request_set_;   // empty when no item asks for anything; else index into request_sets_
   std::vector<Requests> request_sets_{{}};   // distinct request sets, the first the empty one
+  std::vector<std::size_t> first_asking_;    // the first item asking for request_sets_[k + 1]
   WorkGraph graph_;
 };
 

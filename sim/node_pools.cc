@@ -152,13 +152,13 @@ std::vector<NodePool> read_node_pools(const std::string& path) {
 
 namespace {
 
-// The check of check_fits_a_pool over `count` items, item i asking for requests(i).
+// The check of check_fits_a_pool over `count` items (or request sets), item i asking for requests(i).
 template <typename Requests, typename Id>
 void check_fits(std::size_t count, Requests requests, Id id, const std::vector<NodePool>& pools) {
   const std::map<std::string, std::int64_t>* fitting = nullptr;  // the last requests that fit
   for (std::size_t i = 0; i < count; ++i) {
     const std::map<std::string, std::int64_t>& asked = requests(i);
-    if (fitting != nullptr && (&asked == fitting || asked == *fitting)) continue;  // the same set, or equal
+    if (fitting != nullptr && asked == *fitting) continue;  // as the item before asked
     std::string capacities, shortages;
     for (const NodePool& pool : pools) {
       const std::string short_of = data::short_resource(asked, pool.capacity);
@@ -189,8 +189,8 @@ void check_fits_a_pool(const std::vector<data::WorkItem>& items, const std::vect
 
 void check_fits_a_pool(const scheduler::PlannedWork& plan, const std::vector<NodePool>& pools) {
   check_fits(
-      plan.size(), [&](std::size_t i) -> const auto& { return plan.requests(i); },
-      [&](std::size_t i) { return plan.id(i); }, pools);
+      plan.asked_set_count(), [&](std::size_t k) -> const auto& { return plan.requests(plan.first_asking(k)); },
+      [&](std::size_t k) { return plan.id(plan.first_asking(k)); }, pools);
 }
 
 }  // namespace millrace::sim

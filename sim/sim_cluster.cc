@@ -395,16 +395,7 @@ Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t ite
 
 void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
   if (!pool_nodes_) return;
-  // A plan keeps each distinct request set once: the same set is the same object, so most items
-  // are passed over by an address compare (comparing the maps cost ~100 instructions an item).
-  const scheduler::PlannedWork::Requests* previous = nullptr;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    const scheduler::PlannedWork::Requests& requests = plan.requests(i);
-    if (previous == nullptr || (&requests != previous && requests != *previous)) {
-      demand_of(plan, i);  // a resource no pool has
-    }
-    previous = &requests;
-  }
+  for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));  // a resource no pool has
   check_fits_a_pool(plan, config_.pools.pools);
 }
 

@@ -99,6 +99,24 @@ TEST(PlannedWork, ItemsWithMoreThanARangeRoundTripWhole) {
   EXPECT_TRUE(plan.graph().has_dependencies());
 }
 
+TEST(PlannedWork, AskedRequestSetsAreListedOnceEachWithTheFirstItemAskingInPlanOrder) {
+  std::vector<data::WorkItem> items;
+  for (int i = 0; i < 6; ++i) items.push_back(range_item(10 * i, 10));
+  items[1].requests = {{"memory", 512}};
+  items[2].requests = {{"cpu", 1000}};
+  items[3].requests = {{"memory", 512}};  // as item 1
+  items[5].requests = {{"cpu", 1000}, {"memory", 512}};
+  const PlannedWork plan(items, "plan.json");
+  ASSERT_EQ(plan.asked_set_count(), 3u) << "item 0 and 4 ask for nothing; item 3 asks as item 1";
+  EXPECT_EQ(plan.first_asking(0), 1u);
+  EXPECT_EQ(plan.first_asking(1), 2u);
+  EXPECT_EQ(plan.first_asking(2), 5u);
+  EXPECT_EQ(plan.requests(plan.first_asking(2)), items[5].requests);
+
+  const PlannedWork asking_nothing(std::vector<data::WorkItem>{range_item(0, 10)}, "plan.json");
+  EXPECT_EQ(asking_nothing.asked_set_count(), 0u);
+}
+
 TEST(PlannedWork, RangesBuildPlainItemsWithPredictionsAndTheFirstItemsRequests) {
   const std::vector<data::Range> ranges{{100, 50}, {150, 50}, {200, 25}};
   const PlannedWork plan(ranges, {3, 0, 8}, {{{"cpu", 500}}}, "plan.json");
