@@ -57,8 +57,8 @@ void write_partition(const partitioners::Partition& partition, const PartitionOp
       out << "\n";
     }
   } else {
-    const std::map<std::string, std::int64_t> requests =
-        options.requests.empty() ? std::map<std::string, std::int64_t>{}
+    const data::Quantities requests =
+        options.requests.empty() ? data::Quantities{}
                                  : data::parse_quantity_list(options.requests, "--request");
     nlohmann::json ranges = nlohmann::json::array();
     for (const data::Range& r : work) {

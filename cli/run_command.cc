@@ -71,10 +71,10 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   const std::optional<data::CostModel>& model = o.model;
   const int workers = o.session.common.workers;
   require_memory(workers, kRunBytesPerWorker, "--workers " + std::to_string(workers), "worker slots");
-  const std::map<std::string, std::int64_t> requests =
-      o.requests.empty() ? std::map<std::string, std::int64_t>{} : data::parse_quantity_list(o.requests, "--request");
-  const std::vector<std::map<std::string, std::int64_t>> listed_requests =
-      o.listed ? o.listed->requests() : std::vector<std::map<std::string, std::int64_t>>{};
+  const data::Quantities requests =
+      o.requests.empty() ? data::Quantities{} : data::parse_quantity_list(o.requests, "--request");
+  const std::vector<data::Quantities> listed_requests =
+      o.listed ? o.listed->requests() : std::vector<data::Quantities>{};
   std::vector<data::WorkItem> items;
   for (const data::Range& range : plan_partition(o, model ? &*model : nullptr).work_ranges()) {
     data::WorkItem& item = items.emplace_back();

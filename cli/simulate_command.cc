@@ -201,7 +201,7 @@ void require_memory_for(const SimulateOptions& o, std::size_t items) {
 // simulation does.
 struct ListedWork {
   std::vector<data::Range> ranges;
-  std::vector<partitioners::Requests> requests;
+  std::vector<data::Quantities> requests;
   data::Range span;
   std::int64_t overlap = 0;
 };

@@ -123,8 +123,8 @@ std::string format_quantity_milli(std::int64_t milli) {
   return std::to_string(milli) + "m";
 }
 
-std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, const std::string& where) {
-  std::map<std::string, std::int64_t> amounts;
+Quantities parse_quantity_list(std::string_view text, const std::string& where) {
+  Quantities amounts;
   const std::string example = "expected NAME=QUANTITY,... e.g. cpu=2,memory=4Gi";
   if (text.empty()) throw Error(where, example);
   for (std::size_t from = 0; from <= text.size();) {
@@ -145,8 +145,8 @@ std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, c
   return amounts;
 }
 
-std::string short_resource(const std::map<std::string, std::int64_t>& requests,
-                           const std::map<std::string, std::int64_t>& available) {
+std::string short_resource(const Quantities& requests,
+                           const Quantities& available) {
   for (const auto& [name, amount] : requests) {
     auto found = available.find(name);
     if (amount > (found == available.end() ? 0 : found->second)) return name;
@@ -154,7 +154,7 @@ std::string short_resource(const std::map<std::string, std::int64_t>& requests,
   return "";
 }
 
-std::string quantities_text(const std::map<std::string, std::int64_t>& milli) {
+std::string quantities_text(const Quantities& milli) {
   std::string text;
   for (const auto& [name, amount] : milli) text += (text.empty() ? "" : ", ") + name + " " + format_quantity_milli(amount);
   return text;

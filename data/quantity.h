@@ -16,6 +16,10 @@
 
 namespace millrace::data {
 
+// Amounts in milli-units by resource name, as Kubernetes names resources ("cpu", "memory",
+// "nvidia.com/gpu"): what an item requests, what a machine has.
+using Quantities = std::map<std::string, std::int64_t>;
+
 // `text` in milli-units. Throws Error(where, ...) naming the text and what is wrong with it.
 std::int64_t parse_quantity_milli(std::string_view text, const std::string& where);
 
@@ -26,14 +30,14 @@ std::string format_quantity_milli(std::int64_t milli);
 // "cpu=2,memory=4Gi" (a machine, a budget, an item's requests) as milli-units by resource name.
 // Throws Error(where, ...) naming the text for an empty list, a part without NAME=QUANTITY, a
 // resource given twice or a malformed quantity.
-std::map<std::string, std::int64_t> parse_quantity_list(std::string_view text, const std::string& where);
+Quantities parse_quantity_list(std::string_view text, const std::string& where);
 
 // The first resource (by name) of which `requests` ask more than `available` holds (a resource
 // absent from it holds none), or "" when every request fits.
-std::string short_resource(const std::map<std::string, std::int64_t>& requests,
-                           const std::map<std::string, std::int64_t>& available);
+std::string short_resource(const Quantities& requests,
+                           const Quantities& available);
 
 // "cpu 2, memory 4294967296": amounts by resource name as format_quantity_milli writes them.
-std::string quantities_text(const std::map<std::string, std::int64_t>& milli);
+std::string quantities_text(const Quantities& milli);
 
 }  // namespace millrace::data

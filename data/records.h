@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/quantity.h"
 #include "data/time.h"
 
 namespace millrace::data {
@@ -37,7 +38,7 @@ struct WorkItem {
   Micros predicted = 0;                // predicted duration, 0 when unknown
   // Resource requests in milli-units (data/quantity.h), by resource name as Kubernetes names
   // them ("cpu", "memory", "nvidia.com/gpu"); empty when the item asks for nothing in particular.
-  std::map<std::string, std::int64_t> requests;
+  Quantities requests;
 
   friend bool operator==(const WorkItem&, const WorkItem&) = default;
 };

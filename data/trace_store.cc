@@ -121,7 +121,8 @@ int check_existing(sqlite3* db, const std::string& path) {
   try {
     // One statement, so one snapshot: read apart, another process creating the store could
     // commit in between and its new tables be seen without its version.
-    Statement s(db, path, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+    Statement s(db, path,
+                "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
     if (!s.step()) throw Error(path, "no schema version");
     version = static_cast<int>(s.int64(0));
     tables = static_cast<int>(s.int64(1));
@@ -412,7 +413,7 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
   Statement d(db_, path_, "SELECT item_id, depends_on FROM item_deps WHERE run_id = ? ORDER BY item_id, position");
   d.bind(1, run_id);
   while (d.step()) deps[d.text(0)].push_back(d.text(1));
-  std::map<std::string, std::map<std::string, std::int64_t>> requests;
+  std::map<std::string, Quantities> requests;
   if (schema_version() >= kRequestsSchema) {  // a store read as it is may predate requests
     Statement r(db_, path_, "SELECT item_id, resource, milli FROM item_requests WHERE run_id = ?");
     r.bind(1, run_id);

@@ -171,9 +171,9 @@ std::optional<std::int64_t> json_integer(const nlohmann::json& object, const cha
 }
 
 // The "request.NAME" fields of a JSON range: quantities as strings or numbers.
-std::map<std::string, std::int64_t> requests_of(const nlohmann::json& element, const std::string& where) {
+data::Quantities requests_of(const nlohmann::json& element, const std::string& where) {
   constexpr std::string_view kPrefix = "request.";
-  std::map<std::string, std::int64_t> requests;
+  data::Quantities requests;
   for (const auto& [key, value] : element.items()) {
     if (!key.starts_with(kPrefix)) continue;
     if (!value.is_string() && !value.is_number()) {
@@ -188,8 +188,8 @@ std::map<std::string, std::int64_t> requests_of(const nlohmann::json& element, c
 // A JSON ranges file; each range's line is where its element starts.
 void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   TextInput input(path);
-  std::map<Requests, std::uint32_t> known;  // a request set's index in file.request_sets
-  known.emplace(Requests{}, 0);
+  std::map<data::Quantities, std::uint32_t> known;  // a request set's index in file.request_sets
+  known.emplace(data::Quantities{}, 0);
   const nlohmann::json doc = data::importers::parse_json_list(
       input, "ranges", [&file, &known](const nlohmann::json& element, const std::string& where) {
         if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
@@ -252,9 +252,9 @@ Partition RangesFile::partition() const {
   return out;
 }
 
-std::vector<Requests> RangesFile::requests() const {
+std::vector<data::Quantities> RangesFile::requests() const {
   auto asking = std::find_if(ranges.rbegin(), ranges.rend(), [](const ListedRange& r) { return r.request_set != 0; });
-  std::vector<Requests> out;
+  std::vector<data::Quantities> out;
   out.reserve(static_cast<std::size_t>(ranges.rend() - asking));
   for (auto r = ranges.begin(); r != asking.base(); ++r) out.push_back(request_sets[r->request_set]);
   return out;

@@ -30,8 +30,6 @@
 
 namespace millrace::partitioners {
 
-using Requests = std::map<std::string, std::int64_t>;  // JSON "request.NAME", milli-units
-
 struct ListedRange {
   data::Range range;              // the work range as listed (overlap included)
   std::string where;              // "file:line"
@@ -42,15 +40,15 @@ struct RangesFile {
   std::string path;
   std::int64_t overlap = 0;
   std::vector<ListedRange> ranges;  // sorted by first unit
-  // The distinct request sets of the ranges, each kept once (a file of a million ranges mostly
-  // repeats one or two), the first the empty one.
-  std::vector<Requests> request_sets{{}};
+  // The distinct request sets of the ranges (JSON "request.NAME"), each kept once (a file of a
+  // million ranges mostly repeats one or two), the first the empty one.
+  std::vector<data::Quantities> request_sets{{}};
 
   // The tiling (each range without its first `overlap` units) and the overlap.
   Partition partition() const;
   // Each range's requests in the order of partition().work_ranges(), up to the last range that
   // asks for something: empty when none does (as scheduler::PlannedWork takes them).
-  std::vector<Requests> requests() const;
+  std::vector<data::Quantities> requests() const;
   data::Range span() const;  // the units the tiling covers
 };
 

@@ -56,7 +56,7 @@ struct Submission {
   // The item, whole (built from the plan's columns), and the parts clusters often read alone.
   data::WorkItem item() const { return plan->item(index); }
   std::string item_id() const { return plan->id(index); }
-  const PlannedWork::Requests& requests() const { return plan->requests(index); }
+  const data::Quantities& requests() const { return plan->requests(index); }
 };
 
 // What a cluster reports about one attempt.

@@ -43,7 +43,7 @@ PlannedWork::PlannedWork(const std::vector<data::WorkItem>& plan, const std::str
 }
 
 PlannedWork::PlannedWork(std::vector<data::Range> ranges, std::vector<data::Micros> predicted,
-                         const std::vector<Requests>& requests, const std::string& plan_name)
+                         const std::vector<data::Quantities>& requests, const std::string& plan_name)
     : ranges_(std::move(ranges)), predicted_(std::move(predicted)) {
   if (std::all_of(predicted_.begin(), predicted_.end(), [](data::Micros p) { return p == 0; })) predicted_ = {};
   RequestIndex known;
@@ -51,7 +51,8 @@ PlannedWork::PlannedWork(std::vector<data::Range> ranges, std::vector<data::Micr
   graph_ = WorkGraph(*this, plan_name);
 }
 
-void PlannedWork::add_requests(std::size_t i, std::size_t count, const Requests& requests, RequestIndex& known) {
+void PlannedWork::add_requests(std::size_t i, std::size_t count, const data::Quantities& requests,
+                               RequestIndex& known) {
   if (requests.empty()) return;
   if (request_set_.empty()) request_set_.assign(count, 0);
   auto [found, added] = known.try_emplace(requests, static_cast<std::uint32_t>(request_sets_.size()));

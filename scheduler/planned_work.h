@@ -23,7 +23,6 @@ namespace millrace::scheduler {
 
 class PlannedWork {
  public:
-  using Requests = std::map<std::string, std::int64_t>;
   // The type of a plain item: data::WorkItem's default.
   static inline const std::string kPlainType = data::WorkItem{}.type;
 
@@ -34,7 +33,7 @@ class PlannedWork {
   // the first items' requests (the rest ask for nothing). A range given twice is refused as a
   // duplicate id.
   PlannedWork(std::vector<data::Range> ranges, std::vector<data::Micros> predicted,
-              const std::vector<Requests>& requests, const std::string& plan_name);
+              const std::vector<data::Quantities>& requests, const std::string& plan_name);
   PlannedWork(const PlannedWork&) = delete;
   PlannedWork& operator=(const PlannedWork&) = delete;
 
@@ -49,7 +48,9 @@ class PlannedWork {
     return plain(i) || whole(i).range ? &ranges_[i] : nullptr;
   }
   const std::string& type(std::size_t i) const { return plain(i) ? kPlainType : whole(i).type; }
-  const Requests& requests(std::size_t i) const { return request_sets_[request_set_.empty() ? 0 : request_set_[i]]; }
+  const data::Quantities& requests(std::size_t i) const {
+    return request_sets_[request_set_.empty() ? 0 : request_set_[i]];
+  }
   // The distinct non-empty request sets the items ask for, each once, numbered 0.. in the order
   // of the first item asking for it: checks of what items ask walk these sets, not the items, and
   // name first_asking(k), whose requests are set k.
@@ -69,8 +70,8 @@ class PlannedWork {
  private:
   static constexpr std::uint32_t kPlain = UINT32_MAX;
 
-  using RequestIndex = std::map<Requests, std::uint32_t>;  // a request set's index in request_sets_
-  void add_requests(std::size_t i, std::size_t count, const Requests& requests, RequestIndex& known);
+  using RequestIndex = std::map<data::Quantities, std::uint32_t>;  // a request set's index in request_sets_
+  void add_requests(std::size_t i, std::size_t count, const data::Quantities& requests, RequestIndex& known);
 
   std::vector<data::Range> ranges_;          // {0, 0} for an item without a range
   std::vector<data::Micros> predicted_;      // empty when no item has a prediction
@@ -78,7 +79,7 @@ class PlannedWork {
   std::vector<std::uint32_t> whole_of_;      // empty when every item is plain; else index into wholes_
   std::vector<data::WorkItem> wholes_;       // the non-plain items (their predictions and submit times in the columns)
   std::vector<std::uint32_t> request_set_;   // empty when no item asks for anything; else index into request_sets_
-  std::vector<Requests> request_sets_{{}};   // distinct request sets, the first the empty one
+  std::vector<data::Quantities> request_sets_{{}};  // distinct request sets, the first the empty one
   std::vector<std::size_t> first_asking_;    // the first item asking for request_sets_[k + 1]
   WorkGraph graph_;
 };

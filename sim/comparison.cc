@@ -70,7 +70,7 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
-                 const std::vector<std::map<std::string, std::int64_t>>& requests = {}) {
+                 const std::vector<data::Quantities>& requests = {}) {
   std::vector<data::Range> ranges = partition.work_ranges();
   std::vector<data::Micros> durations;
   durations.reserve(ranges.size());

@@ -40,7 +40,7 @@ namespace millrace::sim {
 struct ListedPartition {
   std::string name;
   partitioners::Partition partition;
-  std::vector<std::map<std::string, std::int64_t>> requests;  // by work range; empty: none asked
+  std::vector<data::Quantities> requests;  // by work range; empty: none asked
 };
 
 struct ComparisonSpec {

@@ -153,11 +153,11 @@ std::vector<NodePool> read_node_pools(const std::string& path) {
 namespace {
 
 // The check of check_fits_a_pool over `count` items (or request sets), item i asking for requests(i).
-template <typename Requests, typename Id>
-void check_fits(std::size_t count, Requests requests, Id id, const std::vector<NodePool>& pools) {
-  const std::map<std::string, std::int64_t>* fitting = nullptr;  // the last requests that fit
+template <typename RequestsOf, typename Id>
+void check_fits(std::size_t count, RequestsOf requests, Id id, const std::vector<NodePool>& pools) {
+  const data::Quantities* fitting = nullptr;  // the last requests that fit
   for (std::size_t i = 0; i < count; ++i) {
-    const std::map<std::string, std::int64_t>& asked = requests(i);
+    const data::Quantities& asked = requests(i);
     if (fitting != nullptr && asked == *fitting) continue;  // as the item before asked
     std::string capacities, shortages;
     for (const NodePool& pool : pools) {

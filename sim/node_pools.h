@@ -46,7 +46,7 @@ struct NodePool {
   int min = 0;
   int max = 1;
   data::Micros provision_delay = 0;
-  std::map<std::string, std::int64_t> capacity;  // per node, milli-units
+  data::Quantities capacity;  // per node, milli-units
 };
 
 struct NodePoolsConfig {

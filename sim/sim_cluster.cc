@@ -395,14 +395,15 @@ Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t ite
 
 void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
   if (!pool_nodes_) return;
-  for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));  // a resource no pool has
+  // A resource no pool has.
+  for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));
   check_fits_a_pool(plan, config_.pools.pools);
 }
 
 // Pods one after the other mostly ask for the same: the last item's shape is reused when its
 // requests are equal, without building a demand and looking it up.
 std::uint32_t SimCluster::shape_of(const scheduler::PlannedWork& plan, std::size_t item) {
-  const scheduler::PlannedWork::Requests& requests = plan.requests(item);
+  const data::Quantities& requests = plan.requests(item);
   if (last_shaped_ != nullptr && (last_shaped_ == &requests || *last_shaped_ == requests)) return shape_of_last_;
   auto [found, added] = shape_index_.try_emplace(demand_of(plan, item), static_cast<std::uint32_t>(shapes_.size()));
   if (added) shapes_.push_back(Shape{found->first, {}, {}});

@@ -202,7 +202,7 @@ class SimCluster : public scheduler::Cluster {
   std::vector<Shape> shapes_;
   std::map<Demand, std::uint32_t> shape_index_;
   // The requests shape_of() last looked up, and their shape.
-  const scheduler::PlannedWork::Requests* last_shaped_ = nullptr;
+  const data::Quantities* last_shaped_ = nullptr;
   std::uint32_t shape_of_last_ = 0;
   std::vector<OrderedRoom> ordered_rooms_;
   std::vector<std::uint64_t> idle_generation_;     // per pool node: bumped when a pod arrives

@@ -89,7 +89,7 @@ Timed run_model(const std::vector<data::Micros>& durations, int workers, const s
   // Range i is [i, i + 1), named by its END/COUNT form; its duration is the trace's line i.
   std::vector<data::Range> ranges(durations.size());
   for (std::size_t i = 0; i < ranges.size(); ++i) ranges[i] = data::Range{static_cast<std::int64_t>(i), 1};
-  std::vector<scheduler::PlannedWork::Requests> requests;
+  std::vector<data::Quantities> requests;
   if (node_pools) requests.assign(ranges.size(), {{"cpu", kOneCpu}});
   SimulationConfig config;
   config.cluster.nodes = workers;

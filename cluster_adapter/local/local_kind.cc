@@ -49,14 +49,14 @@ void LocalKind::add_options(CLI::App& command, const OptionChecks& checks) {
 
 namespace {
 
-std::map<std::string, std::int64_t> capacity_of(const std::string& text) {
+data::Quantities capacity_of(const std::string& text) {
   return text.empty() ? machine_capacity() : data::parse_quantity_list(text, "--local-capacity");
 }
 
 }  // namespace
 
 void LocalKind::check_plan(const std::vector<data::WorkItem>& items) const {
-  const std::map<std::string, std::int64_t> capacity = capacity_of(capacity_);
+  const data::Quantities capacity = capacity_of(capacity_);
   const std::string origin = capacity_.empty() ? "this machine's; --local-capacity declares another" : "--local-capacity";
   for (const data::WorkItem& item : items) require_fits_machine(item, capacity, origin);
 }

@@ -72,14 +72,14 @@ std::string default_session_tag() {
 
 }  // namespace
 
-std::map<std::string, std::int64_t> machine_capacity() {
+data::Quantities machine_capacity() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   return {{"cpu", std::max(1L, cpus) * 1000LL}, {"memory", static_cast<std::int64_t>(pages) * page_size * 1000}};
 }
 
-void require_fits_machine(const data::WorkItem& item, const std::map<std::string, std::int64_t>& capacity,
+void require_fits_machine(const data::WorkItem& item, const data::Quantities& capacity,
                           const std::string& origin) {
   const std::string short_of = data::short_resource(item.requests, capacity);
   if (short_of.empty()) return;

@@ -58,15 +58,15 @@ struct LocalProcessOptions {
   data::Micros kill_grace = 5 * data::kMicrosPerSecond;  // SIGTERM -> SIGKILL
   std::string session_tag;             // unique on the machine; empty: this process's pid and start time
   bool cgroups = true;                 // false: hold trees by marker and process group only
-  std::map<std::string, std::int64_t> capacity;  // requests are packed into it; empty: not looked at
+  data::Quantities capacity;  // requests are packed into it; empty: not looked at
 };
 
 // This machine's CPUs and memory as a capacity ("cpu", "memory").
-std::map<std::string, std::int64_t> machine_capacity();
+data::Quantities machine_capacity();
 
 // Throws data::Error naming the item, what it asks and the resource short when its requests
 // exceed `capacity` (`origin` says where the capacity comes from, e.g. "--local-capacity").
-void require_fits_machine(const data::WorkItem& item, const std::map<std::string, std::int64_t>& capacity,
+void require_fits_machine(const data::WorkItem& item, const data::Quantities& capacity,
                           const std::string& origin);
 
 class LocalProcessCluster : public PolledCluster {
@@ -105,7 +105,7 @@ class LocalProcessCluster : public PolledCluster {
     int status = 0;                    // the leader's wait status, once reaped
     int slot = 0;
     std::string worker;
-    std::map<std::string, std::int64_t> requests;  // held while it runs (with a capacity)
+    data::Quantities requests;  // held while it runs (with a capacity)
     data::Micros started = 0;
     std::string kill_reason;           // set once we started killing it
     std::optional<data::Micros> kill_at;  // when SIGKILL follows the SIGTERM
@@ -143,7 +143,7 @@ class LocalProcessCluster : public PolledCluster {
   scheduler::ClusterListener* listener_ = nullptr;
   std::map<scheduler::AttemptHandle, Running> running_;
   std::vector<bool> slot_busy_;
-  std::map<std::string, std::int64_t> free_;  // capacity less the running attempts' requests
+  data::Quantities free_;  // capacity less the running attempts' requests
   std::deque<scheduler::Submission> held_;
   std::deque<Pending> pending_;
   bool shutdown_seen_ = false;

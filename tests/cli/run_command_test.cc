@@ -102,7 +102,7 @@ TEST_F(RunCommandTest, ItemsRequestingTheWholeBudgetNeverOverlap) {
                                                       << attempts[i - 1].item_id << " ended";
   }
   for (const data::WorkItem& item : trace.items(1)) {
-    EXPECT_EQ(item.requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
+    EXPECT_EQ(item.requests, (data::Quantities{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
   }
 }
 
@@ -115,10 +115,10 @@ TEST_F(RunCommandTest, ListedRangesRunWithTheirOwnRequests) {
   Result result = run({"run", "--cluster", "local", "--store", store, "--ranges", plan, "--workers", "2",
                        "--request", "cpu=1,memory=1Mi", "--local-capacity", "cpu=2,memory=1Gi", "--command", "true"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  std::map<std::string, std::map<std::string, std::int64_t>> requests;
+  std::map<std::string, data::Quantities> requests;
   for (const data::WorkItem& item : data::TraceStore::open(store).items(1)) requests[item.id] = item.requests;
-  EXPECT_EQ(requests["0-9"], (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1000}}));
-  EXPECT_EQ(requests["10-19"], (std::map<std::string, std::int64_t>{{"cpu", 500}, {"memory", 1024LL * 1024 * 1000}}));
+  EXPECT_EQ(requests["0-9"], (data::Quantities{{"cpu", 2000}, {"memory", 1024LL * 1024 * 1000}}));
+  EXPECT_EQ(requests["10-19"], (data::Quantities{{"cpu", 500}, {"memory", 1024LL * 1024 * 1000}}));
 }
 
 TEST_F(RunCommandTest, AnItemLargerThanTheMachineIsRefusedNamingItBeforeAnythingIsRecorded) {

@@ -44,7 +44,7 @@ struct StellarTotals {
   std::size_t ranges = 0;
   std::int64_t total_s = 0;
   double tx_apply_ms = 0;
-  std::map<std::string, std::int64_t> busy_s;
+  data::Quantities busy_s;
   std::int64_t longest_s = 0;
 };
 

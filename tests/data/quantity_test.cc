@@ -109,14 +109,14 @@ TEST(Quantity, FormatParsesBackToTheSameAmount) {
 }
 
 TEST(Quantity, ListsGiveEachResourceInMilliUnits) {
-  const std::map<std::string, std::int64_t> machine = parse_quantity_list("cpu=4,memory=16Gi,nvidia.com/gpu=500m", "--machine");
-  EXPECT_EQ(machine, (std::map<std::string, std::int64_t>{
+  const data::Quantities machine = parse_quantity_list("cpu=4,memory=16Gi,nvidia.com/gpu=500m", "--machine");
+  EXPECT_EQ(machine, (data::Quantities{
                          {"cpu", 4000}, {"memory", 16LL * 1024 * 1024 * 1024 * 1000}, {"nvidia.com/gpu", 500}}));
   EXPECT_EQ(quantities_text(machine), "cpu 4, memory 17179869184, nvidia.com/gpu 500m");
 }
 
 TEST(Quantity, TheShortResourceIsTheFirstThatDoesNotFit) {
-  const std::map<std::string, std::int64_t> machine{{"cpu", 4000}, {"memory", 8000}};
+  const data::Quantities machine{{"cpu", 4000}, {"memory", 8000}};
   EXPECT_EQ(short_resource({{"cpu", 4000}, {"memory", 8000}}, machine), "");
   EXPECT_EQ(short_resource({{"cpu", 4001}}, machine), "cpu");
   EXPECT_EQ(short_resource({{"cpu", 1000}, {"memory", 9000}}, machine), "memory");

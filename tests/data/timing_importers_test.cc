@@ -74,8 +74,8 @@ class ExportedRun : public ::testing::Test {
 
 TEST_F(ExportedRun, RequestsAreStoredInMilliUnits) {
   const std::vector<WorkItem> items = store_->items(run_id_);
-  EXPECT_EQ(items[0].requests, (std::map<std::string, std::int64_t>{{"cpu", 250}, {"memory", 536'870'912'000}}));
-  EXPECT_EQ(items[1].requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"nvidia.com/gpu", 460}}));
+  EXPECT_EQ(items[0].requests, (data::Quantities{{"cpu", 250}, {"memory", 536'870'912'000}}));
+  EXPECT_EQ(items[1].requests, (data::Quantities{{"cpu", 2000}, {"nvidia.com/gpu", 460}}));
   EXPECT_TRUE(items[2].requests.empty());
   EXPECT_EQ(store_->count_rows("item_requests", run_id_), 4);
 }
@@ -127,7 +127,7 @@ TEST(TimingJsonImport, ReadsRequestsGivenAsNumbersOrQuantities) {
   TempDir dir;
   write_file(dir.file("t.json"), R"([{"item": "a", "duration_s": 1, "request.cpu": 2, "request.memory": "1Gi"}])");
   auto trace = read_timing_json(dir.file("t.json"));
-  EXPECT_EQ(trace.items[0].requests, (std::map<std::string, std::int64_t>{{"cpu", 2000}, {"memory", 1'073'741'824'000}}));
+  EXPECT_EQ(trace.items[0].requests, (data::Quantities{{"cpu", 2000}, {"memory", 1'073'741'824'000}}));
 }
 
 TEST(TimingJsonImport, ReadsABareArrayOfRows) {

@@ -36,9 +36,9 @@ Run sample_run() {
 }
 
 std::vector<WorkItem> sample_items() {
-  WorkItem a{"a", Range{0, 100}, "", "range", {}, 2, 0, 5 * kMicrosPerSecond};
-  WorkItem b{"b", Range{100, 50}, "", "range", {"a"}, 1, kMicrosPerSecond, 0};
-  WorkItem job{"job,1", std::nullopt, R"({"processors":"4"})", "job", {"a", "b"}, 0, 3, 0};
+  WorkItem a{"a", Range{0, 100}, "", "range", {}, 2, 0, 5 * kMicrosPerSecond, {}};
+  WorkItem b{"b", Range{100, 50}, "", "range", {"a"}, 1, kMicrosPerSecond, 0, {}};
+  WorkItem job{"job,1", std::nullopt, R"({"processors":"4"})", "job", {"a", "b"}, 0, 3, 0, {}};
   return {a, b, job};
 }
 

@@ -98,8 +98,8 @@ TEST(RangesFile, JsonRequestsAreQuantitiesInRangeOrder) {
     {"first": 0, "count": 4, "request.nvidia.com/gpu": 1}
   ]})"));
   ASSERT_EQ(f.requests().size(), 2u);
-  EXPECT_EQ(f.requests()[0], (std::map<std::string, std::int64_t>{{"nvidia.com/gpu", 1000}}));  // sorted: 0 first
-  EXPECT_EQ(f.requests()[1], (std::map<std::string, std::int64_t>{{"cpu", 500}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
+  EXPECT_EQ(f.requests()[0], (data::Quantities{{"nvidia.com/gpu", 1000}}));  // sorted: 0 first
+  EXPECT_EQ(f.requests()[1], (data::Quantities{{"cpu", 500}, {"memory", 1024LL * 1024 * 1024 * 1000}}));
   // Equal sets are kept once; the requests stop at the last range that asks for something.
   const RangesFile g = read_ranges_file(write_file("shared-requests.json", R"({"ranges": [
     {"first": 0, "count": 4, "request.cpu": "1"},
@@ -108,8 +108,8 @@ TEST(RangesFile, JsonRequestsAreQuantitiesInRangeOrder) {
     {"first": 12, "count": 4}
   ]})"));
   EXPECT_EQ(g.request_sets.size(), 2u) << "the empty set and cpu=1";
-  const std::map<std::string, std::int64_t> one_cpu{{"cpu", 1000}};
-  EXPECT_EQ(g.requests(), (std::vector<std::map<std::string, std::int64_t>>{one_cpu, {}, one_cpu}));
+  const data::Quantities one_cpu{{"cpu", 1000}};
+  EXPECT_EQ(g.requests(), (std::vector<data::Quantities>{one_cpu, {}, one_cpu}));
   EXPECT_TRUE(read_ranges_file(write_file("no-requests.json", R"([{"first": 0, "count": 4}])")).requests().empty());
   EXPECT_THAT(error_of("bad-request.json", "[\n{\"first\": 0, \"count\": 4,\n \"request.cpu\": \"2x\"}]"),
               AllOf(HasSubstr("bad-request.json:2: request.cpu: quantity '2x'")));

@@ -25,7 +25,7 @@ std::int64_t q(const char* text) { return data::parse_quantity_milli(text, "test
 
 struct Pod {
   std::string id;
-  std::map<std::string, std::int64_t> requests;
+  data::Quantities requests;
   data::Micros duration = 0;
   data::Micros submit = 0;
   std::string type = "job";
@@ -50,7 +50,7 @@ DurationModel predicted_durations() {
 }
 
 NodePool pool_of(const std::string& name, int count, int min, int max, data::Micros delay,
-                 std::map<std::string, std::int64_t> capacity) {
+                 data::Quantities capacity) {
   return NodePool{name, count, min, max, delay, std::move(capacity)};
 }
 
@@ -236,7 +236,7 @@ std::map<std::string, Started> reference_placement(const std::vector<Pod>& pods,
                                                    Placement placement) {
   struct Node {
     std::string name;
-    std::map<std::string, std::int64_t> capacity, used;
+    data::Quantities capacity, used;
   };
   std::vector<Node> nodes;
   for (const NodePool& pool : pools) {
