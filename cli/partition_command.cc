@@ -58,8 +58,7 @@ void write_partition(const partitioners::Partition& partition, const PartitionOp
     }
   } else {
     const data::Quantities requests =
-        options.requests.empty() ? data::Quantities{}
-                                 : data::parse_quantity_list(options.requests, "--request");
+        options.requests.empty() ? data::Quantities{} : data::parse_quantity_list(options.requests, "--request");
     nlohmann::json ranges = nlohmann::json::array();
     for (const data::Range& r : work) {
       nlohmann::json item{{"first", r.first}, {"last", r.last()}, {"count", r.count}};

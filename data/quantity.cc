@@ -145,8 +145,7 @@ Quantities parse_quantity_list(std::string_view text, const std::string& where) 
   return amounts;
 }
 
-std::string short_resource(const Quantities& requests,
-                           const Quantities& available) {
+std::string short_resource(const Quantities& requests, const Quantities& available) {
   for (const auto& [name, amount] : requests) {
     auto found = available.find(name);
     if (amount > (found == available.end() ? 0 : found->second)) return name;

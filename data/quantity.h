@@ -34,8 +34,7 @@ Quantities parse_quantity_list(std::string_view text, const std::string& where);
 
 // The first resource (by name) of which `requests` ask more than `available` holds (a resource
 // absent from it holds none), or "" when every request fits.
-std::string short_resource(const Quantities& requests,
-                           const Quantities& available);
+std::string short_resource(const Quantities& requests, const Quantities& available);
 
 // "cpu 2, memory 4294967296": amounts by resource name as format_quantity_milli writes them.
 std::string quantities_text(const Quantities& milli);
