@@ -49,17 +49,23 @@ const char* to_string(Outcome outcome);
 // Throws Error naming `input` when `text` is not one of the names to_string produces.
 Outcome outcome_from_string(const std::string& text, const std::string& input);
 
-// One try of one item on one worker (a pod, a process, a simulated slot).
+// One try of one item on one worker (a pod, a process, a simulated slot). Its phases, in order:
+// submitted to the cluster (Job created, queued for a slot), placed (pod bound to a node, local
+// slot granted), working (container running, process spawned) = start, and ended = end. The
+// first two are optional: recordings and stores from before they were kept know only start/end.
 struct Attempt {
   std::string item_id;
   int number = 1;                      // 1 for the first try, 2 for the first retry, ...
   std::string worker;
-  Micros start = 0;
+  Micros start = 0;                    // its work started (container running, process spawned)
   Micros end = 0;
   Outcome outcome = Outcome::kSucceeded;
   int exit_code = 0;
   std::string failure_reason;          // empty unless failed or cancelled
   std::optional<Micros> work_time;     // part of the duration spent on per-unit work (e.g. tx apply)
+  std::optional<Micros> submitted;     // handed to the cluster, when recorded
+  std::optional<Micros> placed;        // placed on a node or slot, when recorded
+  std::string node;                    // the node or slot it was placed on, "" when not recorded
 
   Micros duration() const { return end - start; }
   friend bool operator==(const Attempt&, const Attempt&) = default;

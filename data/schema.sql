@@ -259,3 +259,10 @@ CREATE TABLE comparison_experiments (
   sha256        TEXT    NOT NULL,
   overrides     TEXT    NOT NULL   -- JSON array, e.g. ["--replicas", "5"]
 );
+
+-- migration 11: the phases of each attempt before its work started (data/records.h Attempt):
+-- when it was submitted to the cluster and when it was placed on a node or slot, and the node's
+-- name. Attempts recorded before are kept with the phases unknown (NULL, '').
+ALTER TABLE attempts ADD COLUMN submitted_us INTEGER;
+ALTER TABLE attempts ADD COLUMN placed_us INTEGER;
+ALTER TABLE attempts ADD COLUMN node TEXT NOT NULL DEFAULT '';

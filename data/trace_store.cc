@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/attempt_rows.h"
 #include "data/checked_numbers.h"
 #include "data/csv.h"
 #include "data/error.h"
@@ -186,16 +187,12 @@ Run read_run(const Statement& s, const std::string& input) {
 }
 
 void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, const std::vector<Attempt>& attempts) {
-  Statement insert(db, path,
-                   "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, "
-                   "failure_reason, work_time_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  AttemptRowWriter insert(db, path);
   // A finished attempt's process tree is no longer in flight (run_sessions.h).
   Statement forget_tree(db, path, "DELETE FROM attempt_trees WHERE run_id = ? AND item_id = ? AND number = ?");
   for (const auto& a : attempts) {
     try {
-      insert.bind(1, run_id).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
-      insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
-      insert.run();
+      insert.insert(run_id, a);
       forget_tree.bind(1, run_id).bind(2, a.item_id).bind(3, a.number);
       forget_tree.run();
     } catch (const Error& e) {
@@ -443,8 +440,8 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
 
 std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
   Statement s(db_, path_,
-              "SELECT item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, work_time_us "
-              "FROM attempts WHERE run_id = ? ORDER BY start_us, item_id, number");
+              "SELECT item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, work_time_us, "
+              "submitted_us, placed_us, node FROM attempts WHERE run_id = ? ORDER BY start_us, item_id, number");
   s.bind(1, run_id);
   std::vector<Attempt> out;
   while (s.step()) {
@@ -462,6 +459,9 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
     }
     a.failure_reason = s.text(7);
     a.work_time = s.optional_int64(8);
+    a.submitted = s.optional_int64(9);
+    a.placed = s.optional_int64(10);
+    a.node = s.text(11);
     out.push_back(std::move(a));
   }
   return out;

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "data/attempt_rows.h"
 #include "data/error.h"
 #include "data/item_rows.h"
 #include "data/sqlite_db.h"
@@ -91,9 +92,7 @@ struct StagedImport::Statements {
       : items(db, path),
         find_item(db, path, "SELECT 1 FROM items WHERE run_id = ? AND id = ?"),
         latest_attempt(db, path, "SELECT max(number) FROM attempts WHERE run_id = ? AND item_id = ?"),
-        insert_attempt(db, path,
-                       "INSERT INTO attempts (run_id, item_id, number, worker, start_us, end_us, outcome, exit_code, "
-                       "failure_reason, work_time_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        insert_attempt(db, path),
         insert_source(db, path,
                       "INSERT INTO staged_attempt_sources (run_id, item_id, number, source) VALUES (?, ?, ?, ?)"),
         source_of(db, path, "SELECT source FROM staged_attempt_sources WHERE run_id = ? AND item_id = ? AND number = ?") {}
@@ -101,7 +100,7 @@ struct StagedImport::Statements {
   ItemRowWriter items;
   Statement find_item;
   Statement latest_attempt;
-  Statement insert_attempt;
+  AttemptRowWriter insert_attempt;
   Statement insert_source;
   Statement source_of;
 };
@@ -185,10 +184,7 @@ void StagedImport::flush() {
   const Trace& batch = pending_.trace();
   for (const WorkItem& item : batch.items) statements_->items.insert(run_id_, static_cast<std::int64_t>(items_++), item);
   for (const Attempt& a : batch.attempts) {
-    Statement& insert = statements_->insert_attempt;
-    insert.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number).bind(4, a.worker).bind(5, a.start).bind(6, a.end);
-    insert.bind(7, to_string(a.outcome)).bind(8, a.exit_code).bind(9, a.failure_reason).bind(10, a.work_time);
-    insert.run();
+    statements_->insert_attempt.insert(run_id_, a);
     Statement& source = statements_->insert_source;
     source.bind(1, run_id_).bind(2, a.item_id).bind(3, a.number).bind(4, pending_.where_of(a));
     source.run();

@@ -43,9 +43,12 @@ std::vector<WorkItem> sample_items() {
 }
 
 std::vector<Attempt> sample_attempts() {
-  Attempt a1{"a", 1, "w1", 0, 4 * kMicrosPerSecond, Outcome::kFailed, 137, "OOMKilled", std::nullopt};
-  Attempt a2{"a", 2, "w2", 4 * kMicrosPerSecond, 9 * kMicrosPerSecond, Outcome::kSucceeded, 0, "", 2'500'123};
-  Attempt b1{"b", 1, "w1", 4 * kMicrosPerSecond, 6 * kMicrosPerSecond + 1, Outcome::kSucceeded, 0, "", 17};
+  Attempt a1{"a", 1, "w1", 0, 4 * kMicrosPerSecond, Outcome::kFailed, 137, "OOMKilled", std::nullopt, std::nullopt,
+             std::nullopt, ""};
+  Attempt a2{"a", 2, "w2", 4 * kMicrosPerSecond, 9 * kMicrosPerSecond, Outcome::kSucceeded, 0, "", 2'500'123, 0,
+             std::nullopt, ""};
+  Attempt b1{"b", 1, "w1", 4 * kMicrosPerSecond, 6 * kMicrosPerSecond + 1, Outcome::kSucceeded, 0, "", 17,
+             kMicrosPerSecond, 3 * kMicrosPerSecond, "node-7"};
   return {a1, a2, b1};
 }
 
@@ -188,6 +191,32 @@ TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
       "'seed: 1', 'x', '[]' FROM comparisons WHERE kind = 'plan' AND model = 'm.json'";
   EXPECT_EQ(sqlite3_exec(store.handle(), keep.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   EXPECT_EQ(sqlite3_changes(store.handle()), 1);  // the comparison was kept, and can have its experiment
+}
+
+TEST(TraceStore, AttemptsOfAStoreOfVersion10KeepTheirTimesWithThePhasesUnknown) {
+  TempDir dir;
+  const std::string path = dir.file("v10.db");
+  {
+    auto store = TraceStore::open(path);
+    const std::string v10 =
+        "DROP TABLE attempts; CREATE TABLE attempts (run_id INTEGER NOT NULL, item_id TEXT NOT NULL, number INTEGER "
+        "NOT NULL, worker TEXT NOT NULL, start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, outcome TEXT NOT NULL, "
+        "exit_code INTEGER NOT NULL, failure_reason TEXT NOT NULL, work_time_us INTEGER, PRIMARY KEY (run_id, item_id, "
+        "number)) WITHOUT ROWID; INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, "
+        "ended_us) VALUES ('old', 'real', 'ledgers', 'uniform', 'fixed-pool', '{}', 0, 9); INSERT INTO items (run_id, "
+        "position, id, type, payload, priority, submit_at_us, predicted_us) VALUES (1, 0, 'a', 'range', '', 0, 0, 0); "
+        "INSERT INTO attempts VALUES (1, 'a', 1, 'w1', 2, 9, 'succeeded', 0, '', NULL); PRAGMA user_version = 10";
+    ASSERT_EQ(sqlite3_exec(store.handle(), v10.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  auto store = TraceStore::open(path);
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  const auto kept = store.attempts(1);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].start, 2);
+  EXPECT_EQ(kept[0].end, 9);
+  EXPECT_FALSE(kept[0].submitted.has_value());
+  EXPECT_FALSE(kept[0].placed.has_value());
+  EXPECT_EQ(kept[0].node, "");
 }
 
 TEST(TraceStore, AnEmptyFileIsMigratedToTheCurrentSchema) {
