@@ -94,7 +94,7 @@ TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
   store.add_run(sample_run(), sample_items(), sample_attempts());
   auto before = row_counts(store);
   auto attempts = sample_attempts();
-  attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt});
+  attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
   try {
     store.add_run(sample_run(), sample_items(), attempts);
     FAIL() << "expected an Error";
@@ -181,7 +181,9 @@ TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
     auto store = TraceStore::open(path);
     const std::string older =
         "INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
-        "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; PRAGMA user_version = 9";
+        "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; ALTER TABLE attempts DROP "
+        "COLUMN submitted_us; ALTER TABLE attempts DROP COLUMN placed_us; ALTER TABLE attempts DROP COLUMN node; "
+        "PRAGMA user_version = 9";
     ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   auto store = TraceStore::open(path);

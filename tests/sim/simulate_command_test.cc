@@ -40,7 +40,7 @@ class SimulateCommand : public ::testing::Test {
       int w = i % 2;
       data::Micros d = seconds[i] * data::kMicrosPerSecond;
       attempts.push_back(data::Attempt{item.id, 1, w == 0 ? "worker-a" : "worker-b", busy[w], busy[w] + d,
-                                       data::Outcome::kSucceeded, 0, "", std::nullopt});
+                                       data::Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
       busy[w] += d;
     }
     store.add_run(run, items, attempts);
@@ -93,7 +93,7 @@ TEST_F(SimulateCommand, ShowAndSimulatePrintTheSameTailForTheSameSchedule) {
     std::vector<data::Attempt> attempts;
     for (std::size_t i = 0; i < items.size(); ++i) {
       attempts.push_back(data::Attempt{items[i].id, 1, ran[i].worker, ran[i].start, ran[i].end,
-                                       data::Outcome::kSucceeded, 0, "", std::nullopt});
+                                       data::Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
     }
     data::Run run;
     run.name = "as-a-pool";

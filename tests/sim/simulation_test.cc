@@ -75,7 +75,7 @@ TEST(Simulation, ARecordedRunAndItsExactReplayReportIdenticalTails) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     auto w = static_cast<std::size_t>(std::min_element(free_at.begin(), free_at.end()) - free_at.begin());
     recording.push_back(data::Attempt{items[i].id, 1, "recorded-" + std::to_string(w), free_at[w], free_at[w] + d[i],
-                                      data::Outcome::kSucceeded, 0, "", std::nullopt});
+                                      data::Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
     free_at[w] += d[i];
   }
   data::RunSummary recorded = data::summarize(items, recording);
@@ -275,9 +275,9 @@ TEST(Simulation, BadClusterSettingsAreErrorsNamingTheSetting) {
 TEST(Simulation, RecordedDurationsUseTheLastSucceededAttempt) {
   std::vector<data::WorkItem> items = items_with({0, 0});
   std::vector<data::Attempt> attempts(3);
-  attempts[0] = {"A", 1, "w", 0, 50, data::Outcome::kFailed, 1, "exit", std::nullopt};
-  attempts[1] = {"A", 2, "w", 50, 80, data::Outcome::kSucceeded, 0, "", std::nullopt};
-  attempts[2] = {"B", 1, "w", 0, 7, data::Outcome::kSucceeded, 0, "", std::nullopt};
+  attempts[0] = {"A", 1, "w", 0, 50, data::Outcome::kFailed, 1, "exit", std::nullopt, std::nullopt, std::nullopt, ""};
+  attempts[1] = {"A", 2, "w", 50, 80, data::Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""};
+  attempts[2] = {"B", 1, "w", 0, 7, data::Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""};
   auto table = recorded_durations(items, attempts, "run 3");
   EXPECT_EQ(table["A"], 30);
   EXPECT_EQ(table["B"], 7);
