@@ -66,7 +66,8 @@ Micros seconds(const Job& job, Field field, const std::string& where, bool unkno
 Attempt job_attempt(const Job& job, const std::string& id, const std::string& where) {
   Attempt a;
   a.item_id = id;
-  a.start = time_sum(seconds(job, kSubmit, where, false), seconds(job, kWait, where, true), where, "submit + wait");
+  a.submitted = seconds(job, kSubmit, where, false);
+  a.start = time_sum(*a.submitted, seconds(job, kWait, where, true), where, "submit + wait");
   a.end = time_sum(a.start, seconds(job, kRunTime, where, false), where, "submit + wait + run_time");
   if (job[kPartition] >= 0) a.worker = "partition-" + std::to_string(whole(job, kPartition, where));
   const std::int64_t status = whole(job, kStatus, where);

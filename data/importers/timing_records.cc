@@ -56,7 +56,8 @@ WorkItem record_item(const TimingRecord& r) {
 }
 
 bool has_attempt(const TimingRecord& r) {
-  for (const char* name : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code", "work_ms"}) {
+  for (const char* name : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code", "work_ms",
+                           "submitted_s", "scheduled_s", "node"}) {
     if (field(r, name) != nullptr) return true;
   }
   return false;
@@ -80,6 +81,25 @@ int attempt_number(const TimingRecord& r, TraceSink& sink, const std::string& it
   return number;
 }
 
+// The phases before the work started (submitted_s, scheduled_s, node), in order before start_s.
+void record_phases(const TimingRecord& r, bool timed, Attempt& a) {
+  if (const auto* v = field(r, "node")) a.node = *v;
+  const std::string* submitted = field(r, "submitted_s");
+  const std::string* scheduled = field(r, "scheduled_s");
+  if (!timed) {
+    if (submitted != nullptr || scheduled != nullptr) {
+      throw Error(r.where, "submitted_s/scheduled_s need the attempt's start_s and end_s");
+    }
+    return;
+  }
+  if (submitted != nullptr) a.submitted = parse_seconds(*submitted, r.where, "submitted_s");
+  if (scheduled != nullptr) a.placed = parse_seconds(*scheduled, r.where, "scheduled_s");
+  if (a.placed && *a.placed > a.start) throw Error(r.where, "scheduled_s is after start_s");
+  if (a.submitted && *a.submitted > a.placed.value_or(a.start)) {
+    throw Error(r.where, std::string("submitted_s is after ") + (a.placed ? "scheduled_s" : "start_s"));
+  }
+}
+
 Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int number, bool timed) {
   Attempt a;
   a.item_id = item_id;
@@ -96,6 +116,7 @@ Attempt record_attempt(const TimingRecord& r, const std::string& item_id, int nu
   if (const auto* v = field(r, "exit_code")) a.exit_code = parse_int32(*v, r.where, "exit_code");
   if (const auto* v = field(r, "failure_reason")) a.failure_reason = *v;
   if (const auto* v = field(r, "work_ms")) a.work_time = parse_millis(*v, r.where, "work_ms");
+  record_phases(r, timed, a);
   return a;
 }
 

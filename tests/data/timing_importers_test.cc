@@ -56,11 +56,11 @@ class ExportedRun : public ::testing::Test {
     store_ = std::make_unique<TraceStore>(TraceStore::open(dir_.file("s.db")));
     write_file(dir_.file("t.csv"),
                "item,first,count,type,payload,depends_on,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms,"
-               "request.cpu,request.memory,request.nvidia.com/gpu\n"
-               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,,250m,512Mi,\n"
-               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5,250m,512Mi,\n"
-               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001,2,,460m\n"
-               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,,,,\n");
+               "request.cpu,request.memory,request.nvidia.com/gpu,submitted_s,scheduled_s,node\n"
+               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,,250m,512Mi,,,,\n"
+               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5,250m,512Mi,,4.5,4.5,node-2\n"
+               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001,2,,460m,0.25,3.000002,node-1\n"
+               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,,,,,,,\n");
     run_id_ = importers::import_file(*store_, "csv", dir_.file("t.csv")).run_id;
   }
   void expect_same_run(std::int64_t other) {
@@ -71,6 +71,38 @@ class ExportedRun : public ::testing::Test {
   std::unique_ptr<TraceStore> store_;
   std::int64_t run_id_ = 0;
 };
+
+TEST_F(ExportedRun, PhasesAreStoredWhereRecordedAndUnknownElsewhere) {
+  const std::vector<Attempt> attempts = store_->attempts(run_id_);  // by start: a#1, a#2, b#1
+  ASSERT_EQ(attempts.size(), 3u);
+  EXPECT_FALSE(attempts[0].submitted.has_value());
+  EXPECT_FALSE(attempts[0].placed.has_value());
+  EXPECT_EQ(attempts[0].node, "");
+  EXPECT_EQ(attempts[1].placed, 4'500'000);
+  EXPECT_EQ(attempts[1].node, "node-2");
+  EXPECT_EQ(attempts[2].submitted, 250'000);
+  EXPECT_EQ(attempts[2].placed, 3'000'002);
+  EXPECT_EQ(attempts[2].node, "node-1");
+}
+
+TEST(TimingCsvImport, PhasesOutOfOrderOrWithoutStartTimesNameTheLineAndColumn) {
+  TempDir dir;
+  const auto refused = [&](const std::string& csv, const std::string& expected) {
+    write_file(dir.file("t.csv"), csv);
+    try {
+      read_timing_csv(dir.file("t.csv"));
+      ADD_FAILURE() << "accepted: " << csv;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("t.csv:2"), std::string::npos) << message;
+      EXPECT_NE(message.find(expected), std::string::npos) << message;
+    }
+  };
+  refused("item,start_s,end_s,scheduled_s\na,5,6,5.5\n", "scheduled_s is after start_s");
+  refused("item,start_s,end_s,submitted_s,scheduled_s\na,5,6,4.5,4\n", "submitted_s is after scheduled_s");
+  refused("item,start_s,end_s,submitted_s\na,5,6,7\n", "submitted_s is after start_s");
+  refused("item,duration_s,scheduled_s\na,5,1\n", "need the attempt's start_s and end_s");
+}
 
 TEST_F(ExportedRun, RequestsAreStoredInMilliUnits) {
   const std::vector<WorkItem> items = store_->items(run_id_);
