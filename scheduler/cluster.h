@@ -73,6 +73,11 @@ struct AttemptEvent {
   // instead of by its name.
   std::uint32_t worker_key = kNoWorkerKey;
   static constexpr std::uint32_t kNoWorkerKey = UINT32_MAX;
+  // Started events, when the cluster knows them: when the attempt was placed (pod bound to a
+  // node, local slot granted), at or before `at`, and the node or slot's name. A real run's
+  // recorded attempt keeps them (data::Attempt::placed, node); simulations leave them empty.
+  std::optional<data::Micros> placed;
+  std::string node;
 };
 
 class ClusterListener {

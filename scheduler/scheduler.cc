@@ -202,7 +202,10 @@ void Scheduler::on_started(const AttemptEvent& event) {
   w.started = true;
   w.busy = true;
   w.item = flight->item;
-  if (observer_) notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
+  if (observer_) {
+    if (event.placed || !event.node.empty()) placements_[event.handle] = Placement{event.placed, event.node};
+    notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
+  }
 }
 
 void Scheduler::on_succeeded(const AttemptEvent& event) {
@@ -321,6 +324,18 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
     attempt.failure_reason = outcome == data::Outcome::kSucceeded ? "" : event->reason;
     attempt.work_time = event->work_time;
   }
+  auto placement = placements_.find(handle);
+  if (!done && event != nullptr) {
+    attempt.placed = event->placed;
+    attempt.node = event->node;
+  } else if (placement != placements_.end()) {
+    attempt.placed = placement->second.placed;
+    attempt.node = placement->second.node;
+  }
+  // Phases are in order (submitted <= placed <= start), whatever a cluster's clock reads.
+  attempt.submitted = std::min(flight.submitted, attempt.start);
+  if (attempt.placed) attempt.placed = std::clamp(*attempt.placed, *attempt.submitted, attempt.start);
+  if (done && placement != placements_.end()) placements_.erase(placement);
   observer_(handle, attempt);
 }
 

@@ -156,6 +156,12 @@ class Scheduler : public ClusterListener, private PolicyHost {
     int succeeded = 0;
     int failed = 0;
   };
+  // Where and when a real cluster placed an attempt (AttemptEvent::placed, node), kept from its
+  // start to its end for the observer only: a simulation, which has none, keeps nothing.
+  struct Placement {
+    std::optional<data::Micros> placed;
+    std::string node;
+  };
   struct Flight {
     std::uint32_t item = 0;
     int lane = kNoLane;
@@ -218,6 +224,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<data::AttemptSpan> attempt_spans_;
   std::vector<AttemptDetail> attempt_details_;
   AttemptObserver observer_;
+  std::unordered_map<AttemptHandle, Placement> placements_;
   AttemptHandle next_handle_ = 1;
   std::size_t settled_ = 0;
   std::size_t succeeded_ = 0;

@@ -181,7 +181,8 @@ void LocalProcessCluster::submit(const scheduler::Submission& submission) {
 void LocalProcessCluster::start(const scheduler::Submission& submission) {
   const data::WorkItem item = submission.item();
   int slot = static_cast<int>(std::find(slot_busy_.begin(), slot_busy_.end(), false) - slot_busy_.begin());
-  std::string worker = submission.worker.empty() ? "local-" + std::to_string(slot) : std::string(submission.worker);
+  std::string slot_name = "local-" + std::to_string(slot);
+  std::string worker = submission.worker.empty() ? slot_name : std::string(submission.worker);
   std::string command = command_.render(item, submission.attempt, worker);
 
   Running running;
@@ -200,6 +201,9 @@ void LocalProcessCluster::start(const scheduler::Submission& submission) {
   started.handle = submission.handle;
   started.at = running.started;
   started.worker = worker;
+  // Placed when its slot was granted (a held submission waits for room first), then spawned.
+  started.placed = running.started;
+  started.node = std::move(slot_name);
   pending_.push_back(Pending{EventKind::kStarted, started});
   running_.emplace(submission.handle, std::move(running));
 }

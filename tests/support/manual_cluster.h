@@ -27,6 +27,14 @@ class ManualCluster : public scheduler::Cluster {
              std::uint32_t key = scheduler::AttemptEvent::kNoWorkerKey) {
     listener_->on_started(scheduler::AttemptEvent{handle, clock_.now(), worker, 0, "", std::nullopt, key});
   }
+  // A start that says where and when the attempt was placed before its work started.
+  void start_placed(scheduler::AttemptHandle handle, const std::string& worker, data::Micros placed,
+                    const std::string& node) {
+    scheduler::AttemptEvent event{handle, clock_.now(), worker, 0, "", std::nullopt};
+    event.placed = placed;
+    event.node = node;
+    listener_->on_started(event);
+  }
   void succeed(scheduler::AttemptHandle handle) {
     listener_->on_succeeded(scheduler::AttemptEvent{handle, clock_.now(), "", 0, "", std::nullopt});
   }

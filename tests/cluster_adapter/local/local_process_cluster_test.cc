@@ -255,6 +255,38 @@ TEST_F(LocalProcessClusterTest, RequestsArePackedIntoTheCapacityFirstComeFirstSt
   poll_until_finished(cluster, 3);
 }
 
+TEST_F(LocalProcessClusterTest, AHeldSubmissionIsPlacedWhenItsRoomIsFreedAndStartsReportWhereAndWhen) {
+  LocalProcessOptions o = options("sleep 30", 2);
+  o.capacity = {{"cpu", 1000}};
+  LocalProcessCluster cluster(o, clock);
+  cluster.set_listener(&listener);
+  data::WorkItem& a = item("a");
+  a.requests = {{"cpu", 1000}};
+  data::WorkItem& b = item("b");
+  b.requests = {{"cpu", 1000}};
+  const data::Micros submitted = clock.now();
+  cluster.submit(submission(1, a));
+  cluster.submit(submission(2, b));  // held: a holds the CPU
+  cluster.poll(0);
+  const RecordedEvent* first = listener.find("started", 1);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->event.node, "local-0");
+  ASSERT_TRUE(first->event.placed.has_value());
+  EXPECT_GE(*first->event.placed, submitted);
+  EXPECT_LE(*first->event.placed, first->event.at);
+  cluster.cancel(1);
+  poll_until_finished(cluster, 1);
+  cluster.poll(0);
+  const RecordedEvent* second = listener.find("started", 2);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->event.node, "local-0");  // the slot a left
+  ASSERT_TRUE(second->event.placed.has_value());
+  EXPECT_GE(*second->event.placed, listener.find("failed", 1)->event.at);  // placed once a's room was freed
+  EXPECT_LE(*second->event.placed, second->event.at);
+  cluster.cancel(2);
+  poll_until_finished(cluster, 2);
+}
+
 TEST_F(LocalProcessClusterTest, CapturesStdoutAndStderrPerAttempt) {
   LocalProcessCluster cluster(options("echo out-{id}-{attempt}; echo err-{id} >&2; exit {attempt}"), clock);
   cluster.set_listener(&listener);
