@@ -91,11 +91,23 @@ JobView view_job(const json& job) {
 
 PodView view_pod(const json& pod) {
   const json& status = object_field(pod, "status");
-  PodView view{name_of(pod), text_field(status, "phase"), ""};
+  PodView view{name_of(pod), text_field(status, "phase"), "", std::nullopt, std::nullopt,
+               text_field(object_field(pod, "spec"), "nodeName")};
   for (const auto& condition : array_field(status, "conditions")) {
-    if (text_field(condition, "type") == "PodScheduled" && text_field(condition, "status") == "False") {
+    if (text_field(condition, "type") != "PodScheduled") continue;
+    if (text_field(condition, "status") == "False") {
       view.scheduling_problem = text_field(condition, "reason") + ": " + text_field(condition, "message");
-      break;
+    } else if (text_field(condition, "status") == "True") {
+      view.scheduled_at = parse_rfc3339(text_field(condition, "lastTransitionTime"));
+    }
+    break;
+  }
+  for (const auto& container : array_field(status, "containerStatuses")) {
+    const json& state = object_field(container, "state");
+    for (const char* kind : {"running", "terminated"}) {
+      const json& told = field(state, kind);
+      if (told.is_object()) view.running_since = parse_rfc3339(text_field(told, "startedAt"));
+      if (view.running_since) return view;
     }
   }
   return view;

@@ -33,6 +33,12 @@ struct PodView {
   std::string phase;               // status.phase: Pending, Running, Succeeded, Failed
   std::string scheduling_problem;  // "REASON: message" of its PodScheduled=False condition;
                                    // empty when it is not told to wait for a node
+  // Its phases as the server tells them (seconds since the epoch, the server's clock), each
+  // empty when not told or malformed: when the PodScheduled condition became True, and when
+  // its first container started running; spec.nodeName ("" before it is bound).
+  std::optional<std::int64_t> scheduled_at;
+  std::optional<std::int64_t> running_since;
+  std::string node;
 };
 
 PodView view_pod(const nlohmann::json& pod);

@@ -302,6 +302,9 @@ void KubernetesCluster::observe_pod(const json& pod) {
   const json& status = object_field(pod, "status");
   const std::string& phase = view.phase;
   attempt.pod_problem = view.scheduling_problem;
+  if (!view.node.empty()) attempt.node = view.node;
+  if (view.scheduled_at) attempt.scheduled_at = view.scheduled_at;
+  if (view.running_since) attempt.running_since = view.running_since;
   for (const auto& container : array_field(status, "containerStatuses")) {
     const json& terminated = field(object_field(container, "state"), "terminated");
     if (!terminated.is_object()) continue;
@@ -323,6 +326,17 @@ void KubernetesCluster::job_gone(const std::string& name, const std::string& rea
   report_end(attempt, false, reason);
 }
 
+// When the pod was bound to its node, on this process's clock: the server's own span from
+// binding to the container's start, taken back from when the start was seen here (the two clocks
+// need not agree); the server's binding time itself when the start is not told; else unknown.
+std::optional<data::Micros> KubernetesCluster::placement_time(const Attempt& attempt, data::Micros started) {
+  if (!attempt.scheduled_at) return std::nullopt;
+  if (attempt.running_since && *attempt.running_since >= *attempt.scheduled_at) {
+    return started - (*attempt.running_since - *attempt.scheduled_at) * data::kMicrosPerSecond;
+  }
+  return *attempt.scheduled_at * data::kMicrosPerSecond;
+}
+
 void KubernetesCluster::report_started(Attempt& attempt) {
   if (attempt.started) return;
   attempt.started = true;
@@ -330,6 +344,8 @@ void KubernetesCluster::report_started(Attempt& attempt) {
   if (listener_) {
     scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
                                   attempt.pod.empty() ? attempt.name : attempt.pod, 0, "", std::nullopt};
+    event.placed = placement_time(attempt, event.at);
+    event.node = attempt.node;
     listener_->on_started(event);
   }
 }

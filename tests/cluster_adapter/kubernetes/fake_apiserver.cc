@@ -892,6 +892,9 @@ json FakeApiServer::make_pod(const json& job, int index, const std::string& stam
   if (!plan.unschedulable_message.empty()) {
     pod["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"},
                                     {"message", plan.unschedulable_message}, {"lastTransitionTime", stamp}}};
+  } else {  // bound to the node at once, as the scheduler does; the container starts after `pending`
+    pod["spec"]["nodeName"] = "fake-node";
+    pod["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", stamp}}};
   }
   std::string pod_key = key_of(ns, pod_name);
   pod_states_[pod_key] = {plan, now};
@@ -904,9 +907,10 @@ bool FakeApiServer::step_pod(json& pod, PodState& state, const std::string& stam
   std::string container = pod["spec"]["containers"][0].value("name", "main");
   if (phase == "Pending" && now - state.since >= state.plan.pending) {
     pod["spec"]["nodeName"] = "fake-node";
-    pod["status"] = {{"phase", "Running"}, {"startTime", stamp},
-                     {"containerStatuses", {{{"name", container}, {"ready", true},
-                                             {"state", {{"running", {{"startedAt", stamp}}}}}}}}};
+    pod["status"]["phase"] = "Running";
+    pod["status"]["startTime"] = stamp;
+    pod["status"]["containerStatuses"] = {{{"name", container}, {"ready", true},
+                                           {"state", {{"running", {{"startedAt", stamp}}}}}}};
     state.since = now;
     return true;
   }

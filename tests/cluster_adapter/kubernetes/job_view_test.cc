@@ -73,5 +73,25 @@ TEST(JobHistory, SameSecondIsOrderedByWhenTheRunSawThemFinish) {
   EXPECT_EQ(jobs_beyond_history(finished, 1, 0), (std::vector<std::string>{"c", "b"}));
 }
 
+TEST(PodView, TellsTheBindingTheContainersStartAndTheNodeAndLeavesMalformedTimesUnknown) {
+  const json pod = json::parse(R"({"metadata": {"name": "p"}, "spec": {"nodeName": "n-3"},
+      "status": {"phase": "Running",
+                 "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-12-05T10:00:09Z"},
+                                {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-12-05T10:00:02Z"}],
+                 "containerStatuses": [{"state": {"running": {"startedAt": "2026-12-05T10:00:07.5+00:00"}}}]}})");
+  const PodView view = view_pod(pod);
+  EXPECT_EQ(view.node, "n-3");
+  ASSERT_TRUE(view.scheduled_at.has_value());
+  ASSERT_TRUE(view.running_since.has_value());
+  EXPECT_EQ(*view.running_since - *view.scheduled_at, 5);
+  const json odd = json::parse(R"({"spec": {"nodeName": 7},
+      "status": {"conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "yesterday"}],
+                 "containerStatuses": [{"state": {"terminated": {"startedAt": 20261205}}}, "x"]}})");
+  const PodView unknown = view_pod(odd);
+  EXPECT_EQ(unknown.node, "");
+  EXPECT_FALSE(unknown.scheduled_at.has_value());
+  EXPECT_FALSE(unknown.running_since.has_value());
+}
+
 }  // namespace
 }  // namespace millrace::cluster_adapter

@@ -65,6 +65,19 @@ TEST_F(KubernetesClusterOnLoopbackServer, SucceededJobReportsStartedThenSucceede
   EXPECT_EQ(cluster->status().in_flight, 0);
 }
 
+TEST_F(KubernetesClusterOnLoopbackServer, AStartedPodReportsItsNodeAndWhenItWasBoundToIt) {
+  auto cluster = make_cluster();
+  cluster->submit(submission(0));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started") == 1; }));
+  const RecordedEvent* started = listener_.find("started", 1);
+  ASSERT_NE(started, nullptr);
+  EXPECT_EQ(started->event.node, "fake-node");
+  ASSERT_TRUE(started->event.placed.has_value());
+  EXPECT_LE(*started->event.placed, started->event.at);
+  // The server's own span from binding to running (whole seconds) taken back from the start seen here.
+  EXPECT_EQ((started->event.at - *started->event.placed) % data::kMicrosPerSecond, 0);
+}
+
 TEST_F(KubernetesClusterOnLoopbackServer, CreatedJobCarriesTheItemsParameters) {
   auto cluster = make_cluster();
   cluster->submit(submission(3, 2));
