@@ -4,7 +4,8 @@
 // seeded kill moments; a run is owned by one live millrace (a resume beside it is refused, a
 // dead or silent owner is taken over); readers are never blocked by a writer and read read-only
 // stores; a live run outlasts a 40 s write lock held by another process without losing an
-// attempt, and shows the records it keeps in memory meanwhile in /status and /metrics.
+// attempt, and shows the records it keeps in memory meanwhile in /status and /metrics; a run
+// completes, and serves /status, while 1,000 idle connections crowd its status port.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -29,6 +30,7 @@
 
 #include "tests/cli/cli_process.h"
 #include "tests/cli/store_query.h"
+#include "tests/support/idle_connections.h"
 
 namespace millrace {
 namespace {
@@ -296,6 +298,32 @@ TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
   ASSERT_NE(code, 98) << "the bind mount is not read-only";
   EXPECT_EQ(code, 0) << err;
   EXPECT_NE(read_text(dir / "mount.out").find("real"), std::string::npos) << read_text(dir / "mount.out");
+}
+
+// One local process holding 500 idle connections made /status refuse connections: now 1,000
+// are held from the first range to the run's end, /status answers meanwhile (the client's own
+// 10 s timeouts are the only bound) and the run completes every range.
+TEST_F(CrashSafetyTest, ARunCompletesAndServesStatusWhileAThousandIdleConnectionsAreHeld) {
+  std::vector<std::string> args = run_args("sleep 0.3", 12, 2);
+  args.insert(args.end(), {"--status-port", "0"});
+  pid_t pid = start(args);
+  const int port = status_port();
+  ASSERT_GT(port, 0) << read_text(dir / "stderr");
+  CliResult result;
+  {
+    test_support::IdleConnections crowd(port, 1000);
+    EXPECT_EQ(crowd.connected(), 1000);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(std::chrono::seconds(10));
+    client.set_connection_timeout(std::chrono::seconds(10));
+    auto status = client.Get("/status");
+    ASSERT_TRUE(status) << "no /status under 1,000 idle connections: " << httplib::to_string(status.error());
+    EXPECT_EQ(status->status, 200);
+    EXPECT_TRUE(nlohmann::json::parse(status->body).is_object()) << status->body;
+    result = finish(pid);
+  }
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(successes().size(), 12u);
 }
 
 TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAttempt) {

@@ -121,7 +121,7 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
     reply(res, 200, {{"recorded", recorded_of(answer)}});
   });
   HttpLimits limits;
-  limits.threads = 2 * workers + 8;  // each idle worker holds a thread while its lease request waits
+  limits.threads += 2 * workers;  // each idle worker holds a thread while its lease request waits
   limits.max_body = kMaxBody;
   listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);
 }
