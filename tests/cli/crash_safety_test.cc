@@ -117,6 +117,21 @@ class CrashSafetyTest : public cli_test::CliRunTest {
     for (int i = 0; i < 3000 && !fs::exists(path); ++i) usleep(10'000);
     return fs::exists(path);
   }
+  // Runs `script` with sh in a private mount namespace (its mounts disappear with it), its
+  // output in DIR/mount.out and DIR/mount.err; its exit code (127: no unshare).
+  int in_mount_namespace(const std::string& script) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (!freopen((dir / "mount.out").c_str(), "w", stdout) || !freopen((dir / "mount.err").c_str(), "w", stderr)) {
+        _exit(126);
+      }
+      execlp("unshare", "unshare", "-m", "sh", "-c", script.c_str(), nullptr);
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
   // Rows of a query on the store (first column, as text).
   std::vector<std::string> query(const std::string& sql) { return cli_test::query_store(store, sql); }
 };
@@ -274,6 +289,35 @@ TEST_F(CrashSafetyTest, AReadOnlyStoreFileIsReadWithoutBeingChanged) {
   fs::permissions(store, fs::perms::owner_all);
 }
 
+// compare on a full disk said "unreadable or corrupt store (... disk I/O error)": SQLite's
+// WAL index cannot be created there, an I/O error whose cause is ENOSPC. The store on a 1 MiB
+// tmpfs filled to the last block: compare and runs say the disk is full, naming the store, and
+// the store itself is left as it was.
+TEST_F(CrashSafetyTest, AStoreOnAFullDiskIsSaidToBeOnAFullDisk) {
+  ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
+  const fs::path model = dir / "model.json";
+  std::ofstream(model) << R"({"format": "millrace-cost-model", "version": 1, "units": "units", "source": "test",
+                              "bins": [{"first": 0, "count": 30, "startup_micros": 1000.0, "micros_per_unit": 10.0}]})";
+  const fs::path full = dir / "full";
+  fs::create_directories(full);
+  const std::string full_store = "'" + (full / "trace.db").string() + "'";
+  const std::string script = "mount -t tmpfs -o size=1m tmpfs '" + full.string() + "' || exit 99; cp '" + store +
+                             "' " + full_store + " && cmp -s '" + store + "' " + full_store + " || exit 98; dd if=/dev/zero of='" +
+                             full.string() + "/fill' bs=4k 2>/dev/null; " + MILLRACE_CLI + " compare --store " +
+                             full_store + " --model '" + model.string() + "' --span 0:29 --workers 1,2; echo compare $?; " +
+                             MILLRACE_CLI + " runs --store " + full_store + "; echo runs $?; cmp '" + store + "' " +
+                             full_store + " && echo unchanged";
+  const int code = in_mount_namespace(script);
+  const std::string err = read_text(dir / "mount.err");
+  if (code == 99 || code == 127) GTEST_SKIP() << "no tmpfs mount here (needs CAP_SYS_ADMIN): " << err;
+  ASSERT_NE(code, 98) << err;
+  const std::string full_message = "millrace: " + (full / "trace.db").string() +
+                                   ": disk is full (cannot prepare statement: disk I/O error); free space where the "
+                                   "store is and run the command again\n";
+  EXPECT_EQ(err, full_message + full_message);
+  EXPECT_EQ(read_text(dir / "mount.out"), "compare 1\nruns 1\nunchanged\n");
+}
+
 TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
   ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
   const fs::path view = dir / "ro";
@@ -284,15 +328,7 @@ TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
                              view.string() + "' || exit 99; touch '" + view.string() + "/probe' 2>/dev/null && exit 98; " +
                              MILLRACE_CLI + " runs --store " + ro_store + " && " + MILLRACE_CLI + " show --store " +
                              ro_store + " 1";
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen((dir / "mount.out").c_str(), "w", stdout) || !freopen((dir / "mount.err").c_str(), "w", stderr)) _exit(126);
-    execlp("unshare", "unshare", "-m", "sh", "-c", script.c_str(), nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const int code = in_mount_namespace(script);
   const std::string err = read_text(dir / "mount.err");
   if (code == 99 || code == 127) GTEST_SKIP() << "no read-only bind mount here (needs CAP_SYS_ADMIN): " << err;
   ASSERT_NE(code, 98) << "the bind mount is not read-only";
