@@ -4,9 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string_view>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
@@ -14,6 +12,7 @@
 #include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/small_file.h"
 
 namespace millrace::cluster_adapter {
 
@@ -122,11 +121,7 @@ JobTemplate JobTemplate::parse(const std::string& text, const std::string& origi
 }
 
 JobTemplate JobTemplate::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw data::Error(path, "cannot read the Job template");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  return parse(data::read_small_file(path, "Job template", data::kMaxConfigBytes), path);
 }
 
 json JobTemplate::render(const std::string& run, const std::string& ns, const scheduler::Submission& submission,
