@@ -11,6 +11,7 @@
 #include "cluster_adapter/realtime/attempt_values.h"
 #include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/error.h"
+#include "data/importers/json_input.h"
 #include "data/quantity.h"
 #include "data/small_file.h"
 
@@ -98,7 +99,7 @@ std::string job_name(const std::string& run, const std::string& item_id, int att
 }
 
 JobTemplate JobTemplate::parse(const std::string& text, const std::string& origin) {
-  json manifest = json::parse(text, nullptr, false);
+  json manifest = data::importers::parse_json_or_discarded(text);
   if (manifest.is_discarded() || !manifest.is_object()) {
     throw data::Error(origin, "the Job template is not a JSON object");
   }

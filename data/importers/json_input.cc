@@ -158,6 +158,14 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
   }
 }
 
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  JsonDepth depth;
+  for (char c : text) {
+    if (!depth.take(c)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
 nlohmann::json parse_json(TextInput& input, JsonExtent extent, const nlohmann::json::parser_callback_t& keep) {
   std::size_t taken_line = 0;
   return parse_json_noting(input, extent, keep, taken_line);

@@ -49,6 +49,10 @@ std::string json_excerpt(const nlohmann::json& value);
 // a document nested too deep and an object that gives a key twice: Error(what, problem).
 nlohmann::json parse_json_text(std::string_view text, const std::string& what);
 
+// Parses `text` (a server's answer) as one JSON document, nested at most kMaxJsonDepth deep;
+// a discarded value (is_discarded()) when it is malformed or nested deeper.
+nlohmann::json parse_json_or_discarded(std::string_view text);
+
 // Where a document ends: at the end of the file, or at the end of the line whose rest
 // TextInput::next_line_until left open (a log line quoting a server's JSON answer).
 enum class JsonExtent { kRestOfFile, kRestOfLine };
