@@ -238,27 +238,17 @@ TEST_F(LeaseServerTest, ACompletedLeaseAnswersWhatIsStoredAndRefusesContradictio
 // 1,000 unauthenticated clients connect and send nothing: a worker's heartbeat and its next
 // lease are still answered (each used to wait behind them for a thread: 200 such connections
 // delayed a heartbeat 50 s past a 20 s lease). The client's own 10 s timeout is the only bound.
-TEST(LeaseServerCrowdTest, AThousandIdleConnectionsDoNotDelayHeartbeatsOrLeases) {
-  ManualClock clock{1 * kSecond};
-  LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 50 * data::kMicrosPerMilli}, "s1");
-  LeaseServer server(book, "catchup-1", 4, "127.0.0.1", 0, "t0ken-crowd");
-  data::WorkItem item = range_item(0);
-  book.offer(test_support::loose_submission(1, item, 1, "w000"));
-  httplib::Client client("127.0.0.1", server.port());
-  client.set_read_timeout(std::chrono::seconds(10));
-  client.set_connection_timeout(std::chrono::seconds(10));
-  client.set_bearer_token_auth("t0ken-crowd");
-  auto leased = client.Post("/v1/lease", R"({"worker": "pool-0"})", "application/json");
-  ASSERT_TRUE(leased);
-  ASSERT_EQ(json::parse(leased->body)["lease"]["id"], "s1-1");
-  test_support::IdleConnections crowd(server.port(), 1000);
+TEST_F(LeaseServerTest, AThousandIdleConnectionsDoNotDelayHeartbeatsOrCompletions) {
+  book_.offer(submission(0));
+  ASSERT_EQ(lease("pool-0")["lease"]["id"], "s1-1");
+  test_support::IdleConnections crowd(server_.port(), 1000);
   EXPECT_EQ(crowd.connected(), 1000);
-  auto beat = client.Post("/v1/leases/s1-1/heartbeat", "{}", "application/json");
+  client_.set_read_timeout(std::chrono::seconds(10));
+  client_.set_connection_timeout(std::chrono::seconds(10));
+  auto beat = client_.Post("/v1/leases/s1-1/heartbeat", "{}", "application/json");
   ASSERT_TRUE(beat) << "no answer to a heartbeat under 1,000 idle connections: " << httplib::to_string(beat.error());
   EXPECT_EQ(beat->status, 200);
-  auto done = client.Post("/v1/leases/s1-1/complete", R"({"exit_code": 0})", "application/json");
-  ASSERT_TRUE(done) << httplib::to_string(done.error());
-  EXPECT_EQ(json::parse(done->body), json({{"recorded", "succeeded"}}));
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}}), json({{"recorded", "succeeded"}}));
 }
 
 // A body over 64 KiB is answered 413 from its Content-Length, before it is read into memory.
