@@ -112,7 +112,7 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
       ->capture_default_str()
       ->transform(whole_number(1));
-  cmd->add_option("--seed", o.seed, "Seed of every random draw")->capture_default_str();
+  add_seed_option(*cmd, o.seed);
   cmd->add_option("--noise", o.noise,
                   "on: each replica draws the partitions' range durations from the model's noise; off: the "
                   "predictions (the recorded run keeps its recorded durations either way)")

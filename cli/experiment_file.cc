@@ -4,11 +4,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "data/error.h"
+#include "data/small_file.h"
 
 namespace millrace::cli {
 
@@ -174,18 +174,9 @@ std::vector<std::string> command_line_options(CLI::App& command) {
   return given;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in) throw data::Error(path, "cannot read the experiment file");
-  text << in.rdbuf();  // an empty file sets failbit here, and is refused as YAML below
-  if (in.bad()) throw data::Error(path, "cannot read the experiment file");
-  return text.str();
-}
-
 void read_experiment(CLI::App& command, const std::string& path, sim::ExperimentSource& experiment) {
   experiment.file = path;
-  experiment.text = read_text(path);
+  experiment.text = data::read_small_file(path, "experiment file", data::kMaxConfigBytes);
   experiment.sha256 = sha256_hex(experiment.text);
   experiment.overrides = command_line_options(command);
   YAML::Node root;

@@ -1,5 +1,6 @@
 #include "cli/option_checks.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -51,6 +52,30 @@ CLI::Validator real_number(double min, double max) {
         return "";
       },
       "NUMBER " + range);
+}
+
+CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& seed) {
+  const std::string range = "0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max());
+  const CLI::Validator seed_number(
+      [range](std::string& text) -> std::string {
+        const char* begin = text.data() + (text.starts_with('+') ? 1 : 0);
+        const char* end = text.data() + text.size();
+        std::uint64_t value = 0;
+        const auto [stop, error] = std::from_chars(begin, end, value);
+        if (text.starts_with('-') && text.size() > 1 && std::isdigit(static_cast<unsigned char>(text[1]))) {
+          return text + " is out of range (expected a whole number from " + range + ")";
+        }
+        if (text.empty() || error == std::errc::invalid_argument || stop != end) {
+          return "'" + text + "' is not a whole number (expected " + range + ")";
+        }
+        if (error == std::errc::result_out_of_range) {
+          return text + " is out of range (expected a whole number from " + range + ")";
+        }
+        text = std::to_string(value);
+        return "";
+      },
+      "SEED " + range);
+  return command.add_option("--seed", seed, "Seed of every random draw")->check(seed_number)->capture_default_str();
 }
 
 CLI::Validator tcp_port() { return whole_number(0, 65535); }

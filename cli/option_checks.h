@@ -22,6 +22,11 @@ CLI::Validator whole_number(std::int64_t min, std::int64_t max = std::numeric_li
 // A finite real number in [min, max] (NaN and infinities refused).
 CLI::Validator real_number(double min, double max);
 
+// The --seed option of every command that draws at random: a whole number from 0 to 2^64 - 1.
+// "-1" and numbers past 2^64 - 1 are refused (CLI11's own conversion wrapped them to
+// 18446744073709551615 silently), so equal command lines mean equal seeds.
+CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& seed);
+
 // A TCP port: 0 (any free port) to 65535.
 CLI::Validator tcp_port();
 

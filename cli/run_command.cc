@@ -131,9 +131,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--policy", o->session.common.policy,
                   "concurrency policy: " + scheduler::policy_list() + " (default: fixed-pool locally, job-per-item on Kubernetes)")
       ->check(CLI::IsMember(scheduler::policy_names()));
-  cmd->add_option("--workers", o->session.common.workers, "attempts running at once (pool size; on Kubernetes, unfinished Jobs)")
+  cmd->add_option("--workers", o->session.common.workers,
+                  "attempts running at once (pool size; on Kubernetes, unfinished Jobs); with --resume, for this session")
       ->default_val(1)
-      ->transform(whole_number(1));
+      ->transform(whole_number(1))
+      ->each([o](const std::string&) { o->session.workers_given = true; });
   add_autoscale_options(cmd, o->session.autoscale);
   cmd->add_option("--request", o->requests,
                   "what each item asks for, e.g. cpu=2,memory=4Gi: a Job's container resources.requests on "

@@ -321,7 +321,7 @@ void add_simulate_command(CLI::App& app) {
   add_autoscale_options(cmd, options->autoscale);
   cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of every random draw")->capture_default_str();
+  add_seed_option(*cmd, options->seed);
   cmd->add_option("--fail-prob", options->fail_prob, "Probability that an attempt fails part-way")
       ->capture_default_str()
       ->transform(real_number(0, 1));

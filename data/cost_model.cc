@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/importers/json_input.h"
+#include "data/small_file.h"
 
 namespace millrace::data {
 
@@ -199,15 +201,7 @@ void CostModel::save(const std::string& path, const nlohmann::json& fit) const {
 }
 
 CostModel CostModel::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path, "cannot open cost model");
-  nlohmann::json json;
-  try {
-    in >> json;
-  } catch (const nlohmann::json::exception& e) {  // syntax, and numbers out of range (1e2000000)
-    throw Error(path, std::string("malformed JSON: ") + e.what());
-  }
-  return from_json(json, path);
+  return from_json(importers::parse_json_text(read_small_file(path, "cost model", kMaxConfigBytes), path), path);
 }
 
 }  // namespace millrace::data

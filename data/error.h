@@ -26,4 +26,11 @@ class StoreBusy : public Error {
   using Error::Error;
 };
 
+// A trace store whose disk (or quota) is full: SQLite's SQLITE_FULL, or any of its I/O errors
+// caused by ENOSPC/EDQUOT (creating the WAL index on a full disk is a "disk I/O error").
+class StoreFull : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace millrace::data

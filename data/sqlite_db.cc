@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
+
 #include "data/error.h"
 
 namespace millrace::data {
@@ -10,13 +12,27 @@ namespace {
 
 bool is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
 
+bool is_full(int rc, sqlite3* db) {
+  if ((rc & 0xff) == SQLITE_FULL) return true;
+  const int system_error = db != nullptr && (rc & 0xff) == SQLITE_IOERR ? sqlite3_system_errno(db) : 0;
+  return system_error == ENOSPC || system_error == EDQUOT;
+}
+
+// The error of a failed call: StoreBusy, StoreFull or Error, `text` saying what failed.
+[[noreturn]] void throw_failure(int rc, sqlite3* db, const std::string& input, const std::string& text) {
+  if (is_busy(rc)) throw StoreBusy(input, text);
+  if (is_full(rc, db)) {
+    throw StoreFull(input, "disk is full (" + text + "); free space where the store is and run the command again");
+  }
+  throw Error(input, text);
+}
+
 }  // namespace
 
 void check_sqlite(int rc, sqlite3* db, const std::string& input, std::string_view what) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  if (is_busy(rc)) throw StoreBusy(input, std::string(what) + ": " + message);
-  throw Error(input, std::string(what) + ": " + message);
+  throw_failure(rc, db, input, std::string(what) + ": " + message);
 }
 
 void exec_sql(sqlite3* db, const std::string& input, const char* sql) {
@@ -25,8 +41,7 @@ void exec_sql(sqlite3* db, const std::string& input, const char* sql) {
   if (rc != SQLITE_OK) {
     std::string text = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
-    if (is_busy(rc)) throw StoreBusy(input, text);
-    throw Error(input, text);
+    throw_failure(rc, db, input, text);
   }
 }
 

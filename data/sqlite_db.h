@@ -14,7 +14,8 @@ struct sqlite3_stmt;
 namespace millrace::data {
 
 // Throws Error(input, what + SQLite's message) when `rc` is not SQLITE_OK/ROW/DONE; StoreBusy
-// when another connection holds the lock (after the busy timeout).
+// when another connection holds the lock (after the busy timeout); StoreFull, "disk is full",
+// when the store's disk or quota is full.
 void check_sqlite(int rc, sqlite3* db, const std::string& input, std::string_view what);
 
 // Runs SQL text (possibly several statements) that returns no rows; throws like check_sqlite.

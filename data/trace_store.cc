@@ -127,6 +127,8 @@ int check_existing(sqlite3* db, const std::string& path) {
     if (!s.step()) throw Error(path, "no schema version");
     version = static_cast<int>(s.int64(0));
     tables = static_cast<int>(s.int64(1));
+  } catch (const StoreFull&) {
+    throw;
   } catch (const Error& e) {
     throw Error(path, "unreadable or corrupt store (" + e.problem() + "); file left untouched");
   }

@@ -42,7 +42,7 @@ while :; do
   (
     while sleep "$every"; do
       code=$(api "/v1/leases/$lease/heartbeat" '{}' -s -o /dev/null -w '%{http_code}')
-      case $code in 404|410) kill "$work" 2>/dev/null; exit 0 ;; esac
+      case $code in 404|409|410) kill "$work" 2>/dev/null; exit 0 ;; esac
     done
   ) &
   beat=$!

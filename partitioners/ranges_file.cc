@@ -162,7 +162,7 @@ void read_text(const std::string& path, RangesFile& file, std::optional<std::int
 std::optional<std::int64_t> json_integer(const nlohmann::json& object, const char* key, const std::string& where) {
   if (!object.contains(key)) return std::nullopt;
   if (!object[key].is_number_integer()) {
-    throw data::Error(where, std::string("\"") + key + "\" must be an integer, got " + object[key].dump());
+    throw data::Error(where, std::string("\"") + key + "\" must be an integer, got " + data::importers::json_excerpt(object[key]));
   }
   if (object[key].is_number_unsigned() && object[key].get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
     throw data::Error(where, too_wide(std::string("\"") + key + "\" " + object[key].dump()));
@@ -177,7 +177,7 @@ data::Quantities requests_of(const nlohmann::json& element, const std::string& w
   for (const auto& [key, value] : element.items()) {
     if (!key.starts_with(kPrefix)) continue;
     if (!value.is_string() && !value.is_number()) {
-      throw data::Error(where + ": " + key, "a quantity must be a string or a number, got " + value.dump());
+      throw data::Error(where + ": " + key, "a quantity must be a string or a number, got " + data::importers::json_excerpt(value));
     }
     requests[key.substr(kPrefix.size())] =
         data::parse_quantity_milli(value.is_string() ? value.get<std::string>() : value.dump(), where + ": " + key);
@@ -192,7 +192,7 @@ void read_json(const std::string& path, RangesFile& file, std::optional<std::int
   known.emplace(data::Quantities{}, 0);
   const nlohmann::json doc = data::importers::parse_json_list(
       input, "ranges", [&file, &known](const nlohmann::json& element, const std::string& where) {
-        if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + element.dump());
+        if (!element.is_object()) throw data::Error(where, "a range must be an object, got " + data::importers::json_excerpt(element));
         const std::optional<std::int64_t> first = json_integer(element, "first", where);
         const std::optional<std::int64_t> count = json_integer(element, "count", where);
         const std::optional<std::int64_t> last = json_integer(element, "last", where);

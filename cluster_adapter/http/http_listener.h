@@ -6,8 +6,15 @@
 // It also hardens the server against its clients, since cpp-httplib's defaults do not: request
 // bodies are bounded (a larger Content-Length is answered 413 and never buffered), reads and
 // writes time out, TCP_NODELAY is set (without it a keep-alive client waits for the delayed ACK
-// on every answer: ~40 ms a request), keep-alive connections serve many requests, and the thread
-// pool is sized by the caller, so a few slow clients cannot take every thread.
+// on every answer: ~40 ms a request), and keep-alive connections serve many requests.
+// A crowd of idle connections cannot starve the server: cpp-httplib serves a connection on one
+// thread from accept to close, waiting for its first request as for the next, so with a fixed
+// pool (32 threads) 1,000 connections that send nothing queued a heartbeat or a scrape behind
+// them for (1,000 / 32) x the keep-alive wait, ~2.5 minutes. Here every accepted connection gets
+// a thread at once (threads are started as connections come, up to `threads`, and reused), an
+// idle connection is closed after the keep-alive wait (2 s), the listen backlog is the system's
+// (httplib's is 5) and the soft limit of open files is raised to the hard one, so 1,000 idle
+// connections (2,000 descriptors when the crowd is in the same process) leave room for more.
 #pragma once
 
 #include <cstddef>
@@ -23,11 +30,11 @@ class Server;
 namespace millrace::cluster_adapter {
 
 struct HttpLimits {
-  int threads = 32;                                   // connections served at once
+  int threads = 4096;                                 // connections served at once, a thread each
   std::size_t max_body = 64 * 1024;                   // bytes of a request body
   data::Micros read_timeout = 5 * data::kMicrosPerSecond;   // per read of a request
   data::Micros write_timeout = 5 * data::kMicrosPerSecond;  // per write of an answer
-  data::Micros keep_alive_timeout = 5 * data::kMicrosPerSecond;
+  data::Micros keep_alive_timeout = 2 * data::kMicrosPerSecond;  // idle wait for a (next) request
   int keep_alive_requests = 1000;                     // requests on one connection
 };
 

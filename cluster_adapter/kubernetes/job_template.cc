@@ -4,16 +4,16 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string_view>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
 #include "cluster_adapter/realtime/attempt_values.h"
 #include "cluster_adapter/realtime/placeholder_text.h"
 #include "data/error.h"
+#include "data/importers/json_input.h"
 #include "data/quantity.h"
+#include "data/small_file.h"
 
 namespace millrace::cluster_adapter {
 
@@ -99,7 +99,7 @@ std::string job_name(const std::string& run, const std::string& item_id, int att
 }
 
 JobTemplate JobTemplate::parse(const std::string& text, const std::string& origin) {
-  json manifest = json::parse(text, nullptr, false);
+  json manifest = data::importers::parse_json_or_discarded(text);
   if (manifest.is_discarded() || !manifest.is_object()) {
     throw data::Error(origin, "the Job template is not a JSON object");
   }
@@ -122,11 +122,7 @@ JobTemplate JobTemplate::parse(const std::string& text, const std::string& origi
 }
 
 JobTemplate JobTemplate::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw data::Error(path, "cannot read the Job template");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  return parse(data::read_small_file(path, "Job template", data::kMaxConfigBytes), path);
 }
 
 json JobTemplate::render(const std::string& run, const std::string& ns, const scheduler::Submission& submission,

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
+#include "data/importers/json_input.h"
 
 namespace millrace::cluster_adapter {
 
@@ -205,7 +206,7 @@ KubeApiError KubeClient::error_from(const std::string& path, const HttpResponse&
   constexpr std::size_t kExcerpt = 500;  // of a body that is no Status object
   std::string reason;
   std::string message = response.body.size() > kExcerpt ? response.body.substr(0, kExcerpt) + "..." : response.body;
-  auto status = nlohmann::json::parse(response.body, nullptr, false);
+  auto status = data::importers::parse_json_or_discarded(response.body);
   if (text_field(status, "kind") == "Status") {
     reason = text_field(status, "reason");
     message = text_field(status, "message");
@@ -225,7 +226,7 @@ nlohmann::json KubeClient::call(const std::string& method, const std::string& pa
     try {
       HttpResponse response = send(method, path, text);
       if (response.status >= 200 && response.status < 300) {
-        auto parsed = nlohmann::json::parse(response.body, nullptr, false);
+        auto parsed = data::importers::parse_json_or_discarded(response.body);
         if (!parsed.is_object()) {
           throw KubeApiError(config_.server + path, response.status, KubeApiError::kMalformedReason,
                              std::string(parsed.is_discarded() ? "answer is not JSON" : "answer is not a JSON object") +

@@ -7,26 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cluster_adapter/kubernetes/base64.h"
 #include "data/error.h"
 #include "data/redaction.h"
+#include "data/small_file.h"
 
 namespace millrace::cluster_adapter {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw data::Error(path, "cannot read " + what);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string trimmed(std::string text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
@@ -88,6 +79,9 @@ PemSource pem_source(const YAML::Node& node, const std::string& key, const fs::p
   } else if (std::string file = scalar(node, key); !file.empty()) {
     fs::path p(file);
     source.file = p.is_absolute() ? p.string() : (folder / p).string();
+    // libcurl reads it when it connects (and names it if it is missing): what is there must be a
+    // small regular file.
+    if (fs::exists(source.file)) data::check_small_file(source.file, key + " file", data::kMaxCredentialBytes);
   }
   return source;
 }
@@ -95,7 +89,7 @@ PemSource pem_source(const YAML::Node& node, const std::string& key, const fs::p
 }  // namespace
 
 KubeConfig load_kubeconfig(const std::string& path, const std::string& context) {
-  std::string text = read_text(path, "kubeconfig");
+  std::string text = data::read_small_file(path, "kubeconfig", data::kMaxConfigBytes);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -127,7 +121,8 @@ KubeConfig load_kubeconfig(const std::string& path, const std::string& context) 
       config.token = scalar(user, "token");
       if (std::string token_file = scalar(user, "tokenFile"); config.token.empty() && !token_file.empty()) {
         fs::path p(token_file);
-        config.token = read_text(p.is_absolute() ? p.string() : (folder / p).string(), "token file");
+        config.token = data::read_small_file(p.is_absolute() ? p.string() : (folder / p).string(), "token file",
+                                              data::kMaxCredentialBytes);
       }
     }
     config.token = trimmed(config.token);
@@ -153,13 +148,16 @@ KubeConfig load_in_cluster_config(
   KubeConfig config;
   config.origin = root;
   config.server = "https://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
-  config.token = trimmed(read_text((folder / "token").string(), "service account token"));
+  config.token = trimmed(data::read_small_file((folder / "token").string(), "service account token",
+                                                      data::kMaxCredentialBytes));
   config.certificate_authority.file = (folder / "ca.crt").string();
   if (!fs::exists(config.certificate_authority.file)) {
     throw data::Error(config.certificate_authority.file, "service account CA certificate is missing");
   }
+  data::check_small_file(config.certificate_authority.file, "service account CA certificate", data::kMaxCredentialBytes);
   if (fs::exists(folder / "namespace")) {
-    std::string ns = trimmed(read_text((folder / "namespace").string(), "namespace"));
+    std::string ns = trimmed(data::read_small_file((folder / "namespace").string(), "namespace file",
+                                                       data::kMaxCredentialBytes));
     if (!ns.empty()) config.namespace_name = ns;
   }
   return checked(std::move(config), "service account");

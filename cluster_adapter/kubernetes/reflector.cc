@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "cluster_adapter/kubernetes/json_fields.h"
+#include "data/importers/json_input.h"
 
 namespace millrace::cluster_adapter {
 
@@ -67,7 +68,7 @@ bool Reflector::watch(std::string& resource_version, std::stop_token stop, Backo
   std::string malformed;
   int status = client_.stream(path, [&](std::string_view line) {
     if (!malformed.empty()) return;
-    json event = json::parse(line, nullptr, false);
+    json event = data::importers::parse_json_or_discarded(line);
     std::string type = text_field(event, "type");
     const json& object = field(event, "object");
     if (type == "ERROR") {

@@ -50,8 +50,19 @@ std::string unsafe_placement(const std::string& name, ShellContext::Place place)
     case ShellContext::Place::kAfterBackslash:
       return placeholder + " follows a backslash, which escapes the quote millrace opens the value with; drop "
                            "the backslash: ";
+    case ShellContext::Place::kHeredoc:
+      return "";  // heredoc_refusal: no safe form in place
   }
   return "";
+}
+
+// Why a value cannot go into the here-document `heredoc` ("<<EOF") at all.
+std::string heredoc_refusal(const std::string& name, const std::string& heredoc) {
+  return "{" + name + "} is inside the here-document " + heredoc +
+         ", where no quoting holds: the shell expands $(...) and backticks in the value when the delimiter is "
+         "unquoted, and a quoted one hands the value as text to the command reading it (often a shell); pass it "
+         "outside the here-document, as an argument (sh -s -- {" +
+         name + "} " + heredoc + " ... reads it as \"$1\")";
 }
 
 // The template with every placeholder taken out of the quotes around it: the quotes are closed
@@ -130,6 +141,9 @@ CommandTemplate::CommandTemplate(std::string text) : text_(std::move(text)) {
       continue;
     }
     const std::string& name = piece.text;
+    if (is_free_text(name) && shell.place() == ShellContext::Place::kHeredoc) {
+      throw data::Error(input, heredoc_refusal(name, shell.heredoc()));
+    }
     if (!is_free_text(name)) {
       safe.add("{" + name + "}", false);
     } else {

@@ -7,7 +7,9 @@
 // "{{" and "}}" stand for literal braces. Unknown placeholders and unbalanced braces are
 // rejected when the template is parsed, and so are {id}, {payload} and {type} (text from outside
 // millrace) inside quotes, backticks or after a backslash, where their quoting would not hold:
-// the message shows the safe form (cluster_adapter/local/shell_context.h). The numbers and {worker}
+// the message shows the safe form (cluster_adapter/local/shell_context.h); inside a here-document
+// (its body or its delimiter), where no quoting holds, they are refused naming the
+// here-document, with no safe form to offer. The numbers and {worker}
 // are plain in any quoting; range placeholders on an item without a range are
 // rejected when the command is rendered.
 #pragma once

@@ -4,6 +4,7 @@
 
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/text_excerpt.h"
 
 namespace millrace::cluster_adapter {
 
@@ -78,7 +79,15 @@ void LocalKind::save(nlohmann::json& p) const {
 }
 
 void LocalKind::load(const nlohmann::json& p) {
-  process_.command = p.at("command").get<std::string>();
+  const std::string recorded = p.at("command").get<std::string>();
+  // The recorded attempts ran this command: the rest of the run must too, or it is another run.
+  if (!process_.command.empty() && process_.command != recorded) {
+    throw data::Error("--command " + data::excerpt(process_.command),
+                      "differs from the command the run was started with, " + data::excerpt(recorded) +
+                          ", which its resumes keep (its recorded attempts ran it): drop --command, or start a "
+                          "new run to change it");
+  }
+  process_.command = recorded;
   process_.timeout = p.at("timeout_us").get<data::Micros>();
   process_.kill_grace = p.at("kill_grace_us").get<data::Micros>();
   log_dir_ = p.at("log_dir").get<std::string>();

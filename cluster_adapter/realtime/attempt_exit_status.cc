@@ -25,6 +25,21 @@ std::vector<std::string> recorded_command(const std::string& command, const std:
   return {"/bin/sh", "-c", kRecorder, "millrace-attempt", command, status_file};
 }
 
+namespace {
+
+std::optional<data::Micros> modified(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return std::nullopt;
+  return static_cast<data::Micros>(info.st_mtim.tv_sec) * data::kMicrosPerSecond + info.st_mtim.tv_nsec / 1000;
+}
+
+}  // namespace
+
+std::optional<data::Micros> status_file_without_exit(const std::string& status_file) {
+  if (read_recorded_exit(status_file)) return std::nullopt;
+  return modified(status_file);
+}
+
 std::optional<RecordedExit> read_recorded_exit(const std::string& status_file) {
   std::ifstream in(status_file, std::ios::binary);
   if (!in) return std::nullopt;
@@ -37,10 +52,9 @@ std::optional<RecordedExit> read_recorded_exit(const std::string& status_file) {
     code = code * 10 + (text[i] - '0');
   }
   if (code > 255) return std::nullopt;
-  struct stat info {};
-  if (stat(status_file.c_str(), &info) != 0) return std::nullopt;
-  return RecordedExit{code, static_cast<data::Micros>(info.st_mtim.tv_sec) * data::kMicrosPerSecond +
-                                info.st_mtim.tv_nsec / 1000};
+  const std::optional<data::Micros> ended = modified(status_file);
+  if (!ended) return std::nullopt;
+  return RecordedExit{code, *ended};
 }
 
 }  // namespace millrace::cluster_adapter

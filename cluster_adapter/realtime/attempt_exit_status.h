@@ -6,6 +6,9 @@
 // one write before it exits with that code. The file's modification time is the attempt's end
 // (to the file system's timestamp granularity, a few milliseconds). A file without a complete
 // line is one whose write has not happened (or the recorder was killed first): no status yet.
+// But the shell creates the file only once the command has ended, so a file left empty or cut
+// short when the recorder is gone (the disk was full, or it was killed between creating and
+// writing) is an attempt that ended with its exit status lost.
 #pragma once
 
 #include <optional>
@@ -27,5 +30,9 @@ std::vector<std::string> recorded_command(const std::string& command, const std:
 
 // The exit the recorder wrote to `status_file`; nullopt while it is missing or incomplete.
 std::optional<RecordedExit> read_recorded_exit(const std::string& status_file);
+
+// When `status_file` exists without a complete status (empty, cut short): its modification
+// time, the attempt's end once its recorder is gone. nullopt when it is missing or complete.
+std::optional<data::Micros> status_file_without_exit(const std::string& status_file);
 
 }  // namespace millrace::cluster_adapter

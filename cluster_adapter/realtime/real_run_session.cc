@@ -40,7 +40,13 @@ ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, Re
     json p = json::parse(run.parameters);
     ClusterKind& kind = kinds.find(p.at("cluster").get<std::string>(), input);
     kind.load(p);
-    o.common.workers = p.at("workers").get<int>();
+    const int recorded_workers = p.at("workers").get<int>();
+    if (o.workers_given && o.common.workers != recorded_workers) {
+      std::cerr << "millrace: " << input << ": --workers " << o.common.workers << " applies to this session (the run "
+                << "was started with " << recorded_workers << ", which a resume without --workers keeps)\n";
+    } else {
+      o.common.workers = recorded_workers;
+    }
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
     o.autoscale = scheduler::autoscale_settings_from(p);  // runs recorded before it: the defaults

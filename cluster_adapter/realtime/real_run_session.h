@@ -43,6 +43,7 @@ struct RealRunOptions {
   std::string span;
   std::string partitioner;
   RunCommon common;               // and the trace store's path
+  bool workers_given = false;     // --workers was given: a resume runs with it, not the recorded count
   int max_attempts = 3;
   double backoff_s = 0;
   scheduler::AutoscaleSettings autoscale;  // --policy autoscale needs its deadline, others take none

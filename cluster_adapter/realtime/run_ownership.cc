@@ -159,6 +159,7 @@ void RunOwnership::sweep(const scheduler::Clock& clock, const LeftoverHandling& 
     const data::Micros now = clock.now();
     std::vector<data::Attempt> settled;
     int by_themselves = 0;
+    int status_lost = 0;
     int timeouts = 0;
     int lost = 0;
     for (std::size_t i = 0; i < unfinished.size(); ++i) {
@@ -174,6 +175,18 @@ void RunOwnership::sweep(const scheduler::Clock& clock, const LeftoverHandling& 
         a.outcome = exit->exit_code == 0 ? data::Outcome::kSucceeded : data::Outcome::kFailed;
         if (exit->exit_code != 0) a.failure_reason = "exit";
         ++by_themselves;
+        continue;
+      }
+      // Ended (its status file exists) with its exit code lost: failed, so the retry policy runs
+      // its range again (counted against --max-attempts), and said so below.
+      if (std::optional<data::Micros> ended = here && !t.status_file.empty() && !tree_runs(identity_of(t))
+                                                  ? status_file_without_exit(t.status_file)
+                                                  : std::nullopt) {
+        a.end = std::max(*ended, t.started);
+        a.exit_code = -1;
+        a.outcome = data::Outcome::kFailed;
+        a.failure_reason = kExitStatusLost;
+        ++status_lost;
         continue;
       }
       a.end = now;
@@ -197,6 +210,10 @@ void RunOwnership::sweep(const scheduler::Clock& clock, const LeftoverHandling& 
            << dead.session << " (pid " << dead.pid << "); of " << unfinished.size()
            << " attempts it left unfinished, " << by_themselves
            << " ended by themselves (recorded with their exit status), ";
+    if (status_lost > 0) {
+      notes_ << status_lost << " ended with their exit status lost (status file empty or cut short: was the disk "
+             << "full?), recorded as failed (" << kExitStatusLost << ", their ranges run again as retries), ";
+    }
     if (timeouts > 0) notes_ << timeouts << " ran past --timeout (recorded as timeouts), ";
     notes_ << lost << " recorded as cancelled (session-lost)\n";
   }

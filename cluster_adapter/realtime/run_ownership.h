@@ -7,8 +7,12 @@
 // ends them at once; asked to wait, it first waits for each recorded attempt to end by itself
 // (bounded by the run's attempt timeout and a wait limit). Then every unfinished attempt is
 // recorded: with its real outcome (exit code, end) where its recorder left an exit status
-// (attempt_exit_status.h), as a timeout where it outlived the attempt timeout while awaited,
-// else as cancelled ("session-lost", its range runs again). So no range ever runs in two
+// (attempt_exit_status.h), as failed ("exit-status-lost", exit code -1) where its status file
+// exists but is empty or cut short (the attempt ended, a full disk lost its exit code: it is
+// neither known to have succeeded nor to have never run, so its range runs again as a retry,
+// counted against --max-attempts, and the resume says so), as a timeout where it outlived the
+// attempt timeout while awaited, else as cancelled ("session-lost", its range runs again). So no
+// range ever runs in two
 // processes at once, and none that ended meanwhile runs again. Store writes here wait for a busy
 // store (StoreBacklog), they never fail on one.
 #pragma once
@@ -30,6 +34,8 @@ inline constexpr data::Micros kHeartbeatEvery = 5 * data::kMicrosPerSecond;
 inline constexpr data::Micros kHeartbeatExpiry = 120 * data::kMicrosPerSecond;
 // How long ending a dead session's processes may take before the resume is refused.
 inline constexpr data::Micros kLeftoverPatience = 30 * data::kMicrosPerSecond;
+// The failure reason of an attempt that ended with its exit status lost.
+inline constexpr const char* kExitStatusLost = "exit-status-lost";
 // How often awaited leftovers are looked at.
 inline constexpr data::Micros kLeftoverRecheck = 50 * data::kMicrosPerMilli;
 

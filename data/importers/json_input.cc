@@ -1,6 +1,8 @@
 #include "data/importers/json_input.h"
 
 #include <iterator>
+#include <set>
+#include <vector>
 
 #include "data/error.h"
 #include "data/text_excerpt.h"
@@ -48,6 +50,9 @@ class InputBytes {
     } else {
       current_ = static_cast<char>(c);
       current_line_ = input_->line_number();
+      if (!depth_.take(current_)) {
+        throw Error(input_->where(), "malformed JSON: column " + std::to_string(input_->column()) + ": " + too_deep());
+      }
     }
   }
 
@@ -56,6 +61,7 @@ class InputBytes {
   std::size_t* taken_line_ = nullptr;
   char current_ = 0;
   std::size_t current_line_ = 0;
+  JsonDepth depth_;
 };
 
 constexpr std::size_t kMessageLimit = 200;
@@ -94,6 +100,71 @@ nlohmann::json parse_json_noting(TextInput& input, JsonExtent extent, const nloh
 }
 
 }  // namespace
+
+bool JsonDepth::take(char c) {
+  if (in_string_) {
+    if (escaped_) {
+      escaped_ = false;
+    } else if (c == '\\') {
+      escaped_ = true;
+    } else if (c == '"') {
+      in_string_ = false;
+    }
+    return true;
+  }
+  switch (c) {
+    case '"':
+      in_string_ = true;
+      return true;
+    case '[':
+    case '{':
+      return ++depth_ <= kMaxJsonDepth;
+    case ']':
+    case '}':
+      --depth_;
+      return true;
+    default:
+      return true;
+  }
+}
+
+std::string too_deep() { return "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"; }
+
+std::string json_excerpt(const nlohmann::json& value) {
+  if (value.is_array()) return "an array of " + std::to_string(value.size());
+  if (value.is_object()) return "an object of " + std::to_string(value.size()) + " fields";
+  return excerpt(value.dump());
+}
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
+  JsonDepth depth;
+  for (char c : text) {
+    if (!depth.take(c)) throw Error(what, "malformed JSON: " + too_deep());
+  }
+  using Event = nlohmann::json::parse_event_t;
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  const auto refuse_repeated_keys = [&](int, Event event, nlohmann::json& parsed) {
+    if (event == Event::object_start) keys_of_open_objects.emplace_back();
+    if (event == Event::object_end) keys_of_open_objects.pop_back();
+    if (event == Event::key && !keys_of_open_objects.back().insert(parsed.get<std::string>()).second) {
+      throw Error(what, "malformed JSON: the key " + excerpt(parsed.get<std::string>()) + " is given twice");
+    }
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, refuse_repeated_keys);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(what, "malformed JSON: " + problem_of(e));
+  }
+}
+
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  JsonDepth depth;
+  for (char c : text) {
+    if (!depth.take(c)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+  return nlohmann::json::parse(text, nullptr, false);
+}
 
 nlohmann::json parse_json(TextInput& input, JsonExtent extent, const nlohmann::json::parser_callback_t& keep) {
   std::size_t taken_line = 0;

@@ -61,13 +61,13 @@ std::vector<ProfileRow> read_csv_rows(const std::string& path) {
 
 const nlohmann::json& json_number(const nlohmann::json& row, const char* key, const std::string& where) {
   if (!row.contains(key)) throw Error(where, std::string("a row needs \"") + key + "\"");
-  if (!row[key].is_number()) throw Error(where, std::string("\"") + key + "\" must be a number, got " + row[key].dump());
+  if (!row[key].is_number()) throw Error(where, std::string("\"") + key + "\" must be a number, got " + json_excerpt(row[key]));
   return row[key];
 }
 
 std::int64_t json_integer(const nlohmann::json& row, const char* key, const std::string& where) {
   const nlohmann::json& value = json_number(row, key, where);
-  if (!value.is_number_integer()) throw Error(where, std::string("\"") + key + "\" must be an integer, got " + value.dump());
+  if (!value.is_number_integer()) throw Error(where, std::string("\"") + key + "\" must be an integer, got " + json_excerpt(value));
   if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) {
     throw Error(where, std::string("\"") + key + "\" " + value.dump() + " does not fit in 64-bit unit numbers");
   }
@@ -77,7 +77,7 @@ std::int64_t json_integer(const nlohmann::json& row, const char* key, const std:
 ProfileRow json_row(const nlohmann::json& row, const std::string& where) {
   ProfileRow r;
   r.where = where;
-  if (!row.is_object()) throw Error(r.where, "a row must be an object, got " + row.dump());
+  if (!row.is_object()) throw Error(r.where, "a row must be an object, got " + json_excerpt(row));
   const bool per_unit = row.contains("unit_cost_us");
   if (per_unit == row.contains("cost_s")) throw Error(r.where, "a row needs exactly one of unit_cost_us and cost_s");
   r.first = json_integer(row, "first", r.where);

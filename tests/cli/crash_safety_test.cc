@@ -4,7 +4,8 @@
 // seeded kill moments; a run is owned by one live millrace (a resume beside it is refused, a
 // dead or silent owner is taken over); readers are never blocked by a writer and read read-only
 // stores; a live run outlasts a 40 s write lock held by another process without losing an
-// attempt, and shows the records it keeps in memory meanwhile in /status and /metrics.
+// attempt, and shows the records it keeps in memory meanwhile in /status and /metrics; a run
+// completes, and serves /status, while 1,000 idle connections crowd its status port.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -29,6 +30,7 @@
 
 #include "tests/cli/cli_process.h"
 #include "tests/cli/store_query.h"
+#include "tests/support/idle_connections.h"
 
 namespace millrace {
 namespace {
@@ -114,6 +116,21 @@ class CrashSafetyTest : public cli_test::CliRunTest {
   static bool wait_for(const fs::path& path) {
     for (int i = 0; i < 3000 && !fs::exists(path); ++i) usleep(10'000);
     return fs::exists(path);
+  }
+  // Runs `script` with sh in a private mount namespace (its mounts disappear with it), its
+  // output in DIR/mount.out and DIR/mount.err; its exit code (127: no unshare).
+  int in_mount_namespace(const std::string& script) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (!freopen((dir / "mount.out").c_str(), "w", stdout) || !freopen((dir / "mount.err").c_str(), "w", stderr)) {
+        _exit(126);
+      }
+      execlp("unshare", "unshare", "-m", "sh", "-c", script.c_str(), nullptr);
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
   // Rows of a query on the store (first column, as text).
   std::vector<std::string> query(const std::string& sql) { return cli_test::query_store(store, sql); }
@@ -272,6 +289,35 @@ TEST_F(CrashSafetyTest, AReadOnlyStoreFileIsReadWithoutBeingChanged) {
   fs::permissions(store, fs::perms::owner_all);
 }
 
+// compare on a full disk said "unreadable or corrupt store (... disk I/O error)": SQLite's
+// WAL index cannot be created there, an I/O error whose cause is ENOSPC. The store on a 1 MiB
+// tmpfs filled to the last block: compare and runs say the disk is full, naming the store, and
+// the store itself is left as it was.
+TEST_F(CrashSafetyTest, AStoreOnAFullDiskIsSaidToBeOnAFullDisk) {
+  ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
+  const fs::path model = dir / "model.json";
+  std::ofstream(model) << R"({"format": "millrace-cost-model", "version": 1, "units": "units", "source": "test",
+                              "bins": [{"first": 0, "count": 30, "startup_micros": 1000.0, "micros_per_unit": 10.0}]})";
+  const fs::path full = dir / "full";
+  fs::create_directories(full);
+  const std::string full_store = "'" + (full / "trace.db").string() + "'";
+  const std::string script = "mount -t tmpfs -o size=1m tmpfs '" + full.string() + "' || exit 99; cp '" + store +
+                             "' " + full_store + " && cmp -s '" + store + "' " + full_store + " || exit 98; dd if=/dev/zero of='" +
+                             full.string() + "/fill' bs=4k 2>/dev/null; " + MILLRACE_CLI + " compare --store " +
+                             full_store + " --model '" + model.string() + "' --span 0:29 --workers 1,2; echo compare $?; " +
+                             MILLRACE_CLI + " runs --store " + full_store + "; echo runs $?; cmp '" + store + "' " +
+                             full_store + " && echo unchanged";
+  const int code = in_mount_namespace(script);
+  const std::string err = read_text(dir / "mount.err");
+  if (code == 99 || code == 127) GTEST_SKIP() << "no tmpfs mount here (needs CAP_SYS_ADMIN): " << err;
+  ASSERT_NE(code, 98) << err;
+  const std::string full_message = "millrace: " + (full / "trace.db").string() +
+                                   ": disk is full (cannot prepare statement: disk I/O error); free space where the "
+                                   "store is and run the command again\n";
+  EXPECT_EQ(err, full_message + full_message);
+  EXPECT_EQ(read_text(dir / "mount.out"), "compare 1\nruns 1\nunchanged\n");
+}
+
 TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
   ASSERT_EQ(run(run_args("true", 3, 1)).exit_code, 0);
   const fs::path view = dir / "ro";
@@ -282,20 +328,38 @@ TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
                              view.string() + "' || exit 99; touch '" + view.string() + "/probe' 2>/dev/null && exit 98; " +
                              MILLRACE_CLI + " runs --store " + ro_store + " && " + MILLRACE_CLI + " show --store " +
                              ro_store + " 1";
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen((dir / "mount.out").c_str(), "w", stdout) || !freopen((dir / "mount.err").c_str(), "w", stderr)) _exit(126);
-    execlp("unshare", "unshare", "-m", "sh", "-c", script.c_str(), nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const int code = in_mount_namespace(script);
   const std::string err = read_text(dir / "mount.err");
   if (code == 99 || code == 127) GTEST_SKIP() << "no read-only bind mount here (needs CAP_SYS_ADMIN): " << err;
   ASSERT_NE(code, 98) << "the bind mount is not read-only";
   EXPECT_EQ(code, 0) << err;
   EXPECT_NE(read_text(dir / "mount.out").find("real"), std::string::npos) << read_text(dir / "mount.out");
+}
+
+// One local process holding 500 idle connections made /status refuse connections: now 1,000
+// are held from the first range to the run's end, /status answers meanwhile (the client's own
+// 10 s timeouts are the only bound) and the run completes every range.
+TEST_F(CrashSafetyTest, ARunCompletesAndServesStatusWhileAThousandIdleConnectionsAreHeld) {
+  std::vector<std::string> args = run_args("sleep 0.3", 12, 2);
+  args.insert(args.end(), {"--status-port", "0"});
+  pid_t pid = start(args);
+  const int port = status_port();
+  ASSERT_GT(port, 0) << read_text(dir / "stderr");
+  CliResult result;
+  {
+    test_support::IdleConnections crowd(port, 1000);
+    EXPECT_EQ(crowd.connected(), 1000);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(std::chrono::seconds(10));
+    client.set_connection_timeout(std::chrono::seconds(10));
+    auto status = client.Get("/status");
+    ASSERT_TRUE(status) << "no /status under 1,000 idle connections: " << httplib::to_string(status.error());
+    EXPECT_EQ(status->status, 200);
+    EXPECT_TRUE(nlohmann::json::parse(status->body).is_object()) << status->body;
+    result = finish(pid);
+  }
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(successes().size(), 12u);
 }
 
 TEST_F(CrashSafetyTest, ALiveRunOutlastsAFortySecondWriteLockWithoutLosingAnAttempt) {

@@ -213,6 +213,12 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.output.find(path("nowhere.yaml") + ": cannot read the experiment file"), std::string::npos)
       << missing.output;
+  // Bounded and regular (as every config file read, data/small_file.h): /dev/zero was read on.
+  const CommandResult zero = run_cli("plan -f /dev/zero");
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_NE(zero.output.find("millrace: /dev/zero: the experiment file must be a regular file, this is a device"),
+            std::string::npos)
+      << zero.output;
   write_file(file, "model: " + model_ + "\nmax-workers: 8\ndeadline: 1h\n");
   const CommandResult no_store = run_cli("plan -f " + file);
   EXPECT_NE(no_store.output.find(file + ":1:1: missing required key 'store' (or give --store)"), std::string::npos)

@@ -176,6 +176,41 @@ TEST_F(LeftoverWaitTest, AResumeWaitsForTheLeftoversAndRecordsTheirExitCodesAndD
             std::vector<std::string>{"swept,ended"});
 }
 
+// A range that finished while millrace was dead, its status file then cut to 0 bytes (the disk
+// was full when its recorder wrote): it ran again on resume as if it never had, silently. The
+// file proves the command ended (the shell creates it afterwards), so the attempt is recorded
+// failed with its exit status lost, the resume says so, and the range runs again as a retry.
+TEST_F(LeftoverWaitTest, ALeftoverWhoseStatusFileIsEmptyIsRecordedAsEndedWithItsStatusLostAndSaidSo) {
+  start_and_kill(2);
+  open_gate("0-9");
+  ASSERT_TRUE(eventually([&] { return read_text(status_file("0-9", 1)) == "0\n"; }));
+  const pid_t recorder = static_cast<pid_t>(
+      cli_test::query_count(store, "SELECT pid FROM attempt_trees WHERE item_id = '0-9' AND number = 1"));
+  ASSERT_GT(recorder, 1);
+  ASSERT_TRUE(eventually([&] { return !cli_test::process_runs(recorder); }));
+  std::ofstream(status_file("0-9", 1), std::ios::trunc).close();  // cut to 0 bytes
+  const pid_t resumed = start({"run", "--store", store, "--resume", "1", "--leftovers", "wait"});
+  ASSERT_GT(resumed, 1);
+  open_gate("10-19");
+  CliResult done = finish(resumed);
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_NE(done.err.find("of 2 attempts it left unfinished, 1 ended by themselves (recorded with their exit "
+                          "status), 1 ended with their exit status lost (status file empty or cut short: was the "
+                          "disk full?), recorded as failed (exit-status-lost, their ranges run again as retries), "
+                          "0 recorded as cancelled (session-lost)"),
+            std::string::npos)
+      << done.err;
+  std::map<std::string, data::Attempt> recorded = attempts_by_key();
+  const data::Attempt& lost = recorded.at("0-9#1");
+  EXPECT_EQ(lost.outcome, data::Outcome::kFailed);
+  EXPECT_EQ(lost.failure_reason, "exit-status-lost");
+  EXPECT_EQ(lost.exit_code, -1);
+  ASSERT_TRUE(when("0-9", 1, "end"));
+  EXPECT_GE(lost.end, *when("0-9", 1, "end") - kTimestampSlack);  // its end, from the file
+  EXPECT_EQ(recorded.at("0-9#2").outcome, data::Outcome::kSucceeded);
+  EXPECT_EQ(recorded.at("10-19#1").exit_code, 3);  // the worker's own failure, recorded as such
+}
+
 TEST_F(LeftoverWaitTest, ALeftoverStillRunningAfterTheWaitLimitIsEndedAndItsRangeRunAgain) {
   start_and_kill(2);
   open_gate("0-9");

@@ -210,6 +210,10 @@ TEST_F(OptionChecks, SimulateDurationsAndCountsOutOfRangeAreRefusedNamingOptionA
       {"--slots-per-node 0", "--slots-per-node: 0 is out of range"},
       {"--max-attempts 0", "--max-attempts: 0 is out of range"},
       {"--policy nope", "--policy: nope not in"},
+      {"--seed=-1", "--seed: -1 is out of range (expected a whole number from 0 to 18446744073709551615)"},
+      {"--seed 18446744073709551616", "--seed: 18446744073709551616 is out of range"},
+      {"--seed 99999999999999999999999", "--seed: 99999999999999999999999 is out of range"},
+      {"--seed 12x", "--seed: '12x' is not a whole number (expected 0 to 18446744073709551615)"},
   };
   for (const Probe& probe : probes) expect_refused(simulate_command() + probe.args, probe.expected);
 }
@@ -223,12 +227,15 @@ TEST_F(OptionChecks, CompareAndPlanOptionsOutOfRangeAreRefusedNamingOptionAndVal
       {"--threads 99999", "--threads: 99999 is out of range"},
       {"--floor 0", "--floor: 0 is out of range"},
       {"--workers 0,4", "--workers '0,4': expected comma-separated positive worker counts"},
+      {"--seed=-1", "--seed: -1 is out of range (expected a whole number from 0 to 18446744073709551615)"},
+      {"--seed 99999999999999999999999", "--seed: 99999999999999999999999 is out of range"},
   };
   for (const Probe& probe : probes) expect_refused(compare_command() + "--span 0:39 " + probe.args, probe.expected);
   const std::string plan = plan_command() + "--span 0:39 ";
   expect_refused(plan + "--deadline 1h --max-workers 0", "--max-workers: 0 is out of range");
   expect_refused(plan + "--deadline 1h --max-workers 4 --confidence 2", "--confidence: 2 is out of range");
   expect_refused(plan + "--deadline 1e9h --max-workers 4", "--deadline: '1e9h' is longer than the longest accepted");
+  expect_refused(plan + "--deadline 1h --max-workers 4 --seed=-1", "--seed: -1 is out of range");
 }
 
 TEST_F(OptionChecks, PartitionFitAndWatchOptionsOutOfRangeAreRefusedNamingOptionAndValue) {

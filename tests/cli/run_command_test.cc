@@ -248,6 +248,43 @@ TEST_F(RunCommandTest, SigintCancelsOnlyInFlightAttemptsAndResumeGivesQueuedItem
   }
 }
 
+// A resume used to ignore --workers and --command silently. A changed --command is refused
+// naming both commands, before anything runs (the recorded attempts ran the first one);
+// --workers applies to the resumed session, which says so, and --status-port serves it.
+TEST_F(RunCommandTest, ResumeRefusesAChangedCommandAndAppliesWorkersAndTheStatusPort) {
+  const std::string started = (dir / "started").string();
+  const std::string go = (dir / "go").string();
+  const std::string command = "echo {id} {worker} >> " + started + "; test -e " + go + " || sleep 30; sleep 0.3";
+  pid_t pid = start(run_args(command, 6, 1));
+  for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
+  ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
+  kill(pid, SIGINT);
+  ASSERT_EQ(finish(pid).exit_code, 1);
+
+  Result changed = run({"run", "--store", store, "--resume", "1", "--command", "echo other {id}"});
+  EXPECT_EQ(changed.exit_code, 1);
+  EXPECT_NE(changed.err.find("millrace: --command 'echo other {id}': differs from the command the run was started "
+                             "with, '" + command.substr(0, 80)),
+            std::string::npos)
+      << changed.err;
+  EXPECT_NE(changed.err.find("drop --command, or start a new run to change it"), std::string::npos) << changed.err;
+  EXPECT_EQ(lines_of(read_text(started)).size(), 1u);  // nothing ran
+
+  std::ofstream(go) << "go";
+  Result resumed = run({"run", "--store", store, "--resume", "1", "--command", command, "--workers", "3",
+                        "--status-port", "0"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("millrace: run 1: --workers 3 applies to this session (the run was started with 1, "
+                             "which a resume without --workers keeps)"),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.err.find("millrace: status on http://127.0.0.1:"), std::string::npos) << resumed.err;
+  EXPECT_EQ(successes().size(), 6u);
+  std::set<std::string> slots;
+  for (const std::string& line : lines_of(read_text(started))) slots.insert(line.substr(line.find(' ') + 1));
+  EXPECT_EQ(slots, (std::set<std::string>{"w000", "w001", "w002"}));  // three at once after the resume
+}
+
 TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItems) {
   std::string done = (dir / "done").string();
   pid_t pid = start(run_args("sleep 0.2; echo {id} >> " + done, 12, 2));

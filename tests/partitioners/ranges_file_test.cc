@@ -164,6 +164,26 @@ TEST(RangesFile, BadOverlapDeclarationsNameTheirLine) {
   EXPECT_THAT(error_of("text.txt", "# overlap many\n99/100\n"), AllOf(HasSubstr("text.txt:1: "), HasSubstr("overlap")));
 }
 
+// A range nested 100,000 deep crashed every command reading it (the error message dumped it,
+// recursing once a level); it is refused when it passes 256 levels, and no message quotes a
+// whole value: a string range is quoted as an excerpt, an array named by its kind.
+TEST(RangesFile, JsonNestedTooDeepIsRefusedAndMessagesNeverDumpTheInput) {
+  constexpr int kDeep = 100'000;
+  const std::string deep = error_of("deep.json", std::string(kDeep, '[') + std::string(kDeep, ']'));
+  EXPECT_EQ(deep, scratch().file("deep.json") + ":1: malformed JSON: column 257: nested deeper than 256 levels");
+  const std::string listed =
+      error_of("deep-list.json", "{\"ranges\": [\n" + std::string(kDeep, '[') + std::string(kDeep, ']') + "]}");
+  EXPECT_EQ(listed, scratch().file("deep-list.json") + ":2: malformed JSON: column 255: nested deeper than 256 levels");
+  EXPECT_EQ(error_of("shallow.json", "[[[[1, 2]]]]"),
+            scratch().file("shallow.json") + ":1: a range must be an object, got an array of 1");
+  EXPECT_EQ(error_of("long.json", "[\"" + std::string(1'000'000, 'x') + "\"]"),
+            scratch().file("long.json") + ":1: a range must be an object, got '\"" + std::string(79, 'x') +
+                "…' (1000002 bytes)");
+  EXPECT_EQ(error_of("brackets-in-strings.json", "[{\"first\": 0, \"count\": 4, \"note\": \"" + std::string(1000, '[') +
+                                                    "\\\"\"}, 7]"),
+            scratch().file("brackets-in-strings.json") + ":1: a range must be an object, got '7'");
+}
+
 TEST(RangesFile, MalformedJsonNamesTheLineOfTheRange) {
   EXPECT_THAT(error_of("str.json", "[\n  {\"first\": 0, \"count\": 4},\n  \"4/5\"\n]\n"),
               AllOf(HasSubstr("str.json:3: "), HasSubstr("must be an object")));

@@ -144,12 +144,13 @@ LeaseReply LeaseBook::complete(const std::string& id, int exit_code, const std::
   data::Micros now = clock_.now();
   sweep(now);
   auto it = leases_.find(id);
-  if (it == leases_.end()) return gone(id);  // a repeated completion is answered kOk again
-  ended_[id] = LeaseReply::kOk;
+  if (it == leases_.end()) return gone(id);  // a repeated completion: what the first recorded
   bool ok = exit_code == 0;
+  const LeaseReply recorded = ok ? LeaseReply::kSucceeded : LeaseReply::kFailed;
+  ended_[id] = recorded;
   end(it, ok ? LeaseEvent::Kind::kSucceeded : LeaseEvent::Kind::kFailed, exit_code,
       ok ? "" : (reason.empty() ? "exit" : reason), work_time, now);
-  return LeaseReply::kOk;
+  return recorded;
 }
 
 // ---- both (mutex held) ---------------------------------------------------------------------------

@@ -52,8 +52,10 @@ struct LeaseOffer {
   Lease lease;  // kWork only
 };
 
-// How a heartbeat or a completion was taken.
-enum class LeaseReply { kOk, kExpired, kCancelled, kUnknown };
+// How a heartbeat or a completion was taken: kOk (a heartbeat extended the lease), kSucceeded /
+// kFailed (the lease was completed, now or before, and this is what was recorded), or why no
+// lease is held.
+enum class LeaseReply { kOk, kSucceeded, kFailed, kExpired, kCancelled, kUnknown };
 
 struct LeaseEvent {
   enum class Kind { kStarted, kSucceeded, kFailed };
@@ -98,9 +100,12 @@ class LeaseBook {
 
   // ---- the workers' side (HTTP threads)
   LeaseOffer lease(const std::string& worker);
-  // Extends the lease by terms().duration; `expires` gets the new expiry when kOk.
+  // Extends the lease by terms().duration; `expires` gets the new expiry when kOk. A lease
+  // already completed answers what was recorded (kSucceeded / kFailed) and is not extended.
   LeaseReply heartbeat(const std::string& id, data::Micros* expires);
-  // Ends the lease: succeeded when `exit_code` is 0, else failed with `reason` ("exit" if empty).
+  // Ends the lease: succeeded when `exit_code` is 0, else failed with `reason` ("exit" if empty);
+  // returns what was recorded. A lease completed before is not changed: its first outcome is
+  // returned, whatever this completion says.
   LeaseReply complete(const std::string& id, int exit_code, const std::string& reason,
                       std::optional<data::Micros> work_time);
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/importers/json_input.h"
 
 namespace millrace::cluster_adapter {
 
@@ -21,7 +22,7 @@ bool has_control_character(const std::string& text) {
 }
 
 json object_of(const std::string& body) {
-  json parsed = body.empty() ? json::object() : json::parse(body, nullptr, false);
+  json parsed = body.empty() ? json::object() : data::importers::parse_json_text(body, "body");
   if (!parsed.is_object()) throw data::Error("body", "not a JSON object");
   return parsed;
 }

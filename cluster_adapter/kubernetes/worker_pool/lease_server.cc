@@ -44,10 +44,21 @@ json work_of(const Lease& lease, const LeaseTerms& terms, data::Micros now, cons
           {"item", item_of(lease.submission, run)}};
 }
 
-// Answers a heartbeat or completion that found no lease held; false when `answer` is kOk.
-bool refused(httplib::Response& res, LeaseReply answer, const std::string& id) {
+const char* recorded_of(LeaseReply answer) { return answer == LeaseReply::kSucceeded ? "succeeded" : "failed"; }
+
+// Answers a heartbeat or completion that found no lease held; false when `answer` is kOk or,
+// for a completion, the outcome it reports (`completing`).
+bool refused(httplib::Response& res, LeaseReply answer, const std::string& id,
+             std::optional<LeaseReply> completing = std::nullopt) {
   switch (answer) {
     case LeaseReply::kOk: return false;
+    case LeaseReply::kSucceeded:
+    case LeaseReply::kFailed:
+      if (answer == completing) return false;
+      reply(res, 409, {{"error", "lease " + id + " was already completed: recorded " + recorded_of(answer) +
+                                     (completing ? " (a second completion changes nothing)" : " (no heartbeat needed)")},
+                       {"recorded", recorded_of(answer)}});
+      return true;
     case LeaseReply::kExpired:
       reply(res, 410, {{"error", "lease " + id + " expired: its item went back to the queue; ask for a new lease"}});
       return true;
@@ -106,11 +117,11 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
     std::optional<CompletionReport> report = body_of(req, res, parse_completion_report);
     if (!report) return;
     LeaseReply answer = book_.complete(id, report->exit_code, report->reason, report->work_time);
-    if (refused(res, answer, id)) return;
-    reply(res, 200, {{"recorded", report->exit_code == 0 ? "succeeded" : "failed"}});
+    if (refused(res, answer, id, report->exit_code == 0 ? LeaseReply::kSucceeded : LeaseReply::kFailed)) return;
+    reply(res, 200, {{"recorded", recorded_of(answer)}});
   });
   HttpLimits limits;
-  limits.threads = 2 * workers + 8;  // each idle worker holds a thread while its lease request waits
+  limits.threads += 2 * workers;  // each idle worker holds a thread while its lease request waits
   limits.max_body = kMaxBody;
   listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);
 }

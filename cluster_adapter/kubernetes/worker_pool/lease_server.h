@@ -8,10 +8,14 @@
 //        -> 200 {"action": "exit"}     no more work for this worker: exit 0
 //   POST /v1/leases/ID/heartbeat    -> 200 {"expires_in_ms"}
 //   POST /v1/leases/ID/complete     {"exit_code": N [, "work_time_ms": N] [, "reason": TEXT]}
-//        -> 200 {"recorded": "succeeded" | "failed"}
+//        -> 200 {"recorded": "succeeded" | "failed"}  what is stored (a repeated completion with the
+//           same outcome gets the same answer)
+// A heartbeat of a completed lease, or a completion contradicting the first (exit 3, then 0),
+// gets 409 Conflict {"error", "recorded"}: the first outcome stands, nothing is changed.
 // A heartbeat or completion of a lease that expired or was cancelled gets 410 Gone, of one the
 // scheduler does not know (it restarted) 404; both with {"error": TEXT}: the worker drops that
-// item and asks for a new lease. A malformed body gets 400 {"error"} naming the field, a body
+// item and asks for a new lease. A malformed body (not JSON, a key given twice, nested too deep,
+// a bad field) gets 400 {"error"} naming the problem, a body
 // over 64 KiB 413. Every request sends a JSON body ({} when it has nothing to say), so it
 // carries a Content-Length. When the server has tokens, every request must carry
 // "Authorization: Bearer TOKEN" with one of them, else it gets 401 {"error"}.

@@ -19,6 +19,7 @@
 
 #include "cluster_adapter/http/status_server.h"
 #include "data/redaction.h"
+#include "tests/support/idle_connections.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -105,6 +106,25 @@ TEST_F(HttpHardeningTest, EightSlowClientsDoNotKeepStatusFromAnswering) {
   ASSERT_TRUE(answer) << "no answer while 8 slow clients held connections: " << httplib::to_string(answer.error());
   EXPECT_EQ(answer->status, 200);
   EXPECT_EQ(answer->body, R"({"num_remain": 3})");
+}
+
+// 1,000 clients connect and send nothing (one local process: this one). Each used to take one
+// of the server's 32 threads for the 5 s keep-alive wait, so /status queued behind them for
+// (1,000 / 32) x 5 s; now every connection gets its own thread at once and /status answers
+// while they are all held. The client's own 10 s timeout is the only bound.
+TEST_F(HttpHardeningTest, AThousandIdleConnectionsDoNotKeepStatusFromAnswering) {
+  test_support::IdleConnections crowd(server_.port(), 1000);
+  EXPECT_EQ(crowd.connected(), 1000);
+  httplib::Client client("127.0.0.1", server_.port());
+  client.set_read_timeout(std::chrono::seconds(10));
+  client.set_connection_timeout(std::chrono::seconds(10));
+  for (const char* path : {"/status", "/metrics", "/"}) {
+    auto answer = client.Get(path);
+    ASSERT_TRUE(answer) << path << ": no answer while 1,000 idle connections were held: "
+                        << httplib::to_string(answer.error());
+    EXPECT_EQ(answer->status, 200) << path;
+  }
+  EXPECT_EQ(client.Get("/status")->body, R"({"num_remain": 3})");
 }
 
 // 300 requests on one keep-alive connection are all answered on it (the default closed the

@@ -438,7 +438,9 @@ bool FakeApiServer::take_malformed_answer(const std::string& resource, const std
         R"({"type": "ADDED", "object": []})", "not json at all", R"({"type": 5, "object": {}})",
         R"({"type": "MODIFIED", "object": {"metadata": {"name": ["x"], "resourceVersion": 7}}})",
         R"({"type": "ERROR", "object": {"code": "410"}})", R"({"type": "DELETED", "object": {"metadata": {"name": "x"}}})",
-        R"({"type": "MODIFIED", "obj)"};
+        R"({"type": "MODIFIED", "obj)",
+        // Nested 100,000 deep: would overflow the stack of whatever walks it recursively.
+        R"({"type": "MODIFIED", "object": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}"};
     for (const json& item : bad_items) body += json{{"type", "MODIFIED"}, {"object", item}}.dump() + "\n";
     body += wrong[shape % wrong.size()] + "\n";
   } else {
@@ -449,7 +451,8 @@ bool FakeApiServer::take_malformed_answer(const std::string& resource, const std
         R"({"kind": "JobList", "metadata": [], "items": [{"metadata": []}, 7, null]})",
         json{{"kind", "JobList"}, {"metadata", {{"resourceVersion", std::to_string(rv_)}}}, {"items", bad_items}}.dump(),
         "<html><body>502 Bad Gateway</body></html>",
-        real.substr(0, real.size() / 2)};
+        real.substr(0, real.size() / 2),
+        R"({"kind": "JobList", "items": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}"};
     body = wrong[shape % wrong.size()];
   }
   res.status = 200;

@@ -3,6 +3,7 @@
 #include "cluster_adapter/kubernetes/kube_config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -88,6 +89,53 @@ users:
   EXPECT_EQ(config.token, "xyz");
   EXPECT_EQ(config.namespace_name, "default");
   EXPECT_EQ(load_kubeconfig(path).token, "abc");
+}
+
+// `tokenFile: /dev/zero` read 2.3 GB. Every credential and config file is read bounded and
+// must be a regular file: a device, a FIFO (which would block the read), a directory or a file
+// over the cap is refused naming the file, its use and the problem, before anything is read.
+TEST_F(KubeConfigTest, CredentialFilesMustBeSmallRegularFiles) {
+  const std::string fifo = (folder_ / "token.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = write("big.token", std::string((1 << 20) + 1, 'x'));
+  fs::create_directories(folder_ / "certs");
+  const auto refusal = [&](const std::string& user) {
+    const std::string path = write("config", R"(current-context: a
+clusters:
+- name: c
+  cluster: {server: https://k:443}
+contexts:
+- name: a
+  context: {cluster: c, user: u}
+users:
+- name: u
+  user: )" + user + "\n");
+    try {
+      load_kubeconfig(path);
+    } catch (const data::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal("{tokenFile: /dev/zero}"), "/dev/zero: the token file must be a regular file, this is a device");
+  EXPECT_EQ(refusal("{tokenFile: token.fifo}"), fifo + ": the token file must be a regular file, this is a FIFO");
+  EXPECT_EQ(refusal("{tokenFile: big.token}"),
+            big + ": the token file is 1048577 bytes, over the limit of 1048576");
+  EXPECT_EQ(refusal("{tokenFile: certs}"),
+            (folder_ / "certs").string() + ": the token file must be a regular file, this is a directory");
+  EXPECT_EQ(refusal("{client-certificate: /dev/zero, client-key: k.key}"),
+            "/dev/zero: the client-certificate file must be a regular file, this is a device");
+  EXPECT_EQ(refusal("{tokenFile: missing.token}").rfind((folder_ / "missing.token").string() +
+                                                         ": cannot read the token file: No such file", 0),
+            0u);
+  write("ok.token", "s3cret\n");
+  EXPECT_EQ(refusal("{tokenFile: ok.token}"), "accepted");
+  try {
+    load_kubeconfig("/dev/zero");
+    FAIL() << "/dev/zero accepted as a kubeconfig";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/zero: the kubeconfig must be a regular file, this is a device");
+  }
 }
 
 TEST_F(KubeConfigTest, MissingContextIsAnErrorNamingTheFile) {

@@ -143,6 +143,32 @@ std::string shell_output(const std::string& command, const std::filesystem::path
   return text.str();
 }
 
+// A stored payload "$(touch ...)" ran on resume through `cat <<EOF ... {payload} ... EOF`: a
+// value in a here-document's body (or its delimiter) is refused, whatever the delimiter's
+// quoting, naming the placeholder and the here-document; numbers stay plain there, and text
+// after the delimiter line is read as usual again.
+TEST(CommandTemplateTest, FreeTextInsideAHereDocumentIsRefusedNamingIt) {
+  const std::string tail = ", where no quoting holds: the shell expands $(...) and backticks in the value when the "
+                           "delimiter is unquoted, and a quoted one hands the value as text to the command reading "
+                           "it (often a shell); pass it outside the here-document, as an argument (sh -s -- {";
+  EXPECT_EQ(refusal("cat <<EOF\nitem {payload}\nEOF"),
+            "{payload} is inside the here-document <<EOF" + tail + "payload} <<EOF ... reads it as \"$1\")");
+  EXPECT_EQ(refusal("sh <<'END'\necho {id}\nEND\n").substr(0, 44), "{id} is inside the here-document <<'END', wh");
+  EXPECT_EQ(refusal("cat <<-\"X\" > f; echo done\n\t{type}\n\tX").substr(0, 47),
+            "{type} is inside the here-document <<-\"X\", wher");
+  EXPECT_EQ(refusal("cat << EOF\nfirst line\nEOFX {payload}\nEOF").substr(0, 44),
+            "{payload} is inside the here-document <<EOF,");
+  EXPECT_EQ(refusal("cat <<A <<B\na\nA\n{id}\nB").substr(0, 37), "{id} is inside the here-document <<B,");
+  EXPECT_EQ(refusal("cat <<{id}\nx\n").substr(0, 36), "{id} is inside the here-document <<,");
+  for (const std::string& text :
+       {std::string("cat <<EOF\nrange {first} to {last}, attempt {attempt} on {worker}\nEOF"),
+        std::string("cat <<EOF > f\nx\nEOF\necho {payload} {id}"), std::string("cat <<-EOF\n\t\tx\n\tEOF\necho {id}"),
+        std::string("grep x <<< {payload}"), std::string("echo \"<<EOF\" {payload}\necho {id}"),
+        std::string("sh -s -- {payload} <<'EOF'\nprintf '[%s]' \"$1\"\nEOF")}) {
+    EXPECT_EQ(refusal(text), "") << text;
+  }
+}
+
 TEST(CommandTemplateTest, InjectionPayloadsThroughTheSafeFormsReachTheWorkerAsTheExactBytes) {
   const test_support::ScratchDir scratch;
   const std::filesystem::path& dir = scratch.path();
@@ -164,6 +190,14 @@ TEST(CommandTemplateTest, InjectionPayloadsThroughTheSafeFormsReachTheWorkerAsTh
          return "[" + p + "]";
        }},
   };
+  // The way around a here-document the refusal suggests.
+  const CommandTemplate heredoc("sh -s -- {payload} <<'EOF'\nprintf '[%s]' \"$1\"\nEOF");
+  for (const std::string& payload : payloads) {
+    data::WorkItem item = range_item();
+    item.payload = payload;
+    EXPECT_EQ(shell_output(heredoc.render(item, 1, "w"), dir), "[" + payload + "]") << payload;
+    EXPECT_FALSE(std::filesystem::exists(dir / "pwned")) << heredoc.text() << " ran code from " << payload;
+  }
   for (const Case& c : cases) {
     const std::string safe = suggested(c.refused);
     ASSERT_FALSE(safe.empty()) << c.refused << " was not refused";

@@ -14,6 +14,7 @@
 #include "cluster_adapter/kubernetes/worker_pool/lease_book.h"
 #include "tests/support/loose_plans.h"
 #include "tests/cluster_adapter/kubernetes/k8s_test_support.h"
+#include "tests/support/idle_connections.h"
 #include "tests/support/manual_clock.h"
 
 namespace millrace::cluster_adapter {
@@ -155,11 +156,17 @@ TEST_F(LeaseServerTest, MalformedBodiesAreRefusedNamingTheField) {
   EXPECT_EQ(post("/v1/lease", {{"worker", 7}}, 400)["error"], worker_error);
   EXPECT_EQ(post("/v1/lease", {{"worker", std::string(254, 'w')}}, 400)["error"], worker_error);
   EXPECT_EQ(post("/v1/lease", {{"worker", "pod\r\nX-Injected: 1"}}, 400)["error"], worker_error);
-  for (const char* body : {"not json", "[]", "\"text\"", "12345678901234567890123456789", "{\"worker\": \"po"}) {
+  for (const char* body : {"[]", "\"text\"", "12345678901234567890123456789"}) {
     auto response = client_.Post("/v1/lease", body, "application/json");
     ASSERT_TRUE(response) << body;
     EXPECT_EQ(response->status, 400) << body;
     EXPECT_EQ(json::parse(response->body)["error"], "body: not a JSON object") << body;
+  }
+  for (const char* body : {"not json", "{\"worker\": \"po"}) {
+    auto response = client_.Post("/v1/lease", body, "application/json");
+    ASSERT_TRUE(response) << body;
+    EXPECT_EQ(response->status, 400) << body;
+    EXPECT_EQ(json::parse(response->body)["error"].get<std::string>().rfind("body: malformed JSON: ", 0), 0u) << body;
   }
   book_.offer(submission(0));
   lease("pool-0");
@@ -182,6 +189,66 @@ TEST_F(LeaseServerTest, MalformedBodiesAreRefusedNamingTheField) {
   ASSERT_EQ(ended.size(), 1u);
   EXPECT_EQ(ended[0].event.exit_code, -2147483648LL);
   EXPECT_EQ(ended[0].event.work_time, 9223372036854775 * data::kMicrosPerMilli);
+}
+
+// A key given twice is ambiguous (which one did the worker mean?) and a body nested 1,000 deep
+// is no request: both are refused naming the problem, and nothing is leased.
+TEST_F(LeaseServerTest, BodiesWithARepeatedKeyOrNestedTooDeepAreRefused) {
+  book_.offer(submission(0));
+  auto twice = client_.Post("/v1/lease", R"({"worker": "pool-0", "worker": "pool-1"})", "application/json");
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->status, 400);
+  EXPECT_EQ(json::parse(twice->body)["error"], "body: malformed JSON: the key 'worker' is given twice");
+  const std::string deep = R"({"worker": "pool-0", "x": )" + std::string(1000, '[') + std::string(1000, ']') + "}";
+  auto nested = client_.Post("/v1/lease", deep, "application/json");
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(nested->status, 400);
+  EXPECT_EQ(json::parse(nested->body)["error"], "body: malformed JSON: nested deeper than 256 levels");
+  EXPECT_EQ(book_.status().offered, 1);  // nothing leased
+  lease("pool-0");
+  auto inner = client_.Post("/v1/leases/s1-1/complete", R"({"exit_code": 0, "x": {"a": 1, "a": 2}})",
+                            "application/json");
+  ASSERT_TRUE(inner);
+  EXPECT_EQ(inner->status, 400);
+  EXPECT_EQ(json::parse(inner->body)["error"], "body: malformed JSON: the key 'a' is given twice");
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}, {"x", {{"a", 1}}}, {"y", {{"a", 2}}}}),
+            json({{"recorded", "succeeded"}}));  // one key in two objects is fine
+}
+
+// A completed lease's outcome stands: a second completion saying otherwise (exit 3, then 0) is
+// answered 409 with what is stored, and so is a heartbeat arriving after the completion; a
+// completion sent again with the same outcome (its answer was lost) gets the stored answer.
+TEST_F(LeaseServerTest, ACompletedLeaseAnswersWhatIsStoredAndRefusesContradictionsAndHeartbeats) {
+  book_.offer(submission(0));
+  lease("pool-0");
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 3}}), json({{"recorded", "failed"}}));
+  json again = post("/v1/leases/s1-1/complete", {{"exit_code", 0}}, 409);
+  EXPECT_EQ(again["recorded"], "failed");
+  EXPECT_EQ(again["error"], "lease s1-1 was already completed: recorded failed (a second completion changes nothing)");
+  json beat = post("/v1/leases/s1-1/heartbeat", json::object(), 409);
+  EXPECT_EQ(beat["recorded"], "failed");
+  EXPECT_EQ(beat["error"], "lease s1-1 was already completed: recorded failed (no heartbeat needed)");
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 3}}), json({{"recorded", "failed"}}));
+  std::vector<LeaseEvent> happened = events();
+  ASSERT_EQ(happened.size(), 2u);  // started, failed: nothing else
+  EXPECT_EQ(happened[1].kind, LeaseEvent::Kind::kFailed);
+  EXPECT_EQ(happened[1].event.exit_code, 3);
+}
+
+// 1,000 unauthenticated clients connect and send nothing: a worker's heartbeat and its next
+// lease are still answered (each used to wait behind them for a thread: 200 such connections
+// delayed a heartbeat 50 s past a 20 s lease). The client's own 10 s timeout is the only bound.
+TEST_F(LeaseServerTest, AThousandIdleConnectionsDoNotDelayHeartbeatsOrCompletions) {
+  book_.offer(submission(0));
+  ASSERT_EQ(lease("pool-0")["lease"]["id"], "s1-1");
+  test_support::IdleConnections crowd(server_.port(), 1000);
+  EXPECT_EQ(crowd.connected(), 1000);
+  client_.set_read_timeout(std::chrono::seconds(10));
+  client_.set_connection_timeout(std::chrono::seconds(10));
+  auto beat = client_.Post("/v1/leases/s1-1/heartbeat", "{}", "application/json");
+  ASSERT_TRUE(beat) << "no answer to a heartbeat under 1,000 idle connections: " << httplib::to_string(beat.error());
+  EXPECT_EQ(beat->status, 200);
+  EXPECT_EQ(post("/v1/leases/s1-1/complete", {{"exit_code", 0}}), json({{"recorded", "succeeded"}}));
 }
 
 // A body over 64 KiB is answered 413 from its Content-Length, before it is read into memory.
@@ -258,7 +325,7 @@ TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld)
   std::multiset<LeaseOffer::Action> answers{idle_b.get(), idle_c.get()};
   EXPECT_EQ(answers, (std::multiset<LeaseOffer::Action>{LeaseOffer::Action::kWait, LeaseOffer::Action::kExit}));
   EXPECT_EQ(book.status().workers_released, 1);
-  ASSERT_EQ(book.complete("s-1", 0, "", std::nullopt), LeaseReply::kOk);  // no lease held any more
+  ASSERT_EQ(book.complete("s-1", 0, "", std::nullopt), LeaseReply::kSucceeded);  // no lease held any more
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kExit);
   book.offer(test_support::loose_submission(2, item, 2, "w002"));  // a lane needed again
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kWork);
