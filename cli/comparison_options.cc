@@ -69,7 +69,7 @@ std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, 
     }
     const partitioners::RangesFile file = partitioners::read_ranges_file(path);
     partitioners::require_within_model(file, model);
-    listed.push_back({name, file.partition(), file.requests()});
+    listed.push_back({name, file.partition(), file.requests(), file.file_order});
   }
   return listed;
 }

@@ -193,6 +193,50 @@ TEST_F(CompareCommand, TheJsonPlanCarriesRequestsIntoSimulate) {
   std::filesystem::remove(plan);
 }
 
+// A ranges file's order is its plan order: listed newest first (as end-count lists are), [800,
+// 1000) 800 s, [500, 800) 300 s, [0, 500) 500 s on 2 workers end at 800 s (the 800 s range on one,
+// the others after each other on the other); taken ascending they would end at 300 + 800 = 1,100 s.
+TEST_F(CompareCommand, ARangesFileIsTakenInItsOwnOrderAsThePlanOrder) {
+  const std::string plan = scratch_.file("newest_first.txt");
+  std::ofstream(plan) << "999/200\n799/300\n499/500\n";
+  const CommandResult compared = run_cli("compare " + common() + " --partitioners uniform --ranges mine=" + plan +
+                                         " --workers 2 --order plan --noise off --json --no-record");
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  std::int64_t mine = -1;
+  const nlohmann::json out = nlohmann::json::parse(compared.output.substr(compared.output.find("{\n")));
+  for (const nlohmann::json& row : out["rows"]) {
+    if (row["partitioner"] == "mine") mine = row["makespan_mean_us"];
+  }
+  EXPECT_EQ(mine, 800'000'000);
+  // simulate --ranges likewise, and with --no-record it needs no store.
+  const CommandResult simulated = run_cli("simulate --model " + model_ + " --ranges " + plan +
+                                          " --workers 2 --order plan --noise off --json --no-record");
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.output;
+  EXPECT_EQ(nlohmann::json::parse(simulated.output.substr(simulated.output.find("{\n")))["makespan_us"], 800'000'000);
+  const CommandResult unstored = run_cli("simulate --model " + model_ + " --ranges " + plan + " --workers 2");
+  EXPECT_NE(unstored.exit_code, 0);
+  EXPECT_NE(unstored.output.find("storing the simulated run needs --store (or --no-record)"), std::string::npos)
+      << unstored.output;
+}
+
+// What `partition` writes reads back unchanged in every format, its overlap declared.
+TEST_F(CompareCommand, EveryPartitionFormatReadsBackWithItsOverlap) {
+  for (const std::string format : {"end-count", "csv", "json"}) {
+    const std::string plan = scratch_.file("written." + format);
+    const CommandResult written = run_cli("partition --span 100:999 --partitioner uniform --range-count 4 --overlap 10"
+                                          " --format " + format + " -o " + plan);
+    ASSERT_EQ(written.exit_code, 0) << written.output;
+    const CommandResult compared = run_cli("compare " + common() + " --partitioners uniform --ranges mine=" + plan +
+                                           " --workers 2 --no-record");
+    EXPECT_EQ(compared.exit_code, 0) << format << ": " << compared.output;
+    const CommandResult r = run_cli("simulate --model " + model_ + " --ranges " + plan + " --workers 2 --json --no-record");
+    ASSERT_EQ(r.exit_code, 0) << format << ": " << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output.substr(r.output.find("{\n")))["span"],
+              nlohmann::json({{"first", 100}, {"last", 999}, {"overlap", 10}}))
+        << format;
+  }
+}
+
 TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {
   // cost-balanced on W workers takes 1,600 / W s (within one unit's work): 1,600 / 11 = 145 s
   // misses 140 s, 1,600 / 12 = 133 s meets it.
