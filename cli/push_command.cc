@@ -1,7 +1,8 @@
 // `millrace push`: writes a plan into a stellar-style Redis work queue (the `ranges` list, in
 // the order workers will take it), optionally reordered (tip first, longest predicted first by
 // a fitted cost model, oldest first) and recorded in the trace store as the run `watch` follows.
-// The plan is END/COUNT lines, as `millrace partition --format end-count` writes them.
+// The plan is END/COUNT lines, as `millrace partition --format end-count` writes them ('#' lines
+// are comments).
 // `push --resume RUN` puts back a recorded run's ranges the queue lost (a Redis restarted without
 // persistence): those with no succeeded attempt in the store and in no list of the queue, in the
 // run's plan order (what `watch` says to run when it finds ranges in no list).
@@ -51,7 +52,7 @@ std::vector<data::WorkItem> read_plan(const std::string& path) {
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+    if (line.empty() || line.front() == '#') continue;  // a comment ("# overlap N", as partition writes)
     const data::Range range = data::importers::parse_end_count(line, name + ":" + std::to_string(n));
     items.push_back(data::importers::end_count_item(range));
   }

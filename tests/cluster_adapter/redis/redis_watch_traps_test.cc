@@ -197,6 +197,18 @@ TEST_F(RedisWatchTrapsTest, ADurationStartingBefore1970IsRefusedAndNamed) {
   for (const data::Attempt& a : attempts()) EXPECT_GE(a.start, 0);
 }
 
+TEST(RedisPush, TakesWhatPartitionWritesItsOverlapLineIncluded) {
+  testing::RedisServer server;
+  TempDir dir;
+  const std::string plan = dir.file("top.txt");
+  const auto written = run_cli("partition --preset stellar-pubnet --tip 54326463 --start 54278463 --format end-count -o " + plan);
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  const auto pushed = run_cli("push --redis " + server.address() + " --plan " + plan);
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
+  RedisConnection redis(server.address());
+  EXPECT_EQ(redis.strings({"LRANGE", "ranges", "0", "0"}), std::vector<std::string>{"54326463/16320"});
+}
+
 TEST(RedisAddress, ALoneCredentialIsThePasswordAndNeverShown) {
   const RedisConnection connection("S3cretPw2@127.0.0.1:1");
   EXPECT_EQ(connection.name(), "redis 127.0.0.1:1");
