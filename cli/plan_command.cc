@@ -227,10 +227,21 @@ void run_worker_plan(const PlanOptions& o) {
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
+    out["by_candidate"] = nlohmann::json::array();
+    for (const sim::CandidateFewest& c : answer.by_candidate) {
+      out["by_candidate"].push_back({{"partitioner", c.partitioner}, {"order", c.order}, {"workers", c.count}});
+    }
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
     print_worker_curve(answer, std::cout);
+    if (!answer.by_candidate.empty()) {
+      std::cout << "each candidate's own fewest (its own search):";
+      for (const sim::CandidateFewest& c : answer.by_candidate) {
+        std::cout << " " << c.partitioner << "/" << c.order << " " << c.count;
+      }
+      std::cout << "\n";
+    }
     if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
   }
   const sim::ComparisonRow& at_max = answer.best_at_max;

@@ -258,12 +258,15 @@ TEST_F(CompareCommand, PlanPrintsTheSameOnAnyThreadCountAndItsCurveHasExactlyThe
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_EQ(run_cli(args + " --threads 2").output, text.output);
   EXPECT_EQ(run_cli(args + " --threads 3").output, text.output);
-  const CommandResult json = run_cli(args + " --json --threads 1");
-  ASSERT_EQ(json.exit_code, 0) << json.output;
-  EXPECT_EQ(run_cli(args + " --json --threads 2").output, json.output);
+  EXPECT_EQ(run_cli(args + " --json --threads 2").output, run_cli(args + " --json --threads 1").output);
 
   // The counts a search evaluating one count at a time asks: 64, the binary search over [1, 64]
-  // on the curve's shares of replicas on target, the count below its answer, and the powers of two.
+  // on the curve's shares of replicas on target, the count below its answer, and the powers of two
+  // (one candidate: its own search is the plan's, and the curve's rows are its rows).
+  std::string one_candidate = args;
+  one_candidate.replace(one_candidate.find("cost-balanced,optimal"), 21, "optimal");
+  const CommandResult json = run_cli(one_candidate + " --json --threads 2");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
   const nlohmann::json out = nlohmann::json::parse(json.output);
   std::map<int, double> met;
   for (const nlohmann::json& row : out["curve"]) met[row["workers"].get<int>()] = row["deadline_met"].get<double>();
@@ -289,6 +292,35 @@ TEST_F(CompareCommand, PlanPrintsTheSameOnAnyThreadCountAndItsCurveHasExactlyThe
   EXPECT_EQ(shown, asked);
   EXPECT_EQ(out["answer"]["workers"].get<int>(), hi);
   EXPECT_GT(asked.size(), 8u) << "the search asked counts besides the powers of two";
+}
+
+// Each candidate's answer comes from its own search on its own rows, seeded by what each replica
+// is: optimal's fewest workers are the same alone and beside three other partitioners (a search
+// on "any candidate meets" gave 22 alone and 11 beside them on this model), on 1 or 2 threads.
+TEST_F(CompareCommand, PlanAnswersForACandidateDoNotDependOnTheOthersListedOrTheThreads) {
+  const std::string noisy = scratch_.file("noisy.json");
+  {
+    nlohmann::json model = nlohmann::json::parse(std::ifstream(model_));
+    model["noise"] = {{"kind", "multiplicative-quantiles"},
+                      {"segments", {{{"first", 0}, {"quantiles", {0.5, 0.7, 0.9, 1.0, 1.1, 1.3, 1.6, 2.0, 2.5}}}}}};
+    std::ofstream(noisy) << model.dump();
+  }
+  const std::string args = "plan --store " + store_ + " --model " + noisy + " --span 0:999 --deadline 300s"
+                           " --max-workers 64 --replicas 5 --fail-prob 0.1 --startup-latency 1s,30s --no-record --json";
+  auto optimal_answer = [&](const std::string& partitioners, int threads) {
+    const CommandResult r = run_cli(args + " --partitioners " + partitioners + " --threads " + std::to_string(threads));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+    for (const nlohmann::json& c : out["by_candidate"]) {
+      if (c["partitioner"] == "optimal") return c["workers"].get<int>();
+    }
+    return -1;
+  };
+  const int alone = optimal_answer("optimal", 1);
+  EXPECT_GT(alone, 0);
+  EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 1), alone);
+  EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 2), alone);
+  EXPECT_EQ(optimal_answer("optimal", 2), alone);
 }
 
 TEST_F(CompareCommand, PlanWithAnUnreachableDeadlineFailsClearly) {
