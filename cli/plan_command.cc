@@ -202,6 +202,7 @@ void run_worker_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = comparison_model(o.common, store);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
+  const QueueOrderChoice order = queue_order_choice(o.common, question.spec.recorded_items);
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
   // Counts run side by side (sim/sweep_pool.h), each holding its partitions while in progress.
@@ -226,6 +227,7 @@ void run_worker_plan(const PlanOptions& o) {
     nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
+    out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
     out["by_candidate"] = nlohmann::json::array();
     for (const sim::CandidateFewest& c : answer.by_candidate) {
@@ -235,6 +237,7 @@ void run_worker_plan(const PlanOptions& o) {
     std::cout << out.dump(2) << "\n";
   } else {
     print_worker_curve(answer, std::cout);
+    std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
     if (!answer.by_candidate.empty()) {
       std::cout << "each candidate's own fewest (its own search):";
       for (const sim::CandidateFewest& c : answer.by_candidate) {
