@@ -3,6 +3,7 @@
 // stored results, and the plan's hand-computed answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -321,6 +322,25 @@ TEST_F(CompareCommand, PlanAnswersForACandidateDoNotDependOnTheOthersListedOrThe
   EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 1), alone);
   EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 2), alone);
   EXPECT_EQ(optimal_answer("optimal", 2), alone);
+}
+
+// --seed-spread K: the answers of the searches with seeds S..S+K-1, each what `plan --seed` gives.
+TEST_F(CompareCommand, PlanSeedSpreadIsTheMinMedianAndMaxOfTheAnswersOfEachSeed) {
+  const std::string args = "plan " + common() + " --partitioners cost-balanced,optimal --deadline 150s --max-workers 64"
+                           " --replicas 3 --fail-prob 0.3 --startup-latency 1s,20s --no-record";
+  std::vector<int> answers;
+  for (int seed = 4; seed < 7; ++seed) {
+    const CommandResult r = run_cli(args + " --json --seed " + std::to_string(seed));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    answers.push_back(nlohmann::json::parse(r.output)["answer"]["workers"].get<int>());
+  }
+  std::sort(answers.begin(), answers.end());
+  const CommandResult spread = run_cli(args + " --seed 4 --seed-spread 3");
+  ASSERT_EQ(spread.exit_code, 0) << spread.output;
+  EXPECT_NE(spread.output.find("answer over 3 seeds (4 to 6): min " + std::to_string(answers[0]) + ", median " +
+                               std::to_string(answers[1]) + ", max " + std::to_string(answers[2]) + " workers"),
+            std::string::npos)
+      << spread.output;
 }
 
 TEST_F(CompareCommand, PlanWithAnUnreachableDeadlineFailsClearly) {
