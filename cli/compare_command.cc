@@ -30,6 +30,7 @@ void run_compare(const CompareOptions& o) {
   const data::CostModel model = comparison_model(o.common, store);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;
+  const QueueOrderChoice order = queue_order_choice(o.common, spec.recorded_items);
   const int max_workers = *std::max_element(workers.begin(), workers.end());
   // Workers: set per combination; the type limits (--type-limit) stay.
   std::map<std::string, int> type_limits = std::move(spec.base.scheduler.params.type_limits);
@@ -62,6 +63,7 @@ void run_compare(const CompareOptions& o) {
   if (o.common.json) {
     nlohmann::json out = sim::to_json(comparison);
     out["span"] = {{"first", spec.span.first}, {"last", spec.span.last()}};
+    out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
     if (spec.recorded_items) {
       out["recorded"] = sim::to_json(recorded);
       out["savings"] = to_json(savings);
@@ -72,6 +74,7 @@ void run_compare(const CompareOptions& o) {
   }
   std::cout << "span " << spec.span.first << ":" << spec.span.last() << " (" << spec.span.count << " units), "
             << spec.replicas << " replica(s) per combination, seed " << spec.seed << "\n";
+  std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
   sim::print_table(comparison, std::cout);
   if (spec.recorded_items) print_savings(savings, o.common.run, recorded, std::cout);
   if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";

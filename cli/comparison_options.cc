@@ -18,6 +18,7 @@
 #include "cli/span_option.h"
 #include "data/error.h"
 #include "data/model_span.h"
+#include "partitioners/preset.h"
 #include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
@@ -69,7 +70,7 @@ std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, 
     }
     const partitioners::RangesFile file = partitioners::read_ranges_file(path);
     partitioners::require_within_model(file, model);
-    listed.push_back({name, file.partition(), file.requests()});
+    listed.push_back({name, file.partition(), file.requests(), file.file_order});
   }
   return listed;
 }
@@ -88,7 +89,38 @@ data::Range recorded_span(const std::vector<data::WorkItem>& items, std::int64_t
   return {first + overlap, end - first - overlap};
 }
 
+// The options with --preset's settings where they are not given.
+ComparisonOptions with_preset(ComparisonOptions o) {
+  if (o.preset.empty()) return o;
+  const partitioners::Preset& preset = partitioners::find_preset(o.preset);
+  auto unset = [&](const char* option) { return !o.partition_options_given.count(option); };
+  if (unset("--range-length") && unset("--range-count")) o.range_length = preset.range_length;
+  if (unset("--overlap")) o.overlap = preset.overlap;
+  if (unset("--align")) o.align = preset.align;
+  if (unset("--floor")) o.floor = preset.floor;
+  return o;
+}
+
+// Whether the items are handed out tip first: each range above the next.
+bool tip_first(const std::vector<data::WorkItem>& items) {
+  for (std::size_t i = 0; i + 1 < items.size(); ++i) {
+    if (!items[i].range || !items[i + 1].range || items[i].range->first <= items[i + 1].range->first) return false;
+  }
+  return items.size() > 1;
+}
+
 }  // namespace
+
+QueueOrderChoice queue_order_choice(const ComparisonOptions& o, const std::optional<std::vector<data::WorkItem>>& recorded) {
+  if (o.orders_given) return {o.orders, "as given (--order)"};
+  if (!o.preset.empty()) {
+    return {partitioners::find_preset(o.preset).order, "the order of preset " + o.preset + "; --order to choose"};
+  }
+  if (recorded && tip_first(*recorded)) {
+    return {"tip-first", "run " + o.run + " handed its ranges out tip first; --order to choose"};
+  }
+  return {o.orders, "the default: plan order; --order to choose"};
+}
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   add_experiment_file_option(cmd, o.experiment);
@@ -107,8 +139,16 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_option("--policy", o.policy, "Concurrency policy")
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler::policy_names()));
-  cmd->add_option("--order", o.orders, "Comma-separated queue orders: plan (tip first for recorded runs), lpt")
-      ->capture_default_str();
+  cmd->add_option("--order", o.orders,
+                  "Comma-separated queue orders: plan (tip first for recorded runs), tip-first, lpt (default: the "
+                  "preset's order, else tip-first when --run's ranges were handed out tip first, else plan)")
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.orders_given = true; });
+  std::string presets;
+  for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+  cmd->add_option("--preset", o.preset,
+                  "a deployment's settings (" + presets + "): its queue order, range length, overlap, alignment and "
+                  "floor where not given");
   cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
       ->capture_default_str()
       ->transform(whole_number(1));
@@ -131,16 +171,21 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "A ranges file (END/COUNT lines, CSV first,count or first,last, or JSON) scored as a candidate "
                   "named after the file, or NAME=FILE; repeatable");
   cmd->add_option("--range-count", o.ranges, "Range count for uniform, cost-balanced and optimal (default: per worker)")
-      ->transform(whole_number(1, kMaxUnit));
+      ->transform(whole_number(1, kMaxUnit))
+      ->each([&o](const std::string&) { o.partition_options_given.insert("--range-count"); });
   cmd->add_option("--range-length", o.range_length, "uniform: units per range, cut from the top")
-      ->transform(whole_number(1, kMaxUnit));
+      ->transform(whole_number(1, kMaxUnit))
+      ->each([&o](const std::string&) { o.partition_options_given.insert("--range-length"); });
   cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first")
-      ->transform(whole_number(0, kMaxUnit));
+      ->transform(whole_number(0, kMaxUnit))
+      ->each([&o](const std::string&) { o.partition_options_given.insert("--overlap"); });
   cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")
       ->capture_default_str()
-      ->transform(whole_number(1, kMaxUnit));
+      ->transform(whole_number(1, kMaxUnit))
+      ->each([&o](const std::string&) { o.partition_options_given.insert("--align"); });
   cmd->add_option("--floor", o.floor, "logarithmic: smallest range length (default span / (16 x workers))")
-      ->transform(whole_number(1, kMaxUnit));
+      ->transform(whole_number(1, kMaxUnit))
+      ->each([&o](const std::string&) { o.partition_options_given.insert("--floor"); });
   cmd->add_option("--threads", o.threads, "Simulation threads (default: hardware concurrency)")
       ->transform(whole_number(0, kMaxThreads));
   add_resource_options(*cmd, o.resources);
@@ -186,16 +231,15 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
   return workers;
 }
 
-sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::TraceStore& store,
+sim::ComparisonSpec comparison_spec(const ComparisonOptions& given, const data::TraceStore& store,
                                     const data::CostModel* model) {
+  const ComparisonOptions o = with_preset(given);
   sim::ComparisonSpec spec;
   spec.model = model;
   if (model == nullptr && o.run.empty()) {
     throw data::Error("--model", "give a cost model (to simulate partitions) or --run (a recorded run to replay)");
   }
   if (!o.partitioners.empty() && (model != nullptr || o.partitioners_given)) spec.partitioners = split_list(o.partitioners);
-  spec.orders.clear();
-  for (const std::string& order : split_list(o.orders)) spec.orders.push_back(scheduler::queue_order_from_string(order));
   spec.replicas = o.replicas;
   spec.seed = o.seed;
   spec.noise = o.noise == "on";
@@ -224,6 +268,10 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& o, const data::Trac
     spec.recorded_items = std::move(plan.items);
     spec.recorded_ends = std::move(plan.recorded_ends);
     if (o.span.empty()) span_source = "--run " + o.run + " (span " + data::span_text(spec.span) + ")";
+  }
+  spec.orders.clear();
+  for (const std::string& order : split_list(queue_order_choice(o, spec.recorded_items).orders)) {
+    spec.orders.push_back(scheduler::queue_order_from_string(order));
   }
   if (model == nullptr) {
     if (!o.ranges_files.empty()) throw data::Error("--ranges " + o.ranges_files.front(), "simulating listed ranges needs a cost model (--model)");
@@ -273,6 +321,7 @@ nlohmann::json parameters_of(const ComparisonOptions& o) {
           {"ranges_files", o.ranges_files},
           {"policy", o.policy},
           {"orders", o.orders},
+          {"preset", o.preset},
           {"replicas", o.replicas},
           {"seed", o.seed},
           {"noise", o.noise},

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct ComparisonOptions {
   std::vector<std::string> ranges_files;  // FILE or NAME=FILE
   std::string policy = "fixed-pool";
   std::string orders = "plan";
+  bool orders_given = false;  // --order given: else the preset's or the recorded run's order (queue_order_choice)
+  std::string preset;         // a deployment's settings (partitioners/preset.h) where options are not given
+  std::set<std::string> partition_options_given;  // of --range-count, --range-length, --overlap, --align, --floor
   int replicas = 1;
   std::uint64_t seed = 1;
   std::string noise = "on";
@@ -74,6 +78,16 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
 // data::Error for bad options, unreadable ranges files and units outside the model's span.
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,
                                     const data::CostModel* model);
+
+// The queue orders a comparison simulates and why: --order as given; else the order of --preset
+// (stellar-pubnet: tip-first, what their script does); else, with --run, tip-first when the
+// recorded run handed its ranges out tip first; else plan. `recorded`: the recorded run's plan.
+struct QueueOrderChoice {
+  std::string orders;  // comma-separated
+  std::string why;
+};
+QueueOrderChoice queue_order_choice(const ComparisonOptions& options,
+                                    const std::optional<std::vector<data::WorkItem>>& recorded);
 
 // Throws data::Error naming the option responsible when the partitions, simulated clusters or
 // replica results of a comparison of `spec` on these worker counts cannot fit in memory.

@@ -47,6 +47,8 @@ constexpr double kBytesPerJsonRange = 1020;
 void write_partition(const partitioners::Partition& partition, const PartitionOptions& options,
                      const data::CostModel* model, std::ostream& out) {
   const std::vector<data::Range> work = partition.work_ranges();
+  // The text formats declare their overlap (partitioners/ranges_file.h), so they read back as written.
+  if (options.format != "json" && partition.overlap > 0) out << "# overlap " << partition.overlap << "\n";
   if (options.format == "end-count") {
     for (auto it = work.rbegin(); it != work.rend(); ++it) out << it->end_count() << "\n";
   } else if (options.format == "csv") {

@@ -46,7 +46,34 @@ struct PlanOptions {
   int max_nodes = 0;
   std::string pool;
   bool policy_given = false;
+  int seed_spread = 0;  // workers: also search with this many seeds (seed, seed + 1, ...) and print the spread
 };
+
+// The plan's answer (fewest workers) searched again with `seeds` seeds from question's own: min,
+// median and max of the answers, and how many seeds met the target at all. The replicas of one
+// search share their draws across counts (common random numbers), so one seed's answer hides how
+// much it owes to those draws; other seeds show it. Costs `seeds` searches.
+std::string seed_spread_text(sim::CapacityQuestion question, int seeds) {
+  std::vector<int> answers;
+  question.evaluating = nullptr;
+  question.spec.progress = nullptr;
+  const std::uint64_t first = question.spec.seed;
+  for (int i = 0; i < seeds; ++i) {
+    question.spec.seed = first + static_cast<std::uint64_t>(i);
+    const sim::CapacityAnswer answer = sim::plan_capacity(question);
+    if (answer.best) answers.push_back(answer.best->workers);
+  }
+  std::sort(answers.begin(), answers.end());
+  std::string text = "answer over " + std::to_string(seeds) + " seeds (" + std::to_string(first) + " to " +
+                     std::to_string(first + static_cast<std::uint64_t>(seeds) - 1) + "): ";
+  if (answers.empty()) return text + "none met the target\n";
+  text += "min " + std::to_string(answers.front()) + ", median " + std::to_string(answers[(answers.size() - 1) / 2]) +
+          ", max " + std::to_string(answers.back()) + " workers";
+  if (answers.size() < static_cast<std::size_t>(seeds)) {
+    text += " (" + std::to_string(seeds - static_cast<int>(answers.size())) + " seeds missed it even at the largest count)";
+  }
+  return text + "\n";
+}
 
 std::string hours(data::Micros us) {
   char buf[32];
@@ -202,6 +229,7 @@ void run_worker_plan(const PlanOptions& o) {
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   const data::CostModel model = comparison_model(o.common, store);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
+  const QueueOrderChoice order = queue_order_choice(o.common, question.spec.recorded_items);
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
   // Counts run side by side (sim/sweep_pool.h), each holding its partitions while in progress.
@@ -212,6 +240,7 @@ void run_worker_plan(const PlanOptions& o) {
   ProgressDisplay progress(o.common.quiet);
   show_progress(progress, question, "worker count");
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
+  const std::string spread = o.seed_spread > 0 ? seed_spread_text(question, o.seed_spread) : "";
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
@@ -226,11 +255,25 @@ void run_worker_plan(const PlanOptions& o) {
     nlohmann::json out{{"deadline_us", question.deadline}, {"confidence", o.confidence}};
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
+    out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
+    if (!spread.empty()) out["seed_spread"] = spread.substr(0, spread.size() - 1);
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
+    out["by_candidate"] = nlohmann::json::array();
+    for (const sim::CandidateFewest& c : answer.by_candidate) {
+      out["by_candidate"].push_back({{"partitioner", c.partitioner}, {"order", c.order}, {"workers", c.count}});
+    }
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
     print_worker_curve(answer, std::cout);
+    std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
+    if (!answer.by_candidate.empty()) {
+      std::cout << "each candidate's own fewest (its own search):";
+      for (const sim::CandidateFewest& c : answer.by_candidate) {
+        std::cout << " " << c.partitioner << "/" << c.order << " " << c.count;
+      }
+      std::cout << "\n";
+    }
     if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
   }
   const sim::ComparisonRow& at_max = answer.best_at_max;
@@ -247,6 +290,7 @@ void run_worker_plan(const PlanOptions& o) {
               << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan " << hours(b.makespan_mean)
               << ", p50 " << hours(b.makespan_p50) << ", p90 " << hours(b.makespan_p90) << ", max "
               << hours(b.makespan_max) << ", " << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
+    std::cout << spread;
   }
 }
 
@@ -368,6 +412,10 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--confidence", options->confidence, "Fraction of replicas that must meet the target")
       ->capture_default_str()
       ->transform(real_number(0, 1));
+  cmd->add_option("--seed-spread", options->seed_spread,
+                  "Workers: search again with this many seeds (--seed, --seed + 1, ...) and print the answers' "
+                  "min, median and max (costs as many searches)")
+      ->transform(whole_number(0, 1000));
   cmd->add_option("--min-workers", options->min_workers, "Smallest worker count searched")
       ->capture_default_str()
       ->transform(whole_number(1));

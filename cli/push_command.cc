@@ -1,10 +1,15 @@
 // `millrace push`: writes a plan into a stellar-style Redis work queue (the `ranges` list, in
 // the order workers will take it), optionally reordered (tip first, longest predicted first by
 // a fitted cost model, oldest first) and recorded in the trace store as the run `watch` follows.
-// The plan is END/COUNT lines, as `millrace partition --format end-count` writes them.
+// The plan is END/COUNT lines, as `millrace partition --format end-count` writes them ('#' lines
+// are comments).
+// `push --resume RUN` puts back a recorded run's ranges the queue lost (a Redis restarted without
+// persistence): those with no succeeded attempt in the store and in no list of the queue, in the
+// run's plan order (what `watch` says to run when it finds ranges in no list).
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +35,7 @@ struct PushOptions {
   std::string model_path;
   std::string store_path;
   std::string run_name;
+  std::string resume;  // a recorded run whose lost ranges are pushed back
   bool append = false;
   cluster_adapter::RedisQueueNames names;
 };
@@ -46,7 +52,7 @@ std::vector<data::WorkItem> read_plan(const std::string& path) {
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+    if (line.empty() || line.front() == '#') continue;  // a comment ("# overlap N", as partition writes)
     const data::Range range = data::importers::parse_end_count(line, name + ":" + std::to_string(n));
     items.push_back(data::importers::end_count_item(range));
   }
@@ -90,12 +96,40 @@ void run_push(const PushOptions& options) {
   std::cerr << end_counts.size() << " ranges pushed to " << options.names.ranges << " on " << options.redis << "\n";
 }
 
+void run_resume(const PushOptions& options) {
+  if (options.store_path.empty()) throw data::Error("--resume " + options.resume, "needs --store (where the run is recorded)");
+  const data::TraceStore store = data::TraceStore::open(options.store_path);
+  const std::int64_t id = store.find_run(options.resume);
+  std::set<std::string> succeeded;
+  for (const data::Attempt& a : store.attempts(id)) {
+    if (a.outcome == data::Outcome::kSucceeded) succeeded.insert(a.item_id);
+  }
+  cluster_adapter::RedisConnection redis(options.redis);
+  cluster_adapter::RedisQueue queue(redis, options.names);
+  const std::set<std::string> listed = cluster_adapter::listed_ranges(queue.snapshot());
+  std::vector<std::string> lost;
+  std::size_t done = 0, queued = 0;
+  for (const data::WorkItem& item : store.items(id)) {
+    if (succeeded.count(item.id)) {
+      ++done;
+    } else if (listed.count(item.id)) {
+      ++queued;
+    } else {
+      lost.push_back(item.id);
+    }
+  }
+  if (!lost.empty()) queue.push(lost, true);
+  std::cerr << lost.size() << " ranges of run " << id << " '" << options.resume << "' pushed back to "
+            << options.names.ranges << " on " << options.redis << " (" << done << " succeeded, " << queued
+            << " still in a list)\n";
+}
+
 }  // namespace
 
 void add_push_command(CLI::App& app) {
   auto options = std::make_shared<PushOptions>();
   CLI::App* cmd = app.add_subcommand("push", "write a plan (END/COUNT lines) into a Redis work queue");
-  cmd->add_option("--redis", options->redis, "[redis://][[USER]:PASSWORD@]HOST:PORT of the Redis server")->required();
+  cmd->add_option("--redis", options->redis, kRedisAddressHelp)->required();
   cmd->add_option("--plan", options->plan, "END/COUNT lines, tip first ('-': stdin)")->capture_default_str();
   cmd->add_option("--order", options->order, "plan (as given), tip-first (highest END first), lpt (longest predicted first, needs --model)")
       ->capture_default_str();
@@ -103,8 +137,13 @@ void add_push_command(CLI::App& app) {
   cmd->add_option("--store", options->store_path, "also record the plan as a run in this trace store");
   cmd->add_option("--run", options->run_name, "name of that run")->capture_default_str();
   cmd->add_flag("--append", options->append, "add to a queue that already holds ranges");
+  cmd->add_option("--resume", options->resume,
+                  "push back the ranges of this recorded run (name or id, needs --store) that have no succeeded "
+                  "attempt and are in no list of the queue")
+      ->excludes("--plan", "--order", "--model", "--run", "--append");
   add_redis_names_options(*cmd, options->names);
   cmd->callback([options] {
+    if (!options->resume.empty()) return run_resume(*options);
     if (!options->store_path.empty() && options->run_name.empty()) throw data::Error("push", "--store needs --run");
     run_push(*options);
   });

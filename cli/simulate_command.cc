@@ -195,8 +195,8 @@ void require_memory_for(const SimulateOptions& o, std::size_t items) {
                  "expected attempts of " + std::to_string(items) + " items");
 }
 
-// What simulating a ranges file takes of it: the work ranges, their requests (up to the last
-// that asks for something), the span and the overlap. The file as read (a "file:line" per range
+// What simulating a ranges file takes of it: the work ranges in the file's order (its plan
+// order), their requests (empty when none asks), the span and the overlap. The file as read (a "file:line" per range
 // among it) is freed here, before the simulation: at 10^6 ranges it held more memory than the
 // simulation does.
 struct ListedWork {
@@ -209,12 +209,15 @@ struct ListedWork {
 ListedWork listed_work(const std::string& path, const data::CostModel& model) {
   const partitioners::RangesFile file = partitioners::read_ranges_file(path);
   partitioners::require_within_model(file, model);
-  return ListedWork{file.partition().work_ranges(), file.requests(), file.span(), file.overlap};
+  return ListedWork{file.work_ranges_in_file_order(), file.requests_in_file_order(), file.span(), file.overlap};
 }
 
 // A ranges file simulated with the model's durations.
 void simulate_ranges(const SimulateOptions& o) {
   if (o.model_path.empty()) throw data::Error("--ranges " + o.ranges, "simulating a ranges file needs --model");
+  if (o.store.empty() && !o.no_record) {
+    throw data::Error("--ranges " + o.ranges, "storing the simulated run needs --store (or --no-record)");
+  }
   const data::CostModel model = data::CostModel::load(o.model_path);
   ListedWork listed = listed_work(o.ranges, model);
   std::vector<data::Range> ranges = std::move(listed.ranges);
@@ -223,7 +226,6 @@ void simulate_ranges(const SimulateOptions& o) {
   std::vector<data::Micros> predicted;
   predicted.reserve(ranges.size());
   for (const data::Range& range : ranges) predicted.push_back(model.predict(range));
-  data::TraceStore store = data::TraceStore::open(o.store);
   sim::SimulationConfig config = config_of(o);
   auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted),
                                                              std::exchange(listed.requests, {}),
@@ -231,6 +233,7 @@ void simulate_ranges(const SimulateOptions& o) {
   const sim::SimulationResult result = sim::simulate(plan, drawn, config);
   std::int64_t stored = 0;
   if (!o.no_record) {
+    data::TraceStore store = data::TraceStore::open(o.store);
     data::Run source;
     source.name = std::filesystem::path(o.ranges).stem().string();
     source.units = model.units();
@@ -263,6 +266,7 @@ void run_simulate(const SimulateOptions& o) {
     throw data::Error("millrace simulate", "give --run R (replay a recorded run) or --model M --ranges FILE");
   }
   if (!o.ranges.empty()) return simulate_ranges(o);
+  if (o.store.empty()) throw data::Error("--run " + o.run, "replaying a recorded run needs --store (where it is recorded)");
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::RecordedRun recorded = sim::load_run(store, o.run);
   require_memory_for(o, recorded.items.size());
@@ -299,7 +303,7 @@ void add_simulate_command(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
   CLI::App* cmd =
       app.add_subcommand("simulate", "Replay a recorded run, or simulate a ranges file on a cost model, under a policy");
-  cmd->add_option("--store", options->store, "Trace store (SQLite file)")->required();
+  cmd->add_option("--store", options->store, "Trace store (SQLite file); --ranges with --no-record needs none");
   auto* run = cmd->add_option("--run", options->run, "Recorded run to replay (id or name)");
   auto* ranges = cmd->add_option("--ranges", options->ranges,
                                  "Instead of --run: a ranges file (END/COUNT lines, CSV first,count or first,last, or "

@@ -68,13 +68,13 @@ void run_watch(const WatchCommandOptions& options) {
   if (options.poll < kShortestPoll) {
     throw data::Error("--poll " + duration_text(options.poll), "is shorter than " + duration_text(kShortestPoll));
   }
+  cluster_adapter::RedisConnection redis(options.redis);  // a malformed address fails before the store is made
   data::TraceStore store = data::TraceStore::open(options.store_path);
   std::optional<cluster_adapter::StatusServer> server;
   if (options.status_port >= 0) {
     server.emplace(options.status_port);
     std::cerr << "millrace: status on http://127.0.0.1:" << server->port() << "/status\n";
   }
-  cluster_adapter::RedisConnection redis(options.redis);
   cluster_adapter::RedisQueue queue(redis, options.names);
   const cluster_adapter::WatchOptions watch_options{.poll = options.poll};
   const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
@@ -98,7 +98,7 @@ void run_watch(const WatchCommandOptions& options) {
 void add_watch_command(CLI::App& app) {
   auto options = std::make_shared<WatchCommandOptions>();
   CLI::App* cmd = app.add_subcommand("watch", "follow a live run through its Redis work queue into the trace store");
-  cmd->add_option("--redis", options->redis, "[redis://][[USER]:PASSWORD@]HOST:PORT of the Redis server")->required();
+  cmd->add_option("--redis", options->redis, kRedisAddressHelp)->required();
   cmd->add_option("--store", options->store_path, "trace store file")->required();
   cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
       ->required();

@@ -1,6 +1,7 @@
 #include "partitioners/ranges_file.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -260,6 +261,21 @@ std::vector<data::Quantities> RangesFile::requests() const {
   return out;
 }
 
+std::vector<data::Range> RangesFile::work_ranges_in_file_order() const {
+  std::vector<data::Range> out;
+  out.reserve(file_order.size());
+  for (std::size_t i : file_order) out.push_back(ranges[i].range);
+  return out;
+}
+
+std::vector<data::Quantities> RangesFile::requests_in_file_order() const {
+  if (requests().empty()) return {};
+  std::vector<data::Quantities> out;
+  out.reserve(file_order.size());
+  for (std::size_t i : file_order) out.push_back(request_sets[ranges[i].request_set]);
+  return out;
+}
+
 data::Range RangesFile::span() const {
   const std::int64_t first = ranges.front().range.first + overlap;
   return {first, ranges.back().range.end() - first};
@@ -275,8 +291,18 @@ RangesFile read_ranges_file(const std::string& path) {
   }
   if (file.ranges.empty()) throw data::Error(path, "no ranges");
   file.overlap = overlap.value_or(0);
-  std::stable_sort(file.ranges.begin(), file.ranges.end(),
-                   [](const ListedRange& a, const ListedRange& b) { return a.range.first < b.range.first; });
+  std::vector<std::size_t> by_first(file.ranges.size());
+  std::iota(by_first.begin(), by_first.end(), std::size_t{0});
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [&](std::size_t a, std::size_t b) { return file.ranges[a].range.first < file.ranges[b].range.first; });
+  std::vector<ListedRange> sorted;
+  sorted.reserve(by_first.size());
+  file.file_order.resize(by_first.size());
+  for (std::size_t k = 0; k < by_first.size(); ++k) {
+    sorted.push_back(std::move(file.ranges[by_first[k]]));
+    file.file_order[by_first[k]] = k;
+  }
+  file.ranges = std::move(sorted);
   check_tiling(file);
   if (!data::checked_sub(file.ranges.back().range.end(), file.ranges.front().range.first + file.overlap)) {
     throw data::Error(path, too_wide("the span of the ranges"));

@@ -12,7 +12,8 @@
 //               data/quantity.h), as in timing records
 // In the text formats, '#' starts a comment line; "# overlap N" declares the overlap.
 //
-// The ranges are the work as handed out. Sorted by their first unit, each must start exactly
+// The ranges are the work as handed out, and the file's order is the plan order (a queue hands
+// them out in it; `file_order`). Sorted by their first unit, each must start exactly
 // `overlap` units before the previous one ends: an undeclared overlap, an overlap other than
 // the declared one, or a gap is refused naming file:line of both ranges. With overlap N, the
 // span covered is the ranges without their first N units, as partitioners/partitioner.h cuts it.
@@ -43,6 +44,8 @@ struct RangesFile {
   // The distinct request sets of the ranges (JSON "request.NAME"), each kept once (a file of a
   // million ranges mostly repeats one or two), the first the empty one.
   std::vector<data::Quantities> request_sets{{}};
+  // Positions in `ranges` in the order the file lists them: the plan order.
+  std::vector<std::size_t> file_order;
 
   // The tiling (each range without its first `overlap` units) and the overlap.
   Partition partition() const;
@@ -50,6 +53,9 @@ struct RangesFile {
   // asks for something: empty when none does (as scheduler::PlannedWork takes them).
   std::vector<data::Quantities> requests() const;
   data::Range span() const;  // the units the tiling covers
+  // partition().work_ranges() and requests() in the file's order (requests: empty when none asks).
+  std::vector<data::Range> work_ranges_in_file_order() const;
+  std::vector<data::Quantities> requests_in_file_order() const;
 };
 
 // Reads and checks a ranges file. Throws data::Error naming file:line for a malformed line, a

@@ -62,6 +62,11 @@ class Evaluator {
     return best_.at(count);
   }
   bool meets(int count) { return sim::meets(q_, best(count)); }
+  // Every judged row of `count` (one per candidate: partitioner or ranges file, and queue order).
+  const std::vector<ComparisonRow>& rows(int count) {
+    best(count);
+    return rows_.at(count);
+  }
 
   // The counts the search may ask next, nearest first, evaluated when the cores have nothing
   // better to do; those foreseen before and not now are dropped. On one thread, none: the one
@@ -179,6 +184,41 @@ ComparisonRow best_on_pool(const CapacityQuestion& q, int nodes, Comparison repl
   return best_row(replayed.rows);
 }
 
+// A row's candidate: its partitioner (or ranges file) and queue order.
+std::pair<std::string, std::string> candidate_of(const ComparisonRow& row) { return {row.partitioner, row.order}; }
+
+// Whether `candidate`'s row at `count` meets the target (false when it has none there).
+bool candidate_meets(Evaluator& eval, const CapacityQuestion& q, int count,
+                     const std::pair<std::string, std::string>& candidate) {
+  for (const ComparisonRow& row : eval.rows(count)) {
+    if (candidate_of(row) == candidate) return meets(q, row);
+  }
+  return false;
+}
+
+// The fewest workers of each candidate meeting the target at the most, each found by its own
+// search over its own rows, so a candidate's answer (and the plan's, the fewest of them) does not
+// depend on which other candidates are listed: the rows of a candidate at a count are the same
+// whatever else runs (each replica seeded by what it is, sim/comparison.h), and the search
+// never mixes in another candidate's answers (a search on "any candidate meets" took different
+// paths through a non-monotone curve: optimal alone 22 workers, beside three others 11).
+std::vector<CandidateFewest> fewest_per_candidate(Evaluator& eval, const CapacityQuestion& q, int lo, int hi) {
+  std::vector<CandidateFewest> out;
+  std::vector<std::pair<std::string, std::string>> meeting;
+  for (const ComparisonRow& row : eval.rows(hi)) {
+    if (meets(q, row)) meeting.push_back(candidate_of(row));
+  }
+  for (const auto& candidate : meeting) {
+    FewestMeetingSearch search(lo, hi);
+    while (const std::optional<int> asked = search.next()) {
+      eval.foresee(search.possible(kStepsAhead));
+      search.tell(candidate_meets(eval, q, *asked, candidate));
+    }
+    out.push_back({candidate.first, candidate.second, search.answer()});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string target_text(const CapacityQuestion& q) {
@@ -249,7 +289,11 @@ CapacityAnswer plan_capacity(const CapacityQuestion& q) {
   FewestMeetingSearch search(lo, hi);
   eval.foresee(search.possible(kStepsAhead));
   std::optional<int> found;
-  if (eval.meets(hi)) {
+  std::vector<CandidateFewest> by_candidate;
+  if (!nodes) {
+    by_candidate = fewest_per_candidate(eval, q, lo, hi);
+    for (const CandidateFewest& c : by_candidate) found = std::min(found.value_or(c.count), c.count);
+  } else if (eval.meets(hi)) {
     while (const std::optional<int> asked = search.next()) {
       eval.foresee(search.possible(kStepsAhead));
       search.tell(eval.meets(*asked));
@@ -261,7 +305,17 @@ CapacityAnswer plan_capacity(const CapacityQuestion& q) {
   const ComparisonRow at_max = eval.best(hi);
   CapacityAnswer answer = eval.answer();
   answer.best_at_max = at_max;
-  if (found) answer.best = eval.best(*found);
+  answer.by_candidate = by_candidate;
+  if (found && nodes) answer.best = eval.best(*found);
+  if (found && !nodes) {
+    std::vector<ComparisonRow> winners;  // the candidates whose own answer is the fewest
+    for (const ComparisonRow& row : eval.rows(*found)) {
+      for (const CandidateFewest& c : by_candidate) {
+        if (c.count == *found && candidate_of(row) == std::pair{c.partitioner, c.order}) winners.push_back(row);
+      }
+    }
+    answer.best = best_row(winners);
+  }
   return answer;
 }
 

@@ -11,8 +11,9 @@
 // share `confidence` of its replicas does (each replica with its own seed: failure injection,
 // start-up samples and, for partitions, durations drawn from the model's noise).
 //
-// Search: binary search over [min, max] on "meets the target" (for workers: some partitioner
-// does), which assumes meeting it is monotone in the count. That is not guaranteed
+// Search: binary search over [min, max] on "meets the target" (for workers: one search per
+// candidate, partitioner and queue order, on its own rows, so that its answer does not depend on
+// what else is listed; the answer is the fewest of theirs), which assumes meeting it is monotone in the count. That is not guaranteed
 // (list-scheduling anomalies, `optimal` choosing its range count per worker count, placement
 // on nodes), so the answer N is checked against N - 1, and while N - 1 also meets the target the
 // search walks down; `monotone` reports whether the evaluated curve's best mean makespan (and,
@@ -59,8 +60,18 @@ struct CapacityQuestion {
   int max_nodes = 1;
 };
 
+// One candidate's own answer to a workers question (its own search, whatever else is listed).
+struct CandidateFewest {
+  std::string partitioner;  // or ranges file
+  std::string order;
+  int count = 0;            // fewest workers meeting the target
+};
+
 struct CapacityAnswer {
-  std::optional<ComparisonRow> best;  // fewest workers (nodes) meeting the target, best partitioner there
+  // Fewest workers (nodes) meeting the target: for workers, the fewest of the candidates' own
+  // answers (by_candidate) and the best of the candidates with it there.
+  std::optional<ComparisonRow> best;
+  std::vector<CandidateFewest> by_candidate;  // workers: each candidate meeting the target at the most
   ComparisonRow best_at_max;          // what the maximum achieves (for the message when unmet)
   Comparison evaluated;               // every row simulated, by count then partitioner
   std::vector<ComparisonRow> curve;   // the best row per evaluated count, by count

@@ -70,8 +70,18 @@ partitioners::PartitionParams params_for(const ComparisonSpec& spec, const std::
 }
 
 PlanCase plan_of(const ComparisonSpec& spec, const std::string& name, const partitioners::Partition& partition,
-                 const std::vector<data::Quantities>& requests = {}) {
+                 std::vector<data::Quantities> requests = {}, const std::vector<std::size_t>& plan_order = {}) {
   std::vector<data::Range> ranges = partition.work_ranges();
+  if (!plan_order.empty()) {
+    std::vector<data::Range> ordered;
+    std::vector<data::Quantities> ordered_requests;
+    for (std::size_t i : plan_order) {
+      ordered.push_back(ranges.at(i));
+      if (!requests.empty()) ordered_requests.push_back(i < requests.size() ? requests[i] : data::Quantities{});
+    }
+    ranges = std::move(ordered);
+    requests = std::move(ordered_requests);
+  }
   std::vector<data::Micros> durations;
   durations.reserve(ranges.size());
   for (const data::Range& r : ranges) durations.push_back(spec.model->predict(r));
@@ -303,7 +313,7 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
   }
   s.build_taken.assign(s.build_tasks(), 0);
   for (const ListedPartition& listed : c.listed) {
-    s.plans.push_back(plan_of(c, listed.name, listed.partition, listed.requests));
+    s.plans.push_back(plan_of(c, listed.name, listed.partition, listed.requests, listed.plan_order));
     for (int w : c.workers) {
       for (scheduler::QueueOrder order : c.orders) s.combos.push_back({s.plans.size() - 1, w, order});
     }

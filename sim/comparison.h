@@ -41,6 +41,9 @@ struct ListedPartition {
   std::string name;
   partitioners::Partition partition;
   std::vector<data::Quantities> requests;  // by work range; empty: none asked
+  // Positions of partition.work_ranges() in plan order (a ranges file's own order, which a queue
+  // hands out as `--order plan`); empty: ascending.
+  std::vector<std::size_t> plan_order;
 };
 
 struct ComparisonSpec {

@@ -30,6 +30,10 @@ RedisReply copy_reply(const redisReply* reply) {
       out.type = RedisReply::Type::kArray;
       for (std::size_t i = 0; i < reply->elements; ++i) out.elements.push_back(copy_reply(reply->element[i]));
       break;
+    case REDIS_REPLY_ERROR:
+      out.type = RedisReply::Type::kError;
+      out.text.assign(reply->str, reply->len);
+      break;
     default:
       break;
   }
@@ -43,6 +47,7 @@ const char* type_name(RedisReply::Type type) {
     case RedisReply::Type::kInteger: return "an integer";
     case RedisReply::Type::kArray: return "an array";
     case RedisReply::Type::kStatus: return "a status";
+    case RedisReply::Type::kError: return "an error";
   }
   return "an unknown reply";
 }
@@ -55,8 +60,8 @@ RedisConnection::RedisConnection(const std::string& given, data::Micros timeout)
   if (const std::size_t at = address.rfind('@'); at != std::string_view::npos) {
     const std::string_view credentials = address.substr(0, at);
     const std::size_t colon = credentials.find(':');
-    user_ = std::string(credentials.substr(0, colon));
-    if (colon != std::string_view::npos) password_ = std::string(credentials.substr(colon + 1));
+    if (colon != std::string_view::npos) user_ = std::string(credentials.substr(0, colon));
+    password_ = std::string(colon == std::string_view::npos ? credentials : credentials.substr(colon + 1));
     data::register_secret(password_);
     address.remove_prefix(at + 1);
   }
@@ -73,7 +78,7 @@ RedisConnection::RedisConnection(const std::string& given, data::Micros timeout)
     port_ = std::stoi(port, &used);
     if (used != address.size() - colon - 1 || port_ < 1 || port_ > 65535) throw std::invalid_argument(port);
   } catch (const std::logic_error&) {
-    throw data::Error(name_, "expected [redis://][[USER]:PASSWORD@]HOST:PORT");
+    throw data::Error(name_, "expected HOST:PORT, PASSWORD@HOST:PORT or USER:PASSWORD@HOST:PORT (redis:// in front optional)");
   }
 }
 
@@ -177,8 +182,13 @@ std::vector<std::string> RedisConnection::strings(const std::vector<std::string>
   return out;
 }
 
+void RedisConnection::check_not_error(const RedisReply& reply, const std::string& command) const {
+  if (reply.type == RedisReply::Type::kError) throw data::Error(name_, command + " answered the error '" + reply.text + "'");
+}
+
 std::vector<std::string> RedisConnection::string_array(const RedisReply& reply, const std::string& command,
                                                       bool nil_allowed) const {
+  check_not_error(reply, command);
   if (reply.type != RedisReply::Type::kArray) {
     throw data::Error(name_, command + " answered " + type_name(reply.type) + ", not an array");
   }
@@ -193,6 +203,7 @@ std::vector<std::string> RedisConnection::string_array(const RedisReply& reply, 
 }
 
 std::int64_t RedisConnection::integer(const RedisReply& reply, const std::string& command) const {
+  check_not_error(reply, command);
   if (reply.type != RedisReply::Type::kInteger) {
     throw data::Error(name_, command + " answered " + type_name(reply.type) + ", not an integer");
   }

@@ -2,8 +2,9 @@
 // vectors (binary safe, no quoting), replies copied out of hiredis. Any I/O failure closes the
 // connection and throws data::Error naming "redis HOST:PORT"; the next command reconnects, so
 // a caller that catches, waits and retries rides out a restarted server.
-// A server that requires a password is given one in the address, "[redis://][[USER]:PASSWORD@]
-// HOST:PORT": each connection starts with AUTH. The password never appears in the connection's
+// A server that requires a password is given one in the address, "[redis://][[USER:]PASSWORD@]
+// HOST:PORT" (a lone credential before '@' is the password, never a user name): each connection
+// starts with AUTH. The password never appears in the connection's
 // name and is registered with the redaction layer (data/redaction.h), so a server or proxy that
 // echoes it in an error does not put it on any screen; a refused AUTH is an error of its own
 // (input "redis HOST:PORT AUTH"), not a connection failure to retry.
@@ -20,16 +21,16 @@ struct redisContext;
 namespace millrace::cluster_adapter {
 
 struct RedisReply {
-  enum class Type { kNil, kString, kInteger, kArray, kStatus };
+  enum class Type { kNil, kString, kInteger, kArray, kStatus, kError };
   Type type = Type::kNil;
-  std::string text;                 // string or status
+  std::string text;                 // string, status or error (an element of EXEC's answer)
   std::int64_t integer = 0;
   std::vector<RedisReply> elements; // array
 };
 
 class RedisConnection {
  public:
-  // "[redis://][[USER]:PASSWORD@]HOST:PORT"; throws data::Error for a malformed address (no
+  // "[redis://][[USER:]PASSWORD@]HOST:PORT"; throws data::Error for a malformed address (no
   // connection is made yet).
   explicit RedisConnection(const std::string& address, data::Micros timeout = 2 * data::kMicrosPerSecond);
   RedisConnection(const RedisConnection&) = delete;
@@ -46,13 +47,15 @@ class RedisConnection {
   std::vector<std::string> strings(const std::vector<std::string>& args);
 
   // Checked reads of a reply: a reply of another type is the server's fault, thrown as a
-  // data::Error naming the server and `command` (callers retry it as they retry a lost connection).
+  // data::Error naming the server and `command` (callers retry it as they retry a lost connection);
+  // an error reply is quoted (a command inside MULTI answers its error as EXEC's element).
   // An array of strings; nil elements only where `nil_allowed` (MGET), read as empty strings.
   std::vector<std::string> string_array(const RedisReply& reply, const std::string& command,
                                         bool nil_allowed = false) const;
   std::int64_t integer(const RedisReply& reply, const std::string& command) const;
 
  private:
+  void check_not_error(const RedisReply& reply, const std::string& command) const;
   void connect();
   void authenticate();
   void disconnect();

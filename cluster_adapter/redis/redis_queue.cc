@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "data/error.h"
+#include "data/text_excerpt.h"
 
 namespace millrace::cluster_adapter {
 
@@ -10,11 +11,32 @@ namespace {
 
 constexpr std::size_t kPushBatch = 1000;
 
+void make_valid(std::vector<std::string>& texts) {
+  for (std::string& text : texts) text = data::valid_utf8(text);
+}
+
 }  // namespace
+
+std::set<std::string> listed_ranges(const QueueSnapshot& s) {
+  std::set<std::string> listed;
+  for (const auto* list : {&s.ranges, &s.in_progress, &s.succeeded}) listed.insert(list->begin(), list->end());
+  for (const std::string& f : s.failed) listed.insert(f.substr(0, f.find('|')));
+  return listed;
+}
+
+void RedisQueue::check_key_type(const RedisReply& reply, const std::string& key, const char* wanted) {
+  if (reply.type != RedisReply::Type::kError || reply.text.rfind("WRONGTYPE", 0) != 0) return;
+  const RedisReply type = redis_.command({"TYPE", key});
+  throw data::Error(redis_.name(), "key '" + data::valid_utf8(key) + "' holds a " + data::valid_utf8(type.text) +
+                                       ", not a " + wanted + " (WRONGTYPE): delete it or name the queue's " +
+                                       wanted + " otherwise");
+}
 
 void RedisQueue::push(const std::vector<std::string>& end_counts, bool append) {
   if (!append) {
     const auto held = redis_.transaction({{"LLEN", names_.ranges}, {"LLEN", names_.in_progress}});
+    check_key_type(held[0], names_.ranges, "list");
+    check_key_type(held[1], names_.in_progress, "list");
     const std::int64_t waiting = redis_.integer(held[0], "LLEN " + names_.ranges);
     const std::int64_t taken = redis_.integer(held[1], "LLEN " + names_.in_progress);
     if (waiting > 0 || taken > 0) {
@@ -39,6 +61,12 @@ QueueSnapshot RedisQueue::snapshot() {
                                      {"LRANGE", names_.failed, "0", "-1"},
                                      {"SMEMBERS", names_.metrics},
                                      {"HGETALL", names_.owners}});
+  check_key_type(r[0], names_.ranges, "list");
+  check_key_type(r[1], names_.in_progress, "list");
+  check_key_type(r[2], names_.succeeded, "list");
+  check_key_type(r[3], names_.failed, "list");
+  check_key_type(r[4], names_.metrics, "set");
+  check_key_type(r[5], names_.owners, "hash");
   QueueSnapshot s{redis_.string_array(r[0], "LRANGE " + names_.ranges),
                   redis_.string_array(r[1], "LRANGE " + names_.in_progress),
                   redis_.string_array(r[2], "LRANGE " + names_.succeeded),
@@ -64,6 +92,13 @@ QueueSnapshot RedisQueue::snapshot() {
       if (beats.elements[i].type != RedisReply::Type::kNil) s.heartbeating.insert(workers[i]);
     }
   }
+  for (auto* list : {&s.ranges, &s.in_progress, &s.succeeded, &s.failed, &s.metrics}) make_valid(*list);
+  std::map<std::string, std::string> owners_valid;
+  for (const auto& [range, worker] : s.owners) owners_valid[data::valid_utf8(range)] = data::valid_utf8(worker);
+  s.owners = std::move(owners_valid);
+  std::set<std::string> heartbeating_valid;
+  for (const std::string& worker : s.heartbeating) heartbeating_valid.insert(data::valid_utf8(worker));
+  s.heartbeating = std::move(heartbeating_valid);
   return s;
 }
 

@@ -33,7 +33,9 @@ struct RedisQueueNames {
   std::string heartbeat_prefix = "heartbeat:";
 };
 
-// Everything the queue holds at one moment (read in one MULTI, so it is consistent).
+// Everything the queue holds at one moment (read in one MULTI, so it is consistent), its text
+// made valid UTF-8 (data/text_excerpt.h: each byte that is not becomes U+FFFD), since it comes
+// from workers millrace does not control and goes on into the trace store and JSON.
 struct QueueSnapshot {
   std::vector<std::string> ranges;
   std::vector<std::string> in_progress;
@@ -44,6 +46,9 @@ struct QueueSnapshot {
   std::set<std::string> heartbeating;         // workers whose heartbeat key exists
 };
 
+// The ranges in any list of `s`: ranges, in_progress, succeeded and failed (its END/COUNT part).
+std::set<std::string> listed_ranges(const QueueSnapshot& s);
+
 class RedisQueue {
  public:
   RedisQueue(RedisConnection& connection, RedisQueueNames names) : redis_(connection), names_(std::move(names)) {}
@@ -51,6 +56,8 @@ class RedisQueue {
   // Appends `end_counts` to the ranges list in this order (the first is taken first). Throws
   // data::Error when the queue already holds ranges (in ranges or in_progress) unless `append`.
   void push(const std::vector<std::string>& end_counts, bool append);
+  // Throws data::Error naming the server and the command for a reply of the wrong shape, and,
+  // when a key holds another type than the queue uses (WRONGTYPE), the key and the type it holds.
   QueueSnapshot snapshot();
   // Moves `range` from in_progress back to the front of ranges and forgets its owner; false
   // when it was no longer in progress (its worker finished meanwhile).
@@ -61,6 +68,9 @@ class RedisQueue {
   const std::string& server() const { return redis_.name(); }
 
  private:
+  // Throws, naming `key` and the type it holds, when `reply` is the WRONGTYPE error of a command on it.
+  void check_key_type(const RedisReply& reply, const std::string& key, const char* wanted);
+
   RedisConnection& redis_;
   RedisQueueNames names_;
 };

@@ -1,7 +1,14 @@
 // Follows a live stellar-style run through its Redis queue (cluster_adapter/redis/redis_queue.h) and
 // records it in the trace store as it goes: each new line of the metrics set becomes an attempt
-// of its range (ended when it was seen, started its recorded duration earlier; succeeded when
-// the range is in `succeeded`, failed otherwise), and each in-progress range whose worker
+// of its range (ended when it was seen, started its recorded duration earlier) once the lists say
+// how it ended: succeeded when the range is in `succeeded`, failed when in `failed` (a worker may
+// write its metrics line before it marks the range; until then the line waits). A duration that
+// would start the attempt before 1970 (the Unix epoch) is refused, the line reported and skipped. A range listed in `succeeded` or `failed` that no metrics line explains
+// is recorded when the rest of the run is over, from when it was seen held. The run is over when
+// nothing waits or is held and every planned range is accounted for (succeeded, or listed in
+// `succeeded` or `failed`). Planned ranges that did not succeed and are in no list (the queue
+// lost them: Redis restarted without persistence) are reported with the command that pushes
+// them back (`push --resume RUN`), and waited for. Each in-progress range whose worker
 // stopped heartbeating is re-queued (the job monitor's retry) and recorded as a failed attempt
 // of that worker. Attempts already in the store are recognised on restart (by range, worker and
 // duration), so a restarted watch neither loses nor duplicates them; which workers were seen
@@ -17,6 +24,7 @@
 #include <ostream>
 #include <thread>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,8 +75,7 @@ class RedisWatch {
  public:
   RedisWatch(RedisQueue& queue, data::TraceStore& store, std::int64_t run_id, std::ostream& log);
 
-  // One look at the queue at wall-clock time `now`. Returns true when the run is over: nothing
-  // remains or is in progress and every planned range succeeded or failed.
+  // One look at the queue at wall-clock time `now`. Returns true when the run is over (above).
   bool step(data::Micros now);
   // Steps every options.poll until the run is over, then marks the run ended.
   void run(const WatchOptions& options);
@@ -83,15 +90,27 @@ class RedisWatch {
   // Notes who heartbeats and who holds what, and re-queues the ranges of workers that stopped
   // (their failed attempts recorded and added to `recorded`).
   void follow_holders(const QueueSnapshot& s, data::Micros now, std::vector<data::Attempt>& recorded);
+  // The attempt a metrics line records, or nullopt while the lists do not say how it ended.
+  std::optional<data::Attempt> listed_attempt(const QueueSnapshot& s, const std::string& item, const std::string& worker,
+                                              data::Micros duration, data::Micros now);
+  // Records what `succeeded` and `failed` say of ranges no metrics line explains.
+  void record_unexplained(const QueueSnapshot& s, data::Micros now, std::vector<data::Attempt>& recorded);
+  // Reports planned ranges without success that are in no list, when they change.
+  void report_vanished(const QueueSnapshot& s);
 
   RedisQueue& queue_;
   data::TraceStore& store_;
   std::int64_t run_id_;
   std::ostream& log_;
   std::set<std::string> planned_;
+  std::vector<std::string> plan_order_;              // the planned items in plan order
   std::multiset<std::string> seen_;                  // "END/COUNT|worker|duration_us" of recorded lines
   std::map<std::string, int> attempts_;              // item -> attempts recorded
   std::map<std::string, int> succeeded_;             // item -> succeeded attempts recorded
+  std::map<std::string, int> listed_failed_;         // item -> failed attempts recorded from `failed`
+  std::map<std::string, RangeHold> last_held_;       // range -> who held it last, since when
+  std::vector<std::string> vanished_;                // last reported as in no list, in plan order
+  std::string run_name_;
   std::set<std::string> malformed_;                  // metrics lines reported once and skipped
   WatchState state_;                                 // heartbeats and holds, saved every step
   std::size_t recorded_ = 0;

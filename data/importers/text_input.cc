@@ -9,6 +9,7 @@
 
 #include "data/error.h"
 #include "data/importers/read_progress.h"
+#include "data/text_excerpt.h"
 
 namespace millrace::data::importers {
 
@@ -18,44 +19,6 @@ constexpr std::size_t kBufferBytes = std::size_t{1} << 16;
 constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-bool continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-
-// The offset of the first byte that breaks UTF-8 (RFC 3629: no overlong forms, no surrogates,
-// nothing above U+10FFFF), or npos when `text` is valid.
-std::size_t invalid_utf8_at(std::string_view text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = s[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      if (c == 0xE0) low = 0xA0;
-      if (c == 0xED) high = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      if (c == 0xF0) low = 0x90;
-      if (c == 0xF4) high = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + length > n) return i;
-    if (s[i + 1] < low || s[i + 1] > high) return i;
-    for (std::size_t k = 2; k < length; ++k) {
-      if (!continuation(s[i + k])) return i;
-    }
-    i += length;
-  }
-  return std::string_view::npos;
-}
 
 }  // namespace
 

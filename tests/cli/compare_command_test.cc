@@ -3,6 +3,7 @@
 // stored results, and the plan's hand-computed answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -193,6 +194,50 @@ TEST_F(CompareCommand, TheJsonPlanCarriesRequestsIntoSimulate) {
   std::filesystem::remove(plan);
 }
 
+// A ranges file's order is its plan order: listed newest first (as end-count lists are), [800,
+// 1000) 800 s, [500, 800) 300 s, [0, 500) 500 s on 2 workers end at 800 s (the 800 s range on one,
+// the others after each other on the other); taken ascending they would end at 300 + 800 = 1,100 s.
+TEST_F(CompareCommand, ARangesFileIsTakenInItsOwnOrderAsThePlanOrder) {
+  const std::string plan = scratch_.file("newest_first.txt");
+  std::ofstream(plan) << "999/200\n799/300\n499/500\n";
+  const CommandResult compared = run_cli("compare " + common() + " --partitioners uniform --ranges mine=" + plan +
+                                         " --workers 2 --order plan --noise off --json --no-record");
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  std::int64_t mine = -1;
+  const nlohmann::json out = nlohmann::json::parse(compared.output.substr(compared.output.find("{\n")));
+  for (const nlohmann::json& row : out["rows"]) {
+    if (row["partitioner"] == "mine") mine = row["makespan_mean_us"];
+  }
+  EXPECT_EQ(mine, 800'000'000);
+  // simulate --ranges likewise, and with --no-record it needs no store.
+  const CommandResult simulated = run_cli("simulate --model " + model_ + " --ranges " + plan +
+                                          " --workers 2 --order plan --noise off --json --no-record");
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.output;
+  EXPECT_EQ(nlohmann::json::parse(simulated.output.substr(simulated.output.find("{\n")))["makespan_us"], 800'000'000);
+  const CommandResult unstored = run_cli("simulate --model " + model_ + " --ranges " + plan + " --workers 2");
+  EXPECT_NE(unstored.exit_code, 0);
+  EXPECT_NE(unstored.output.find("storing the simulated run needs --store (or --no-record)"), std::string::npos)
+      << unstored.output;
+}
+
+// What `partition` writes reads back unchanged in every format, its overlap declared.
+TEST_F(CompareCommand, EveryPartitionFormatReadsBackWithItsOverlap) {
+  for (const std::string format : {"end-count", "csv", "json"}) {
+    const std::string plan = scratch_.file("written." + format);
+    const CommandResult written = run_cli("partition --span 100:999 --partitioner uniform --range-count 4 --overlap 10"
+                                          " --format " + format + " -o " + plan);
+    ASSERT_EQ(written.exit_code, 0) << written.output;
+    const CommandResult compared = run_cli("compare " + common() + " --partitioners uniform --ranges mine=" + plan +
+                                           " --workers 2 --no-record");
+    EXPECT_EQ(compared.exit_code, 0) << format << ": " << compared.output;
+    const CommandResult r = run_cli("simulate --model " + model_ + " --ranges " + plan + " --workers 2 --json --no-record");
+    ASSERT_EQ(r.exit_code, 0) << format << ": " << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output.substr(r.output.find("{\n")))["span"],
+              nlohmann::json({{"first", 100}, {"last", 999}, {"overlap", 10}}))
+        << format;
+  }
+}
+
 TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {
   // cost-balanced on W workers takes 1,600 / W s (within one unit's work): 1,600 / 11 = 145 s
   // misses 140 s, 1,600 / 12 = 133 s meets it.
@@ -214,12 +259,15 @@ TEST_F(CompareCommand, PlanPrintsTheSameOnAnyThreadCountAndItsCurveHasExactlyThe
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_EQ(run_cli(args + " --threads 2").output, text.output);
   EXPECT_EQ(run_cli(args + " --threads 3").output, text.output);
-  const CommandResult json = run_cli(args + " --json --threads 1");
-  ASSERT_EQ(json.exit_code, 0) << json.output;
-  EXPECT_EQ(run_cli(args + " --json --threads 2").output, json.output);
+  EXPECT_EQ(run_cli(args + " --json --threads 2").output, run_cli(args + " --json --threads 1").output);
 
   // The counts a search evaluating one count at a time asks: 64, the binary search over [1, 64]
-  // on the curve's shares of replicas on target, the count below its answer, and the powers of two.
+  // on the curve's shares of replicas on target, the count below its answer, and the powers of two
+  // (one candidate: its own search is the plan's, and the curve's rows are its rows).
+  std::string one_candidate = args;
+  one_candidate.replace(one_candidate.find("cost-balanced,optimal"), 21, "optimal");
+  const CommandResult json = run_cli(one_candidate + " --json --threads 2");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
   const nlohmann::json out = nlohmann::json::parse(json.output);
   std::map<int, double> met;
   for (const nlohmann::json& row : out["curve"]) met[row["workers"].get<int>()] = row["deadline_met"].get<double>();
@@ -245,6 +293,54 @@ TEST_F(CompareCommand, PlanPrintsTheSameOnAnyThreadCountAndItsCurveHasExactlyThe
   EXPECT_EQ(shown, asked);
   EXPECT_EQ(out["answer"]["workers"].get<int>(), hi);
   EXPECT_GT(asked.size(), 8u) << "the search asked counts besides the powers of two";
+}
+
+// Each candidate's answer comes from its own search on its own rows, seeded by what each replica
+// is: optimal's fewest workers are the same alone and beside three other partitioners (a search
+// on "any candidate meets" gave 22 alone and 11 beside them on this model), on 1 or 2 threads.
+TEST_F(CompareCommand, PlanAnswersForACandidateDoNotDependOnTheOthersListedOrTheThreads) {
+  const std::string noisy = scratch_.file("noisy.json");
+  {
+    nlohmann::json model = nlohmann::json::parse(std::ifstream(model_));
+    model["noise"] = {{"kind", "multiplicative-quantiles"},
+                      {"segments", {{{"first", 0}, {"quantiles", {0.5, 0.7, 0.9, 1.0, 1.1, 1.3, 1.6, 2.0, 2.5}}}}}};
+    std::ofstream(noisy) << model.dump();
+  }
+  const std::string args = "plan --store " + store_ + " --model " + noisy + " --span 0:999 --deadline 300s"
+                           " --max-workers 64 --replicas 5 --fail-prob 0.1 --startup-latency 1s,30s --no-record --json";
+  auto optimal_answer = [&](const std::string& partitioners, int threads) {
+    const CommandResult r = run_cli(args + " --partitioners " + partitioners + " --threads " + std::to_string(threads));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+    for (const nlohmann::json& c : out["by_candidate"]) {
+      if (c["partitioner"] == "optimal") return c["workers"].get<int>();
+    }
+    return -1;
+  };
+  const int alone = optimal_answer("optimal", 1);
+  EXPECT_GT(alone, 0);
+  EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 1), alone);
+  EXPECT_EQ(optimal_answer("uniform,logarithmic,cost-balanced,optimal", 2), alone);
+  EXPECT_EQ(optimal_answer("optimal", 2), alone);
+}
+
+// --seed-spread K: the answers of the searches with seeds S..S+K-1, each what `plan --seed` gives.
+TEST_F(CompareCommand, PlanSeedSpreadIsTheMinMedianAndMaxOfTheAnswersOfEachSeed) {
+  const std::string args = "plan " + common() + " --partitioners cost-balanced,optimal --deadline 150s --max-workers 64"
+                           " --replicas 3 --fail-prob 0.3 --startup-latency 1s,20s --no-record";
+  std::vector<int> answers;
+  for (int seed = 4; seed < 7; ++seed) {
+    const CommandResult r = run_cli(args + " --json --seed " + std::to_string(seed));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    answers.push_back(nlohmann::json::parse(r.output)["answer"]["workers"].get<int>());
+  }
+  std::sort(answers.begin(), answers.end());
+  const CommandResult spread = run_cli(args + " --seed 4 --seed-spread 3");
+  ASSERT_EQ(spread.exit_code, 0) << spread.output;
+  EXPECT_NE(spread.output.find("answer over 3 seeds (4 to 6): min " + std::to_string(answers[0]) + ", median " +
+                               std::to_string(answers[1]) + ", max " + std::to_string(answers[2]) + " workers"),
+            std::string::npos)
+      << spread.output;
 }
 
 TEST_F(CompareCommand, PlanWithAnUnreachableDeadlineFailsClearly) {

@@ -125,7 +125,7 @@ TEST_F(Cli, FitsTheBundledRecordingAndPartitionsWithTheModel) {
   auto uniform = millrace("partition --span 0:54326463 --partitioner uniform --range-length 16000 --overlap 320 "
                           "--align 64 --format end-count");
   ASSERT_EQ(uniform.exit_code, 0) << uniform.err;
-  EXPECT_EQ(uniform.out.substr(0, 30), "54326463/16320\n54310463/16320\n");
+  EXPECT_EQ(uniform.out.substr(0, 44), "# overlap 320\n54326463/16320\n54310463/16320\n");
   auto optimal = millrace("partition --span 0:54326463 --partitioner optimal --workers 192 --align 64 --model " + model +
                           " --format json");
   ASSERT_EQ(optimal.exit_code, 0) << optimal.err;

@@ -93,15 +93,46 @@ TEST_F(WhatIfCommands, BesideARecordedRunACandidateHasOnlyTheAskedOrders) {
   const std::string metrics = file(".txt", "999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n");
   ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
   const std::string cuts = file(".csv", "first,count\n0,500\n500,500\n");
-  const CommandResult r = run_cli("compare " + common() + " --run rec --workers 2 --partitioners '' --ranges mine=" +
-                                  cuts + " --json --no-record");
+  const std::string args = "compare " + common() + " --run rec --workers 2 --partitioners '' --ranges mine=" + cuts +
+                           " --json --no-record";
+  auto rows_of = [](const CommandResult& r) {
+    std::vector<std::string> rows;
+    const nlohmann::json out = nlohmann::json::parse(r.output);
+    for (const nlohmann::json& row : out["rows"]) {
+      rows.push_back(row["partitioner"].get<std::string>() + " " + row["order"].get<std::string>());
+    }
+    return rows;
+  };
+  const CommandResult asked = run_cli(args + " --order plan");
+  ASSERT_EQ(asked.exit_code, 0) << asked.output;
+  EXPECT_EQ(rows_of(asked), (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "mine plan"}));
+  // No --order: the recorded run's own order (tip first), the candidates' too, and why.
+  const CommandResult r = run_cli(args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json out = nlohmann::json::parse(r.output);
-  std::vector<std::string> rows;
-  for (const nlohmann::json& row : out["rows"]) {
-    rows.push_back(row["partitioner"].get<std::string>() + " " + row["order"].get<std::string>());
-  }
-  EXPECT_EQ(rows, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "mine plan"}));
+  EXPECT_EQ(rows_of(r), (std::vector<std::string>{"recorded tip-first", "recorded lpt", "mine tip-first"}));
+  EXPECT_EQ(nlohmann::json::parse(r.output)["queue_order"],
+            nlohmann::json({{"orders", "tip-first"},
+                            {"why", "run rec handed its ranges out tip first; --order to choose"}}));
+}
+
+// With --preset, compare and plan take the deployment's order (stellar-pubnet: tip-first) unless
+// --order says otherwise, and say so.
+TEST_F(WhatIfCommands, APresetGivesItsDeploymentsQueueOrderAndSaysWhy) {
+  const std::string cuts = file(".csv", "first,count\n0,500\n500,500\n");
+  const std::string args = "compare " + common() + " --span 0:999 --workers 2 --partitioners uniform --range-count 2"
+                           " --ranges mine=" + cuts + " --no-record --preset stellar-pubnet --overlap 0 --align 1";
+  const CommandResult r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("queue order: tip-first (the order of preset stellar-pubnet; --order to choose)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find(" plan "), std::string::npos) << r.output;
+  const CommandResult asked = run_cli(args + " --order plan");
+  ASSERT_EQ(asked.exit_code, 0) << asked.output;
+  EXPECT_NE(asked.output.find("queue order: plan (as given (--order))"), std::string::npos) << asked.output;
+  const CommandResult plain = run_cli("compare " + common() + " --span 0:999 --workers 2 --partitioners uniform --no-record");
+  EXPECT_NE(plain.output.find("queue order: plan (the default: plan order; --order to choose)"), std::string::npos)
+      << plain.output;
 }
 
 TEST_F(WhatIfCommands, BadRangesFilesAreOneLineErrorsNamingFileAndLine) {

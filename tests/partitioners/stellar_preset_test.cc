@@ -1,5 +1,5 @@
 // The stellar-pubnet preset: `partition --format end-count` writes the deployment's uniform
-// generator's list byte for byte (END = tip, tip - 16000, ... while END > start, each /16320),
+// generator's list byte for byte after its "# overlap 320" line (END = tip, tip - 16000, ... while END > start, each /16320),
 // checked against hand-computed lists and against the ranges of the real 2024-11 recording.
 #include <array>
 #include <cstdio>
@@ -50,14 +50,14 @@ TEST(StellarPreset, UniformEndCountMatchesTheHandComputedListForACheckpointTip) 
   const Output o = run_cli("partition --preset stellar-pubnet --tip 100031 --format end-count");
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(o.out,
-            "100031/16320\n84031/16320\n68031/16320\n52031/16320\n36031/16320\n20031/16320\n4031/16320\n");
+            "# overlap 320\n100031/16320\n84031/16320\n68031/16320\n52031/16320\n36031/16320\n20031/16320\n4031/16320\n");
 }
 
 TEST(StellarPreset, UniformEndCountMatchesTheHandComputedListForAnUnalignedTipAndStart) {
   // Their generator does not align: from tip 50000 down while END > 1000 (2000 is the last).
   const Output o = run_cli("partition --preset stellar-pubnet --tip 50000 --start 1000 --format end-count");
   EXPECT_EQ(o.status, 0);
-  EXPECT_EQ(o.out, "50000/16320\n34000/16320\n18000/16320\n2000/16320\n");
+  EXPECT_EQ(o.out, "# overlap 320\n50000/16320\n34000/16320\n18000/16320\n2000/16320\n");
 }
 
 TEST(StellarPreset, UniformEndCountReproducesTheRangesOfTheRecordedPubnetRun) {
@@ -73,14 +73,16 @@ TEST(StellarPreset, UniformEndCountReproducesTheRangesOfTheRecordedPubnetRun) {
   ASSERT_EQ(recorded.size(), 3396u);
   const Output o = run_cli("partition --preset stellar-pubnet --tip 54326463 --format end-count");
   ASSERT_EQ(o.status, 0);
+  const std::string header = "# overlap 320\n";
+  ASSERT_EQ(o.out.substr(0, header.size()), header);
   std::set<std::string> generated;
   std::size_t lines = 0;
-  for (std::size_t at = 0, nl; (nl = o.out.find('\n', at)) != std::string::npos; at = nl + 1, ++lines) {
+  for (std::size_t at = header.size(), nl; (nl = o.out.find('\n', at)) != std::string::npos; at = nl + 1, ++lines) {
     generated.insert(o.out.substr(at, nl - at));
   }
   EXPECT_EQ(lines, 3396u);
   EXPECT_EQ(generated, recorded);
-  EXPECT_EQ(o.out.substr(0, 30), "54326463/16320\n54310463/16320\n");
+  EXPECT_EQ(o.out.substr(header.size(), 30), "54326463/16320\n54310463/16320\n");
   EXPECT_EQ(o.out.substr(o.out.size() - 11), "6463/16320\n");
 }
 

@@ -12,6 +12,7 @@
 #include "cluster_adapter/redis/redis_watch.h"
 #include "cluster_adapter/redis/watch_report.h"
 #include "data/importers/stellar_trace.h"
+#include "tests/cli/cli_runner.h"
 #include "tests/cluster_adapter/redis/redis_server.h"
 #include "tests/data/store_fixture.h"
 
@@ -19,11 +20,12 @@ namespace millrace::cluster_adapter {
 namespace {
 
 using data::testing::TempDir;
+using test_support::run_cli;
 
 class RedisWatchTest : public ::testing::Test {
  protected:
   RedisWatchTest()
-      : redis_(server_.address()), queue_(redis_, {}), store_(data::TraceStore::open(dir_.file("t.db"))) {
+      : redis_(server_.address()), queue_(redis_, {}), store_(data::TraceStore::open(path())) {
     std::vector<data::WorkItem> items;
     for (const char* id : {"48063/16320", "32063/16320", "16063/16320"}) {
       const data::Range r{std::stoll(id) - 16320 + 1, 16320};
@@ -49,6 +51,15 @@ class RedisWatchTest : public ::testing::Test {
                         {"SADD", "metrics", range + "|" + worker + "|1000|" + seconds + "s"},
                         {"HDEL", "job_owners", range}});
   }
+
+  void mark_succeeded(const std::string& range) {
+    redis_.transaction({{"LPUSH", "succeeded", range}, {"LREM", "in_progress", "-1", range}, {"HDEL", "job_owners", range}});
+  }
+  void metrics(const std::string& range, const std::string& worker, const std::string& seconds) {
+    redis_.command({"SADD", "metrics", range + "|" + worker + "|1000|" + seconds + "s"});
+  }
+  std::string path() const { return dir_.file("t.db"); }
+  std::vector<data::Attempt> attempts() const { return store_.attempts(run_); }
 
   TempDir dir_;
   testing::RedisServer server_;
@@ -220,6 +231,146 @@ TEST_F(RedisWatchTest, TheStatusReportShowsTheQueueAsARealRunsStatusDoes) {
   redis_.transaction({{"LREM", "in_progress", "-1", dropped}, {"LPUSH", "ranges", dropped}, {"HDEL", "job_owners", dropped}});
   EXPECT_FALSE(watch.step(1003 * data::kMicrosPerSecond));
   EXPECT_EQ(nlohmann::json::parse(report.documents().status_json)["recent_attempts"].size(), 2u);
+}
+
+// The traps found in the watch (issues 29 and 31): a metrics line written before the range is
+// marked, ranges marked without one, a server restarted empty, a key of another type, worker
+// names that are not UTF-8, durations that would start before 1970.
+constexpr data::Micros s = data::kMicrosPerSecond;
+
+TEST_F(RedisWatchTest, AMetricsLineWrittenBeforeTheRangeIsMarkedWaitsForTheListsAndTheRunEnds) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  for (int i = 0; i < 3; ++i) {
+    const std::string range = take("w0", false);
+    metrics(range, "w0", std::to_string(10 + i));
+    EXPECT_FALSE(watch.step((100 + 2 * i) * s));
+    EXPECT_EQ(attempts().size(), static_cast<std::size_t>(i)) << "recorded before the lists said how it ended";
+    mark_succeeded(range);
+    EXPECT_EQ(watch.step((101 + 2 * i) * s), i == 2);
+  }
+  ASSERT_EQ(attempts().size(), 3u);
+  for (const data::Attempt& a : attempts()) {
+    EXPECT_EQ(a.outcome, data::Outcome::kSucceeded) << a.item_id << " " << a.failure_reason;
+    EXPECT_EQ(a.worker, "w0");
+  }
+  EXPECT_EQ(attempts()[0].duration(), 10 * s);
+  // A restarted watch finds the run over and records nothing again.
+  RedisWatch restarted(queue_, store_, run_, log_);
+  EXPECT_TRUE(restarted.step(200 * s));
+  EXPECT_EQ(attempts().size(), 3u);
+}
+
+TEST_F(RedisWatchTest, RangesListedWithoutAMetricsLineAreRecordedAsTheListsSayAndTheRunEnds) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  const std::string a = take("w0", false), b = take("w1", false), c = take("w2", false);
+  EXPECT_FALSE(watch.step(100 * s));
+  mark_succeeded(a);
+  mark_succeeded(b);
+  redis_.transaction({{"LPUSH", "failed", c + "|w2"}, {"LREM", "in_progress", "-1", c}, {"HDEL", "job_owners", c}});
+  EXPECT_TRUE(watch.step(130 * s));
+  std::map<std::string, data::Attempt> by_item;
+  for (const data::Attempt& at : attempts()) by_item[at.item_id] = at;
+  ASSERT_EQ(by_item.size(), 3u);
+  EXPECT_EQ(by_item[a].outcome, data::Outcome::kSucceeded);
+  EXPECT_EQ(by_item[a].worker, "w0");
+  EXPECT_EQ(by_item[a].start, 100 * s);  // from when it was seen held
+  EXPECT_EQ(by_item[a].end, 130 * s);
+  EXPECT_EQ(by_item[c].outcome, data::Outcome::kFailed);
+  EXPECT_EQ(by_item[c].worker, "w2");
+  EXPECT_EQ(by_item[c].failure_reason, "listed in failed");
+  EXPECT_NE(log_.str().find(a + " is listed in succeeded without a metrics line"), std::string::npos) << log_.str();
+}
+
+TEST_F(RedisWatchTest, RangesLostByARestartedServerAreNamedAndPushResumePutsBackTheUnfinishedOnes) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  const std::string done = take("w0", false);
+  metrics(done, "w0", "5");
+  mark_succeeded(done);
+  EXPECT_FALSE(watch.step(100 * s));
+  take("w1", false);
+  EXPECT_FALSE(watch.step(101 * s));
+  EXPECT_EQ(log_.str().find("in no list"), std::string::npos) << log_.str();
+  server_.stop();
+  server_.start();  // no persistence: every list is gone
+  std::ostringstream retries;
+  EXPECT_FALSE(retry_while_redis_down(queue_, retries, {.initial = 10 * data::kMicrosPerMilli},
+                                      [&] { return watch.step(102 * s); }));
+  const std::string said = log_.str();
+  EXPECT_NE(said.find("2 of the run's 3 ranges are in no list of the queue and did not succeed"), std::string::npos)
+      << said;
+  EXPECT_NE(said.find(" 32063/16320 16063/16320."), std::string::npos) << said;
+  EXPECT_EQ(said.find(done + "."), std::string::npos) << said;
+  EXPECT_NE(said.find("millrace push --redis " + server_.address() + " --store " + path() + " --resume 'live'"),
+            std::string::npos)
+      << said;
+  EXPECT_FALSE(watch.step(103 * s));
+  EXPECT_EQ(log_.str(), said) << "the same lost ranges are reported once";
+
+  const auto resumed = run_cli("push --redis " + server_.address() + " --store " + path() + " --resume live");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("2 ranges of run 1 'live' pushed back to ranges"), std::string::npos) << resumed.output;
+  EXPECT_EQ(redis_.strings({"LRANGE", "ranges", "0", "-1"}), (std::vector<std::string>{"32063/16320", "16063/16320"}));
+  const auto again = run_cli("push --redis " + server_.address() + " --store " + path() + " --resume live");
+  EXPECT_NE(again.output.find("0 ranges of run 1 'live' pushed back"), std::string::npos) << again.output;
+  EXPECT_EQ(redis_.command({"LLEN", "ranges"}).integer, 2);
+  for (int i = 0; i < 2; ++i) {
+    const std::string range = take("w2", false);
+    metrics(range, "w2", "3");
+    mark_succeeded(range);
+  }
+  EXPECT_TRUE(watch.step(110 * s));
+}
+
+TEST_F(RedisWatchTest, AKeyOfAnotherTypeIsNamedWithTheTypeItHolds) {
+  redis_.command({"DEL", "succeeded"});
+  redis_.command({"SET", "succeeded", "oops"});
+  try {
+    queue_.snapshot();
+    FAIL() << "no error";
+  } catch (const data::Error& e) {
+    EXPECT_EQ(e.input(), "redis " + server_.address());
+    EXPECT_NE(e.problem().find("key 'succeeded' holds a string, not a list (WRONGTYPE)"), std::string::npos)
+        << e.problem();
+  }
+  redis_.command({"DEL", "ranges"});
+  redis_.command({"HSET", "ranges", "a", "b"});
+  try {
+    queue_.push({"63/64"}, false);
+    FAIL() << "no error";
+  } catch (const data::Error& e) {
+    EXPECT_NE(e.problem().find("key 'ranges' holds a hash, not a list"), std::string::npos) << e.problem();
+  }
+}
+
+TEST_F(RedisWatchTest, AWorkerNameThatIsNotUtf8IsStoredAndServedWithReplacementCharacters) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  WatchReport report(store_.items(run_), store_.attempts(run_), run_, "127.0.0.1");
+  std::string documents;
+  watch.set_step_observer([&](const WatchStep& step) {
+    report.observe(step);
+    documents = report.documents().status_json;  // json's dump throws on invalid UTF-8
+  });
+  const std::string bad = std::string("w\xff\xfe");
+  const std::string range = take(bad, false);
+  EXPECT_FALSE(watch.step(100 * s));
+  metrics(range, bad, "7");
+  mark_succeeded(range);
+  EXPECT_FALSE(watch.step(101 * s));
+  ASSERT_EQ(attempts().size(), 1u);
+  EXPECT_EQ(attempts()[0].worker, "w\xEF\xBF\xBD\xEF\xBF\xBD");
+  const nlohmann::json status = nlohmann::json::parse(documents);
+  EXPECT_EQ(status["recent_attempts"][0]["worker"], "w\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST_F(RedisWatchTest, ADurationStartingBefore1970IsRefusedAndNamed) {
+  RedisWatch watch(queue_, store_, run_, log_);
+  const data::Micros now = wall_clock_now();
+  const std::string range = take("w0", false);
+  metrics(range, "w0", "9000000000");
+  mark_succeeded(range);
+  EXPECT_FALSE(watch.step(now));
+  EXPECT_NE(log_.str().find("duration 9000000000 s would start it before 1970"), std::string::npos) << log_.str();
+  for (const data::Attempt& a : attempts()) EXPECT_GE(a.start, 0);
 }
 
 }  // namespace
