@@ -48,7 +48,8 @@ TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
     const std::string older =
         "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE run_sessions; "
         "DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE item_requests; "
-        "DROP TABLE comparison_experiments; PRAGMA user_version = 2";
+        "DROP TABLE comparison_experiments; ALTER TABLE attempts DROP COLUMN submitted_us; "
+        "ALTER TABLE attempts DROP COLUMN placed_us; ALTER TABLE attempts DROP COLUMN node; PRAGMA user_version = 2";
     ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   data::TraceStore store = data::TraceStore::open(path);
