@@ -124,6 +124,13 @@ class Kubelet:
         meta = pod["metadata"]
         return "/api/v1/namespaces/%s/pods/%s" % (meta["namespace"], meta["name"])
 
+    @staticmethod
+    def conditions(pod, ready, at):
+        """The pod's conditions with Ready set as given: a merge patch replaces the whole list, and
+        a real kubelet keeps the PodScheduled condition the binding set."""
+        kept = [c for c in pod.get("status", {}).get("conditions", []) if c.get("type") != "Ready"]
+        return kept + [{"type": "Ready", "status": ready, "lastTransitionTime": at}]
+
     def patch_status(self, pod, status):
         self.api.call("PATCH", self.pod_path(pod) + "/status", {"status": status},
                       "application/merge-patch+json")
@@ -170,7 +177,7 @@ class Kubelet:
             self.patch_status(pod, {
                 "phase": "Running", "startTime": started, "hostIP": "127.0.0.1",
                 "podIP": "127.0.0.1",
-                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": started}],
+                "conditions": self.conditions(pod, "True", started),
                 "containerStatuses": [{"name": n, "ready": True, "restartCount": 0,
                                        "image": "fake", "imageID": "fake",
                                        "state": {"running": {"startedAt": started}}}
@@ -185,7 +192,7 @@ class Kubelet:
             ended = now_rfc3339()
             self.patch_status(pod, {
                 "phase": "Failed" if failed else "Succeeded",
-                "conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": ended}],
+                "conditions": self.conditions(pod, "False", ended),
                 "containerStatuses": [{"name": n, "ready": False, "restartCount": 0,
                                        "image": "fake", "imageID": "fake",
                                        "state": {"terminated": {

@@ -6,7 +6,8 @@
 // watch is made to restart from a resourceVersion etcd has compacted away, so the server answers
 // it with 410 inside the stream. Checked: every range succeeds exactly once in the trace store,
 // the API server never holds more than 8 unfinished Jobs of the run (from its own watch stream),
-// the history limits hold and no pod is left orphaned.
+// the history limits hold, no pod is left orphaned, and each attempt records when its pod was
+// bound and to which node.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -190,6 +191,21 @@ TEST_F(RealApiServerJobPerItem, TwoHundredRangesSucceedOnceUnderTheCapThroughFai
     EXPECT_EQ(failures[item.id], failing.count(item.id) ? 1 : 0) << item.id;
   }
   EXPECT_EQ(store.attempts(run_id).size(), static_cast<std::size_t>(kRanges + failing.size()));
+
+  // The phases the control plane set: the binding's PodScheduled time and the node, in order
+  // between the Job's creation and its pod's start. An attempt whose pod was never seen before it
+  // ended has no placement; a handful at most.
+  std::size_t placed = 0;
+  for (const data::Attempt& attempt : store.attempts(run_id)) {
+    ASSERT_TRUE(attempt.submitted.has_value()) << attempt.item_id;
+    EXPECT_LE(*attempt.submitted, attempt.start) << attempt.item_id;
+    if (!attempt.placed) continue;
+    ++placed;
+    EXPECT_LE(*attempt.submitted, *attempt.placed) << attempt.item_id;
+    EXPECT_LE(*attempt.placed, attempt.start) << attempt.item_id;
+    EXPECT_EQ(attempt.node, "fake-node-0") << attempt.item_id;
+  }
+  EXPECT_GE(placed, store.attempts(run_id).size() * 9 / 10);
 
   // The cap held at every moment of the API server's own stream of the run's Jobs.
   EXPECT_EQ(census.problem(), "");
