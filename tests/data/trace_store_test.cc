@@ -13,6 +13,7 @@
 #include "data/error.h"
 #include "data/schema_sql.h"
 #include "tests/data/store_fixture.h"
+#include "tests/support/older_store.h"
 
 namespace millrace::data {
 namespace {
@@ -176,17 +177,11 @@ void expect_open_fails_untouched(const std::string& path, const std::string& nee
 
 TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
   TempDir dir;
-  const std::string path = dir.file("v9.db");
-  {
-    auto store = TraceStore::open(path);
-    const std::string older =
-        "INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
-        "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; ALTER TABLE attempts DROP "
-        "COLUMN submitted_us; ALTER TABLE attempts DROP COLUMN placed_us; ALTER TABLE attempts DROP COLUMN node; "
-        "PRAGMA user_version = 9";
-    ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  }
-  auto store = TraceStore::open(path);
+  auto store = test_support::reopened_as_older(
+      dir.file("v9.db"),
+      std::string("INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
+                  "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; ") +
+          test_support::kUndoMigration11 + "PRAGMA user_version = 9");
   EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
   const std::string keep =
       "INSERT INTO comparison_experiments (comparison_id, file, text, sha256, overrides) SELECT id, 'e.yaml', "
@@ -197,20 +192,15 @@ TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
 
 TEST(TraceStore, AttemptsOfAStoreOfVersion10KeepTheirTimesWithThePhasesUnknown) {
   TempDir dir;
-  const std::string path = dir.file("v10.db");
-  {
-    auto store = TraceStore::open(path);
-    const std::string v10 =
-        "DROP TABLE attempts; CREATE TABLE attempts (run_id INTEGER NOT NULL, item_id TEXT NOT NULL, number INTEGER "
-        "NOT NULL, worker TEXT NOT NULL, start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, outcome TEXT NOT NULL, "
-        "exit_code INTEGER NOT NULL, failure_reason TEXT NOT NULL, work_time_us INTEGER, PRIMARY KEY (run_id, item_id, "
-        "number)) WITHOUT ROWID; INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, "
-        "ended_us) VALUES ('old', 'real', 'ledgers', 'uniform', 'fixed-pool', '{}', 0, 9); INSERT INTO items (run_id, "
-        "position, id, type, payload, priority, submit_at_us, predicted_us) VALUES (1, 0, 'a', 'range', '', 0, 0, 0); "
-        "INSERT INTO attempts VALUES (1, 'a', 1, 'w1', 2, 9, 'succeeded', 0, '', NULL); PRAGMA user_version = 10";
-    ASSERT_EQ(sqlite3_exec(store.handle(), v10.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  }
-  auto store = TraceStore::open(path);
+  auto store = test_support::reopened_as_older(
+      dir.file("v10.db"),
+      "DROP TABLE attempts; CREATE TABLE attempts (run_id INTEGER NOT NULL, item_id TEXT NOT NULL, number INTEGER "
+      "NOT NULL, worker TEXT NOT NULL, start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, outcome TEXT NOT NULL, "
+      "exit_code INTEGER NOT NULL, failure_reason TEXT NOT NULL, work_time_us INTEGER, PRIMARY KEY (run_id, item_id, "
+      "number)) WITHOUT ROWID; INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, "
+      "ended_us) VALUES ('old', 'real', 'ledgers', 'uniform', 'fixed-pool', '{}', 0, 9); INSERT INTO items (run_id, "
+      "position, id, type, payload, priority, submit_at_us, predicted_us) VALUES (1, 0, 'a', 'range', '', 0, 0, 0); "
+      "INSERT INTO attempts VALUES (1, 'a', 1, 'w1', 2, 9, 'succeeded', 0, '', NULL); PRAGMA user_version = 10");
   EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
   const auto kept = store.attempts(1);
   ASSERT_EQ(kept.size(), 1u);

@@ -1,11 +1,11 @@
 // What `millrace watch` keeps in the trace store between restarts: saved and loaded back per
 // run, replaced as a whole, and present in stores made before it existed (migration 3).
-#include <sqlite3.h>
 
 #include <gtest/gtest.h>
 
 #include "cluster_adapter/redis/watch_state.h"
 #include "tests/data/store_fixture.h"
+#include "tests/support/older_store.h"
 
 namespace millrace::cluster_adapter {
 namespace {
@@ -39,20 +39,15 @@ TEST(WatchState, IsLoadedBackPerRunAndReplacedAsAWhole) {
 
 TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
   TempDir dir;
-  const std::string path = dir.file("old.db");
   std::int64_t run = 0;
-  {
-    data::TraceStore store = data::TraceStore::open(path);
-    run = add_run(store, "before");
-    // As a store of version 2, made before the watch tables (migration 3) and what came after.
-    const std::string older =
-        "DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE run_sessions; "
-        "DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE item_requests; "
-        "DROP TABLE comparison_experiments; ALTER TABLE attempts DROP COLUMN submitted_us; "
-        "ALTER TABLE attempts DROP COLUMN placed_us; ALTER TABLE attempts DROP COLUMN node; PRAGMA user_version = 2";
-    ASSERT_EQ(sqlite3_exec(store.handle(), older.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  }
-  data::TraceStore store = data::TraceStore::open(path);
+  // As a store of version 2, made before the watch tables (migration 3) and what came after.
+  data::TraceStore store = test_support::reopened_as_older(
+      dir.file("old.db"),
+      std::string("DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE "
+                  "run_sessions; DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE "
+                  "item_requests; DROP TABLE comparison_experiments; ") +
+          test_support::kUndoMigration11 + "PRAGMA user_version = 2",
+      [&](data::TraceStore& fresh) { run = add_run(fresh, "before"); });
   EXPECT_EQ(store.schema_version(), data::TraceStore::current_schema_version());
   EXPECT_EQ(store.run(run).name, "before");
   const WatchState state{{{"w0", 1}}, {{"63/64", {"w0", 1}}}};
