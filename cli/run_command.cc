@@ -27,6 +27,7 @@
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
+#include "scheduler/work_queue.h"
 #include "sim/node_pools.h"
 
 namespace millrace::cli {
@@ -43,6 +44,7 @@ struct RunOptions {
   std::optional<partitioners::RangesFile> listed;      // its ranges, read before the run opens
   std::string requests;    // --request: every item's (a listed range's own request.NAME wins)
   std::string node_pools;  // --node-pools: Kubernetes pools an item must fit
+  std::string order = "plan";  // --order
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
 
@@ -52,11 +54,12 @@ struct RunOptions {
 constexpr double kRunBytesPerRange = 461;
 constexpr double kRunBytesPerWorker = 33;
 
-// The ranges to run: the listed ones, or the span cut by the partitioner.
-partitioners::Partition plan_partition(const RunOptions& o, const data::CostModel* model) {
+// The ranges to run, in plan order: the listed ones in the file's order (a ranges file's order
+// is its plan order), or the span cut by the partitioner.
+std::vector<data::Range> plan_ranges(const RunOptions& o, const data::CostModel* model) {
   if (o.listed) {
     if (model) partitioners::require_within_model(*o.listed, *model);
-    return o.listed->partition();
+    return o.listed->work_ranges_in_file_order();
   }
   partitioners::PartitionParams params = o.partition;
   params.span = parse_span(o.session.span);
@@ -64,7 +67,7 @@ partitioners::Partition plan_partition(const RunOptions& o, const data::CostMode
   params.model = model;
   require_memory_for_ranges(o.session.partitioner, params, kRunBytesPerRange);
   CurrentStep step("planning the ranges of --span " + o.session.span);
-  return partitioners::make_partition(o.session.partitioner, params);
+  return partitioners::make_partition(o.session.partitioner, params).work_ranges();
 }
 
 std::vector<data::WorkItem> plan_items(const RunOptions& o) {
@@ -74,9 +77,9 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   const data::Quantities requests =
       o.requests.empty() ? data::Quantities{} : data::parse_quantity_list(o.requests, "--request");
   const std::vector<data::Quantities> listed_requests =
-      o.listed ? o.listed->requests() : std::vector<data::Quantities>{};
+      o.listed ? o.listed->requests_in_file_order() : std::vector<data::Quantities>{};
   std::vector<data::WorkItem> items;
-  for (const data::Range& range : plan_partition(o, model ? &*model : nullptr).work_ranges()) {
+  for (const data::Range& range : plan_ranges(o, model ? &*model : nullptr)) {
     data::WorkItem& item = items.emplace_back();
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
@@ -136,6 +139,11 @@ void add_run_command(CLI::App& app) {
       ->default_val(1)
       ->transform(whole_number(1))
       ->each([o](const std::string&) { o->session.workers_given = true; });
+  cmd->add_option("--order", o->order,
+                  "the order ranges are handed out in, as compare names them: plan (the partition's, or a ranges "
+                  "file's own), tip-first (highest units first), lpt (longest predicted first; needs --model)")
+      ->check(CLI::IsMember({"plan", "tip-first", "lpt"}))
+      ->each([o](const std::string&) { o->session.order_given = true; });
   add_autoscale_options(cmd, o->session.autoscale);
   cmd->add_option("--request", o->requests,
                   "what each item asks for, e.g. cpu=2,memory=4Gi: a Job's container resources.requests on "
@@ -161,6 +169,10 @@ void add_run_command(CLI::App& app) {
     if (!o->model_path.empty()) {
       o->model = data::CostModel::load(o->model_path);
       o->session.noise = o->model->noise();  // the ETA's band
+    }
+    o->session.order = scheduler::queue_order_from_string(o->order);
+    if (o->session.order == scheduler::QueueOrder::kLongestFirst && !o->model && o->session.resume.empty()) {
+      throw data::Error("--order lpt", "hands out the longest predicted ranges first: give the cost model (--model)");
     }
     if (!o->ranges_file.empty()) {
       o->listed = partitioners::read_ranges_file(o->ranges_file);

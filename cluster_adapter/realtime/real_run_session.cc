@@ -29,6 +29,7 @@ json run_parameters(const RealRunOptions& o, const ClusterKind& kind) {
   p["workers"] = o.common.workers;
   p["max_attempts"] = o.max_attempts;
   p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
+  p["order"] = scheduler::to_string(o.order);
   p.update(scheduler::to_json(o.autoscale));
   return p;
 }
@@ -50,6 +51,12 @@ ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, Re
     o.max_attempts = p.at("max_attempts").get<int>();
     o.backoff_s = data::seconds_from_micros(p.at("backoff_us").get<data::Micros>());
     o.autoscale = scheduler::autoscale_settings_from(p);  // runs recorded before it: the defaults
+    const scheduler::QueueOrder recorded_order = scheduler::queue_order_from_string(p.value("order", "plan"));
+    if (o.order_given && o.order != recorded_order) {
+      throw data::Error(input, std::string("hands out its ranges in ") + scheduler::to_string(recorded_order) +
+                                   " order, which a resume keeps: drop --order " + scheduler::to_string(o.order));
+    }
+    o.order = recorded_order;
     o.common.policy = run.policy;
     return kind;
   } catch (const json::exception& e) {
@@ -170,6 +177,7 @@ void RealRunSession::build_scheduler() {
   options.params = scheduler::policy_params(o_.common.workers, o_.autoscale);
   options.retry.max_attempts = o_.max_attempts;
   options.retry.backoff = data::micros_from_seconds(o_.backoff_s);
+  options.order = o_.order;
   if (o_.resume.empty()) {
     scheduler_ = std::make_unique<scheduler::Scheduler>(items_, options, target_->cluster(), clock_);
   } else {

@@ -30,6 +30,7 @@
 #include "data/trace_store.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/work_queue.h"
 
 namespace millrace::cluster_adapter {
 
@@ -47,6 +48,10 @@ struct RealRunOptions {
   int max_attempts = 3;
   double backoff_s = 0;
   scheduler::AutoscaleSettings autoscale;  // --policy autoscale needs its deadline, others take none
+  // The order ranges are handed out in; a resume keeps the run's (a different --order given
+  // with it is refused).
+  scheduler::QueueOrder order = scheduler::QueueOrder::kPlan;
+  bool order_given = false;
   int status_port = -1;           // -1: no status server
   data::DurationNoise noise;      // the cost model's (--model), for the ETA's band
 };

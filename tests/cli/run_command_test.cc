@@ -193,6 +193,62 @@ TEST_F(RunCommandTest, ARangesFileRunsItsRangesAsListed) {
   EXPECT_EQ(lines, (std::vector<std::string>{"1 100", "101 30", "131 5"}));
 }
 
+// A ranges file's order is its plan order: one worker runs a newest-first file newest first.
+TEST_F(RunCommandTest, ARangesFileRunsInItsOwnOrder) {
+  const std::string listed = (dir / "newest-first.txt").string();
+  std::ofstream(listed) << "135/5\n130/30\n100/100\n";
+  const std::string marker = (dir / "done").string();
+  Result result = run({"run", "--store", store, "--ranges", listed, "--command", "echo {first} {count} >> " + marker});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(lines_of(read_text(marker)), (std::vector<std::string>{"131 5", "101 30", "1 100"}));
+  std::vector<std::string> ids;
+  for (const data::WorkItem& item : data::TraceStore::open(store).items(1)) ids.push_back(item.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"131-135", "101-130", "1-100"}));
+}
+
+// --order hands the ranges out as compare's orders do; the run keeps its order over a resume,
+// and a resume asking for another is refused before anything runs.
+TEST_F(RunCommandTest, TipFirstOrderIsKeptByAResumeAndAnotherOrderIsRefused) {
+  const std::string started = (dir / "started").string();
+  const std::string go = (dir / "go").string();
+  const std::string command = "echo {first} >> " + started + "; test -e " + go + " || sleep 30";
+  std::vector<std::string> args = run_args(command, 5, 1);
+  args.insert(args.end(), {"--order", "tip-first"});
+  pid_t pid = start(args);
+  for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
+  ASSERT_EQ(lines_of(read_text(started)), (std::vector<std::string>{"40"}));
+  kill(pid, SIGINT);
+  ASSERT_EQ(finish(pid).exit_code, 1);
+
+  Result other = run({"run", "--store", store, "--resume", "1", "--order", "plan"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("millrace: run 1: hands out its ranges in tip-first order, which a resume keeps: drop "
+                           "--order plan"),
+            std::string::npos)
+      << other.err;
+  EXPECT_EQ(lines_of(read_text(started)).size(), 1u);  // nothing ran
+
+  std::ofstream(go) << "go";
+  Result resumed = run({"run", "--store", store, "--resume", "1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(lines_of(read_text(started)), (std::vector<std::string>{"40", "40", "30", "20", "10", "0"}));
+}
+
+TEST_F(RunCommandTest, LongestFirstWithoutAModelIsRefusedBeforeAnythingIsRecorded) {
+  std::vector<std::string> args = run_args("true", 4, 1);
+  args.insert(args.end(), {"--order", "lpt"});
+  Result result = run(args);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("millrace: --order lpt: hands out the longest predicted ranges first: give the cost model "
+                            "(--model)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(store));
+  Result unknown = run({"run", "--store", store, "--span", "0:9", "--partitioner", "uniform", "--order", "random"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("--order"), std::string::npos) << unknown.err;
+}
+
 TEST_F(RunCommandTest, ABadRangesFileOrOneGivenWithASpanIsRefusedBeforeAnythingIsRecorded) {
   const std::string gap = (dir / "gap.txt").string();
   std::ofstream(gap) << "100/100\n140/30\n";
