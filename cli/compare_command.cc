@@ -11,6 +11,7 @@
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
 #include "cli/order_savings.h"
+#include "cli/stored_plan.h"
 #include "cli/progress_display.h"
 #include "sim/comparison_store.h"
 
@@ -56,6 +57,7 @@ void run_compare(const CompareOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
+    parameters["partition"] = partition_settings(spec.partition);
     parameters.update(scheduler::to_json(o.autoscale));
     stored = sim::record_comparison(
         store, {"compare", model_label(o.common), spec.span, parameters, o.common.experiment}, comparison);

@@ -49,15 +49,6 @@ constexpr std::int64_t kMaxThreads = 1024;
 constexpr double kBytesPerRange = 580;
 constexpr double kBytesPerReplica = 112 + sizeof(data::WaitSummary);
 
-// "NAME=FILE" or "FILE" (named after the file's stem).
-std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {
-  const std::size_t equals = text.find('=');
-  if (equals != std::string::npos && equals > 0 && text.find('/') > equals) {
-    return {text.substr(0, equals), text.substr(equals + 1)};
-  }
-  return {std::filesystem::path(text).stem().string(), text};
-}
-
 std::vector<sim::ListedPartition> listed_partitions(const ComparisonOptions& o, const data::CostModel& model,
                                                     const std::vector<std::string>& partitioner_names) {
   std::vector<sim::ListedPartition> listed;
@@ -312,6 +303,14 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
   const double combinations = static_cast<double>(spec.partitioners.size() * workers.size() * spec.orders.size());
   require_memory(combinations * spec.replicas, kBytesPerReplica, "--replicas " + std::to_string(spec.replicas),
                  "replica results of " + std::to_string(static_cast<long long>(combinations)) + " combinations");
+}
+
+std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals != std::string::npos && equals > 0 && text.find('/') > equals) {
+    return {text.substr(0, equals), text.substr(equals + 1)};
+  }
+  return {std::filesystem::path(text).stem().string(), text};
 }
 
 nlohmann::json parameters_of(const ComparisonOptions& o) {

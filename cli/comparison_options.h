@@ -96,4 +96,7 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
 // The settings stored with a comparison.
 nlohmann::json parameters_of(const ComparisonOptions& options);
 
+// A --ranges candidate, "NAME=FILE" or "FILE" (named after the file's stem), as {name, file}.
+std::pair<std::string, std::string> candidate_name_and_file(const std::string& text);
+
 }  // namespace millrace::cli

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "data/error.h"
+#include "data/readable_duration.h"
 #include "data/run_summary.h"
 #include "partitioners/list_schedule.h"
 
@@ -51,15 +52,16 @@ FitFidelity check_fidelity(const data::Run& run, const std::vector<data::WorkIte
 }
 
 std::string format_fidelity(const FitFidelity& f) {
+  using data::readable_duration;
   std::ostringstream out;
   out << std::fixed << std::setprecision(2);
-  const auto hours = [](data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; };
   out << "fidelity on run " << f.run << " (recorded plan order, " << f.workers << " workers):\n"
-      << "  makespan replayed with model durations " << hours(f.model_makespan) << " h vs recorded durations "
-      << hours(f.recorded_makespan) << " h (" << std::showpos << 100 * f.makespan_error() << std::noshowpos << "%)\n"
-      << "  longest range: model " << hours(f.model_longest) << " h (" << f.model_longest_range.end_count()
-      << ") vs recorded " << hours(f.recorded_longest) << " h (" << f.recorded_longest_range.end_count() << ", "
-      << std::showpos << 100 * f.longest_error() << std::noshowpos << "%)\n";
+      << "  makespan replayed with model durations " << readable_duration(f.model_makespan) << " vs recorded durations "
+      << readable_duration(f.recorded_makespan) << " (" << std::showpos << 100 * f.makespan_error() << std::noshowpos
+      << "%)\n"
+      << "  longest range: model " << readable_duration(f.model_longest) << " (" << f.model_longest_range.end_count()
+      << ") vs recorded " << readable_duration(f.recorded_longest) << " (" << f.recorded_longest_range.end_count()
+      << ", " << std::showpos << 100 * f.longest_error() << std::noshowpos << "%)\n";
   return out.str();
 }
 

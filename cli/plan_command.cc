@@ -18,6 +18,8 @@
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/stored_plan.h"
+#include "data/readable_duration.h"
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
 #include "cli/option_checks.h"
@@ -73,12 +75,6 @@ std::string seed_spread_text(sim::CapacityQuestion question, int seeds) {
     text += " (" + std::to_string(seeds - static_cast<int>(answers.size())) + " seeds missed it even at the largest count)";
   }
   return text + "\n";
-}
-
-std::string hours(data::Micros us) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f h", static_cast<double>(us) / data::kMicrosPerHour);
-  return buf;
 }
 
 double h(data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; }
@@ -211,6 +207,7 @@ nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion
     if (target) parameters[key] = *target;
   }
   parameters["confidence"] = o.confidence;
+  parameters["partition"] = partition_settings(q.spec.partition);
   return parameters;
 }
 
@@ -221,6 +218,17 @@ void show_progress(ProgressDisplay& progress, sim::CapacityQuestion& question, c
   question.evaluating = [&progress, counted, evaluated = 0](int count) mutable {
     progress.relabel("plan, " + counted + " " + std::to_string(++evaluated) + " (" + std::to_string(count) + ")");
   };
+}
+
+// Where `row` is among the rows stored (from 0): the one of its partitioner, count and order.
+std::int64_t row_position(const sim::Comparison& evaluated, const sim::ComparisonRow& row) {
+  for (std::size_t i = 0; i < evaluated.rows.size(); ++i) {
+    const sim::ComparisonRow& r = evaluated.rows[i];
+    if (r.partitioner == row.partitioner && r.workers == row.workers && r.order == row.order && r.nodes == row.nodes) {
+      return static_cast<std::int64_t>(i);
+    }
+  }
+  throw data::Error("plan", "its answer is not among the rows it evaluated (a defect: please report it)");
 }
 
 void run_worker_plan(const PlanOptions& o) {
@@ -247,7 +255,10 @@ void run_worker_plan(const PlanOptions& o) {
     nlohmann::json parameters = plan_parameters(o, question);
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;
-    if (answer.best) parameters["answer_workers"] = answer.best->workers;
+    if (answer.best) {
+      parameters["answer_workers"] = answer.best->workers;
+      parameters["answer_row"] = row_position(answer.evaluated, *answer.best);
+    }
     stored = sim::record_comparison(
         store, {"plan", model_label(o.common), question.spec.span, parameters, o.common.experiment}, answer.evaluated);
   }
@@ -281,15 +292,18 @@ void run_worker_plan(const PlanOptions& o) {
     throw data::Error(target_options(o),
                       "not met with confidence " + std::to_string(o.confidence) + " even with " +
                           std::to_string(o.max_workers) + " workers (best there: " + at_max.partitioner + ", mean " +
-                          hours(at_max.makespan_mean) + ", " + std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
+                          data::readable_duration(at_max.makespan_mean) + ", " +
+                          std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
                           "% of replicas on target)");
   }
   if (!o.common.json) {
     const sim::ComparisonRow& b = *answer.best;
-    std::cout << "fewest workers meeting " << duration_text(o.deadline) << " with confidence " << o.confidence << ": " << b.workers
-              << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan " << hours(b.makespan_mean)
-              << ", p50 " << hours(b.makespan_p50) << ", p90 " << hours(b.makespan_p90) << ", max "
-              << hours(b.makespan_max) << ", " << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
+    using data::readable_duration;
+    std::cout << "fewest workers meeting " << duration_text(o.deadline) << " with confidence " << o.confidence << ": "
+              << b.workers << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan "
+              << readable_duration(b.makespan_mean) << ", p50 " << readable_duration(b.makespan_p50) << ", p90 "
+              << readable_duration(b.makespan_p90) << ", max " << readable_duration(b.makespan_max) << ", "
+              << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
     std::cout << spread;
   }
 }

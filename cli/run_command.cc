@@ -17,6 +17,7 @@
 #include "cli/partition_size.h"
 #include "cli/run_summary_text.h"
 #include "cli/span_option.h"
+#include "cli/stored_plan.h"
 #include "cluster_adapter/realtime/real_run_session.h"
 #include "data/cost_model.h"
 #include "data/error.h"
@@ -45,6 +46,7 @@ struct RunOptions {
   std::string requests;    // --request: every item's (a listed range's own request.NAME wins)
   std::string node_pools;  // --node-pools: Kubernetes pools an item must fit
   std::string order = "plan";  // --order
+  std::string plan;            // --plan COMPARISON[:ROW]
   cluster_adapter::ClusterKinds kinds = run_cluster_kinds();
 };
 
@@ -97,6 +99,29 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
   return items;
 }
 
+// --plan: the partition, worker count, order, policy and model a stored comparison chose.
+void take_chosen_plan(RunOptions& o) {
+  ChosenPlan chosen;
+  {
+    const data::TraceStore store = data::TraceStore::open_existing(o.session.common.store_path);
+    chosen = chosen_plan(store, o.plan);
+  }
+  o.model_path = chosen.model_path;
+  o.session.span = std::to_string(chosen.partition.span.first) + ":" + std::to_string(chosen.partition.span.last());
+  if (chosen.ranges_file.empty()) {
+    o.session.partitioner = chosen.partitioner;
+    o.partition = chosen.partition;
+  } else {
+    o.ranges_file = chosen.ranges_file;
+  }
+  o.session.common.workers = chosen.workers;
+  o.order = chosen.order;
+  o.session.common.policy = chosen.policy;
+  o.session.autoscale = chosen.autoscale;
+  o.session.chosen_plan = chosen.to_json();
+  std::cerr << "millrace: running " << chosen.text() << "\n";
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app) {
@@ -104,7 +129,8 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "run a plan for real (local processes or Kubernetes Jobs), recording every attempt");
   cmd->add_option("--cluster", o->session.cluster, "where attempts run: " + o->kinds.names())->default_val("local");
   cmd->add_option("--store", o->session.common.store_path, "trace store (SQLite file) that records the run")->required();
-  cmd->add_option("--resume", o->session.resume, "continue this run (id or name) from what the store recorded");
+  CLI::Option* resume =
+      cmd->add_option("--resume", o->session.resume, "continue this run (id or name) from what the store recorded");
   cmd->add_option("--leftovers", o->session.leftovers,
                   "--resume: what becomes of the attempts a killed millrace left running: end (killed, their ranges "
                   "run again; the default) or wait (waited for, their exit code and duration recorded, so a range that "
@@ -130,20 +156,30 @@ void add_run_command(CLI::App& app) {
       cmd->add_option("--align", o->partition.align, "cuts fall on multiples of this")
           ->transform(whole_number(1, kMaxUnit))};
   for (CLI::Option* option : cutting) ranges->excludes(option);
-  cmd->add_option("--model", o->model_path, "cost model JSON (from `millrace fit`) for predictions and ETA");
-  cmd->add_option("--policy", o->session.common.policy,
-                  "concurrency policy: " + scheduler::policy_list() + " (default: fixed-pool locally, job-per-item on Kubernetes)")
-      ->check(CLI::IsMember(scheduler::policy_names()));
-  cmd->add_option("--workers", o->session.common.workers,
-                  "attempts running at once (pool size; on Kubernetes, unfinished Jobs); with --resume, for this session")
-      ->default_val(1)
-      ->transform(whole_number(1))
-      ->each([o](const std::string&) { o->session.workers_given = true; });
-  cmd->add_option("--order", o->order,
-                  "the order ranges are handed out in, as compare names them: plan (the partition's, or a ranges "
-                  "file's own), tip-first (highest units first), lpt (longest predicted first; needs --model)")
-      ->check(CLI::IsMember({"plan", "tip-first", "lpt"}))
-      ->each([o](const std::string&) { o->session.order_given = true; });
+  auto* model = cmd->add_option("--model", o->model_path, "cost model JSON (from `millrace fit`) for predictions and ETA");
+  auto* policy = cmd->add_option("--policy", o->session.common.policy,
+                                 "concurrency policy: " + scheduler::policy_list() +
+                                     " (default: fixed-pool locally, job-per-item on Kubernetes)")
+                     ->check(CLI::IsMember(scheduler::policy_names()));
+  auto* workers = cmd->add_option("--workers", o->session.common.workers,
+                                  "attempts running at once (pool size; on Kubernetes, unfinished Jobs); with --resume, "
+                                  "for this session")
+                      ->default_val(1)
+                      ->transform(whole_number(1))
+                      ->each([o](const std::string&) { o->session.workers_given = true; });
+  auto* order = cmd->add_option("--order", o->order,
+                                "the order ranges are handed out in, as compare names them: plan (the partition's, or a "
+                                "ranges file's own), tip-first (highest units first), lpt (longest predicted first; "
+                                "needs --model)")
+                    ->check(CLI::IsMember({"plan", "tip-first", "lpt"}))
+                    ->each([o](const std::string&) { o->session.order_given = true; });
+  std::vector<CLI::Option*> chosen_by_plan = cutting;  // what --plan sets
+  chosen_by_plan.insert(chosen_by_plan.end(), {ranges, model, policy, workers, order});
+  auto* plan = cmd->add_option("--plan", o->plan,
+                               "COMPARISON[:ROW]: run what a stored plan chose (its answer) or a compare's row (from "
+                               "1, as printed): its partition, workers, order, policy and model, linked to the run");
+  plan->excludes(resume);
+  for (CLI::Option* option : chosen_by_plan) plan->excludes(option);
   add_autoscale_options(cmd, o->session.autoscale);
   cmd->add_option("--request", o->requests,
                   "what each item asks for, e.g. cpu=2,memory=4Gi: a Job's container resources.requests on "
@@ -166,9 +202,11 @@ void add_run_command(CLI::App& app) {
       [] { return tcp_port(); }, kMaxDuration};
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
   cmd->callback([o] {
+    if (!o->plan.empty()) take_chosen_plan(*o);
     if (!o->model_path.empty()) {
       o->model = data::CostModel::load(o->model_path);
-      o->session.noise = o->model->noise();  // the ETA's band
+      o->session.noise = o->model->noise();  // the ETA's band and each range's
+      o->session.with_model = true;
     }
     o->session.order = scheduler::queue_order_from_string(o->order);
     if (o->session.order == scheduler::QueueOrder::kLongestFirst && !o->model && o->session.resume.empty()) {
@@ -182,8 +220,7 @@ void add_run_command(CLI::App& app) {
     }
     // The report of a run that is over: its summary as `show` prints it.
     const auto report = [](const data::TraceStore& store, std::int64_t run_id) {
-      const std::vector<data::WorkItem> items = store.items(run_id);
-      print_run_summary(store.run(run_id), items, data::summarize(items, store.attempts(run_id)), std::cout);
+      print_stored_run(store, run_id, std::cout);
     };
     cluster_adapter::RealRunSession(o->session, o->kinds).run([&] { return plan_items(*o); }, report);
   });

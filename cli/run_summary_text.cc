@@ -5,18 +5,14 @@
 #include <map>
 #include <ostream>
 
+#include "cli/prediction_text.h"
 #include "data/quantity.h"
+#include "data/readable_duration.h"
 #include "data/queue_waits.h"
 
 namespace millrace::cli {
 
 namespace {
-
-std::string seconds(data::Micros us) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f s", data::seconds_from_micros(us));
-  return text;
-}
 
 std::string range_of(const data::Attempt& a, const std::vector<data::WorkItem>& items) {
   for (const auto& item : items) {
@@ -42,26 +38,20 @@ void print_requests(const std::vector<data::WorkItem>& items, std::ostream& out)
 
 }  // namespace
 
-std::string hours_text(data::Micros us) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f h", static_cast<double>(us) / data::kMicrosPerHour);
-  return text;
-}
-
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& s,
                        std::ostream& out) {
   out << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", units " << run.units << ")\n";
   out << "  items:          " << s.items << " (" << s.items_without_success << " without a successful attempt)\n";
   out << "  attempts:       " << s.attempts << " (" << s.failed_attempts << " failed or cancelled)\n";
-  out << "  total work:     " << hours_text(s.total_work) << " (worker time)";
+  out << "  total work:     " << data::readable_duration(s.total_work) << " (worker time)";
   if (s.work_time > 0) {
-    out << ", " << hours_text(s.work_time) << " of it per-unit work ("
+    out << ", " << data::readable_duration(s.work_time) << " of it per-unit work ("
         << static_cast<int>(100.0 * static_cast<double>(s.work_time) / static_cast<double>(s.total_work) + 0.5) << "%)";
   }
-  out << "\n  makespan:       " << hours_text(s.makespan) << "\n";
+  out << "\n  makespan:       " << data::readable_duration(s.makespan) << "\n";
   if (!s.longest.empty()) {
     const auto& top = s.longest.front();
-    out << "  longest:        " << range_of(top, items) << ", " << seconds(top.duration());
+    out << "  longest:        " << range_of(top, items) << ", " << data::readable_duration(top.duration());
     if (!top.worker.empty()) out << " on worker " << top.worker;
     out << "\n";
   }
@@ -75,8 +65,8 @@ void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& 
     out << "  workers:        not recorded\n";
     return;
   }
-  out << "  workers:        " << s.workers << ", busy min " << hours_text(s.busy_min) << " / median "
-      << hours_text(s.busy_median) << " / max " << hours_text(s.busy_max) << "\n";
+  out << "  workers:        " << s.workers << ", busy min " << data::readable_duration(s.busy_min) << " / median "
+      << data::readable_duration(s.busy_median) << " / max " << data::readable_duration(s.busy_max) << "\n";
   for (const data::TailRow& tail : data::tail_rows(s.tail)) {
     char row[160];
     std::snprintf(row, sizeof row, "  %-28s %s\n", tail.label, tail.value.c_str());
@@ -85,10 +75,19 @@ void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& 
   out << "  top durations:";
   const char* separator = " ";
   for (const auto& a : s.longest) {
-    out << separator << range_of(a, items) << " (" << seconds(a.duration()) << ")";
+    out << separator << range_of(a, items) << " (" << data::readable_duration(a.duration()) << ")";
     separator = ", ";
   }
   out << "\n";
+}
+
+void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::ostream& out) {
+  const data::Run run = store.run(run_id);
+  const std::vector<data::WorkItem> items = store.items(run_id);
+  const std::vector<data::Attempt> attempts = store.attempts(run_id);
+  const data::RunSummary summary = data::summarize(items, attempts);
+  print_run_summary(run, items, summary, out);
+  print_prediction_check(run, items, attempts, summary.makespan, out);
 }
 
 }  // namespace millrace::cli

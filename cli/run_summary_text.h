@@ -9,16 +9,18 @@
 
 #include "data/records.h"
 #include "data/run_summary.h"
+#include "data/trace_store.h"
 
 namespace millrace::cli {
-
-// "24.63 h"
-std::string hours_text(data::Micros us);
 
 // The run's name and source, items, attempts, work, makespan, longest attempt, workers' busy
 // the queue waits (items with submit times), the items' requests, workers' busy time, the
 // straggler tail and the top durations.
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& summary,
                        std::ostream& out);
+
+// A stored run as `show RUN` and the end of `run` print it: its summary, then its predictions
+// against what happened (cli/prediction_text.h).
+void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::ostream& out);
 
 }  // namespace millrace::cli

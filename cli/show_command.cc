@@ -14,6 +14,7 @@
 #include "cli/experiment_file.h"
 #include "cli/option_checks.h"
 #include "cli/run_summary_text.h"
+#include "data/readable_duration.h"
 #include "data/model_span.h"
 #include "data/profile_summary.h"
 #include "data/run_summary.h"
@@ -34,11 +35,11 @@ void print_profile(const data::CostProfile& profile) {
                 static_cast<long long>(s.span.count), profile.units.c_str(), s.bins);
   std::cout << line;
   std::snprintf(line, sizeof line, "  total work:      %s (mean %.3f us per unit)\n",
-                hours_text(static_cast<data::Micros>(s.total_work)).c_str(), mean);
+                data::readable_duration(static_cast<data::Micros>(s.total_work)).c_str(), mean);
   std::cout << line;
   std::snprintf(line, sizeof line, "  densest stretch: %s (%lld %s) holds %s, %.1f%% of the work (%.1fx the mean)\n",
                 data::span_text(s.densest).c_str(), static_cast<long long>(s.densest.count), profile.units.c_str(),
-                hours_text(static_cast<data::Micros>(s.densest_work)).c_str(), 100 * s.densest_work / s.total_work,
+                data::readable_duration(static_cast<data::Micros>(s.densest_work)).c_str(), 100 * s.densest_work / s.total_work,
                 s.densest_work / (mean * static_cast<double>(s.densest.count)));
   std::cout << line;
 }
@@ -94,9 +95,7 @@ void add_show_command(CLI::App& app) {
       print_profile(store.profile(*run_ref));
       return;
     }
-    auto id = store.find_run(*run_ref);
-    auto items = store.items(id);
-    print_run_summary(store.run(id), items, data::summarize(items, store.attempts(id)), std::cout);
+    print_stored_run(store, store.find_run(*run_ref), std::cout);
   });
 }
 

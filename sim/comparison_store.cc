@@ -107,4 +107,49 @@ std::optional<ExperimentSource> stored_experiment(const data::TraceStore& store,
                           nlohmann::json::parse(select.text(3)).get<std::vector<std::string>>()};
 }
 
+ComparisonHeader stored_header(const data::TraceStore& store, std::int64_t id) {
+  data::Statement select(store.handle(), store.path(),
+                         "SELECT kind, model, span_first, span_count, parameters FROM comparisons WHERE id = ?");
+  select.bind(1, id);
+  if (!select.step()) throw data::Error(store.path(), "no comparison " + std::to_string(id) + " (see `millrace runs`)");
+  ComparisonHeader header;
+  header.kind = select.text(0);
+  header.model = select.text(1);
+  header.span = {select.int64(2), select.int64(3)};
+  header.parameters = nlohmann::json::parse(select.text(4), nullptr, false);
+  if (!header.parameters.is_object()) {
+    throw data::Error(store.path(), "comparison " + std::to_string(id) + ": its parameters are not a JSON object");
+  }
+  return header;
+}
+
+ComparisonRow stored_row(const data::TraceStore& store, std::int64_t id, std::int64_t position) {
+  stored_header(store, id);  // names a missing comparison
+  data::Statement select(store.handle(), store.path(),
+                         "SELECT r.partitioner, r.workers, r.queue_order, r.ranges, r.replicas, r.makespan_mean_us, "
+                         "s.makespan_p10_us, s.makespan_p50_us, s.makespan_p90_us FROM comparison_rows r LEFT JOIN comparison_spread s ON s.comparison_id = r.comparison_id "
+                         "AND s.position = r.position WHERE r.comparison_id = ? AND r.position = ?");
+  select.bind(1, id).bind(2, position);
+  if (!select.step()) {
+    data::Statement count(store.handle(), store.path(), "SELECT count(*) FROM comparison_rows WHERE comparison_id = ?");
+    count.bind(1, id);
+    count.step();
+    throw data::Error("comparison " + std::to_string(id) + " row " + std::to_string(position + 1),
+                      "no such row: it has " + std::to_string(count.int64(0)) + " rows, numbered from 1");
+  }
+  ComparisonRow row;
+  row.partitioner = select.text(0);
+  row.workers = static_cast<int>(select.int64(1));
+  row.order = select.text(2);
+  row.ranges = static_cast<std::size_t>(select.int64(3));
+  row.replicas = static_cast<int>(select.int64(4));
+  row.makespan_mean = select.int64(5);
+  if (!select.is_null(6)) {  // rows stored before their spread (migration 4) have none
+    row.makespan_p10 = select.int64(6);
+    row.makespan_p50 = select.int64(7);
+    row.makespan_p90 = select.int64(8);
+  }
+  return row;
+}
+
 }  // namespace millrace::sim

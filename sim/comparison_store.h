@@ -53,4 +53,14 @@ std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store);
 // Throws data::Error naming the store when there is no comparison `id`.
 std::optional<ExperimentSource> stored_experiment(const data::TraceStore& store, std::int64_t id);
 
+// Comparison `id`'s header as recorded (its experiment left out: stored_experiment has it).
+// Throws data::Error naming the store when there is no comparison `id`.
+ComparisonHeader stored_header(const data::TraceStore& store, std::int64_t id);
+
+// Row `position` (from 0, in the order the comparison printed them) of comparison `id`: what
+// was chosen (partitioner, workers, order, ranges) and what was predicted of it (the makespan's
+// mean and p10/p50/p90 over the replicas). Throws data::Error naming the comparison and how
+// many rows it has when there is no such row.
+ComparisonRow stored_row(const data::TraceStore& store, std::int64_t id, std::int64_t position);
+
 }  // namespace millrace::sim

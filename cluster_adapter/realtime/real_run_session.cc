@@ -30,6 +30,8 @@ json run_parameters(const RealRunOptions& o, const ClusterKind& kind) {
   p["max_attempts"] = o.max_attempts;
   p["backoff_us"] = data::micros_from_seconds(o.backoff_s);
   p["order"] = scheduler::to_string(o.order);
+  if (o.with_model) p["noise"] = o.noise.to_json();
+  if (!o.chosen_plan.is_null()) p["plan"] = o.chosen_plan;
   p.update(scheduler::to_json(o.autoscale));
   return p;
 }

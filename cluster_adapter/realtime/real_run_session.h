@@ -54,6 +54,10 @@ struct RealRunOptions {
   bool order_given = false;
   int status_port = -1;           // -1: no status server
   data::DurationNoise noise;      // the cost model's (--model), for the ETA's band
+  bool with_model = false;        // the items' predictions come from a cost model: the run keeps its noise
+  // What a stored comparison chose and predicted, when the run carries it out (cli/stored_plan.h):
+  // kept in the run's parameters as "plan". Null: none.
+  nlohmann::json chosen_plan;
 };
 
 // Plans a new run's items (called after the cluster kind checked its options).

@@ -1,0 +1,92 @@
+#include "cli/prediction_text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "data/prediction_check.h"
+#include "data/readable_duration.h"
+
+namespace millrace::cli {
+
+namespace {
+
+using data::readable_duration;
+
+std::string fixed(double value, const char* format) {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string range_text(const data::ItemMiss& miss, const std::vector<data::WorkItem>& items) {
+  for (const data::WorkItem& item : items) {
+    if (item.id == miss.item_id) return item.range ? item.range->end_count() : item.id;
+  }
+  return miss.item_id;
+}
+
+}  // namespace
+
+void print_prediction_check(const data::Run& run, const std::vector<data::WorkItem>& items,
+                            const std::vector<data::Attempt>& attempts, data::Micros makespan, std::ostream& out) {
+  const nlohmann::json parameters = nlohmann::json::parse(run.parameters, nullptr, false);
+  if (!parameters.is_object()) return;
+  std::optional<data::DurationNoise> noise;
+  std::string noise_problem;
+  if (parameters.contains("noise")) {
+    try {
+      noise = data::DurationNoise::from_json(parameters.at("noise"), "run " + std::to_string(run.id));
+    } catch (const data::Error& e) {
+      noise_problem = e.what();
+    }
+  }
+  std::optional<data::MakespanBand> band;
+  std::string source;
+  if (parameters.contains("plan") && parameters.at("plan").is_object()) {
+    const nlohmann::json& plan = parameters.at("plan");
+    band = data::MakespanBand{plan.value("makespan_p10_us", data::Micros{0}), plan.value("makespan_p50_us", data::Micros{0}),
+                              plan.value("makespan_p90_us", data::Micros{0})};
+    source = "comparison " + std::to_string(plan.value("comparison", 0)) + " row " + std::to_string(plan.value("row", 0));
+    if (band->p50 <= 0) band.reset();
+  }
+  const data::PredictionCheck check =
+      data::check_predictions(items, attempts, noise ? &*noise : nullptr, band, makespan);
+  if (check.items == 0 && !band) return;
+  out << "  predicted vs actual:\n";
+  if (band) {
+    out << "    makespan:     " << readable_duration(makespan) << " actual; " << source << " predicted p50 "
+        << readable_duration(band->p50) << " (p10 " << readable_duration(band->p10) << ", p90 "
+        << readable_duration(band->p90) << "): " << fixed(100 * check.makespan_error(), "%+.1f%%") << ", "
+        << (check.makespan_inside() ? "inside" : "OUTSIDE") << " the p10-p90 band\n";
+  } else {
+    out << "    makespan:     no prediction kept (a run carrying out a stored plan, `run --plan`, keeps one)\n";
+  }
+  if (check.items == 0) return;
+  out << "    ranges:       " << check.items << " with a prediction; actual/predicted p10 "
+      << fixed(check.ratio_p10, "%.2f") << ", p50 " << fixed(check.ratio_p50, "%.2f") << ", p90 "
+      << fixed(check.ratio_p90, "%.2f") << "; all together " << fixed(check.total_ratio, "%.2f") << "x\n";
+  if (check.inside_band) {
+    const double share = static_cast<double>(*check.inside_band) / static_cast<double>(check.items);
+    out << "    calibration:  " << *check.inside_band << " of " << check.items << " (" << fixed(100 * share, "%.0f")
+        << "%) inside their own p10-p90 band (80% if the model's noise is right)\n";
+  } else {
+    out << "    calibration:  unknown: "
+        << (noise_problem.empty() ? "the run kept no noise of its model (it was started without --model)" : noise_problem)
+        << "\n";
+  }
+  out << "    worst:        ";
+  const char* separator = "";
+  for (const data::ItemMiss& miss : check.worst) {
+    out << separator << range_text(miss, items) << " " << fixed(miss.ratio, "%.2f") << "x ("
+        << readable_duration(miss.predicted) << " predicted, " << readable_duration(miss.actual) << ")";
+    separator = ", ";
+  }
+  out << "\n";
+}
+
+}  // namespace millrace::cli
