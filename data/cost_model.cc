@@ -2,21 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
-#include "data/importers/json_input.h"
-#include "data/small_file.h"
+#include "data/model_file.h"
 
 namespace millrace::data {
 
 namespace {
 
-constexpr const char* kFormat = "millrace-cost-model";
-constexpr int kVersion = 1;
 // The costliest range a model may predict over its span: 10^18 us (about 31,700 years) keeps
 // every such prediction, and sums of a few of them, inside 64-bit microseconds (9.2e18).
 constexpr double kMaxModelMicros = 1e18;
@@ -159,7 +155,7 @@ nlohmann::json CostModel::to_json() const {
                     {"startup_micros", bin.startup_micros},
                     {"micros_per_unit", bin.micros_per_unit}});
   }
-  nlohmann::json json = {{"format", kFormat}, {"version", kVersion}, {"units", units_}, {"source", source_}, {"bins", bins}};
+  nlohmann::json json = {{"format", kCostModelFormat}, {"version", kModelFileVersion}, {"units", units_}, {"source", source_}, {"bins", bins}};
   if (!noise_.empty()) json["noise"] = noise_.to_json();
   return json;
 }
@@ -167,11 +163,16 @@ nlohmann::json CostModel::to_json() const {
 CostModel CostModel::from_json(const nlohmann::json& json, const std::string& input) {
   using Type = nlohmann::json::value_t;
   if (!json.is_object()) throw Error(input, "a cost model must be a JSON object");
-  if (require(json, "format", Type::string, "model", input).get<std::string>() != kFormat) {
-    throw Error(input, "not a millrace cost model (format is not '" + std::string(kFormat) + "')");
+  const std::string format = require(json, "format", Type::string, "model", input).get<std::string>();
+  if (format == kClusterModelFormat) {
+    throw Error(input, "holds a cluster model only (fitted from runs without ranges): it has no cost model to "
+                       "predict range durations; fit one from runs with ranges (millrace fit --runs)");
+  }
+  if (format != kCostModelFormat) {
+    throw Error(input, "not a millrace cost model (format is not '" + std::string(kCostModelFormat) + "')");
   }
   const int version = require(json, "version", Type::number_integer, "model", input).get<int>();
-  if (version != kVersion) throw Error(input, "unsupported cost model version " + std::to_string(version));
+  if (version != kModelFileVersion) throw Error(input, "unsupported cost model version " + std::to_string(version));
   std::vector<CostBin> bins;
   const nlohmann::json& items = require(json, "bins", Type::array, "model", input);
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -192,16 +193,9 @@ CostModel CostModel::from_json(const nlohmann::json& json, const std::string& in
 void CostModel::save(const std::string& path) const { save(path, nullptr); }
 
 void CostModel::save(const std::string& path, const nlohmann::json& fit) const {
-  nlohmann::json json = to_json();
-  if (!fit.is_null()) json["fit"] = fit;
-  std::ofstream out(path);
-  if (!out) throw Error(path, "cannot open for writing");
-  out << json.dump(2) << "\n";
-  if (!out) throw Error(path, "write failed");
+  write_model_file(path, this, nullptr, fit);
 }
 
-CostModel CostModel::load(const std::string& path) {
-  return from_json(importers::parse_json_text(read_small_file(path, "cost model", kMaxConfigBytes), path), path);
-}
+CostModel CostModel::load(const std::string& path) { return from_json(read_model_json(path), path); }
 
 }  // namespace millrace::data

@@ -5,21 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/empirical_quantiles.h"
 #include "data/error.h"
 
 namespace millrace::data {
 
 namespace {
-
-// The p-quantile of sorted values, interpolating linearly between order statistics.
-double sorted_quantile(const std::vector<double>& sorted, double p) {
-  if (sorted.size() == 1) return sorted.front();
-  const double position = std::clamp(p, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  if (below + 1 >= sorted.size()) return sorted.back();
-  const double fraction = position - static_cast<double>(below);
-  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
-}
 
 NoiseSegment segment_of(std::int64_t first, std::vector<double> ratios, int knots) {
   std::sort(ratios.begin(), ratios.end());

@@ -55,6 +55,15 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
                                    " us ends before it starts");
     }
   }
+  if (config_.fitted && config_.fitted->failures.identified()) {
+    if (config_.fail_prob > 0) throw data::Error(where, "a failure probability and fitted failures at once");
+    auto number = [this](const data::TypeFailures& failures) {
+      first_mode_[&failures] = static_cast<std::uint32_t>(fitted_modes_.size());
+      for (const data::FailureMode& mode : failures.modes) fitted_modes_.push_back(&mode);
+    };
+    number(config_.fitted->failures.pooled);
+    for (const auto& [type, failures] : config_.fitted->failures.by_type) number(failures);
+  }
   std::sort(config_.api_down.begin(), config_.api_down.end(),
             [](const Window& a, const Window& b) { return a.from < b.from; });
   if (!config_.pools.pools.empty()) {
@@ -120,12 +129,12 @@ void SimCluster::submit(const scheduler::Submission& submission) {
     pod.current = handle;
     if (pod.up) {
       attempt.phase = Phase::kStarting;
-      attempt.next = engine_.at(engine_.now(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+      attempt.next = engine_.at(engine_.now() + worker_gap(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
       return;
     }
     if (!created) return;  // its pod is being created: it starts this attempt once up
   }
-  attempt.next = engine_.at(api_ready(engine_.now()) + config_.create_overhead,
+  attempt.next = engine_.at(api_ready(engine_.now()) + config_.create_overhead + placement_delay(attempt),
                             SimEvent{SimEvent::Kind::kPlace, 0, handle});
 }
 
@@ -192,10 +201,39 @@ data::Micros SimCluster::api_ready(data::Micros at) const {
   return at;
 }
 
-data::Micros SimCluster::draw_startup() {
+data::Micros SimCluster::draw_startup(const Attempt& attempt) {
+  if (config_.fitted && config_.fitted->startup.identified()) {
+    return config_.fitted->startup.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+  }
   const auto& samples = config_.startup.samples;
   if (samples.empty()) return config_.startup.constant;
   return samples[rng_() % samples.size()];
+}
+
+data::Micros SimCluster::placement_delay(const Attempt& attempt) {
+  if (!config_.item_delays.empty()) return config_.item_delays[attempt.item];
+  if (!config_.fitted || !config_.fitted->placement.identified()) return 0;
+  return config_.fitted->placement.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+}
+
+data::Micros SimCluster::worker_gap(const Attempt& attempt) {
+  if (!config_.fitted || !config_.fitted->worker_gap.identified()) return 0;
+  return config_.fitted->worker_gap.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+}
+
+std::uint32_t SimCluster::draw_fitted_failure(const Attempt& attempt, data::Micros& duration) {
+  const data::TypeFailures& failures = config_.fitted->failures.of_type(attempt.plan->type(attempt.item));
+  double u = unit_draw(rng_);
+  for (std::size_t m = 0; m < failures.modes.size(); ++m) {
+    const data::FailureMode& mode = failures.modes[m];
+    if (u < mode.probability) {
+      const double fraction = mode.timing.empty() ? unit_draw(rng_) : std::clamp(mode.timing.draw(unit_draw(rng_)), 0.0, 1.0);
+      duration = static_cast<data::Micros>(fraction * static_cast<double>(duration));
+      return kFitted + first_mode_.at(&failures) + static_cast<std::uint32_t>(m);
+    }
+    u -= mode.probability;
+  }
+  return kOk;
 }
 
 void SimCluster::place(scheduler::AttemptHandle handle) {
@@ -237,7 +275,7 @@ void SimCluster::occupy(int slot, scheduler::AttemptHandle handle, Attempt& atte
   }
   note(TimelineEntry::Kind::kPlaced, handle, slot);
   attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  attempt.next = engine_.at(engine_.now() + draw_startup(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
 }
 
 void SimCluster::start(scheduler::AttemptHandle handle) {
@@ -260,6 +298,8 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   } else if (config_.fail_prob > 0 && unit_draw(rng_) < config_.fail_prob) {
     ending = kExit;
     duration = static_cast<data::Micros>(unit_draw(rng_) * static_cast<double>(duration));
+  } else if (!fitted_modes_.empty()) {
+    ending = draw_fitted_failure(attempt, duration);
   }
   attempt.next = engine_.at(engine_.now() + duration, SimEvent{SimEvent::Kind::kFinish, ending, handle});
   scheduler::AttemptEvent event = event_for(handle);
@@ -296,6 +336,10 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   }
   event.exit_code = ending == kExit ? 1 : 0;
   event.reason = ending == kExit ? "exit" : "cancelled";
+  if (ending >= kFitted) {
+    event.exit_code = fitted_modes_[ending - kFitted]->exit_code;
+    event.reason = fitted_modes_[ending - kFitted]->reason;
+  }
   if (recorded != nullptr) {
     event.exit_code = recorded->exit_code;
     event.reason = recorded->reason;
@@ -449,7 +493,7 @@ void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt&
   attempt.node = node;
   note(TimelineEntry::Kind::kPlaced, handle, node);
   attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  attempt.next = engine_.at(engine_.now() + draw_startup(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
 }
 
 void SimCluster::free_node(int node, std::uint32_t shape) {

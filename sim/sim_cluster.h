@@ -2,7 +2,9 @@
 // deletion overhead through an API that can be unavailable for windows, pod start-up latency
 // (constant or drawn from recorded samples), per-attempt failures and node losses, every draw
 // from the one seeded generator. Long-lived workers (Submission::worker) hold a slot and pay
-// start-up once; otherwise every attempt is a Job with its own pod.
+// start-up once; otherwise every attempt is a Job with its own pod. A cluster fitted from
+// recordings (data/cluster_model.h) may replace the typed-in start-up latency and failure
+// probability and add a placement delay and a gap between a worker's items, per item type.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "data/cluster_model.h"
 #include "scheduler/cluster.h"
 #include "scheduler/flight_table.h"
 #include "sim/duration_model.h"
@@ -64,6 +67,15 @@ struct SimClusterConfig {
   // Items whose recording has failed attempts: attempt N ends as the recording's attempt N did
   // (past the recorded ones, as the last did), instead of after the duration model's duration.
   std::unordered_map<std::string, std::vector<RecordedEnd>> recorded_ends;
+  // Fitted from recordings: each identified part is drawn for the attempt's item type. The
+  // placement delay is waited after create_overhead, before a Job's (or a worker's pod's)
+  // placement; the start-up latency replaces `startup`; the failures replace fail_prob (which
+  // must then be 0); the worker gap is waited before each item a worker already up starts. A
+  // part a typed-in value overrides is cleared by the caller. Null: every draw as without it.
+  std::shared_ptr<const data::ClusterModel> fitted;
+  // Fit replays (sim/cluster_fit.h): by plan position, how long each attempt of the item waits
+  // before its placement, in place of a fitted placement delay. Empty: none.
+  std::vector<data::Micros> item_delays;
 };
 
 struct TimelineEntry {
@@ -108,7 +120,8 @@ class SimCluster : public scheduler::Cluster {
 
  private:
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
-  enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3 };
+  // kFitted + i: the i-th of fitted_modes_.
+  enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3, kFitted = 4 };
   struct Attempt {
     const scheduler::PlannedWork* plan = nullptr;
     std::uint32_t item = 0;            // its position in the plan
@@ -148,7 +161,12 @@ class SimCluster : public scheduler::Cluster {
   };
 
   data::Micros api_ready(data::Micros at) const;
-  data::Micros draw_startup();
+  data::Micros draw_startup(const Attempt& attempt);
+  // The fitted parts' draws: 0 (and no draw) without a fitted part.
+  data::Micros placement_delay(const Attempt& attempt);
+  data::Micros worker_gap(const Attempt& attempt);
+  // kOk, or kFitted + the mode drawn with `duration` cut to when it fails.
+  std::uint32_t draw_fitted_failure(const Attempt& attempt, data::Micros& duration);
   void place(scheduler::AttemptHandle handle);
   void occupy(int slot, scheduler::AttemptHandle handle, Attempt& attempt);
   void start(scheduler::AttemptHandle handle);
@@ -210,6 +228,9 @@ class SimCluster : public scheduler::Cluster {
   std::uint64_t arrivals_ = 0;
   data::Micros released_slot_time_ = 0;
   std::vector<TimelineEntry> timeline_;
+  // Fitted failure modes, numbered for Ending: each type's modes from its first number on.
+  std::vector<const data::FailureMode*> fitted_modes_;
+  std::map<const data::TypeFailures*, std::uint32_t> first_mode_;
 };
 
 }  // namespace millrace::sim

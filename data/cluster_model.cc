@@ -1,0 +1,144 @@
+#include "data/cluster_model.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+
+namespace millrace::data {
+
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& member(const Json& object, const char* key, const std::string& where, const std::string& input) {
+  if (!object.is_object()) throw Error(input, where + ": must be a JSON object");
+  if (!object.contains(key)) throw Error(input, where + "." + key + ": missing");
+  return object.at(key);
+}
+
+std::string text_of(const Json& object, const char* key, const std::string& where, const std::string& input) {
+  const Json& value = member(object, key, where, input);
+  if (!value.is_string()) throw Error(input, where + "." + key + ": must be a string, not " + value.dump());
+  return value.get<std::string>();
+}
+
+std::size_t count_of(const Json& object, const char* key, const std::string& where, const std::string& input) {
+  const Json& value = member(object, key, where, input);
+  if (!value.is_number_unsigned()) throw Error(input, where + "." + key + ": must be a whole number from 0, not " + value.dump());
+  return value.get<std::size_t>();
+}
+
+Json delays_json(const TypedDelays& d) {
+  Json by_type = Json::object();
+  for (const auto& [type, q] : d.by_type) by_type[type] = q.to_json("quantiles_us");
+  return {{"pooled", d.pooled.to_json("quantiles_us")}, {"by_type", by_type}, {"unidentified", d.unidentified}};
+}
+
+TypedDelays delays_of(const Json& json, const std::string& where, const std::string& input) {
+  TypedDelays d;
+  d.pooled = EmpiricalQuantiles::from_json(member(json, "pooled", where, input), "quantiles_us", true, where + ".pooled", input);
+  const Json& by_type = member(json, "by_type", where, input);
+  if (!by_type.is_object()) throw Error(input, where + ".by_type: must be a JSON object of item types");
+  for (const auto& [type, q] : by_type.items()) {
+    d.by_type[type] = EmpiricalQuantiles::from_json(q, "quantiles_us", true, where + ".by_type." + type, input);
+  }
+  d.unidentified = text_of(json, "unidentified", where, input);
+  return d;
+}
+
+Json type_failures_json(const TypeFailures& f) {
+  Json modes = Json::array();
+  for (const FailureMode& m : f.modes) {
+    modes.push_back({{"reason", m.reason},
+                     {"exit_code", m.exit_code},
+                     {"failures", m.failures},
+                     {"probability", m.probability},
+                     {"timing", m.timing.to_json("fractions")}});
+  }
+  return {{"attempts", f.attempts}, {"reasons", modes}};
+}
+
+TypeFailures type_failures_of(const Json& json, const std::string& where, const std::string& input) {
+  TypeFailures f;
+  f.attempts = count_of(json, "attempts", where, input);
+  const Json& modes = member(json, "reasons", where, input);
+  if (!modes.is_array()) throw Error(input, where + ".reasons: must be an array");
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    const std::string at = where + ".reasons[" + std::to_string(i) + "]";
+    FailureMode m;
+    m.reason = text_of(modes[i], "reason", at, input);
+    const Json& code = member(modes[i], "exit_code", at, input);
+    if (!code.is_number_integer()) throw Error(input, at + ".exit_code: must be a whole number, not " + code.dump());
+    m.exit_code = code.get<int>();
+    m.failures = count_of(modes[i], "failures", at, input);
+    const Json& p = member(modes[i], "probability", at, input);
+    if (!p.is_number() || !(p.get<double>() >= 0 && p.get<double>() <= 1)) {
+      throw Error(input, at + ".probability: must be a number in [0, 1], not " + p.dump());
+    }
+    m.probability = p.get<double>();
+    m.timing = EmpiricalQuantiles::from_json(member(modes[i], "timing", at, input), "fractions", true, at + ".timing", input);
+    f.modes.push_back(std::move(m));
+  }
+  double total = 0;
+  for (const FailureMode& m : f.modes) total += m.probability;
+  if (total > 1 + 1e-9) throw Error(input, where + ".reasons: the probabilities add up to more than 1");
+  return f;
+}
+
+}  // namespace
+
+const EmpiricalQuantiles& TypedDelays::of_type(const std::string& type) const {
+  if (by_type.empty()) return pooled;
+  auto found = by_type.find(type);
+  return found == by_type.end() ? pooled : found->second;
+}
+
+Micros TypedDelays::draw(const std::string& type, double u) const {
+  return static_cast<Micros>(std::llround(of_type(type).draw(u)));
+}
+
+const TypeFailures& FittedFailures::of_type(const std::string& type) const {
+  if (by_type.empty()) return pooled;
+  auto found = by_type.find(type);
+  return found == by_type.end() ? pooled : found->second;
+}
+
+nlohmann::json ClusterModel::to_json() const {
+  Json by_type = Json::object();
+  for (const auto& [type, f] : failures.by_type) by_type[type] = type_failures_json(f);
+  return {{"source", source},
+          {"capacity", capacity},
+          {"placement_residual", delays_json(placement)},
+          {"startup", delays_json(startup)},
+          {"failures", {{"pooled", type_failures_json(failures.pooled)},
+                        {"by_type", by_type},
+                        {"unidentified", failures.unidentified}}},
+          {"worker_gap", delays_json(worker_gap)},
+          {"job_overhead", delays_json(job_overhead)},
+          {"provisioning", delays_json(provisioning)}};
+}
+
+ClusterModel ClusterModel::from_json(const nlohmann::json& json, const std::string& input) {
+  const std::string where = "cluster";
+  ClusterModel m;
+  m.source = text_of(json, "source", where, input);
+  m.capacity = text_of(json, "capacity", where, input);
+  m.placement = delays_of(member(json, "placement_residual", where, input), where + ".placement_residual", input);
+  m.startup = delays_of(member(json, "startup", where, input), where + ".startup", input);
+  const Json& failures = member(json, "failures", where, input);
+  m.failures.pooled = type_failures_of(member(failures, "pooled", where + ".failures", input), where + ".failures.pooled", input);
+  const Json& by_type = member(failures, "by_type", where + ".failures", input);
+  if (!by_type.is_object()) throw Error(input, where + ".failures.by_type: must be a JSON object of item types");
+  for (const auto& [type, f] : by_type.items()) {
+    m.failures.by_type[type] = type_failures_of(f, where + ".failures.by_type." + type, input);
+  }
+  m.failures.unidentified = text_of(failures, "unidentified", where + ".failures", input);
+  m.worker_gap = delays_of(member(json, "worker_gap", where, input), where + ".worker_gap", input);
+  m.job_overhead = delays_of(member(json, "job_overhead", where, input), where + ".job_overhead", input);
+  m.provisioning = delays_of(member(json, "provisioning", where, input), where + ".provisioning", input);
+  return m;
+}
+
+}  // namespace millrace::data

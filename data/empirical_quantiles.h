@@ -1,0 +1,52 @@
+// Empirical quantiles: a distribution kept as its quantiles at evenly spaced probabilities (0,
+// 1/(n-1), ..., 1), each taken from the sorted observations by linear interpolation between order
+// statistics, and read back (a quantile, a seeded draw) the same way between the knots. The
+// duration noise of the cost model (data/duration_noise.h) and the fitted cluster's delays
+// (data/cluster_model.h) are kept so: a fixed, small size whatever the observation count, the
+// named percentiles exact at their knots, draws continuous between them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace millrace::data {
+
+// The p-quantile of sorted values, interpolating linearly between order statistics (p clamped to
+// [0, 1]); `sorted` must not be empty.
+double sorted_quantile(const std::vector<double>& sorted, double p);
+
+struct EmpiricalQuantiles {
+  // 101 knots: every whole percentile, so p50, p90 and p99 are knots and a draw above p99 lies
+  // between it and the largest observation.
+  static constexpr int kKnots = 101;
+
+  std::size_t observations = 0;  // how many values the knots rest on
+  std::vector<double> knots;     // non-decreasing; empty when there were no observations
+
+  // The quantiles of `values` (any order); no values: empty.
+  static EmpiricalQuantiles of(std::vector<double> values);
+  // The quantiles of values of which some are known exactly (`exact`) and some only bounded
+  // from above (`bounds`: the value was at most this), by the Kaplan-Meier estimate for
+  // left-censored data: F(x) = product over exact values v > x of (1 - d(v) / n(v)), n(v) the
+  // observations (exact or bounds) at most v. Knots are F's p-quantiles (the least x with
+  // F(x) >= p); probability the data leave below the least exact value is put on it. No exact
+  // values: empty. `observations` counts both.
+  static EmpiricalQuantiles of_left_censored(std::vector<double> exact, std::vector<double> bounds);
+  bool empty() const { return knots.empty(); }
+  double quantile(double p) const;  // 0 when empty
+  double draw(double u) const { return quantile(u); }  // u uniform in [0, 1)
+
+  // {"observations", key: knots}; from_json throws Error naming `input` and `where` (the field's
+  // path, e.g. "cluster.startup.pooled") for a missing or mistyped key, knots that are not finite
+  // numbers, decreasing ones, or (with `non_negative`) negative ones.
+  nlohmann::json to_json(const char* key) const;
+  static EmpiricalQuantiles from_json(const nlohmann::json& json, const char* key, bool non_negative,
+                                      const std::string& where, const std::string& input);
+
+  friend bool operator==(const EmpiricalQuantiles&, const EmpiricalQuantiles&) = default;
+};
+
+}  // namespace millrace::data

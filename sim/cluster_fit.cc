@@ -1,0 +1,305 @@
+#include "sim/cluster_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "data/error.h"
+#include "data/readable_duration.h"
+
+namespace millrace::sim {
+
+namespace {
+
+using data::Micros;
+
+// Values per item type, and all of them.
+// Values per item type and all of them: exact ones, and bounds (the value was at most this).
+struct Observed {
+  struct Values {
+    std::vector<double> exact, bounds;
+    std::size_t size() const { return exact.size() + bounds.size(); }
+    data::EmpiricalQuantiles quantiles() const {
+      return bounds.empty() ? data::EmpiricalQuantiles::of(exact) : data::EmpiricalQuantiles::of_left_censored(exact, bounds);
+    }
+  };
+  Values all;
+  std::map<std::string, Values> by_type;
+
+  void add(const std::string& type, double value, bool exact = true) {
+    (exact ? all.exact : all.bounds).push_back(value);
+    (exact ? by_type[type].exact : by_type[type].bounds).push_back(value);
+  }
+};
+
+data::TypedDelays delays_of(const Observed& observed, const ClusterFitOptions& options, const std::string& why_none) {
+  data::TypedDelays delays;
+  if (observed.all.exact.empty()) {
+    delays.unidentified = observed.all.bounds.empty() ? why_none
+                                                      : "every observation is only a bound (each waited for capacity)";
+    return delays;
+  }
+  delays.pooled = observed.all.quantiles();
+  if (observed.by_type.size() > 1) {
+    for (const auto& [type, values] : observed.by_type) {
+      if (values.size() >= options.min_per_type && !values.exact.empty()) delays.by_type[type] = values.quantiles();
+    }
+  }
+  return delays;
+}
+
+// Job-per-item: each item's wait from its submission to its first placement. An item placed
+// while a slot stood free waited for no capacity: all of its wait is the residual. One placed
+// when every slot was held (it took the slot an attempt had just left) may have waited for
+// capacity too: its residual is at most its wait, a bound (left-censored). Slots: the
+// recording's capacity; with node pools the slots are not countable, and the residual is left
+// unidentified.
+void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residual) {
+  const SimClusterConfig& cluster = recording.capacity.cluster;
+  const int slots = cluster.nodes * cluster.slots_per_node;
+  if (!cluster.pools.pools.empty() || slots <= 0) return;
+  std::vector<Micros> placed, ended;
+  for (const data::Attempt& a : recording.attempts) {
+    placed.push_back(a.placed.value_or(a.start));
+    ended.push_back(a.end);
+  }
+  std::sort(placed.begin(), placed.end());
+  std::sort(ended.begin(), ended.end());
+  for (const ItemTrace& t : item_traces(recording)) {
+    // Attempts holding a slot just before t.placed: placed before it and not ended before it.
+    const auto held = (std::lower_bound(placed.begin(), placed.end(), t.placed) - placed.begin()) -
+                      (std::lower_bound(ended.begin(), ended.end(), t.placed) - ended.begin());
+    const bool exact = held < slots;
+    fit.bounded += !exact;
+    const auto wait = static_cast<double>(std::max<Micros>(0, t.placed - t.submitted));
+    const std::string& type = t.item->type;
+    residual.add(type, wait, exact);
+  }
+}
+
+// The per-Job overhead, a residual and then a start-up drawn independently: the quantiles of
+// every sum of a residual knot and a start-up knot (no random draws).
+data::TypedDelays overhead_of(const data::TypedDelays& residual, const data::TypedDelays& startup,
+                              const std::string& why_none) {
+  data::TypedDelays overhead;
+  if (!residual.identified()) {
+    overhead.unidentified = why_none;
+    return overhead;
+  }
+  const auto sum = [](const data::EmpiricalQuantiles& r, const data::EmpiricalQuantiles* s) {
+    std::vector<double> sums;
+    for (double a : r.knots) {
+      if (s == nullptr) {
+        sums.push_back(a);
+        continue;
+      }
+      for (double b : s->knots) sums.push_back(a + b);
+    }
+    data::EmpiricalQuantiles q = data::EmpiricalQuantiles::of(std::move(sums));
+    q.observations = r.observations;
+    return q;
+  };
+  const bool with_startup = startup.identified();
+  overhead.pooled = sum(residual.pooled, with_startup ? &startup.pooled : nullptr);
+  for (const auto& [type, q] : residual.by_type) {
+    overhead.by_type[type] = sum(q, with_startup ? &startup.of_type(type) : nullptr);
+  }
+  return overhead;
+}
+
+}  // namespace
+
+ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFitOptions& options) {
+  ClusterFit fit;
+  Observed placement, startup, gap;
+  struct Counts {
+    std::size_t attempts = 0;
+    std::map<std::string, std::vector<const data::Attempt*>> failed;  // by reason
+  };
+  Counts pooled_counts;
+  std::map<std::string, Counts> by_type_counts;
+  std::map<std::string, std::map<std::string, Micros>> succeeded_duration;  // recording -> item -> duration
+  std::vector<std::string> sources, capacities;
+  bool any_jobs = false, any_pool = false;
+  for (const Recording& recording : recordings) {
+    if (recording.attempts.empty()) throw data::Error("run " + recording.name, "has no attempts to fit a cluster from");
+    sources.push_back(recording.name);
+    capacities.push_back(recording.name + ": " + recording.capacity_text);
+    std::unordered_map<std::string, const data::WorkItem*> item_of;
+    for (const data::WorkItem& item : recording.items) item_of[item.id] = &item;
+    const auto type_of = [&](const data::Attempt& a) {
+      auto found = item_of.find(a.item_id);
+      return found == item_of.end() ? std::string("range") : found->second->type;
+    };
+    std::map<std::string, Micros>& durations = succeeded_duration[recording.name];
+    for (const data::Attempt& a : recording.attempts) {
+      ++fit.attempts;
+      fit.with_submitted += a.submitted.has_value();
+      fit.with_placed += a.placed.has_value();
+      if (a.placed && a.start >= *a.placed) {
+        startup.add(type_of(a), static_cast<double>(a.start - *a.placed));
+      }
+      const std::string type = type_of(a);
+      ++pooled_counts.attempts;
+      ++by_type_counts[type].attempts;
+      if (a.outcome == data::Outcome::kFailed) {
+        const std::string reason = a.failure_reason.empty() ? "exit" : a.failure_reason;
+        pooled_counts.failed[reason].push_back(&a);
+        by_type_counts[type].failed[reason].push_back(&a);
+      } else if (a.outcome == data::Outcome::kSucceeded) {
+        durations[a.item_id] = a.duration();
+      }
+    }
+    if (recording.pool_workers()) {
+      any_pool = true;
+      // Per worker, in start order: the first item waits for the worker's pod; each later one
+      // shows the gap since the previous item's end.
+      std::map<std::string, std::vector<const data::Attempt*>> by_worker;
+      for (const data::Attempt& a : recording.attempts) by_worker[a.worker].push_back(&a);
+      const std::map<std::string, Micros> submitted = submitted_at(recording.items, recording.attempts);
+      for (auto& [worker, attempts] : by_worker) {
+        std::sort(attempts.begin(), attempts.end(),
+                  [](const data::Attempt* x, const data::Attempt* y) { return x->start < y->start; });
+        const data::Attempt& first = *attempts.front();
+        if (first.placed && first.submitted) {
+          placement.add(type_of(first), static_cast<double>(std::max<Micros>(0, *first.placed - *first.submitted)));
+        }
+        for (std::size_t k = 1; k < attempts.size(); ++k) {
+          gap.add(type_of(*attempts[k]), static_cast<double>(std::max<Micros>(0, attempts[k]->start - attempts[k - 1]->end)));
+        }
+      }
+    } else {
+      any_jobs = true;
+      bool phases = false;
+      for (const data::Attempt& a : recording.attempts) phases = phases || a.submitted.has_value();
+      if (phases) fit_residuals(recording, fit, placement);
+    }
+  }
+  fit.model.source = "runs " + [&] {
+    std::string joined;
+    for (const std::string& s : sources) joined += (joined.empty() ? "" : ",") + s;
+    return joined;
+  }();
+  for (const std::string& c : capacities) fit.model.capacity += (fit.model.capacity.empty() ? "" : "; ") + c;
+
+  const std::string no_submissions =
+      "no submission times recorded (attempts' submitted phase): the wait before placement cannot be told apart";
+  fit.model.placement = delays_of(placement, options, no_submissions);
+  fit.model.startup =
+      delays_of(startup, options, "no placement times recorded: start-up (placed -> working) cannot be measured");
+  fit.model.worker_gap = delays_of(gap, options,
+                                   any_pool ? "no worker ran two items" : "no pool workers in these runs (one Job per item)");
+  if (any_jobs) {
+    fit.model.job_overhead = overhead_of(fit.model.placement, fit.model.startup, no_submissions);
+  } else {
+    fit.model.job_overhead.unidentified = "no run of one Job per item among these runs";
+  }
+  fit.model.provisioning.unidentified =
+      "node arrivals are not recorded (no run recorded when an autoscaled node joined)";
+
+  // Failures: per attempt, by reason; when in the attempt: its duration over the item's
+  // succeeded one (uniform when the item never succeeded).
+  std::size_t failures = 0;
+  for (const auto& [reason, list] : pooled_counts.failed) failures += list.size();
+  const auto type_failures = [&](const Counts& counts) {
+    data::TypeFailures out;
+    out.attempts = counts.attempts;
+    for (const auto& [reason, list] : counts.failed) {
+      data::FailureMode mode;
+      mode.reason = reason;
+      mode.failures = list.size();
+      mode.probability = static_cast<double>(list.size()) / static_cast<double>(counts.attempts);
+      std::map<int, int> codes;
+      std::vector<double> fractions;
+      for (const data::Attempt* a : list) {
+        ++codes[a->exit_code];
+        for (const auto& [name, durations] : succeeded_duration) {
+          auto d = durations.find(a->item_id);
+          if (d != durations.end() && d->second > 0) {
+            fractions.push_back(std::clamp(static_cast<double>(a->duration()) / static_cast<double>(d->second), 0.0, 1.0));
+            break;
+          }
+        }
+      }
+      mode.exit_code = std::max_element(codes.begin(), codes.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+      mode.timing = data::EmpiricalQuantiles::of(fractions);
+      out.modes.push_back(std::move(mode));
+    }
+    return out;
+  };
+  if (failures < options.min_failures) {
+    fit.model.failures.unidentified = std::to_string(failures) + " failed attempts of " +
+                                      std::to_string(pooled_counts.attempts) + ": too few (at least " +
+                                      std::to_string(options.min_failures) + ") to estimate a failure probability";
+  } else {
+    fit.model.failures.pooled = type_failures(pooled_counts);
+    if (by_type_counts.size() > 1) {
+      for (const auto& [type, counts] : by_type_counts) {
+        if (counts.attempts >= options.min_per_type) fit.model.failures.by_type[type] = type_failures(counts);
+      }
+    }
+  }
+  return fit;
+}
+
+namespace {
+
+void print_delays(std::ostream& out, const char* name, const data::TypedDelays& d) {
+  char line[64];
+  std::snprintf(line, sizeof line, "  %-20s", name);
+  out << line;
+  if (!d.identified()) {
+    out << "not identified: " << d.unidentified << "\n";
+    return;
+  }
+  const auto quantiles = [&](const data::EmpiricalQuantiles& q) {
+    std::ostringstream text;
+    text << q.observations << " observations, p50 " << data::readable_duration(std::llround(q.quantile(0.5)))
+         << ", p90 " << data::readable_duration(std::llround(q.quantile(0.9))) << ", p99 "
+         << data::readable_duration(std::llround(q.quantile(0.99))) << ", max "
+         << data::readable_duration(std::llround(q.quantile(1)));
+    return text.str();
+  };
+  out << quantiles(d.pooled) << "\n";
+  for (const auto& [type, q] : d.by_type) out << "    type " << type << ": " << quantiles(q) << "\n";
+}
+
+}  // namespace
+
+std::string format_cluster_fit(const ClusterFit& fit) {
+  std::ostringstream out;
+  const data::ClusterModel& m = fit.model;
+  out << "cluster fit from " << m.source << " (" << fit.attempts << " attempts, " << fit.with_submitted
+      << " with their submission recorded, " << fit.with_placed << " with their placement)\n";
+  out << "  capacity replayed: " << m.capacity << "\n";
+  if (fit.bounded > 0) {
+    out << "  placements while every slot was held: " << fit.bounded
+        << " (their residual is only bounded by their wait; estimated with the others by Kaplan-Meier)\n";
+  }
+  print_delays(out, "placement residual", m.placement);
+  print_delays(out, "start-up", m.startup);
+  print_delays(out, "per-Job overhead", m.job_overhead);
+  print_delays(out, "worker gap", m.worker_gap);
+  print_delays(out, "node provisioning", m.provisioning);
+  out << "  failures            ";
+  if (!m.failures.identified()) {
+    out << "not identified: " << m.failures.unidentified << "\n";
+  } else {
+    out << m.failures.pooled.attempts << " attempts:";
+    for (const data::FailureMode& mode : m.failures.pooled.modes) {
+      char text[96];
+      std::snprintf(text, sizeof text, " %s %.2f%% (%zu, exit %d, at p50 %.0f%% of the work)", mode.reason.c_str(),
+                    100 * mode.probability, mode.failures, mode.exit_code, 100 * mode.timing.quantile(0.5));
+      out << text;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace millrace::sim

@@ -1,0 +1,47 @@
+// The cluster model (data/cluster_model.h) fitted from recordings, each on its own capacity
+// (sim/recorded_capacity.h):
+//  - one Job per item (job-per-item runs, pod and job traces): the placement delay that
+//    capacity does not explain. An item placed while a slot stood free waited for no capacity,
+//    so its whole wait (submission to placement) is residual; one placed when every slot was
+//    held may also have waited for capacity, so its wait only bounds its residual from above.
+//    The residual's distribution is estimated from both by Kaplan-Meier for left-censored data.
+//    The per-Job overhead is each item's residual plus its start-up.
+//  - pool workers: a worker's pod is placed once, for its first item, whose wait is the pod's
+//    placement (the only Job a pool shows); every later item on it shows the gap between the
+//    previous item's end and its own start.
+//  - start-up: placed -> working wherever both are recorded. Failures: per attempt by reason,
+//    and when (the failed attempt's duration over its item's succeeded one).
+// A part the recordings cannot show (no phases, too few failures, node arrivals) is kept
+// unidentified with the reason, and never drawn.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "data/cluster_model.h"
+#include "sim/recorded_capacity.h"
+
+namespace millrace::sim {
+
+struct ClusterFitOptions {
+  std::size_t min_per_type = 50;   // observations a type needs for quantiles of its own
+  std::size_t min_failures = 5;    // failures in all before failures are identified
+};
+
+struct ClusterFit {
+  data::ClusterModel model;
+  std::size_t attempts = 0;
+  std::size_t with_submitted = 0;  // attempts with a recorded submission
+  std::size_t with_placed = 0;     // attempts with a recorded placement
+  std::size_t bounded = 0;         // items placed while every slot was held: residual only bounded
+};
+
+// Throws data::Error naming a recording that has no attempts.
+ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFitOptions& options = {});
+
+// The fit report's cluster part, one part a line (observations, p50/p90/p99/max; per type
+// indented), unidentified parts with their reason.
+std::string format_cluster_fit(const ClusterFit& fit);
+
+}  // namespace millrace::sim

@@ -1,0 +1,164 @@
+#include "sim/recorded_capacity.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <nlohmann/json.hpp>
+
+#include "data/error.h"
+#include "data/run_summary.h"
+#include "scheduler/concurrency_policy.h"
+
+namespace millrace::sim {
+
+namespace {
+
+bool known_policy(const std::string& name) {
+  const std::vector<std::string> names = scheduler::policy_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The run's "workers" parameter (real runs keep it), 0 when it has none.
+int recorded_workers(const data::Run& run) {
+  const nlohmann::json parameters = nlohmann::json::parse(run.parameters, nullptr, false);
+  if (!parameters.is_object() || !parameters.contains("workers") || !parameters["workers"].is_number_integer()) return 0;
+  return std::max(0, parameters["workers"].get<int>());
+}
+
+// The most attempts running at once, each from its placement (when recorded) to its end.
+int peak_concurrency(const std::vector<data::Attempt>& attempts) {
+  std::vector<data::Micros> starts, ends;
+  for (const data::Attempt& a : attempts) {
+    starts.push_back(a.placed.value_or(a.start));
+    ends.push_back(std::max(a.end, starts.back()));
+  }
+  return starts.empty() ? 1 : std::max(1, data::BusyProfile(std::move(starts), std::move(ends)).peak());
+}
+
+}  // namespace
+
+std::map<std::string, data::Micros> submitted_at(const std::vector<data::WorkItem>& items,
+                                                 const std::vector<data::Attempt>& attempts) {
+  std::map<std::string, data::Micros> at;
+  std::map<std::string, int> first_number;
+  for (const data::WorkItem& item : items) at[item.id] = item.submit_at;
+  for (const data::Attempt& a : attempts) {
+    auto [number, added] = first_number.try_emplace(a.item_id, a.number);
+    if (!added && a.number >= number->second) continue;
+    number->second = a.number;
+    auto found = at.find(a.item_id);
+    if (found != at.end() && a.submitted) found->second = *a.submitted;
+  }
+  return at;
+}
+
+Recording on_recorded_capacity(RecordedRun recorded, const CapacityGiven& given) {
+  Recording r;
+  r.name = recorded.run.name;
+  const std::string policy = !given.policy.empty() ? given.policy
+                             : known_policy(recorded.run.policy) ? recorded.run.policy
+                                                                 : "job-per-item";
+  if (!known_policy(policy)) {
+    throw data::Error("run " + r.name, "policy '" + policy + "' is none of " + scheduler::policy_list());
+  }
+  std::string text = policy;
+  text += given.policy.empty() ? (known_policy(recorded.run.policy) ? " (recorded)" : " (a trace of payload items)") : "";
+  std::set<std::string> named;
+  for (const data::Attempt& a : recorded.attempts) {
+    if (!a.worker.empty()) named.insert(a.worker);
+  }
+  int workers = given.workers;
+  std::string workers_source = "given";
+  if (workers == 0 && (workers = recorded_workers(recorded.run)) > 0) workers_source = "recorded";
+  if (workers == 0) {
+    const bool jobs = policy == "job-per-item";
+    workers = jobs ? std::max<int>(1, static_cast<int>(recorded.items.size())) : std::max<int>(1, static_cast<int>(named.size()));
+    workers_source = jobs ? "one per item" : "named workers recorded";
+  }
+  SimulationConfig& config = r.capacity;
+  config.scheduler.plan_name = "run " + r.name;
+  config.scheduler.policy = policy;
+  config.scheduler.params = scheduler::policy_params(workers, scheduler::AutoscaleSettings{});
+  config.scheduler.params.type_limits = given.type_limits;
+  config.scheduler.on_exhausted = scheduler::OnExhausted::kReport;
+  text += (policy == "job-per-item" ? ", up to " : ", ") + std::to_string(workers) +
+          (policy == "job-per-item" ? " at once (" : " workers (") + workers_source + ")";
+  if (!given.pools.pools.empty()) {
+    config.cluster.pools = given.pools;
+    text += ", on the node pools given";
+  } else if (given.nodes > 0) {
+    config.cluster.nodes = given.nodes;
+    config.cluster.slots_per_node = given.slots_per_node;
+    text += ", on " + std::to_string(given.nodes) + " x " + std::to_string(given.slots_per_node) + " slots (given)";
+  } else {
+    const bool pool = policy != "job-per-item";
+    config.cluster.nodes = pool ? workers : peak_concurrency(recorded.attempts);
+    text += ", on " + std::to_string(config.cluster.nodes) +
+            (pool ? " slots (one per worker)" : " slots (the most attempts the recording ran at once)");
+  }
+  r.capacity_text = std::move(text);
+  r.items = std::move(recorded.items);
+  r.attempts = std::move(recorded.attempts);
+  return r;
+}
+
+std::vector<ItemTrace> item_traces(const Recording& recording) {
+  // The deciding attempt: the last succeeded one, else the last one.
+  const auto rank = [](const data::Attempt& a) { return std::pair{a.outcome == data::Outcome::kSucceeded, a.number}; };
+  std::unordered_map<std::string, const data::Attempt*> first, deciding;
+  for (const data::Attempt& a : recording.attempts) {
+    auto [f, added] = first.try_emplace(a.item_id, &a);
+    if (!added && a.number < f->second->number) f->second = &a;
+    auto [d, fresh] = deciding.try_emplace(a.item_id, &a);
+    if (!fresh && rank(a) > rank(*d->second)) d->second = &a;
+  }
+  const std::map<std::string, data::Micros> submitted = submitted_at(recording.items, recording.attempts);
+  std::vector<ItemTrace> traces;
+  for (const data::WorkItem& item : recording.items) {
+    auto f = first.find(item.id);
+    if (f == first.end()) continue;  // never attempted: nothing to learn from it
+    const data::Attempt& a = *f->second;
+    const data::Attempt& d = *deciding.at(item.id);
+    ItemTrace t;
+    t.item = &item;
+    t.submitted = submitted.at(item.id);
+    t.placed = a.placed.value_or(a.start);
+    t.placement_recorded = a.placed.has_value();
+    t.started = a.start;
+    t.hold = std::max<data::Micros>(0, d.end - d.placed.value_or(d.start));
+    t.work = std::max<data::Micros>(0, d.end - d.start);
+    t.ended = d.end;
+    traces.push_back(t);
+  }
+  return traces;
+}
+
+Recording earliest(const Recording& recording, double share) {
+  const std::map<std::string, data::Micros> at = submitted_at(recording.items, recording.attempts);
+  std::vector<std::size_t> order(recording.items.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return at.at(recording.items[a].id) < at.at(recording.items[b].id);
+  });
+  std::vector<bool> kept(recording.items.size(), false);
+  const auto cut = static_cast<std::size_t>(share * static_cast<double>(order.size()));
+  for (std::size_t k = 0; k < cut; ++k) kept[order[k]] = true;
+  Recording part{recording.name, {}, {}, recording.capacity, recording.capacity_text};
+  std::unordered_set<std::string> ids;
+  for (std::size_t i = 0; i < recording.items.size(); ++i) {
+    if (!kept[i]) continue;
+    part.items.push_back(recording.items[i]);
+    ids.insert(recording.items[i].id);
+  }
+  for (data::WorkItem& item : part.items) {
+    std::erase_if(item.depends_on, [&](const std::string& id) { return ids.count(id) == 0; });
+  }
+  for (const data::Attempt& a : recording.attempts) {
+    if (ids.count(a.item_id) > 0) part.attempts.push_back(a);
+  }
+  return part;
+}
+
+}  // namespace millrace::sim

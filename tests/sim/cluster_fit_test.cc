@@ -1,0 +1,152 @@
+// The cluster fit (sim/cluster_fit.h) and its fidelity (sim/cluster_fidelity.h) against ground
+// truth generated here: a pod trace on a pool of 4 slots, each pod held back by a residual delay
+// of a known distribution before it may be placed, then placed first come first served on the
+// earliest free slot (so it also waits for capacity), starting after a start-up latency and
+// working for its own time. The reference schedule is written in the test, not taken from the
+// simulator.
+#include "sim/cluster_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <random>
+#include <vector>
+
+#include "data/empirical_quantiles.h"
+#include "data/queue_waits.h"
+#include "data/uniform_draws.h"
+#include "sim/cluster_fidelity.h"
+
+namespace millrace::sim {
+namespace {
+
+using data::Micros;
+using data::kMicrosPerSecond;
+
+constexpr int kSlots = 4;
+
+struct GroundTruth {
+  RecordedRun run;
+  std::vector<double> residuals, startups, overheads;  // per pod, in seconds x 10^6
+};
+
+Micros seconds(double s) { return static_cast<Micros>(s * kMicrosPerSecond); }
+
+// `pods` pods arriving on average every 45 s (the pool ~70% busy): residual delay uniform in
+// [10 s, 50 s], start-up uniform in [2 s, 8 s], work uniform in [60 s, 180 s]; a share
+// `failing` of them fails once first (exit 2, a third of the way through its work) and is
+// submitted again at its failure.
+GroundTruth generate(int pods, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GroundTruth truth;
+  truth.run.run.name = "pods";
+  truth.run.run.policy = "job-per-item";
+  struct Pod {
+    std::size_t index;
+    Micros submitted, ready, startup, work;
+  };
+  std::vector<Pod> order;
+  Micros at = 0;
+  for (int i = 0; i < pods; ++i) {
+    at += seconds(data::real_draw(rng, 0, 90));
+    const Micros residual = seconds(data::real_draw(rng, 10, 50));
+    const Micros startup = seconds(data::real_draw(rng, 2, 8));
+    const Micros work = seconds(data::real_draw(rng, 60, 180));
+    data::WorkItem item;
+    item.id = "p" + std::to_string(i);
+    item.type = "pod";
+    item.submit_at = at;
+    truth.run.items.push_back(item);
+    order.push_back({static_cast<std::size_t>(i), at, at + residual, startup, work});
+    truth.residuals.push_back(static_cast<double>(residual));
+    truth.startups.push_back(static_cast<double>(startup));
+    truth.overheads.push_back(static_cast<double>(residual + startup));
+  }
+  // First come (ready) first served on the earliest free slot.
+  std::sort(order.begin(), order.end(), [](const Pod& a, const Pod& b) { return a.ready < b.ready; });
+  std::priority_queue<std::pair<Micros, int>, std::vector<std::pair<Micros, int>>, std::greater<>> free;
+  for (int s = 0; s < kSlots; ++s) free.push({0, s});
+  for (const Pod& pod : order) {
+    const auto [free_at, slot] = free.top();
+    free.pop();
+    const Micros placed = std::max(pod.ready, free_at);
+    data::Attempt a;
+    a.item_id = truth.run.items[pod.index].id;
+    a.number = 1;
+    a.worker = "slot-" + std::to_string(slot);
+    a.submitted = pod.submitted;
+    a.placed = placed;
+    a.start = placed + pod.startup;
+    a.end = a.start + pod.work;
+    a.outcome = data::Outcome::kSucceeded;
+    truth.run.attempts.push_back(a);
+    free.push({a.end, slot});
+  }
+  return truth;
+}
+
+double sample_quantile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return data::sorted_quantile(values, p);
+}
+
+void expect_within(double fitted, double truth, double tolerance, const char* what) {
+  EXPECT_NEAR(fitted, truth, tolerance * truth) << what << ": fitted " << fitted / 1e6 << " s, truth " << truth / 1e6 << " s";
+}
+
+TEST(ClusterFit, RecoversTheResidualDelayThatCapacityDoesNotExplain) {
+  const GroundTruth truth = generate(400, 7);
+  const Recording recording = on_recorded_capacity(truth.run, {});
+  EXPECT_EQ(recording.capacity.cluster.nodes, kSlots) << recording.capacity_text;
+  const ClusterFit fit = fit_cluster({recording});
+  EXPECT_GT(fit.bounded, 40u);  // many pods waited for a slot: their residual is only bounded
+  EXPECT_LT(fit.bounded, 360u);
+  ASSERT_TRUE(fit.model.placement.identified()) << fit.model.placement.unidentified;
+  for (double p : {0.5, 0.9}) {
+    expect_within(fit.model.placement.pooled.quantile(p), sample_quantile(truth.residuals, p), 0.05, "residual");
+    expect_within(fit.model.startup.pooled.quantile(p), sample_quantile(truth.startups, p), 0.05, "start-up");
+    expect_within(fit.model.job_overhead.pooled.quantile(p), sample_quantile(truth.overheads, p), 0.05, "per-Job overhead");
+  }
+  EXPECT_EQ(fit.model.placement.pooled.observations, 400u);
+  EXPECT_FALSE(fit.model.failures.identified());
+  EXPECT_NE(fit.model.failures.unidentified.find("0 failed attempts of 400: too few"), std::string::npos)
+      << fit.model.failures.unidentified;
+  EXPECT_FALSE(fit.model.worker_gap.identified());
+  EXPECT_FALSE(fit.model.provisioning.identified());
+}
+
+TEST(ClusterFit, TheFittedClusterReplaysTheRecordedWaitsAndForecastsTheLaterOnes) {
+  const GroundTruth truth = generate(1000, 11);
+  const Recording recording = on_recorded_capacity(truth.run, {});
+  const ClusterFitOptions options;
+  const ClusterFit fit = fit_cluster({recording}, options);
+  const ClusterFidelity fidelity = check_cluster_fidelity(recording, fit.model, options);
+  expect_within(static_cast<double>(fidelity.replayed.p50), static_cast<double>(fidelity.recorded.p50), 0.10, "wait p50");
+  expect_within(static_cast<double>(fidelity.replayed.p90), static_cast<double>(fidelity.recorded.p90), 0.10, "wait p90");
+  expect_within(static_cast<double>(fidelity.replayed.p99), static_cast<double>(fidelity.recorded.p99), 0.10, "wait p99");
+  expect_within(static_cast<double>(fidelity.replayed.makespan), static_cast<double>(fidelity.recorded.makespan), 0.05,
+                "makespan");
+  EXPECT_EQ(fidelity.fitted_items, 700u);
+  EXPECT_EQ(fidelity.later_recorded.items, 300u);
+  EXPECT_GT(fidelity.later_replayed.p50, 0);
+}
+
+TEST(ClusterFit, ARecordingWithoutPhasesSaysWhatItCannotIdentify) {
+  GroundTruth truth = generate(50, 3);
+  for (data::Attempt& a : truth.run.attempts) {
+    a.submitted.reset();
+    a.placed.reset();
+  }
+  const ClusterFit fit = fit_cluster({on_recorded_capacity(truth.run, {})});
+  EXPECT_FALSE(fit.model.placement.identified());
+  EXPECT_NE(fit.model.placement.unidentified.find("no submission times recorded"), std::string::npos);
+  EXPECT_FALSE(fit.model.startup.identified());
+  EXPECT_NE(format_cluster_fit(fit).find("start-up            not identified: no placement times recorded"),
+            std::string::npos)
+      << format_cluster_fit(fit);
+}
+
+}  // namespace
+}  // namespace millrace::sim
