@@ -66,6 +66,7 @@ void run_compare(const CompareOptions& o) {
     nlohmann::json out = sim::to_json(comparison);
     out["span"] = {{"first", spec.span.first}, {"last", spec.span.last()}};
     out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
+    out["cluster_source"] = spec.cluster_source;
     if (spec.recorded_items) {
       out["recorded"] = sim::to_json(recorded);
       out["savings"] = to_json(savings);
@@ -77,6 +78,7 @@ void run_compare(const CompareOptions& o) {
   std::cout << "span " << spec.span.first << ":" << spec.span.last() << " (" << spec.span.count << " units), "
             << spec.replicas << " replica(s) per combination, seed " << spec.seed << "\n";
   std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
+  std::cout << spec.cluster_source << "\n";
   sim::print_table(comparison, std::cout);
   if (spec.recorded_items) print_savings(savings, o.common.run, recorded, std::cout);
   if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";

@@ -9,6 +9,7 @@
 
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
+#include "cli/fitted_cluster.h"
 #include "cli/experiment_file.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
@@ -149,12 +150,16 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "predictions (the recorded run keeps its recorded durations either way)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--fail-prob", o.fail_prob, "Probability that an attempt fails part-way")
+  cmd->add_option("--fail-prob", o.fail_prob,
+                  "Probability that an attempt fails part-way (replaces the model file's fitted failures)")
       ->capture_default_str()
-      ->transform(real_number(0, 1));
+      ->transform(real_number(0, 1))
+      ->each([&o](const std::string&) { o.fail_prob_given = true; });
   cmd->add_option("--startup-latency", o.startup_latency,
-                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
-      ->capture_default_str();
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s); replaces "
+                  "the model file's fitted start-up")
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.startup_latency_given = true; });
   cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")
       ->capture_default_str()
       ->transform(whole_number(1));
@@ -238,6 +243,10 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& given, const data::
   if (o.fail_prob >= 1) throw data::Error("--fail-prob " + std::to_string(o.fail_prob), "must be in [0, 1)");
   spec.base.cluster.fail_prob = o.fail_prob;
   spec.base.cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
+  const ClusterSource cluster =
+      cluster_source(o.fit_runs.empty() ? o.model_path : "", o.startup_latency_given, o.fail_prob_given);
+  spec.base.cluster.fitted = cluster.fitted;
+  spec.cluster_source = cluster.text;
   spec.base.scheduler.plan_name = o.store + " comparison";
   spec.base.scheduler.policy = o.policy;
   spec.base.scheduler.retry.max_attempts = o.max_attempts;

@@ -42,6 +42,8 @@ struct ComparisonOptions {
   std::string noise = "on";
   double fail_prob = 0;
   std::string startup_latency = "0";
+  bool fail_prob_given = false;        // they replace the model file's fitted parts (cli/fitted_cluster.h)
+  bool startup_latency_given = false;
   int max_attempts = 3;
   std::int64_t ranges = 0;
   std::int64_t range_length = 0;

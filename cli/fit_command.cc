@@ -4,6 +4,7 @@
 // under "fit". With --profile instead of --runs, the model comes directly from a stored
 // per-unit cost profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,12 @@
 #include "cli/recorded_observations.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
+#include "data/model_file.h"
 #include "data/trace_store.h"
+#include "sim/cluster_fidelity.h"
+#include "sim/cluster_fit.h"
+#include "sim/recorded_capacity.h"
+#include "sim/replay.h"
 
 namespace millrace::cli {
 
@@ -36,18 +42,10 @@ struct FitCommandOptions {
 // by side, and the solver's copy; 8 bytes a cell each.
 constexpr double kBytesPerDesignCell = 4 * 8;
 
-void run_fit(FitCommandOptions& options) {
-  const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
-  if (!options.profile.empty()) {
-    const data::CostModel model =
-        data::CostModel::from_profile(store.profile(options.profile), options.startup);
-    model.save(options.output);
-    std::cout << "model from profile '" << options.profile << "' (" << model.bins().size() << " bins over "
-              << model.span().count << " " << model.units() << ", start-up " << duration_text(options.startup)
-              << " per range) written to " << options.output << "\n";
-    return;
-  }
-  RecordedObservations recorded = recorded_observations(store, options.runs);
+// The work's cost model from the runs' recorded ranges: the fit report and each run's fidelity
+// printed, their figures into `summary`.
+data::CostModel fit_work(FitCommandOptions& options, const RecordedObservations& recorded,
+                         const data::TraceStore& store, nlohmann::json& summary) {
   const std::vector<data::Observation>& observations = recorded.observations;
   options.fit.units = recorded.units;
   options.fit.source = options.store + " runs " + recorded.names;
@@ -64,15 +62,52 @@ void run_fit(FitCommandOptions& options) {
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
   progress.finish();
   std::cout << data::format_fit_report(report);
-  nlohmann::json summary = data::fit_summary_json(report);
+  summary = data::fit_summary_json(report);
   summary["fidelity"] = nlohmann::json::array();
   for (const data::Run& run : recorded.runs) {
     const FitFidelity fidelity = check_fidelity(run, store.items(run.id), store.attempts(run.id), report.model);
     std::cout << format_fidelity(fidelity);
     summary["fidelity"].push_back(fidelity_json(fidelity));
   }
-  report.model.save(options.output, summary);
-  std::cout << "model written to " << options.output << "\n";
+  return report.model;
+}
+
+void run_fit(FitCommandOptions& options) {
+  const data::TraceStore store = data::TraceStore::open_for_reading(options.store);
+  if (!options.profile.empty()) {
+    const data::CostModel model =
+        data::CostModel::from_profile(store.profile(options.profile), options.startup);
+    model.save(options.output);
+    std::cout << "model from profile '" << options.profile << "' (" << model.bins().size() << " bins over "
+              << model.span().count << " " << model.units() << ", start-up " << duration_text(options.startup)
+              << " per range) written to " << options.output << "\n";
+    return;
+  }
+  RecordedObservations recorded = recorded_observations(store, options.runs);
+  nlohmann::json summary = nlohmann::json::object();
+  std::optional<data::CostModel> model;
+  if (recorded.observations.empty()) {
+    std::cout << "no recorded ranges in runs " << recorded.names
+              << ": the work's cost model is not fitted; the file holds the cluster model alone\n";
+  } else {
+    model = fit_work(options, recorded, store, summary);
+  }
+  std::vector<sim::Recording> recordings;
+  for (const data::Run& run : recorded.runs) {
+    recordings.push_back(sim::on_recorded_capacity(sim::load_run(store, std::to_string(run.id)), {}));
+  }
+  const sim::ClusterFit cluster = sim::fit_cluster(recordings);
+  std::cout << sim::format_cluster_fit(cluster);
+  summary["cluster_fidelity"] = nlohmann::json::array();
+  if (cluster.model.placement.identified() || cluster.model.startup.identified() || cluster.model.worker_gap.identified()) {
+    for (const sim::Recording& recording : recordings) {
+      const sim::ClusterFidelity fidelity = sim::check_cluster_fidelity(recording, cluster.model, {});
+      std::cout << sim::format_cluster_fidelity(fidelity);
+      summary["cluster_fidelity"].push_back(sim::to_json(fidelity));
+    }
+  }
+  data::write_model_file(options.output, model ? &*model : nullptr, &cluster.model, summary);
+  std::cout << (model ? "model" : "cluster model") << " written to " << options.output << "\n";
 }
 
 }  // namespace

@@ -267,6 +267,7 @@ void run_worker_plan(const PlanOptions& o) {
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
     out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
+    out["cluster_source"] = question.spec.cluster_source;
     if (!spread.empty()) out["seed_spread"] = spread.substr(0, spread.size() - 1);
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
     out["by_candidate"] = nlohmann::json::array();
@@ -278,6 +279,7 @@ void run_worker_plan(const PlanOptions& o) {
   } else {
     print_worker_curve(answer, std::cout);
     std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
+    std::cout << question.spec.cluster_source << "\n";
     if (!answer.by_candidate.empty()) {
       std::cout << "each candidate's own fewest (its own search):";
       for (const sim::CandidateFewest& c : answer.by_candidate) {

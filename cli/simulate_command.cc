@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
+#include "cli/fitted_cluster.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/resource_options.h"
@@ -48,6 +49,8 @@ struct SimulateOptions {
   std::uint64_t seed = 1;
   double fail_prob = 0;
   std::string startup_latency = "0";
+  bool fail_prob_given = false;        // they replace the model file's fitted parts
+  bool startup_latency_given = false;
   data::Micros create_overhead = 0;
   data::Micros delete_overhead = 0;
   int nodes = 0;
@@ -78,7 +81,8 @@ std::pair<std::string, std::string> split_pair(const std::string& text, char sep
   return {text.substr(0, at), text.substr(at + 1)};
 }
 
-sim::SimulationConfig config_of(const SimulateOptions& o) {
+// `cluster_text`: which cluster values come from where (cli/fitted_cluster.h).
+sim::SimulationConfig config_of(const SimulateOptions& o, std::string& cluster_text) {
   sim::SimulationConfig config;
   config.seed = o.seed;
   config.record_timeline = o.timeline;
@@ -89,6 +93,9 @@ sim::SimulationConfig config_of(const SimulateOptions& o) {
   cluster.slots_per_node = o.slots_per_node;
   cluster.fail_prob = o.fail_prob;
   cluster.startup = parse_startup_latency(o.startup_latency, "--startup-latency");
+  const ClusterSource source = cluster_source(o.model_path, o.startup_latency_given, o.fail_prob_given);
+  cluster.fitted = source.fitted;
+  cluster_text = source.text;
   cluster.create_overhead = o.create_overhead;
   cluster.delete_overhead = o.delete_overhead;
   for (const std::string& loss : o.node_losses) {
@@ -226,7 +233,8 @@ void simulate_ranges(const SimulateOptions& o) {
   std::vector<data::Micros> predicted;
   predicted.reserve(ranges.size());
   for (const data::Range& range : ranges) predicted.push_back(model.predict(range));
-  sim::SimulationConfig config = config_of(o);
+  std::string cluster_text;
+  const sim::SimulationConfig config = config_of(o, cluster_text);
   auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted),
                                                              std::exchange(listed.requests, {}),
                                                              config.scheduler.plan_name);
@@ -247,6 +255,7 @@ void simulate_ranges(const SimulateOptions& o) {
   if (o.json) {
     nlohmann::json out = sim::to_json(result, o.timeline);
     out["span"] = {{"first", listed.span.first}, {"last", listed.span.last()}, {"overlap", listed.overlap}};
+    out["cluster_source"] = cluster_text;
     if (stored != 0) out["stored_run"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
@@ -257,6 +266,7 @@ void simulate_ranges(const SimulateOptions& o) {
             << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"
                                                           : " as predicted")
             << "\n";
+  std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);
   if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
 }
@@ -274,7 +284,8 @@ void run_simulate(const SimulateOptions& o) {
   sim::ReplayPlan plan = sim::replay_plan(recorded);
   std::cerr << sim::replay_warnings(plan, o.store + " run " + o.run);
   sim::DurationModel durations = sim::table_model(std::move(plan.durations), o.store + " run " + o.run);
-  sim::SimulationConfig config = config_of(o);
+  std::string cluster_text;
+  sim::SimulationConfig config = config_of(o, cluster_text);
   config.cluster.recorded_ends = std::move(plan.recorded_ends);
   sim::SimulationResult result = sim::simulate(plan.items, durations, config);
   data::RunSummary summary = data::summarize(recorded.items, recorded.attempts);
@@ -288,10 +299,12 @@ void run_simulate(const SimulateOptions& o) {
     nlohmann::json out = sim::to_json(result, o.timeline);
     out["recorded"] = sim::to_json(summary);
     out["recorded"]["run"] = recorded.run.id;
+    if (!o.model_path.empty()) out["cluster_source"] = cluster_text;
     if (stored != 0) out["stored_run"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
   }
+  if (!o.model_path.empty()) std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);
   print_recorded(recorded, summary, result, std::cout);
   if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
@@ -309,7 +322,10 @@ void add_simulate_command(CLI::App& app) {
                                  "Instead of --run: a ranges file (END/COUNT lines, CSV first,count or first,last, or "
                                  "JSON) simulated with durations from --model");
   run->excludes(ranges);
-  cmd->add_option("--model", options->model_path, "Cost model JSON (from `millrace fit`) for --ranges")->needs(ranges);
+  cmd->add_option("--model", options->model_path,
+                  "Model JSON (from `millrace fit`): with --ranges, its cost model gives the durations; its fitted "
+                  "cluster, if it has one, gives placement delays, start-up, worker gaps and failures (with --run "
+                  "too: the recorded durations replayed under that cluster)");
   cmd->add_option("--noise", options->noise,
                   "With --ranges: on draws each range's duration from the model's noise (seeded), off takes the "
                   "prediction; a recorded run keeps its recorded durations")
@@ -326,12 +342,16 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
       ->capture_default_str();
   add_seed_option(*cmd, options->seed);
-  cmd->add_option("--fail-prob", options->fail_prob, "Probability that an attempt fails part-way")
+  cmd->add_option("--fail-prob", options->fail_prob,
+                  "Probability that an attempt fails part-way (replaces the model's fitted failures)")
       ->capture_default_str()
-      ->transform(real_number(0, 1));
+      ->transform(real_number(0, 1))
+      ->each([options](const std::string&) { options->fail_prob_given = true; });
   cmd->add_option("--startup-latency", options->startup_latency,
-                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s)")
-      ->capture_default_str();
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s); replaces "
+                  "the model's fitted start-up")
+      ->capture_default_str()
+      ->each([options](const std::string&) { options->startup_latency_given = true; });
   cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->transform(micros());
   cmd->add_option("--delete-overhead", options->delete_overhead, "Time a finished Job's pod keeps its slot")
       ->transform(micros());

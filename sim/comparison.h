@@ -48,6 +48,7 @@ struct ListedPartition {
 
 struct ComparisonSpec {
   const data::CostModel* model = nullptr;
+  std::string cluster_source;  // where the simulated cluster's values come from, said in the output
   data::Range span;
   std::vector<std::string> partitioners;
   std::vector<ListedPartition> listed;  // rows after the partitioners', in this order

@@ -211,7 +211,6 @@ data::Micros SimCluster::draw_startup(const Attempt& attempt) {
 }
 
 data::Micros SimCluster::placement_delay(const Attempt& attempt) {
-  if (!config_.item_delays.empty()) return config_.item_delays[attempt.item];
   if (!config_.fitted || !config_.fitted->placement.identified()) return 0;
   return config_.fitted->placement.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
 }

@@ -73,9 +73,6 @@ struct SimClusterConfig {
   // must then be 0); the worker gap is waited before each item a worker already up starts. A
   // part a typed-in value overrides is cleared by the caller. Null: every draw as without it.
   std::shared_ptr<const data::ClusterModel> fitted;
-  // Fit replays (sim/cluster_fit.h): by plan position, how long each attempt of the item waits
-  // before its placement, in place of a fitted placement delay. Empty: none.
-  std::vector<data::Micros> item_delays;
 };
 
 struct TimelineEntry {
