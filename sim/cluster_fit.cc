@@ -190,6 +190,12 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
   const std::string no_submissions =
       "no submission times recorded (attempts' submitted phase): the wait before placement cannot be told apart";
   fit.model.placement = delays_of(placement, options, no_submissions);
+  if (fit.model.placement.identified() && fit.model.placement.pooled.quantile(1) == 0) {
+    fit.model.placement = {};
+    fit.model.placement.unidentified =
+        "every recorded wait before placement is 0: nothing to learn (a trace that records no waits, e.g. SWF "
+        "wait time -1, reads so)";
+  }
   fit.model.startup =
       delays_of(startup, options, "no placement times recorded: start-up (placed -> working) cannot be measured");
   fit.model.worker_gap = delays_of(gap, options,

@@ -148,5 +148,17 @@ TEST(ClusterFit, ARecordingWithoutPhasesSaysWhatItCannotIdentify) {
       << format_cluster_fit(fit);
 }
 
+TEST(ClusterFit, WaitsThatAreAllZeroIdentifyNothing) {
+  GroundTruth truth = generate(50, 3);
+  for (data::Attempt& a : truth.run.attempts) {
+    a.submitted = a.start;  // as an SWF log without wait times imports
+    a.placed.reset();
+  }
+  const ClusterFit fit = fit_cluster({on_recorded_capacity(truth.run, {})});
+  EXPECT_FALSE(fit.model.placement.identified());
+  EXPECT_NE(fit.model.placement.unidentified.find("every recorded wait before placement is 0"), std::string::npos);
+  EXPECT_FALSE(fit.model.job_overhead.identified());
+}
+
 }  // namespace
 }  // namespace millrace::sim
