@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "data/readable_duration.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::data {
 namespace {
@@ -18,13 +19,7 @@ WorkItem item(const std::string& id, std::int64_t first, Micros predicted) {
 }
 
 Attempt attempt(const std::string& id, int number, Micros start, Micros end, Outcome outcome = Outcome::kSucceeded) {
-  Attempt a;
-  a.item_id = id;
-  a.number = number;
-  a.start = start;
-  a.end = end;
-  a.outcome = outcome;
-  return a;
+  return test_support::attempt(id, number, "w", outcome, start, end);
 }
 
 // Ratios 0.5, 1.0, 1.2, 1.9 and 2.0 (a retried item counts its succeeded attempt; an item
