@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 
 #include "data/error.h"
@@ -42,6 +43,12 @@ class SimClusterTest : public ::testing::Test {
   void run(data::Micros until = INT64_MAX) {
     auto handle = [this](const SimEvent& event) { cluster_->handle(event); };
     engine_.run(handle, until);
+  }
+  // Runs one job of 1000 us on a cluster made of `config`; its failure (null if it did not fail).
+  const test_support::RecordedEvent* fail_one_job(SimClusterConfig config, std::uint64_t seed) {
+    make(std::move(config), seed).submit(job(1, 1000));
+    run();
+    return listener_.find("failed", 1);
   }
   data::Micros at(const std::string& kind, scheduler::AttemptHandle handle) const {
     const test_support::RecordedEvent* e = listener_.find(kind, handle);
@@ -164,10 +171,7 @@ TEST_F(SimClusterTest, PodsAreCreatedOnlyOnceTheApiIsBack) {
 TEST_F(SimClusterTest, FailuresComePartWayAndTheSeedDecidesThem) {
   SimClusterConfig config;
   config.fail_prob = 1;
-  SimCluster& cluster = make(config, 5);
-  cluster.submit(job(1, 1000));
-  run();
-  const test_support::RecordedEvent* failed = listener_.find("failed", 1);
+  const test_support::RecordedEvent* failed = fail_one_job(config, 5);
   ASSERT_NE(failed, nullptr);
   EXPECT_EQ(failed->event.reason, "exit");
   EXPECT_EQ(failed->event.exit_code, 1);
@@ -192,6 +196,67 @@ TEST_F(SimClusterTest, StartUpLatencyIsDrawnFromTheSamplesByTheSeed) {
   }
 }
 
+// A fitted cluster whose every identified part is one constant (knots all equal): its draws are
+// that constant whatever the generator gives.
+std::shared_ptr<data::ClusterModel> fitted_constants(double placement, double startup, double gap) {
+  auto m = std::make_shared<data::ClusterModel>();
+  m->placement.pooled = data::EmpiricalQuantiles::of({placement});
+  m->startup.pooled = data::EmpiricalQuantiles::of({startup});
+  m->worker_gap.pooled = data::EmpiricalQuantiles::of({gap});
+  m->failures.unidentified = "too few failures";
+  return m;
+}
+
+TEST_F(SimClusterTest, AFittedClusterAddsItsPlacementDelayAndReplacesTheStartUp) {
+  SimClusterConfig config;
+  config.create_overhead = 2;
+  config.startup.constant = 100;  // replaced by the fitted start-up
+  config.fitted = fitted_constants(5, 3, 0);
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 10));
+  run();
+  EXPECT_EQ(at("started", 1), 2 + 5 + 3);
+  EXPECT_EQ(at("succeeded", 1), 20);
+}
+
+TEST_F(SimClusterTest, AFittedClusterWaitsTheGapBeforeEachItemAWorkerAlreadyUpStarts) {
+  SimClusterConfig config;
+  config.fitted = fitted_constants(1, 7, 4);
+  SimCluster& cluster = make(config);
+  cluster.submit(on_worker(1, 10, "w000", 0));
+  run();
+  EXPECT_EQ(at("started", 1), 1 + 7) << "the worker's pod waits the placement delay and starts up once";
+  cluster.submit(on_worker(2, 4, "w000", 0));
+  run();
+  EXPECT_EQ(at("started", 2), 18 + 4);
+}
+
+TEST_F(SimClusterTest, FittedFailuresEndAttemptsWithTheirReasonCodeAndTiming) {
+  SimClusterConfig config;
+  auto m = std::make_shared<data::ClusterModel>();
+  m->failures.pooled.attempts = 10;
+  m->failures.pooled.modes.push_back({"oom", 137, 10, 1.0, data::EmpiricalQuantiles::of({0.25})});
+  config.fitted = m;
+  const test_support::RecordedEvent* failed = fail_one_job(config, 1);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->event.reason, "oom");
+  EXPECT_EQ(failed->event.exit_code, 137);
+  EXPECT_EQ(failed->event.at, 250);
+}
+
+TEST_F(SimClusterTest, AnUnidentifiedFittedPartLeavesTheTypedInValue) {
+  SimClusterConfig config;
+  config.startup.constant = 9;
+  auto m = std::make_shared<data::ClusterModel>();
+  m->startup.unidentified = "no phases recorded";
+  m->startup.pooled = data::EmpiricalQuantiles::of({500});
+  config.fitted = m;
+  SimCluster& cluster = make(config);
+  cluster.submit(job(1, 10));
+  run();
+  EXPECT_EQ(at("started", 1), 9);
+}
+
 TEST_F(SimClusterTest, TheTimelineListsEveryStepOfAnAttempt) {
   SimCluster& cluster = make(SimClusterConfig{});
   cluster.submit(job(1, 3));
@@ -207,7 +272,7 @@ TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
     SimClusterConfig config;
     std::string named;
   };
-  std::vector<Case> cases(6);
+  std::vector<Case> cases(7);
   cases[0].config.nodes = 0;
   cases[0].named = "0 nodes of 1 slot";
   cases[1].config.slots_per_node = 0;
@@ -220,6 +285,11 @@ TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
   cases[4].named = "node loss names node 3 of 1";
   cases[5].config.api_down = {Window{50, 20}};
   cases[5].named = "API unavailability window 50-20 us";
+  auto failing = std::make_shared<data::ClusterModel>();
+  failing->failures.pooled.modes.push_back({"exit", 1, 5, 0.1, {}});
+  cases[6].config.fitted = failing;
+  cases[6].config.fail_prob = 0.2;
+  cases[6].named = "a failure probability and fitted failures at once";
   for (const Case& c : cases) {
     SimEngine engine;
     std::mt19937_64 rng(1);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/cluster_model.h"
+#include "data/model_file.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/support/scratch_dir.h"
@@ -62,6 +64,60 @@ TEST_F(SimulateCommand, PrintsTheSimulationNextToTheRecordingAndStoresIt) {
   EXPECT_EQ(simulated.ended, 11 * data::kMicrosPerSecond);
   EXPECT_EQ(store.attempts(2).size(), 6u);
   EXPECT_EQ(store.items(2), store.items(1));
+}
+
+// A cluster-only model file whose fitted start-up latency is 2 s (every quantile), the other
+// parts unidentified.
+std::string two_second_startup_cluster(const test_support::ScratchDir& scratch) {
+  const std::string path = scratch.file("cluster.json");
+  data::ClusterModel cluster;
+  cluster.source = "test";
+  cluster.startup.pooled = data::EmpiricalQuantiles::of({2e6});
+  cluster.placement.unidentified = "no phases recorded";
+  cluster.failures.unidentified = "too few failures";
+  data::write_model_file(path, nullptr, &cluster, nullptr);
+  return path;
+}
+
+TEST_F(SimulateCommand, ReplaysARecordedRunUnderAModelsFittedCluster) {
+  const std::string model = two_second_startup_cluster(scratch_);
+  CommandResult r = run_cli("simulate --store " + path_ + " --run recorded-demo --workers 2 --no-record --model " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Each worker starts up once (2 s): w000 runs 5 then 6 (ends 13); w001 2, 3, 4 then 1 (ends 12).
+  EXPECT_NE(r.output.find("makespan                     13.000 s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cluster: fitted in " + model + " (test): start-up;"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("failures (--fail-prob: not identified in the fit)"), std::string::npos) << r.output;
+}
+
+TEST_F(SimulateCommand, ATypedInStartUpLatencyOverridesTheFittedOne) {
+  const std::string model = two_second_startup_cluster(scratch_);
+  CommandResult r = run_cli("simulate --store " + path_ + " --run recorded-demo --workers 2 --no-record --model " +
+                            model + " --startup-latency 1s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("makespan                     12.000 s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("start-up (--startup-latency)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing identified"), std::string::npos) << r.output;
+}
+
+TEST_F(SimulateCommand, AMalformedClusterSectionIsRefusedNamingTheFileAndTheField) {
+  const std::string model = scratch_.file("bad.json");
+  nlohmann::json json = data::read_model_json(two_second_startup_cluster(scratch_));
+  json["cluster"]["startup"]["pooled"]["quantiles_us"][3] = "soon";
+  std::FILE* out = std::fopen(model.c_str(), "w");
+  std::fputs(json.dump().c_str(), out);
+  std::fclose(out);
+  CommandResult r = run_cli("simulate --store " + path_ + " --run recorded-demo --no-record --model " + model);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(model), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cluster.startup.pooled.quantiles_us[3]"), std::string::npos) << r.output;
+}
+
+TEST_F(SimulateCommand, AClusterOnlyModelIsRefusedWhereACostModelIsNeeded) {
+  const std::string model = two_second_startup_cluster(scratch_);
+  CommandResult r = run_cli("compare --store " + path_ + " --model " + model + " --workers 2");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(model), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("holds a cluster model only"), std::string::npos) << r.output;
 }
 
 // The tail rows of a printout ("tail: ..." lines, the label's padding dropped).
