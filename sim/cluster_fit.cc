@@ -201,7 +201,8 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
   fit.model.worker_gap = delays_of(gap, options,
                                    any_pool ? "no worker ran two items" : "no pool workers in these runs (one Job per item)");
   if (any_jobs) {
-    fit.model.job_overhead = overhead_of(fit.model.placement, fit.model.startup, no_submissions);
+    // Not identified: for the placement residual's reason.
+    fit.model.job_overhead = overhead_of(fit.model.placement, fit.model.startup, fit.model.placement.unidentified);
   } else {
     fit.model.job_overhead.unidentified = "no run of one Job per item among these runs";
   }
