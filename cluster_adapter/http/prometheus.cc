@@ -1,5 +1,7 @@
 #include "cluster_adapter/http/prometheus.h"
 
+#include <cstdio>
+
 namespace millrace::cluster_adapter {
 
 namespace {
@@ -36,6 +38,13 @@ void PrometheusWriter::write_name(const std::string& name, const PrometheusLabel
 void PrometheusWriter::sample(const std::string& name, std::int64_t value, const PrometheusLabels& labels) {
   write_name(name, labels);
   out_ << ' ' << value << '\n';
+}
+
+void PrometheusWriter::sample_real(const std::string& name, double value, const PrometheusLabels& labels) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  write_name(name, labels);
+  out_ << ' ' << text << '\n';
 }
 
 void PrometheusWriter::sample_seconds(const std::string& name, data::Micros value, const PrometheusLabels& labels) {

@@ -22,6 +22,8 @@ class PrometheusWriter {
   void family(const std::string& name, const std::string& type, const std::string& help);
   void sample(const std::string& name, std::int64_t value, const PrometheusLabels& labels = {});
   void sample_seconds(const std::string& name, data::Micros value, const PrometheusLabels& labels = {});
+  // A real number, with six significant digits ("0.101234").
+  void sample_real(const std::string& name, double value, const PrometheusLabels& labels = {});
   // A gauge family with one unlabelled sample.
   void gauge(const std::string& name, const std::string& help, std::int64_t value);
 

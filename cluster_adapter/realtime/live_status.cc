@@ -18,6 +18,13 @@ void add_live_figures(nlohmann::json& document, const scheduler::StatusReport& s
                      {"expected_us", micros_or_null(&EtaBand::expected)},
                      {"p10_us", micros_or_null(&EtaBand::p10)},
                      {"p90_us", micros_or_null(&EtaBand::p90)}};
+  if (figures.eta) {
+    // What the run has learnt of the model: its own ratio, and whether it is outside the model.
+    document["eta"]["observed"] = figures.eta->observed;
+    document["eta"]["run_ratio"] = figures.eta->run_ratio;
+    document["eta"]["outside_model"] = figures.eta->outside_model;
+    document["eta"]["note"] = figures.eta->note();
+  }
   document["recent_attempts"] = figures.recent_attempts;
   nlohmann::json& failed = document["jobs_failed"];
   for (std::size_t i = 0; i < status.jobs_failed.size() && i < failed.size(); ++i) {

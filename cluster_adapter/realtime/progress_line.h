@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cluster_adapter/realtime/remaining_work.h"
 #include "cluster_adapter/realtime/terminal_line.h"
 #include "data/time.h"
 
@@ -20,11 +21,14 @@ struct Progress {
   std::int64_t failed = 0;             // items given up
   data::Micros remaining_predicted = 0;  // predicted work of the items not done, 0: unknown
   int slots = 1;                       // attempts that run at once
+  std::optional<EtaBand> band;         // the learning ETA (remaining_work.h); without it, predictions alone
 };
 
-// ETA: the remaining predicted work spread over the slots; none when nothing is predicted.
+// ETA: the band's expected time when given, else the remaining predicted work spread over the
+// slots; none when nothing is predicted.
 std::optional<data::Micros> eta(const Progress& progress);
-// "12/200 done, 4 in flight, 1 failed, ETA 3m12s" (ETA "?" when unknown).
+// "12/200 done, 4 in flight, 1 failed, ETA 3m12s" (ETA "?" when unknown), with the band's note
+// when the run is outside the model: "..., ETA 20s (ranges run 0.10x the model)".
 std::string render_progress(const Progress& progress);
 
 class ProgressLine {

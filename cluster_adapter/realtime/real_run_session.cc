@@ -221,7 +221,7 @@ void RealRunSession::report() {
                              static_cast<std::int64_t>(status.num_items),
                              static_cast<std::int64_t>(status.jobs_in_progress.size()),
                              static_cast<std::int64_t>(status.jobs_failed.size()), recorder_->remaining_predicted(),
-                             slots});
+                             slots, recorder_->remaining().eta(slots)});
   published_ = clock_.now();
 }
 

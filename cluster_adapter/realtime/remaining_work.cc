@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -14,6 +15,10 @@ namespace {
 constexpr int kIntegrationPoints = 256;
 // z of the normal distribution's 90th percentile.
 constexpr double kZ90 = 1.2815515655446004;
+// z of the 99.5th percentile: a run ratio beyond it (either way) is outside the model's noise.
+constexpr double kZ995 = 2.5758293035489004;
+// Items observed before the run's own ratio weighs as much as the model.
+constexpr double kPriorItems = 10;
 
 struct FactorMoments {
   double mean = 1;
@@ -86,12 +91,47 @@ void RemainingWork::settle(const std::string& item_id) {
   if (left_ == 0) mean_ = variance_ = 0;  // no rounding left over once nothing is
 }
 
+void RemainingWork::observe(const std::string& item_id, data::Micros actual) {
+  auto found = items_.find(item_id);
+  if (found == items_.end() || found->second.settled) return;
+  const Entry& entry = found->second;
+  if (entry.predicted > 0) {
+    ++observed_;
+    observed_actual_ += static_cast<double>(actual);
+    observed_mean_ += entry.mean;
+    observed_variance_ += entry.variance;
+  }
+  settle(item_id);
+}
+
 std::optional<EtaBand> RemainingWork::eta(int slots) const {
-  if (left_ == 0) return EtaBand{};
+  EtaBand band;
+  double scale = 1;
+  double scale_sd = 0;  // of the blended scale, from the model's noise over the items observed
+  if (observed_ > 0 && observed_mean_ > 0) {
+    band.observed = observed_;
+    band.run_ratio = observed_actual_ / observed_mean_;
+    const double relative_sd = std::sqrt(observed_variance_) / observed_mean_;
+    band.outside_model = observed_ >= 5 && std::abs(band.run_ratio - 1) > kZ995 * relative_sd;
+    const double weight = static_cast<double>(observed_) / (static_cast<double>(observed_) + kPriorItems);
+    scale = 1 + weight * (band.run_ratio - 1);
+    scale_sd = weight * band.run_ratio * relative_sd;
+  }
+  if (left_ == 0) return band;
   if (predicted_ <= 0) return std::nullopt;
-  const double sd = std::sqrt(std::max(0.0, variance_));
-  return EtaBand{spread_over(static_cast<double>(predicted_), slots), spread_over(mean_ - kZ90 * sd, slots),
-                 spread_over(mean_ + kZ90 * sd, slots)};
+  const double mean = scale * mean_;
+  const double sd = std::sqrt(std::max(0.0, scale * scale * variance_ + scale_sd * scale_sd * mean_ * mean_));
+  band.expected = spread_over(scale * static_cast<double>(predicted_), slots);
+  band.p10 = spread_over(mean - kZ90 * sd, slots);
+  band.p90 = spread_over(mean + kZ90 * sd, slots);
+  return band;
+}
+
+std::string EtaBand::note() const {
+  if (!outside_model) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, "ranges run %.2fx the model", run_ratio);
+  return text;
 }
 
 }  // namespace millrace::cluster_adapter

@@ -9,6 +9,12 @@
 // running totals, so settling an item costs O(1) whatever the plan's size. The band is the
 // normal approximation of the sum (its p10 and p90): the sum of many independent ranges is close
 // to normal, and near the end of a run, where few are left, the band is narrow in absolute terms.
+//
+// The ETA learns from the run itself: each item that succeeds with a prediction adds its actual
+// and predicted durations, and the run's ratio (summed actual over what the model expected of
+// those items) scales the remaining work, blended with the model by weight n / (n + 10) after n
+// such items, its own uncertainty widening the band. When the ratio is beyond what the model's
+// noise gives that many items (99%), the band says so (e.g. "ranges run 0.10x the model").
 #pragma once
 
 #include <cstdint>
@@ -25,9 +31,15 @@ namespace millrace::cluster_adapter {
 
 // The time the remaining work takes on `slots` attempts at once.
 struct EtaBand {
-  data::Micros expected = 0;  // predictions alone (factor 1), spread over the slots
-  data::Micros p10 = 0;       // 10% of the noise's outcomes end sooner
+  data::Micros expected = 0;  // predictions (factor 1) times the learnt run ratio, spread over the slots
+  data::Micros p10 = 0;       // 10% of the outcomes end sooner
   data::Micros p90 = 0;       // 90% of them end sooner
+  std::size_t observed = 0;   // items that succeeded with a prediction
+  double run_ratio = 1;       // their actual over what the model expected of them (1: none yet)
+  bool outside_model = false; // the ratio is beyond what the model's noise gives that many items
+
+  // "" while the run is inside the model; else "ranges run 0.10x the model".
+  std::string note() const;
 };
 
 class RemainingWork {
@@ -36,6 +48,8 @@ class RemainingWork {
 
   // The item is done with (succeeded or given up); settling it again or an unknown id does nothing.
   void settle(const std::string& item_id);
+  // The item succeeded, its work taking `actual`: settled, and learnt from when it was predicted.
+  void observe(const std::string& item_id, data::Micros actual);
   // Sum of the predictions of the items not settled (0 when nothing was predicted).
   data::Micros predicted() const { return predicted_; }
   // The band of the remaining work spread over `slots`; none when nothing is predicted and
@@ -54,6 +68,12 @@ class RemainingWork {
   data::Micros predicted_ = 0;
   double mean_ = 0;
   double variance_ = 0;
+  // Learnt from the items observed: their count, actual durations, and the model's expectation
+  // and variance of them.
+  std::size_t observed_ = 0;
+  double observed_actual_ = 0;
+  double observed_mean_ = 0;
+  double observed_variance_ = 0;
 };
 
 }  // namespace millrace::cluster_adapter

@@ -54,11 +54,15 @@ std::string prometheus_text(const RunMetrics& metrics) {
   if (metrics.eta) {
     const std::string eta = "millrace_eta_seconds";
     out.family(eta, "gauge",
-               "Time the predicted work left takes on the run's slots: the predictions (expected) and the cost "
-               "model's noise band (p10, p90).");
+               "Time the predicted work left takes on the run's slots: the predictions scaled by what the run "
+               "learnt of them (expected) and the band of the model's noise and that ratio (p10, p90).");
     out.sample_seconds(eta, metrics.eta->expected, {{"estimate", "expected"}});
     out.sample_seconds(eta, metrics.eta->p10, {{"estimate", "p10"}});
     out.sample_seconds(eta, metrics.eta->p90, {{"estimate", "p90"}});
+    out.family("millrace_run_ratio", "gauge",
+               "Actual over the model's expected duration, summed over the items that succeeded with a prediction "
+               "(1 before any); the ETA blends it in.");
+    out.sample_real("millrace_run_ratio", metrics.eta->run_ratio);
   }
   out.family("millrace_attempts_failed_total", "counter", "Attempts that failed, timed out or were cancelled.");
   out.sample("millrace_attempts_failed_total", metrics.attempts_failed);

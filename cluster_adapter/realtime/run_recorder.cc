@@ -13,7 +13,7 @@ RunRecorder::RunRecorder(StoreBacklog& writes, std::int64_t run_id, const std::v
     : writes_(writes), run_id_(run_id), remaining_(items, noise) {
   for (const data::Attempt& attempt : recorded) {
     count(attempt);
-    if (attempt.outcome == data::Outcome::kSucceeded) remaining_.settle(attempt.item_id);
+    if (attempt.outcome == data::Outcome::kSucceeded) remaining_.observe(attempt.item_id, attempt.duration());
   }
 }
 
@@ -31,7 +31,7 @@ void RunRecorder::observe(const data::Attempt& attempt) {
   kept.worker = data::redact(kept.worker);
   writes_.add([run_id = run_id_, kept](data::TraceStore& store) { store.add_attempts(run_id, {kept}); }, 1);
   count(attempt);
-  if (attempt.outcome == data::Outcome::kSucceeded) remaining_.settle(attempt.item_id);
+  if (attempt.outcome == data::Outcome::kSucceeded) remaining_.observe(attempt.item_id, attempt.duration());
 }
 
 void RunRecorder::settle_given_up(const scheduler::StatusReport& status) {

@@ -26,7 +26,7 @@ void WatchReport::record(const data::Attempt& attempt) {
   if (attempt.outcome == data::Outcome::kSucceeded) {
     item.succeeded = true;
     ++worker.succeeded;
-    remaining_.settle(attempt.item_id);
+    remaining_.observe(attempt.item_id, attempt.duration());
   } else {
     item.reason = attempt.failure_reason;
     ++worker.failed;

@@ -39,9 +39,17 @@ TEST(LiveStatusTest, EtaIsNullWhenUnknownAndItsBandOtherwise) {
   EXPECT_TRUE(unknown["eta"]["p10_us"].is_null());
   EXPECT_EQ(unknown["eta"]["slots"], 3);
   nlohmann::json known = scheduler::to_json(status);
-  add_live_figures(known, status, LiveFigures{EtaBand{100, 80, 130}, 2, 200, nlohmann::json::array()}, no_logs);
-  EXPECT_EQ(known["eta"], nlohmann::json({{"slots", 2}, {"remaining_predicted_us", 200}, {"expected_us", 100},
-                                          {"p10_us", 80}, {"p90_us", 130}}));
+  add_live_figures(known, status, LiveFigures{EtaBand{100, 80, 130, 12, 0.1, true}, 2, 200, nlohmann::json::array()},
+                   no_logs);
+  EXPECT_EQ(known["eta"], nlohmann::json({{"slots", 2},
+                                          {"remaining_predicted_us", 200},
+                                          {"expected_us", 100},
+                                          {"p10_us", 80},
+                                          {"p90_us", 130},
+                                          {"observed", 12},
+                                          {"run_ratio", 0.1},
+                                          {"outside_model", true},
+                                          {"note", "ranges run 0.10x the model"}}));
 }
 
 TEST(LiveStatusTest, FailedItemsNameTheLogsOfTheirLastAttemptAndBlockedOnesNone) {

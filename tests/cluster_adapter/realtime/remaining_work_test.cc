@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tests/support/work_items.h"
@@ -96,6 +97,42 @@ TEST(RemainingWorkTest, SettledItemsLeaveTheBandAsWellAsThePrediction) {
   all.settle("r3");
   EXPECT_EQ(all.eta(1)->p10, two.eta(1)->p10);
   EXPECT_EQ(all.eta(1)->p90, two.eta(1)->p90);
+}
+
+// 100 ranges predicted at 10 s each, without noise; 30 of them take 1 s. The run's ratio is
+// 0.1, blended with the model by 30 / (30 + 10): the 70 left are expected to take
+// (1 + 0.75 x (0.1 - 1)) x 700 s = 227.5 s, 32.5 s on 7 slots; and the run is outside the model.
+TEST(RemainingWorkTest, TheEtaLearnsTheRunsOwnRatioAndSaysWhenItIsOutsideTheModel) {
+  RemainingWork work(ranges(100, 10 * data::kMicrosPerSecond), {});
+  for (int i = 0; i < 30; ++i) work.observe("r" + std::to_string(i), data::kMicrosPerSecond);
+  const auto eta = work.eta(7);
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->observed, 30u);
+  EXPECT_DOUBLE_EQ(eta->run_ratio, 0.1);
+  EXPECT_EQ(eta->expected, 32'500'000);
+  EXPECT_TRUE(eta->outside_model);
+  EXPECT_EQ(eta->note(), "ranges run 0.10x the model");
+  EXPECT_EQ(work.predicted(), 700 * data::kMicrosPerSecond);  // the predictions themselves stay
+}
+
+// With the model's noise, items taking what the model expects of them (its factor's mean,
+// 1.0875 for these knots) keep the run inside the model, and the ETA where the model puts it.
+TEST(RemainingWorkTest, ARunInsideTheModelsNoiseKeepsItsEtaAndSaysNothing) {
+  data::DurationNoise noise({data::NoiseSegment{0, {0.5, 0.8, 1.0, 1.3, 2.0}}});
+  RemainingWork learnt(ranges(100, 10 * data::kMicrosPerSecond), noise);
+  RemainingWork fresh(ranges(100, 10 * data::kMicrosPerSecond), noise);
+  for (int i = 0; i < 50; ++i) {
+    learnt.observe("r" + std::to_string(i), 10'875'000);
+    fresh.settle("r" + std::to_string(i));
+  }
+  const auto eta = learnt.eta(5);
+  ASSERT_TRUE(eta);
+  EXPECT_NEAR(eta->run_ratio, 1.0, 0.005);
+  EXPECT_FALSE(eta->outside_model);
+  EXPECT_EQ(eta->note(), "");
+  EXPECT_NEAR(static_cast<double>(eta->expected), static_cast<double>(fresh.eta(5)->expected),
+              0.005 * static_cast<double>(eta->expected));
+  EXPECT_GE(eta->p90 - eta->p10, fresh.eta(5)->p90 - fresh.eta(5)->p10);  // the ratio's own uncertainty widens it
 }
 
 }  // namespace
