@@ -202,6 +202,12 @@ TEST_F(ResourceCommands, PlanNodeSearchErrorsNameTheOption) {
   refused(run_cli(plan + "--deadline 50s --max-nodes 4 --max-attempts 1"),
           "--deadline 50s: not met with confidence 0.900000 even with 4 nodes of pool 'machine'");
   refused(run_cli("plan --store " + store() + " --run pods --deadline 1h"), "--max-workers: required");
+  // Each node count searched keeps its replicas' results (about 2 log2(64 - 1 + 1) + 3 = 15
+  // counts): refused before the search, with the estimate.
+  const CommandResult replicas =
+      run_cli(plan + "--deadline 1h --max-nodes 64 --replicas 2000000000", "MILLRACE_MEMORY_LIMIT=1G ");
+  refused(replicas, "--replicas 2000000000: needs about");
+  refused(replicas, "replica results of about 15 node counts searched from 1 to 64");
 }
 
 TEST_F(ResourceCommands, SimulateTakesAMachineShorthand) {
