@@ -307,11 +307,18 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
                  "ranges in the " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions compared");
   const unsigned threads = spec.thread_count();
   const int most = *std::max_element(workers.begin(), workers.end());
-  require_memory(static_cast<double>(most) * threads, kBytesPerSimulatedSlot, "--workers " + std::to_string(most),
-                 "worker slots of " + std::to_string(threads) + " simulations at once");
+  if (spec.base.cluster.pools.pools.empty()) {  // node pools build no slots and count their nodes
+    require_memory(static_cast<double>(most) * threads, kBytesPerSimulatedSlot, "--workers " + std::to_string(most),
+                   "worker slots of " + std::to_string(threads) + " simulations at once");
+  }
   const double combinations = static_cast<double>(spec.partitioners.size() * workers.size() * spec.orders.size());
-  require_memory(combinations * spec.replicas, kBytesPerReplica, "--replicas " + std::to_string(spec.replicas),
-                 "replica results of " + std::to_string(static_cast<long long>(combinations)) + " combinations");
+  require_memory_for_replicas(combinations, spec.replicas,
+                              std::to_string(static_cast<long long>(combinations)) + " combinations");
+}
+
+void require_memory_for_replicas(double rows, int replicas, const std::string& rows_text) {
+  require_memory(rows * replicas, kBytesPerReplica, "--replicas " + std::to_string(replicas),
+                 "replica results of " + rows_text);
 }
 
 std::pair<std::string, std::string> candidate_name_and_file(const std::string& text) {

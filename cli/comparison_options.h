@@ -94,6 +94,9 @@ QueueOrderChoice queue_order_choice(const ComparisonOptions& options,
 // Throws data::Error naming the option responsible when the partitions, simulated clusters or
 // replica results of a comparison of `spec` on these worker counts cannot fit in memory.
 void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>& workers);
+// Throws data::Error naming --replicas when `rows` rows of `replicas` results each (`rows_text`
+// says which rows) cannot fit in memory.
+void require_memory_for_replicas(double rows, int replicas, const std::string& rows_text);
 
 // The settings stored with a comparison.
 nlohmann::json parameters_of(const ComparisonOptions& options);

@@ -10,6 +10,7 @@
 //    still meet the target and those beyond which more concurrency no longer helps
 //    (sim/cap_search.h).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -338,6 +339,13 @@ void run_node_plan(PlanOptions o) {
   if (o.max_workers > 0) throw data::Error("--max-workers", "a node search searches nodes: give --max-nodes");
   if (o.max_nodes == 0) throw data::Error("--max-nodes", "required with " + searched + ": the largest node count searched");
   if (!o.policy_given) o.common.policy = "job-per-item";
+  // Each count searched keeps its replicas' results: the curve's powers of two and a binary
+  // search, each answer checked against the count below it (sim/capacity_plan.h), the pool's
+  // nodes themselves being counted, not built.
+  const double searched_counts = 2 * (std::floor(std::log2(std::max(1, o.max_nodes - o.min_nodes + 1))) + 1) + 1;
+  require_memory_for_replicas(searched_counts, o.common.replicas,
+                              "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
+                                  std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
   data::TraceStore store = data::TraceStore::open_existing(o.common.store);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
   question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);

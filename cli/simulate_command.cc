@@ -187,12 +187,16 @@ constexpr double kBytesPerAttempt = 255;
 
 // Refuses, before simulating, a cluster or an attempt log that cannot fit in memory. The attempts
 // are the expected count: each attempt of an item fails with --fail-prob, up to --max-attempts.
+// Node pools (--node-pools, --machine) cost what they run, not their node count: only slots are
+// counted here.
 void require_memory_for(const SimulateOptions& o, std::size_t items) {
   const int nodes = o.nodes > 0 ? o.nodes : o.workers;
-  require_memory(static_cast<double>(nodes) * o.slots_per_node, kBytesPerSimulatedSlot,
-                 (o.nodes > 0 ? "--nodes " : "--workers ") + std::to_string(nodes) + " x --slots-per-node " +
-                     std::to_string(o.slots_per_node),
-                 "worker slots");
+  if (o.resources.node_pools.empty() && o.resources.machine.empty()) {
+    require_memory(static_cast<double>(nodes) * o.slots_per_node, kBytesPerSimulatedSlot,
+                   (o.nodes > 0 ? "--nodes " : "--workers ") + std::to_string(nodes) + " x --slots-per-node " +
+                       std::to_string(o.slots_per_node),
+                   "worker slots");
+  }
   const double per_item = o.fail_prob >= 1 ? o.max_attempts
                                             : (1 - std::pow(o.fail_prob, o.max_attempts)) / (1 - o.fail_prob);
   char fail_prob[32];

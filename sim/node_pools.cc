@@ -1,5 +1,7 @@
 #include "sim/node_pools.h"
 
+#include <cstdint>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -129,6 +131,7 @@ Expander expander_named(const std::string& name, const std::string& where) { ret
 
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where) {
   std::set<std::string> names;
+  std::int64_t declared = 0;
   for (const NodePool& pool : pools) {
     const std::string label = "pool '" + pool.name + "'";
     if (pool.name.empty()) throw data::Error(where, "a pool needs a name");
@@ -139,8 +142,14 @@ void check_node_pools(const std::vector<NodePool>& pools, const std::string& whe
                                    std::to_string(pool.max) + ")");
     }
     if (pool.capacity.empty()) throw data::Error(where, label + " has no capacity (columns capacity.NAME)");
+    declared += pool.max;
   }
   if (pools.empty()) throw data::Error(where, "no node pool declared");
+  // Nodes are counted, not built (sim/pool_nodes.h), but numbered in 32 bits.
+  if (declared > std::numeric_limits<int>::max()) {
+    throw data::Error(where, "the pools declare " + std::to_string(declared) + " nodes in all (their max), more than " +
+                                 std::to_string(std::numeric_limits<int>::max()) + " node numbers");
+  }
 }
 
 std::vector<NodePool> read_node_pools(const std::string& path) {

@@ -56,7 +56,9 @@ struct NodePoolsConfig {
   data::Micros scale_down_delay = 10 * 60 * data::kMicrosPerSecond;  // cluster-autoscaler's default
 };
 
-// Throws data::Error naming the pool when min <= count <= max, max >= 1 or a name is broken.
+// Throws data::Error naming the pool when min <= count <= max, max >= 1 or a name is broken, and
+// when the pools' max add up to more node numbers than an int holds. A pool of 2 x 10^9 nodes
+// costs what its nodes in use cost (sim/pool_nodes.h).
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where);
 
 std::vector<NodePool> read_node_pools(const std::string& path);

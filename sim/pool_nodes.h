@@ -2,15 +2,25 @@
 // which nodes are up, what each has allocated per resource, and the node a pod goes to under
 // the placement strategy. Resources are numbered (the union of what pools offer and pods ask),
 // so a pod's requests are a short vector (a Demand) and a fit test is a few comparisons.
-// Each pool keeps its up nodes ranked by the strategy's key (node number, or allocation), so
+// Each pool keeps its up nodes ranked by the strategy's key (allocation, then node number), so
 // finding a node walks the ranking from the best and stops at the first that fits: within a
 // pool every node has the same capacity, so the best node before placing is the best after.
+//
+// A pool costs what it runs, not what it declares: a node is materialised (given a record, a
+// dense index and a place in the ranking) only once it matters. The nodes up since the start
+// that never held a pod are identical and only counted, but for the lowest-numbered of them,
+// which stands for them all in the ranking (it is the best of them under every strategy); the
+// nodes never up, or taken down untouched, are counted too, and the lowest comes up first when
+// the autoscaler orders one. Memory and time grow with pools and with nodes in use, not with a
+// pool's `count` or `max`.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -31,11 +41,15 @@ class PoolNodes {
   const std::vector<std::string>& resources() const { return resources_; }
   std::size_t pool_count() const { return pools_.size(); }
   const NodePool& pool(std::size_t p) const { return pools_[p].spec; }
-  int node_count() const { return static_cast<int>(nodes_.size()); }
+  // Nodes are named by a dense index (in the order they were materialised): what the cluster's
+  // events carry. number() is the node's number pool by pool, as declared.
   int pool_of(int node) const { return nodes_[node].pool; }
+  int number(int node) const { return pools_[nodes_[node].pool].first_number + nodes_[node].ordinal; }
   const std::string& node_name(int node) const { return nodes_[node].name; }
   bool up(int node) const { return nodes_[node].up; }
   int pods_on(int node) const { return nodes_[node].pods; }
+  // Bumped each time a pod arrives on the node: an idle check armed before then is stale.
+  std::uint64_t generation(int node) const { return nodes_[node].generation; }
   int up_nodes(std::size_t pool) const { return pools_[pool].up; }
   const Demand& capacity(std::size_t pool) const { return pools_[pool].capacity; }
 
@@ -49,17 +63,21 @@ class PoolNodes {
 
   void take(int node, const Demand& demand);
   void give(int node, const Demand& demand);
-  // Orders a node of the pool (one down and not ordered yet) to come up later, or kNone when
-  // every node of the pool is up or ordered.
+  // Orders the lowest-numbered node of the pool neither up nor ordered to come up later, or
+  // returns kNone when every node of the pool is up or ordered.
   int order_node(std::size_t pool);
-  int ordered_nodes(std::size_t pool) const { return pools_[pool].ordered; }
   // Whether the pool has a node neither up nor ordered.
   bool can_grow(std::size_t pool) const { return pools_[pool].up + pools_[pool].ordered < pools_[pool].spec.max; }
   void bring_up(int node, data::Micros at);
   void take_down(int node, data::Micros at);
+  // The scale-down check of the nodes up since the start that never held a pod, at `at` (each
+  // was idle since 0): they go in node order while more than the pool's min are up. Returns how
+  // many went.
+  int take_down_untouched(std::size_t pool, data::Micros at);
 
-  // Node time of the pool from 0 to `until` (intervals past it are cut there), in microseconds.
-  data::Micros node_time(std::size_t pool, data::Micros until) const;
+  // Node time of the pool from 0 to `until` (intervals past it are cut there), in microseconds
+  // (a double: a pool of 2 x 10^9 nodes for a day is past 64-bit microseconds).
+  double node_time(std::size_t pool, data::Micros until) const;
   // Allocated resource-time of a resource in the pool so far (advance()), in milli-unit microseconds.
   double allocated_time(std::size_t pool, std::size_t resource) const;
   // Called before every change of allocation so allocated_time() integrates over time.
@@ -69,24 +87,43 @@ class PoolNodes {
   struct Node {
     std::string name;
     int pool = 0;
+    int ordinal = 0;  // its number within the pool
     bool up = false;
     bool ordered = false;
     int pods = 0;
+    std::uint64_t generation = 0;
+    data::Micros up_since = 0;
     Demand used;
+  };
+  // Node numbers of a pool, counted: [first, end) intervals keyed by first, in order.
+  using Numbers = std::map<int, int>;
+  // Up nodes as (key, number within the pool, node): the best first.
+  using Ranking = std::set<std::tuple<double, int, int>>;
+  // `nodes` nodes up over the same (up, down) span.
+  struct Span {
+    data::Micros from = 0;
+    data::Micros to = 0;
+    std::int64_t nodes = 1;
   };
   struct Pool {
     NodePool spec;
     Demand capacity;
-    int first_node = 0;
+    int first_number = 0;
     int up = 0;
     int ordered = 0;
-    std::set<std::pair<double, int>> ranked;                      // up nodes, best first
-    std::vector<std::pair<data::Micros, data::Micros>> up_spans;  // closed (up, down) spans
-    std::vector<data::Micros> up_since;                           // per node, while up
-    std::vector<double> allocated_integral;                       // per resource
-    Demand allocated;                                             // per resource, now
+    Ranking ranked;
+    int untouched = kNone;                // the materialised one of the untouched up nodes
+    Numbers untouched_rest;               // the others, counted
+    Numbers down;                         // neither up, ordered nor materialised
+    std::map<int, int> down_nodes;        // materialised nodes down: number in the pool -> node
+    std::vector<Span> up_spans;           // closed spans
+    std::vector<double> allocated_integral;  // per resource
+    Demand allocated;                     // per resource, now
   };
 
+  int materialise(std::size_t pool, int ordinal);
+  // Makes the lowest of the pool's untouched up nodes the one materialised for them.
+  void materialise_untouched(std::size_t pool);
   double allocation(const Node& node, const Demand* adding) const;
   void change_use(int node, const Demand& demand, int sign);
   double rank_key(int node) const;

@@ -78,11 +78,11 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
     std::sort(resources.begin(), resources.end());
     for (std::size_t r = 0; r < resources.size(); ++r) resource_index_[resources[r]] = r;
     pool_nodes_ = std::make_unique<PoolNodes>(config_.pools.pools, config_.pools.placement, std::move(resources));
-    idle_generation_.assign(pool_nodes_->node_count(), 0);
-    for (int node = 0; node < pool_nodes_->node_count(); ++node) {
-      if (!pool_nodes_->up(node)) continue;
-      ++alive_slots_;
-      watch_idle(node);
+    // The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs.
+    for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
+      alive_slots_ += pool_nodes_->up_nodes(pool);
+      if (pool_nodes_->up_nodes(pool) == 0) continue;
+      engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
     }
     return;
   }
@@ -182,6 +182,7 @@ void SimCluster::handle(const SimEvent& event) {
     case SimEvent::Kind::kFreeNode: free_node(static_cast<int>(event.index), static_cast<std::uint32_t>(event.value)); break;
     case SimEvent::Kind::kNodeUp: node_up(static_cast<int>(event.index)); break;
     case SimEvent::Kind::kNodeIdle: node_idle(static_cast<int>(event.index), event.value); break;
+    case SimEvent::Kind::kPoolIdle: pool_idle(event.index); break;
     case SimEvent::Kind::kTimer: break;
   }
 }
@@ -303,7 +304,7 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
   attempt.next = engine_.at(engine_.now() + duration, SimEvent{SimEvent::Kind::kFinish, ending, handle});
   scheduler::AttemptEvent event = event_for(handle);
   if (attempt.node >= 0) {
-    slot = attempt.node;
+    slot = pool_nodes_->number(attempt.node);
     event.worker = pool_nodes_->node_name(attempt.node);
     event.worker_key = static_cast<std::uint32_t>(attempt.node);
   } else if (attempt.pod < 0 && slot >= 0) {
@@ -318,7 +319,7 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   Attempt* found = attempts_.find(handle);
   if (found == nullptr) return;
   int slot = found->pod >= 0 ? -1 : found->slot;
-  int reported = found->node >= 0 ? found->node : slot;
+  int reported = found->node >= 0 ? pool_nodes_->number(found->node) : slot;
   if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
   if (found->node >= 0) {
     engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
@@ -488,9 +489,8 @@ void SimCluster::place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt
 void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt& attempt) {
   pool_nodes_->advance(engine_.now());
   pool_nodes_->take(node, shapes_[attempt.shape].demand);
-  ++idle_generation_[node];
   attempt.node = node;
-  note(TimelineEntry::Kind::kPlaced, handle, node);
+  note(TimelineEntry::Kind::kPlaced, handle, pool_nodes_->number(node));
   attempt.phase = Phase::kStarting;
   attempt.next = engine_.at(engine_.now() + draw_startup(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
 }
@@ -498,7 +498,7 @@ void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt&
 void SimCluster::free_node(int node, std::uint32_t shape) {
   pool_nodes_->advance(engine_.now());
   pool_nodes_->give(node, shapes_[shape].demand);
-  note(TimelineEntry::Kind::kSlotFreed, 0, node);
+  note(TimelineEntry::Kind::kSlotFreed, 0, pool_nodes_->number(node));
   place_waiting_on(node);
   watch_idle(node);
 }
@@ -575,15 +575,22 @@ void SimCluster::node_up(int node) {
 void SimCluster::watch_idle(int node) {
   if (pool_nodes_->pods_on(node) > 0) return;
   engine_.at(engine_.now() + config_.pools.scale_down_delay,
-             SimEvent{SimEvent::Kind::kNodeIdle, static_cast<std::uint32_t>(node), idle_generation_[node]});
+             SimEvent{SimEvent::Kind::kNodeIdle, static_cast<std::uint32_t>(node), pool_nodes_->generation(node)});
 }
 
 void SimCluster::node_idle(int node, std::uint64_t generation) {
-  if (!pool_nodes_->up(node) || pool_nodes_->pods_on(node) > 0 || generation != idle_generation_[node]) return;
+  if (!pool_nodes_->up(node) || pool_nodes_->pods_on(node) > 0 || generation != pool_nodes_->generation(node)) return;
   const std::size_t pool = static_cast<std::size_t>(pool_nodes_->pool_of(node));
   if (pool_nodes_->up_nodes(pool) <= pool_nodes_->pool(pool).min) return;
   pool_nodes_->take_down(node, engine_.now());
   --alive_slots_;
+}
+
+// The scale-down checks of a pool's nodes up since the start, in node order, in one event: the
+// others stand for the checks each node had (counted in folded_events()).
+void SimCluster::pool_idle(std::size_t pool) {
+  folded_events_ += static_cast<std::uint64_t>(pool_nodes_->pool(pool).count) - 1;
+  alive_slots_ -= pool_nodes_->take_down_untouched(pool, engine_.now());
 }
 
 scheduler::AttemptEvent SimCluster::event_for(scheduler::AttemptHandle handle) const {

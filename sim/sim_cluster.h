@@ -114,6 +114,9 @@ class SimCluster : public scheduler::Cluster {
   // Slot-time held by pods so far (creation to deletion), in microseconds.
   data::Micros slot_time() const;
   const std::vector<TimelineEntry>& timeline() const { return timeline_; }
+  // Events a single one stood for (a pool's nodes up since the start are checked for scale-down
+  // in one): added to the events handled, the count stays the model's, one per node.
+  std::uint64_t folded_events() const { return folded_events_; }
 
  private:
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
@@ -187,6 +190,7 @@ class SimCluster : public scheduler::Cluster {
   void order_room(const Demand& demand);
   void node_up(int node);
   void node_idle(int node, std::uint64_t generation);
+  void pool_idle(std::size_t pool);
   void watch_idle(int node);
   // The pod of a submission's worker, found by its lane when it has one (no name hashing per attempt).
   int pod_of(const scheduler::Submission& submission) {
@@ -220,7 +224,7 @@ class SimCluster : public scheduler::Cluster {
   const data::Quantities* last_shaped_ = nullptr;
   std::uint32_t shape_of_last_ = 0;
   std::vector<OrderedRoom> ordered_rooms_;
-  std::vector<std::uint64_t> idle_generation_;     // per pool node: bumped when a pod arrives
+  std::uint64_t folded_events_ = 0;
   std::map<std::string, std::size_t> short_waits_;
   std::uint64_t arrivals_ = 0;
   data::Micros released_slot_time_ = 0;

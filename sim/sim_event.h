@@ -19,6 +19,7 @@ struct SimEvent {
     kFreeNode,   // pool node `index` gets back the requests of pod shape `value` (its pod was deleted)
     kNodeUp,     // ordered pool node `index` is up
     kNodeIdle,   // pool node `index` may go if still empty since generation `value`
+    kPoolIdle,   // pool `index`'s nodes up since the start that never held a pod may go
   };
   Kind kind = Kind::kTimer;
   std::uint32_t index = 0;

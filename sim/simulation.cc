@@ -105,7 +105,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   core.start();
 
   SimulationResult result;
-  result.events = engine.run(dispatch);
+  result.events = engine.run(dispatch) + cluster.folded_events();
   result.policy = config.scheduler.policy;
   result.order = scheduler::to_string(config.scheduler.order);
   result.seed = config.seed;

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <queue>
 #include <random>
 #include <set>
 #include <string>
@@ -334,6 +338,95 @@ TEST(NodePools, SimulatorAgreesWithAReferencePlacementOnASeededRandomWorkload) {
       waited += expected[p.id].at > p.submit;
     }
     EXPECT_GT(waited, 20u);  // the workload does make pods wait
+  }
+}
+
+// Pools cost the nodes they use (sim/pool_nodes.h): the untouched nodes are counted, and a pool
+// of 2 x 10^9 nodes behaves node for node as a small one.
+TEST(NodePools, UntouchedNodesGoInNodeOrderDownToMinWhateverThePoolsSize) {
+  // N 4-CPU nodes up, min N - 3, scale-down after 100 s. P (4 CPU, 0-50 s) takes node-000, empty
+  // from 50 (its own check at 150). At 100 the untouched nodes 1..N-1 are checked in order:
+  // 1, 2 and 3 go (N -> N - 3 up), the rest stay. At 150 node-000 stays (the pool is at its
+  // min). Q and R (4 CPU, 200-250 s) take node-000 and the lowest untouched node, node-004.
+  // Node time to 250 s: node-000 250, nodes 1-3 100 each, nodes 4..N-1 250 each.
+  for (int n : {5, 2'000'000'000}) {
+    std::vector<Pod> pods = {{"P", {{"cpu", q("4")}}, 50 * kSecond},
+                             {"Q", {{"cpu", q("4")}}, 50 * kSecond, 200 * kSecond},
+                             {"R", {{"cpu", q("4")}}, 50 * kSecond, 200 * kSecond}};
+    auto config = job_per_item({pool_of("p", n, n - 3, n, 0, {{"cpu", q("4")}})}, Placement::kLeastAllocated);
+    config.cluster.pools.scale_down_delay = 100 * kSecond;
+    auto r = simulate(items_of(pods), predicted_durations(), config);
+    const std::string digits = n == 5 ? "" : "0000000";  // names are as wide as the largest number
+    auto s = starts_of(r);
+    EXPECT_EQ(s["P"], (Started{0, "p/node-" + digits + "000"})) << n;
+    EXPECT_EQ(s["Q"], (Started{200 * kSecond, "p/node-" + digits + "000"})) << n;
+    EXPECT_EQ(s["R"], (Started{200 * kSecond, "p/node-" + digits + "004"})) << n;
+    EXPECT_EQ(r.makespan, 250 * kSecond);
+    ASSERT_EQ(r.pools.size(), 1u);
+    EXPECT_EQ(r.pools[0].nodes_at_end, n - 3);
+    const double node_seconds = 250.0 + 3 * 100.0 + (static_cast<double>(n) - 4) * 250.0;
+    EXPECT_DOUBLE_EQ(r.pools[0].node_hours, node_seconds / 3600) << n;
+  }
+}
+
+// The bundled catch-up's 3,396 ranges (their recorded durations, file order) as 1-CPU pods.
+std::vector<Pod> bundled_ranges_as_pods() {
+  std::ifstream in(std::string(MILLRACE_SOURCE_DIR) +
+                   "/data/sets/stellar-pcv2-2024-11/pcv2_run_2024-11_per_range_timings.csv");
+  std::string line;
+  std::getline(in, line);  // header: ...,total_s last
+  std::vector<Pod> pods;
+  while (std::getline(in, line)) {
+    const double seconds = std::stod(line.substr(line.rfind(',') + 1));
+    pods.push_back({"r" + std::to_string(pods.size()), {{"cpu", q("1")}}, std::llround(seconds * 1e6)});
+  }
+  return pods;
+}
+
+// Each pod in order to the lane free earliest: job-per-item under a cap of `lanes` when every
+// pod finds an empty node at once.
+data::Micros list_schedule_makespan(const std::vector<Pod>& pods, int lanes) {
+  std::priority_queue<data::Micros, std::vector<data::Micros>, std::greater<>> free;
+  for (int l = 0; l < lanes; ++l) free.push(0);
+  data::Micros makespan = 0;
+  for (const Pod& p : pods) {
+    const data::Micros end = free.top() + p.duration;
+    free.pop();
+    free.push(end);
+    makespan = std::max(makespan, end);
+  }
+  return makespan;
+}
+
+TEST(NodePools, TheBundledReplayOnTwoBillionNodesMatchesTwoHundred) {
+  const std::vector<Pod> pods = bundled_ranges_as_pods();
+  ASSERT_EQ(pods.size(), 3396u);
+  const data::Micros expected = list_schedule_makespan(pods, 200);
+  // Fixed pools of 4-CPU machines (count = min = max): every node up all along, the cap of 200
+  // pods the only limit.
+  for (int n : {200, 2'000'000'000}) {
+    auto r = simulate(items_of(pods), predicted_durations(),
+                      job_per_item({pool_of("m", n, n, n, 0, {{"cpu", q("4")}})}, Placement::kLeastAllocated, 200));
+    EXPECT_EQ(r.makespan, expected) << n;
+    EXPECT_EQ(r.succeeded, pods.size());
+    ASSERT_EQ(r.pools.size(), 1u);
+    EXPECT_EQ(r.pools[0].nodes_at_end, n);
+    EXPECT_DOUBLE_EQ(r.node_hours, static_cast<double>(n) * static_cast<double>(expected) / 3.6e9) << n;
+  }
+  // Autoscaled from 2 nodes (min 0, 90 s to provision, the default 10 min scale-down): 200 pods
+  // at once never need 200 nodes, so a max of 2 x 10^9 runs as a max of 200.
+  for (Placement placement : {Placement::kLeastAllocated, Placement::kMostAllocated}) {
+    auto autoscaled = [&](int max) {
+      return simulate(items_of(pods), predicted_durations(),
+                      job_per_item({pool_of("m", 2, 0, max, 90 * kSecond, {{"cpu", q("4")}})}, placement, 200));
+    };
+    const SimulationResult small = autoscaled(200);
+    const SimulationResult huge = autoscaled(2'000'000'000);
+    EXPECT_GT(small.waits.max, 0);  // pods waited for nodes to come up
+    EXPECT_EQ(huge.makespan, small.makespan) << to_string(placement);
+    EXPECT_EQ(huge.node_hours, small.node_hours) << to_string(placement);
+    EXPECT_EQ(huge.waits.p90, small.waits.p90) << to_string(placement);
+    EXPECT_EQ(huge.events, small.events) << to_string(placement);
   }
 }
 

@@ -44,6 +44,28 @@ class ResourceCommands : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+TEST_F(ResourceCommands, AMachineCountOfTwoBillionCostsTheNodesInUse) {
+  // Nodes are counted, not built: no memory estimate per declared node (2 x 10^9 slots would be
+  // 196 GB). Every pod finds an empty node: a 0-100, b 0-50 beside it, c 10-14.
+  CommandResult r = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --workers 10 "
+                            "--machine cpu=4,memory=16Gi --nodes 2000000000 --max-attempts 1 --report-exhausted "
+                            "--no-record --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(out["makespan_us"], 100'000'000);
+  EXPECT_EQ(out["waits"]["max_us"], 0);
+  EXPECT_EQ(out["pools"][0]["nodes_at_end"], 2'000'000'000);
+}
+
+TEST_F(ResourceCommands, PoolsDeclaringMoreNodesThanNumbersAreRefusedNamingTheTotal) {
+  write("two.csv", "pool,count,min,max,provision_delay,capacity.cpu\na,1,0,2000000000,0,4\nb,1,0,2000000000,0,4\n");
+  CommandResult r = simulate_jobs_on("two.csv", " --workers 4");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("the pools declare 4000000000 nodes in all (their max), more than 2147483647 node numbers"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(ResourceCommands, ShowReportsRecordedWaitsAndRequests) {
   CommandResult r = run_cli("show --store " + store() + " pods");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -180,6 +202,12 @@ TEST_F(ResourceCommands, PlanNodeSearchErrorsNameTheOption) {
   refused(run_cli(plan + "--deadline 50s --max-nodes 4 --max-attempts 1"),
           "--deadline 50s: not met with confidence 0.900000 even with 4 nodes of pool 'machine'");
   refused(run_cli("plan --store " + store() + " --run pods --deadline 1h"), "--max-workers: required");
+  // Each node count searched keeps its replicas' results (about 2 log2(64 - 1 + 1) + 3 = 15
+  // counts): refused before the search, with the estimate.
+  const CommandResult replicas =
+      run_cli(plan + "--deadline 1h --max-nodes 64 --replicas 2000000000", "MILLRACE_MEMORY_LIMIT=1G ");
+  refused(replicas, "--replicas 2000000000: needs about");
+  refused(replicas, "replica results of about 15 node counts searched from 1 to 64");
 }
 
 TEST_F(ResourceCommands, SimulateTakesAMachineShorthand) {
