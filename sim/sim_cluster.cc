@@ -119,8 +119,7 @@ void SimCluster::submit(const scheduler::Submission& submission) {
     if (created) pod = Pod{pod.name, true};
     pod.current = handle;
     if (pod.up) {
-      attempt.phase = Phase::kStarting;
-      attempt.next = engine_.at(engine_.now(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+      start_after(0, handle, attempt);
       return;
     }
     if (!created) return;  // its pod is being created: it starts this attempt once up
@@ -236,8 +235,30 @@ void SimCluster::occupy(int slot, scheduler::AttemptHandle handle, Attempt& atte
     attempt.slot = slot;
   }
   note(TimelineEntry::Kind::kPlaced, handle, slot);
+  start_after(draw_startup(), handle, attempt);
+}
+
+// A start due now when nothing else is due now would be the next event handled (after the one
+// being handled, and after the starts already due the same way): with defer_due_starts() it
+// waits in a list the owner runs right after the event, in order, instead of in the queue.
+void SimCluster::start_after(data::Micros delay, scheduler::AttemptHandle handle, Attempt& attempt) {
   attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  if (defer_due_starts_ && delay <= 0 && !engine_.due_now()) {
+    attempt.next = kDueStart;
+    due_starts_.push_back(handle);
+    return;
+  }
+  attempt.next = engine_.after(delay, SimEvent{SimEvent::Kind::kStart, 0, handle});
+}
+
+void SimCluster::run_starts(std::vector<scheduler::AttemptHandle>& starts) {
+  for (scheduler::AttemptHandle handle : starts) {  // a start adds no start
+    const Attempt* attempt = attempts_.find(handle);
+    if (attempt == nullptr || attempt->next != kDueStart) continue;  // cancelled or lost meanwhile
+    ++starts_without_event_;
+    start(handle);
+  }
+  starts.clear();
 }
 
 void SimCluster::start(scheduler::AttemptHandle handle) {
@@ -448,8 +469,7 @@ void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt&
   ++idle_generation_[node];
   attempt.node = node;
   note(TimelineEntry::Kind::kPlaced, handle, node);
-  attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  start_after(draw_startup(), handle, attempt);
 }
 
 void SimCluster::free_node(int node, std::uint32_t shape) {

@@ -106,6 +106,17 @@ class SimCluster : public scheduler::Cluster {
   data::Micros slot_time() const;
   const std::vector<TimelineEntry>& timeline() const { return timeline_; }
 
+  // One event per attempt where that changes nothing: from now on, an attempt's start due now
+  // with nothing else due now (its event would be the next handled) is not queued; the owner
+  // calls run_due_starts() after every event it hands out and after driving the scheduler
+  // outside events, which runs them as their events would have run, in order.
+  void defer_due_starts() { defer_due_starts_ = true; }
+  void run_due_starts() {
+    if (!due_starts_.empty()) run_starts(due_starts_);
+  }
+  // Starts run by run_due_starts(): SimulationResult::events counts them as the events they were.
+  std::uint64_t starts_without_event() const { return starts_without_event_; }
+
  private:
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
   enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3 };
@@ -151,7 +162,10 @@ class SimCluster : public scheduler::Cluster {
   data::Micros draw_startup();
   void place(scheduler::AttemptHandle handle);
   void occupy(int slot, scheduler::AttemptHandle handle, Attempt& attempt);
+  static constexpr EventId kDueStart = ~EventId{0};  // Attempt::next of a start in due_starts_
+  void start_after(data::Micros delay, scheduler::AttemptHandle handle, Attempt& attempt);
   void start(scheduler::AttemptHandle handle);
+  void run_starts(std::vector<scheduler::AttemptHandle>& starts);
   void end(scheduler::AttemptHandle handle, std::uint32_t ending);
   void free_slot_later(int slot);
   void free_slot(int slot);
@@ -209,6 +223,9 @@ class SimCluster : public scheduler::Cluster {
   std::map<std::string, std::size_t> short_waits_;
   std::uint64_t arrivals_ = 0;
   data::Micros released_slot_time_ = 0;
+  bool defer_due_starts_ = false;
+  std::vector<scheduler::AttemptHandle> due_starts_;
+  std::uint64_t starts_without_event_ = 0;
   std::vector<TimelineEntry> timeline_;
 };
 
