@@ -50,10 +50,10 @@ void ranges_file(std::string_view input, const InputFolder& folder) {
   if (file.ranges.empty()) throw ContractViolation("a ranges file accepted with no ranges");
   for (std::size_t i = 0; i < file.ranges.size(); ++i) {
     const partitioners::ListedRange& r = file.ranges[i];
-    if (r.range.count <= file.overlap) throw ContractViolation(r.where + ": accepted a range no longer than the overlap");
+    if (r.range.count <= file.overlap) throw ContractViolation(file.where(r) + ": accepted a range no longer than the overlap");
     (void)r.range.end();  // UBSan: the end must fit
     if (i > 0 && r.range.first != file.ranges[i - 1].range.end() - file.overlap) {
-      throw ContractViolation(r.where + ": accepted a range that does not start overlap units before the previous end");
+      throw ContractViolation(file.where(r) + ": accepted a range that does not start overlap units before the previous end");
     }
   }
   const partitioners::Partition tiling = file.partition();

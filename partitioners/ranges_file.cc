@@ -142,7 +142,7 @@ void read_text(const std::string& path, RangesFile& file, std::optional<std::int
                                    std::to_string(kind_line) + ", got '" + std::string(line) + "'");
     }
     if (kind == Kind::kEndCount) {
-      file.ranges.push_back({data::importers::parse_end_count(line, where), where});
+      file.ranges.push_back({data::importers::parse_end_count(line, where), input.line_number()});
       continue;
     }
     const std::vector<std::string_view> fields = split_commas(line);
@@ -156,7 +156,7 @@ void read_text(const std::string& path, RangesFile& file, std::optional<std::int
     };
     file.ranges.push_back({range_from(*field(columns.first, "first"), field(columns.count, "count"),
                                       field(columns.last, "last"), where),
-                           where});
+                           input.line_number()});
   }
 }
 
@@ -186,6 +186,9 @@ data::Quantities requests_of(const nlohmann::json& element, const std::string& w
   return requests;
 }
 
+// The line of a "file:line" as the JSON reader names an element's.
+std::size_t line_of(const std::string& where) { return std::stoull(where.substr(where.rfind(':') + 1)); }
+
 // A JSON ranges file; each range's line is where its element starts.
 void read_json(const std::string& path, RangesFile& file, std::optional<std::int64_t>& overlap) {
   TextInput input(path);
@@ -201,7 +204,7 @@ void read_json(const std::string& path, RangesFile& file, std::optional<std::int
         auto [set, added] = known.try_emplace(requests_of(element, where),
                                               static_cast<std::uint32_t>(file.request_sets.size()));
         if (added) file.request_sets.push_back(set->first);
-        file.ranges.push_back({range_from(*first, count, last, where), where, set->second});
+        file.ranges.push_back({range_from(*first, count, last, where), line_of(where), set->second});
       });
   const std::string top = input.where(1);
   const nlohmann::json* ranges = &doc;
@@ -215,31 +218,32 @@ void read_json(const std::string& path, RangesFile& file, std::optional<std::int
 
 // Sorted by first unit, each range starts `overlap` units before the previous one ends.
 void check_tiling(const RangesFile& file) {
+  auto where = [&file](const ListedRange& r) { return file.where(r); };
   const std::string declare = " (declare it with a line '# overlap N', in JSON \"overlap\": N)";
   for (std::size_t i = 0; i < file.ranges.size(); ++i) {
     const ListedRange& r = file.ranges[i];
     if (r.range.count <= file.overlap) {
-      throw data::Error(r.where, "range " + r.range.end_count() + " is not longer than the declared overlap of " +
+      throw data::Error(where(r), "range " + r.range.end_count() + " is not longer than the declared overlap of " +
                                      std::to_string(file.overlap) + " units");
     }
     if (i == 0) continue;
     const ListedRange& before = file.ranges[i - 1];
     const std::string pair = "range " + r.range.end_count() + " and " + before.range.end_count() + " (" +
-                             before.where + ")";
+                             where(before) + ")";
     // Units in both (negative: a gap); sorted by first, only an overlap can be too wide to count.
     const std::optional<std::int64_t> both = data::checked_sub(before.range.end(), r.range.first);
-    if (!both) throw data::Error(r.where, pair + " overlap by more units than 64-bit numbers hold");
+    if (!both) throw data::Error(where(r), pair + " overlap by more units than 64-bit numbers hold");
     const std::int64_t shared = *both;
     if (shared < 0) {
-      throw data::Error(r.where, pair + " leave units " + std::to_string(before.range.end()) + ".." +
+      throw data::Error(where(r), pair + " leave units " + std::to_string(before.range.end()) + ".." +
                                      std::to_string(r.range.first - 1) + " in no range");
     }
     if (shared == file.overlap) continue;
     if (file.overlap == 0) {
-      throw data::Error(r.where, pair + " overlap by " + std::to_string(shared) + " units without a declared overlap" +
+      throw data::Error(where(r), pair + " overlap by " + std::to_string(shared) + " units without a declared overlap" +
                                      declare);
     }
-    throw data::Error(r.where, pair + " overlap by " + std::to_string(shared) + " units, but the declared overlap is " +
+    throw data::Error(where(r), pair + " overlap by " + std::to_string(shared) + " units, but the declared overlap is " +
                                    std::to_string(file.overlap));
   }
 }
@@ -291,18 +295,28 @@ RangesFile read_ranges_file(const std::string& path) {
   }
   if (file.ranges.empty()) throw data::Error(path, "no ranges");
   file.overlap = overlap.value_or(0);
+  file.ranges.shrink_to_fit();
   std::vector<std::size_t> by_first(file.ranges.size());
   std::iota(by_first.begin(), by_first.end(), std::size_t{0});
   std::stable_sort(by_first.begin(), by_first.end(),
                    [&](std::size_t a, std::size_t b) { return file.ranges[a].range.first < file.ranges[b].range.first; });
-  std::vector<ListedRange> sorted;
-  sorted.reserve(by_first.size());
+  // Into that order in place, one cycle of the permutation at a time (no second copy of the
+  // ranges: at 10^7 ranges that copy made the peak of `simulate --ranges`).
   file.file_order.resize(by_first.size());
+  for (std::size_t k = 0; k < by_first.size(); ++k) file.file_order[by_first[k]] = k;
   for (std::size_t k = 0; k < by_first.size(); ++k) {
-    sorted.push_back(std::move(file.ranges[by_first[k]]));
-    file.file_order[by_first[k]] = k;
+    if (by_first[k] == k) continue;
+    ListedRange held = std::move(file.ranges[k]);
+    std::size_t to = k;
+    while (by_first[to] != k) {
+      const std::size_t from = by_first[to];
+      file.ranges[to] = std::move(file.ranges[from]);
+      by_first[to] = to;
+      to = from;
+    }
+    file.ranges[to] = std::move(held);
+    by_first[to] = to;
   }
-  file.ranges = std::move(sorted);
   check_tiling(file);
   if (!data::checked_sub(file.ranges.back().range.end(), file.ranges.front().range.first + file.overlap)) {
     throw data::Error(path, too_wide("the span of the ranges"));
@@ -312,7 +326,7 @@ RangesFile read_ranges_file(const std::string& path) {
 
 void require_within_model(const RangesFile& file, const data::CostModel& model) {
   for (const ListedRange& r : file.ranges) {
-    data::require_within_model_span(model, r.range, r.where + ": range " + r.range.end_count());
+    data::require_within_model_span(model, r.range, file.where(r) + ": range " + r.range.end_count());
   }
 }
 

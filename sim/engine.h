@@ -16,6 +16,9 @@ class Engine {
   data::Micros now() const { return now_; }
   std::size_t pending() const { return queue_.size(); }
   void reserve(std::size_t n) { queue_.reserve(n); }
+  // True when an event (or a cancelled one) is due now besides the one being handled: one
+  // scheduled now would not be the next handled.
+  bool due_now() const { return queue_.maybe_at(now_); }
 
   // Schedules `event` at `when` (at once, i.e. now, when `when` is past).
   EventId at(data::Micros when, const Event& event) { return queue_.push(when < now_ ? now_ : when, event); }

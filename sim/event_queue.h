@@ -58,6 +58,12 @@ class EventQueue {
     return true;
   }
 
+  // False only when no entry (live or cancelled) is at `at`: it can tell for the time last taken
+  // out, whose entries are all in bucket 0, and answers true for any other time.
+  bool maybe_at(data::Micros at) const {
+    return at < 0 || static_cast<std::uint64_t>(at) != last_ || head_ < buckets_[0].size();
+  }
+
   // Time of the earliest live event. Precondition: !empty().
   data::Micros next_time() {
     refill();

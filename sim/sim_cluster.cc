@@ -128,8 +128,7 @@ void SimCluster::submit(const scheduler::Submission& submission) {
     if (created) pod = Pod{pod.name, true};
     pod.current = handle;
     if (pod.up) {
-      attempt.phase = Phase::kStarting;
-      attempt.next = engine_.at(engine_.now() + worker_gap(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
+      start_after(worker_gap(attempt), handle, attempt);
       return;
     }
     if (!created) return;  // its pod is being created: it starts this attempt once up
@@ -274,8 +273,30 @@ void SimCluster::occupy(int slot, scheduler::AttemptHandle handle, Attempt& atte
     attempt.slot = slot;
   }
   note(TimelineEntry::Kind::kPlaced, handle, slot);
+  start_after(draw_startup(attempt), handle, attempt);
+}
+
+// A start due now when nothing else is due now would be the next event handled (after the one
+// being handled, and after the starts already due the same way): with defer_due_starts() it
+// waits in a list the owner runs right after the event, in order, instead of in the queue.
+void SimCluster::start_after(data::Micros delay, scheduler::AttemptHandle handle, Attempt& attempt) {
   attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  if (defer_due_starts_ && delay <= 0 && !engine_.due_now()) {
+    attempt.next = kDueStart;
+    due_starts_.push_back(handle);
+    return;
+  }
+  attempt.next = engine_.after(delay, SimEvent{SimEvent::Kind::kStart, 0, handle});
+}
+
+void SimCluster::run_starts(std::vector<scheduler::AttemptHandle>& starts) {
+  for (scheduler::AttemptHandle handle : starts) {  // a start adds no start
+    const Attempt* attempt = attempts_.find(handle);
+    if (attempt == nullptr || attempt->next != kDueStart) continue;  // cancelled or lost meanwhile
+    ++starts_without_event_;
+    start(handle);
+  }
+  starts.clear();
 }
 
 void SimCluster::start(scheduler::AttemptHandle handle) {
@@ -491,8 +512,7 @@ void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt&
   pool_nodes_->take(node, shapes_[attempt.shape].demand);
   attempt.node = node;
   note(TimelineEntry::Kind::kPlaced, handle, pool_nodes_->number(node));
-  attempt.phase = Phase::kStarting;
-  attempt.next = engine_.at(engine_.now() + draw_startup(attempt), SimEvent{SimEvent::Kind::kStart, 0, handle});
+  start_after(draw_startup(attempt), handle, attempt);
 }
 
 void SimCluster::free_node(int node, std::uint32_t shape) {

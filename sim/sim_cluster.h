@@ -118,6 +118,17 @@ class SimCluster : public scheduler::Cluster {
   // in one): added to the events handled, the count stays the model's, one per node.
   std::uint64_t folded_events() const { return folded_events_; }
 
+  // One event per attempt where that changes nothing: from now on, an attempt's start due now
+  // with nothing else due now (its event would be the next handled) is not queued; the owner
+  // calls run_due_starts() after every event it hands out and after driving the scheduler
+  // outside events, which runs them as their events would have run, in order.
+  void defer_due_starts() { defer_due_starts_ = true; }
+  void run_due_starts() {
+    if (!due_starts_.empty()) run_starts(due_starts_);
+  }
+  // Starts run by run_due_starts(): SimulationResult::events counts them as the events they were.
+  std::uint64_t starts_without_event() const { return starts_without_event_; }
+
  private:
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
   // kFitted + i: the i-th of fitted_modes_.
@@ -169,7 +180,10 @@ class SimCluster : public scheduler::Cluster {
   std::uint32_t draw_fitted_failure(const Attempt& attempt, data::Micros& duration);
   void place(scheduler::AttemptHandle handle);
   void occupy(int slot, scheduler::AttemptHandle handle, Attempt& attempt);
+  static constexpr EventId kDueStart = ~EventId{0};  // Attempt::next of a start in due_starts_
+  void start_after(data::Micros delay, scheduler::AttemptHandle handle, Attempt& attempt);
   void start(scheduler::AttemptHandle handle);
+  void run_starts(std::vector<scheduler::AttemptHandle>& starts);
   void end(scheduler::AttemptHandle handle, std::uint32_t ending);
   void free_slot_later(int slot);
   void free_slot(int slot);
@@ -228,6 +242,9 @@ class SimCluster : public scheduler::Cluster {
   std::map<std::string, std::size_t> short_waits_;
   std::uint64_t arrivals_ = 0;
   data::Micros released_slot_time_ = 0;
+  bool defer_due_starts_ = false;
+  std::vector<scheduler::AttemptHandle> due_starts_;
+  std::uint64_t starts_without_event_ = 0;
   std::vector<TimelineEntry> timeline_;
   // Fitted failure modes, numbered for Ending: each type's modes from its first number on.
   std::vector<const data::FailureMode*> fitted_modes_;

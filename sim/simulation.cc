@@ -22,6 +22,7 @@ struct Dispatch {
     } else {
       cluster.handle(event);
     }
+    cluster.run_due_starts();
   }
 };
 
@@ -102,10 +103,12 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   const data::Micros lower_bound = plan->graph().critical_path(*plan, durations);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   Dispatch dispatch{clock, cluster};
+  cluster.defer_due_starts();
   core.start();
+  cluster.run_due_starts();
 
   SimulationResult result;
-  result.events = engine.run(dispatch) + cluster.folded_events();
+  result.events = engine.run(dispatch) + cluster.folded_events() + cluster.starts_without_event();
   result.policy = config.scheduler.policy;
   result.order = scheduler::to_string(config.scheduler.order);
   result.seed = config.seed;

@@ -47,8 +47,8 @@ TEST(RangesFile, EndCountLinesInAnyOrderAreSortedWithTheirLines) {
   const RangesFile file = read_ranges_file(write_file("ec.txt", "299/100\n99/100\n\n199/100\n"));
   ASSERT_EQ(file.ranges.size(), 3u);
   EXPECT_EQ(file.ranges[0].range, (data::Range{0, 100}));
-  EXPECT_THAT(file.ranges[0].where, AllOf(StartsWith(file.path), HasSubstr(":2")));
-  EXPECT_THAT(file.ranges[2].where, HasSubstr("ec.txt:1"));
+  EXPECT_THAT(file.where(file.ranges[0]), AllOf(StartsWith(file.path), HasSubstr(":2")));
+  EXPECT_THAT(file.where(file.ranges[2]), HasSubstr("ec.txt:1"));
   EXPECT_EQ(file.overlap, 0);
   EXPECT_EQ(file.span(), (data::Range{0, 300}));
 }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 
@@ -267,6 +268,72 @@ TEST_F(SimClusterTest, TheTimelineListsEveryStepOfAnAttempt) {
 }
 
 // Each bad setting is refused with the setting and its value named.
+// What a cluster reports (attempt events with their time and worker, then its timeline) for
+// the same submissions, its starts due now queued as events or, with defer_due_starts(), run
+// after each event as simulate() drives it: pool workers up, attempts of 0 and more, failures
+// drawn part-way, and a due start cancelled before it runs (never started, as its event was).
+std::vector<std::string> reports_of(bool defer) {
+  SimEngine engine;
+  std::mt19937_64 rng(5);
+  const scheduler::PlannedWork plan(test_support::ranges(16), "plan");
+  const std::vector<data::Micros> durations{10, 0, 7, 0, 7, 3, 0, 10, 4, 4, 0, 2};
+  SimClusterConfig config;
+  config.nodes = 2;
+  config.startup.constant = 5;
+  config.fail_prob = 0.4;
+  SimCluster cluster(engine, config, durations, rng, true);
+  RecordingListener listener;
+  cluster.set_listener(&listener);
+  if (defer) cluster.defer_due_starts();
+  auto run = [&] {
+    cluster.run_due_starts();
+    auto handle = [&](const SimEvent& event) {
+      cluster.handle(event);
+      cluster.run_due_starts();
+    };
+    engine.run(handle);
+  };
+  auto submit = [&](scheduler::AttemptHandle handle, int lane) {
+    cluster.submit(scheduler::Submission{handle, &plan, static_cast<std::uint32_t>(handle - 1), 1,
+                                         lane == 0 ? "w0" : "w1", lane});
+  };
+  submit(1, 0);
+  submit(2, 1);
+  run();  // both pods up: every later start is due at once
+  for (scheduler::AttemptHandle h = 3; h <= 11; h += 2) {
+    submit(h, 0);
+    submit(h + 1, 1);
+    if (h == 7) cluster.cancel(8);
+    run();
+  }
+  std::vector<std::string> reports;
+  for (const test_support::RecordedEvent& r : listener.events) {
+    reports.push_back(r.kind + " " + std::to_string(r.event.handle) + " at " + std::to_string(r.event.at) + " " +
+                      r.event.reason);
+  }
+  for (const TimelineEntry& e : cluster.timeline()) {
+    reports.push_back(std::string(to_string(e.kind)) + " " + std::to_string(e.handle) + " at " +
+                      std::to_string(e.at) + " slot " + std::to_string(e.slot));
+  }
+  reports.push_back("starts without an event: " + std::to_string(cluster.starts_without_event()));
+  return reports;
+}
+
+TEST(SimClusterDueStarts, StartsRunAfterTheEventGiveWhatTheirEventsGave) {
+  std::vector<std::string> queued = reports_of(false);
+  std::vector<std::string> deferred = reports_of(true);
+  ASSERT_EQ(queued.back(), "starts without an event: 0");
+  // Attempts 3 to 12 but the cancelled 8 and 10, whose pod went with 8 and starts up again.
+  EXPECT_EQ(deferred.back(), "starts without an event: 8");
+  queued.pop_back();
+  deferred.pop_back();
+  EXPECT_EQ(deferred, queued);
+  EXPECT_NE(std::find(queued.begin(), queued.end(), "failed 8 at 26 cancelled"), queued.end());
+  EXPECT_EQ(std::count_if(queued.begin(), queued.end(), [](const std::string& r) { return r.starts_with("started 8"); }), 0);
+  EXPECT_NE(std::find_if(queued.begin(), queued.end(), [](const std::string& r) { return r.ends_with(" exit"); }),
+            queued.end()) << "some attempt fails part-way";
+}
+
 TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
   struct Case {
     SimClusterConfig config;
