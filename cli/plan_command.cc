@@ -78,8 +78,6 @@ std::string seed_spread_text(sim::CapacityQuestion question, int seeds) {
   return text + "\n";
 }
 
-double h(data::Micros us) { return static_cast<double>(us) / data::kMicrosPerHour; }
-
 // The target's options as given, for errors: "--deadline 4h --wait-p90 1800s".
 std::string target_options(const PlanOptions& o) {
   std::string text;
@@ -94,16 +92,20 @@ std::string target_options(const PlanOptions& o) {
 }
 
 void print_worker_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
+  data::Micros largest = 0;
+  for (const sim::ComparisonRow& r : answer.curve) largest = std::max(largest, r.makespan_max);
+  const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
   std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s\n", "workers", "best partitioner",
-                "ranges", "mean (h)", "p50 (h)", "p90 (h)", "max (h)", "node-h", "met");
-  out << "cost curve (best partitioner per worker count; makespan over the replicas, each drawing the ranges' "
-         "durations from the model's noise unless --noise off):\n"
+                "ranges", "mean", "p50", "p90", "max", "node-h", "met");
+  out << "cost curve (best partitioner per worker count; times in " << unit.name
+      << "; makespan over the replicas, each drawing the ranges' durations from the model's noise unless --noise "
+         "off):\n"
       << line;
   for (const sim::ComparisonRow& r : answer.curve) {
     std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10.1f %7.0f%%\n", r.workers,
-                  r.partitioner.c_str(), r.ranges, h(r.makespan_mean), h(r.makespan_p50), h(r.makespan_p90),
-                  h(r.makespan_max), r.node_hours, 100 * *r.deadline_met);
+                  r.partitioner.c_str(), r.ranges, unit.of(r.makespan_mean), unit.of(r.makespan_p50),
+                  unit.of(r.makespan_p90), unit.of(r.makespan_max), r.node_hours, 100 * *r.deadline_met);
     out << line;
   }
   out << "best mean makespan " << (answer.monotone ? "never rose" : "ROSE somewhere")

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/kept_prediction.h"
 #include "data/prediction_check.h"
 #include "data/readable_duration.h"
 
@@ -30,6 +31,10 @@ std::string range_text(const data::ItemMiss& miss, const std::vector<data::WorkI
   return miss.item_id;
 }
 
+// A ratio of actual to predicted: two decimals, or two significant digits when that would read
+// 0.00 (work that ran thousands of times faster than its model).
+std::string ratio_text(double ratio) { return fixed(ratio, std::abs(ratio) < 0.01 ? "%.2g" : "%.2f"); }
+
 }  // namespace
 
 void print_prediction_check(const data::Run& run, const std::vector<data::WorkItem>& items,
@@ -38,38 +43,30 @@ void print_prediction_check(const data::Run& run, const std::vector<data::WorkIt
   if (!parameters.is_object()) return;
   std::optional<data::DurationNoise> noise;
   std::string noise_problem;
-  if (parameters.contains("noise")) {
-    try {
-      noise = data::DurationNoise::from_json(parameters.at("noise"), "run " + std::to_string(run.id));
-    } catch (const data::Error& e) {
-      noise_problem = e.what();
-    }
+  try {
+    noise = data::kept_noise(parameters, "run " + std::to_string(run.id));
+  } catch (const data::Error& e) {
+    noise_problem = e.what();
   }
+  const std::optional<data::PredictedMakespan> predicted = data::kept_makespan_prediction(parameters);
   std::optional<data::MakespanBand> band;
-  std::string source;
-  if (parameters.contains("plan") && parameters.at("plan").is_object()) {
-    const nlohmann::json& plan = parameters.at("plan");
-    band = data::MakespanBand{plan.value("makespan_p10_us", data::Micros{0}), plan.value("makespan_p50_us", data::Micros{0}),
-                              plan.value("makespan_p90_us", data::Micros{0})};
-    source = "comparison " + std::to_string(plan.value("comparison", 0)) + " row " + std::to_string(plan.value("row", 0));
-    if (band->p50 <= 0) band.reset();
-  }
+  if (predicted) band = predicted->band;
   const data::PredictionCheck check =
       data::check_predictions(items, attempts, noise ? &*noise : nullptr, band, makespan);
   if (check.items == 0 && !band) return;
   out << "  predicted vs actual:\n";
   if (band) {
-    out << "    makespan:     " << readable_duration(makespan) << " actual; " << source << " predicted p50 "
+    out << "    makespan:     " << readable_duration(makespan) << " actual; " << predicted->source << " predicted p50 "
         << readable_duration(band->p50) << " (p10 " << readable_duration(band->p10) << ", p90 "
         << readable_duration(band->p90) << "): " << fixed(100 * check.makespan_error(), "%+.1f%%") << ", "
         << (check.makespan_inside() ? "inside" : "OUTSIDE") << " the p10-p90 band\n";
   } else {
-    out << "    makespan:     no prediction kept (a run carrying out a stored plan, `run --plan`, keeps one)\n";
+    out << "    makespan:     no prediction kept (a run started with --model or --plan keeps one)\n";
   }
   if (check.items == 0) return;
   out << "    ranges:       " << check.items << " with a prediction; actual/predicted p10 "
-      << fixed(check.ratio_p10, "%.2f") << ", p50 " << fixed(check.ratio_p50, "%.2f") << ", p90 "
-      << fixed(check.ratio_p90, "%.2f") << "; all together " << fixed(check.total_ratio, "%.2f") << "x\n";
+      << ratio_text(check.ratio_p10) << ", p50 " << ratio_text(check.ratio_p50) << ", p90 "
+      << ratio_text(check.ratio_p90) << "; all together " << ratio_text(check.total_ratio) << "x\n";
   if (check.inside_band) {
     const double share = static_cast<double>(*check.inside_band) / static_cast<double>(check.items);
     out << "    calibration:  " << *check.inside_band << " of " << check.items << " (" << fixed(100 * share, "%.0f")
@@ -82,7 +79,7 @@ void print_prediction_check(const data::Run& run, const std::vector<data::WorkIt
   out << "    worst:        ";
   const char* separator = "";
   for (const data::ItemMiss& miss : check.worst) {
-    out << separator << range_text(miss, items) << " " << fixed(miss.ratio, "%.2f") << "x ("
+    out << separator << range_text(miss, items) << " " << ratio_text(miss.ratio) << "x ("
         << readable_duration(miss.predicted) << " predicted, " << readable_duration(miss.actual) << ")";
     separator = ", ";
   }

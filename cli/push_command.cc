@@ -9,12 +9,15 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/redis_options.h"
+#include "cli/run_prediction.h"
 #include "cluster_adapter/redis/redis_queue.h"
 #include "data/cost_model.h"
 #include "data/error.h"
@@ -33,6 +36,7 @@ struct PushOptions {
   std::string plan = "-";
   std::string order = "plan";
   std::string model_path;
+  int workers = 0;  // --workers: the pool's size, for the makespan predicted with --model
   std::string store_path;
   std::string run_name;
   std::string resume;  // a recorded run whose lost ranges are pushed back
@@ -61,10 +65,10 @@ std::vector<data::WorkItem> read_plan(const std::string& path) {
 }
 
 // The plan's items in the order workers should take them.
-std::vector<data::WorkItem> in_queue_order(std::vector<data::WorkItem> items, const PushOptions& options) {
-  if (!options.model_path.empty()) {
-    const data::CostModel model = data::CostModel::load(options.model_path);
-    for (data::WorkItem& item : items) item.predicted = model.predict(*item.range);
+std::vector<data::WorkItem> in_queue_order(std::vector<data::WorkItem> items, const PushOptions& options,
+                                           const data::CostModel* model) {
+  if (model != nullptr) {
+    for (data::WorkItem& item : items) item.predicted = model->predict(*item.range);
   } else if (options.order == "lpt") {
     throw data::Error("--order lpt", "needs --model (a cost model from `millrace fit`)");
   }
@@ -77,7 +81,9 @@ std::vector<data::WorkItem> in_queue_order(std::vector<data::WorkItem> items, co
 }
 
 void run_push(const PushOptions& options) {
-  const std::vector<data::WorkItem> items = in_queue_order(read_plan(options.plan), options);
+  std::optional<data::CostModel> model;
+  if (!options.model_path.empty()) model = data::CostModel::load(options.model_path);
+  const std::vector<data::WorkItem> items = in_queue_order(read_plan(options.plan), options, model ? &*model : nullptr);
   std::vector<std::string> end_counts;
   for (const data::WorkItem& item : items) end_counts.push_back(item.id);
   cluster_adapter::RedisConnection redis(options.redis);
@@ -89,7 +95,9 @@ void run_push(const PushOptions& options) {
     run.source = data::RunSource::kReal;
     run.units = "ledgers";
     run.policy = "fixed-pool";
-    run.parameters = nlohmann::json{{"order", options.order}, {"redis", data::redact(options.redis)}}.dump();
+    nlohmann::json parameters{{"order", options.order}, {"redis", data::redact(options.redis)}};
+    if (model) add_model_parameters(parameters, items, *model, options.model_path, options.workers);
+    run.parameters = parameters.dump();
     const std::int64_t id = store.add_run(run, items, {});
     std::cerr << "run " << id << " '" << options.run_name << "' recorded in " << options.store_path << "\n";
   }
@@ -133,18 +141,27 @@ void add_push_command(CLI::App& app) {
   cmd->add_option("--plan", options->plan, "END/COUNT lines, tip first ('-': stdin)")->capture_default_str();
   cmd->add_option("--order", options->order, "plan (as given), tip-first (highest END first), lpt (longest predicted first, needs --model)")
       ->capture_default_str();
-  cmd->add_option("--model", options->model_path, "cost model JSON for --order lpt");
+  cmd->add_option("--model", options->model_path,
+                  "cost model JSON: each range's prediction and band, kept with the run (--store), for --order lpt, "
+                  "watch's ETA and predicted vs actual");
+  cmd->add_option("--workers", options->workers,
+                  "the pool's size (workers taking ranges at once): with --model and --store, the run keeps the "
+                  "makespan its plan predicts on them")
+      ->transform(whole_number(1));
   cmd->add_option("--store", options->store_path, "also record the plan as a run in this trace store");
   cmd->add_option("--run", options->run_name, "name of that run")->capture_default_str();
   cmd->add_flag("--append", options->append, "add to a queue that already holds ranges");
   cmd->add_option("--resume", options->resume,
                   "push back the ranges of this recorded run (name or id, needs --store) that have no succeeded "
                   "attempt and are in no list of the queue")
-      ->excludes("--plan", "--order", "--model", "--run", "--append");
+      ->excludes("--plan", "--order", "--model", "--workers", "--run", "--append");
   add_redis_names_options(*cmd, options->names);
   cmd->callback([options] {
     if (!options->resume.empty()) return run_resume(*options);
     if (!options->store_path.empty() && options->run_name.empty()) throw data::Error("push", "--store needs --run");
+    if (options->workers > 0 && (options->model_path.empty() || options->store_path.empty())) {
+      throw data::Error("--workers", "predicts the run's makespan: give the cost model (--model) and --store");
+    }
     run_push(*options);
   });
 }

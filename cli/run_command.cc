@@ -15,6 +15,7 @@
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/run_prediction.h"
 #include "cli/run_summary_text.h"
 #include "cli/span_option.h"
 #include "cli/stored_plan.h"
@@ -56,12 +57,13 @@ struct RunOptions {
 constexpr double kRunBytesPerRange = 461;
 constexpr double kRunBytesPerWorker = 33;
 
-// The ranges to run, in plan order: the listed ones in the file's order (a ranges file's order
-// is its plan order), or the span cut by the partitioner.
-std::vector<data::Range> plan_ranges(const RunOptions& o, const data::CostModel* model) {
+// The run's partition and the order its ranges are handed out in (plan order): a ranges file's
+// ranges in the file's order (a ranges file's order is its plan order), or the span cut by the
+// partitioner, ascending.
+sim::ListedPartition run_partition(const RunOptions& o, const data::CostModel* model) {
   if (o.listed) {
     if (model) partitioners::require_within_model(*o.listed, *model);
-    return o.listed->work_ranges_in_file_order();
+    return {"ranges file " + o.ranges_file, o.listed->partition(), o.listed->requests(), o.listed->file_order};
   }
   partitioners::PartitionParams params = o.partition;
   params.span = parse_span(o.session.span);
@@ -69,10 +71,19 @@ std::vector<data::Range> plan_ranges(const RunOptions& o, const data::CostModel*
   params.model = model;
   require_memory_for_ranges(o.session.partitioner, params, kRunBytesPerRange);
   CurrentStep step("planning the ranges of --span " + o.session.span);
-  return partitioners::make_partition(o.session.partitioner, params).work_ranges();
+  return {o.session.partitioner, partitioners::make_partition(o.session.partitioner, params), {}, {}};
 }
 
-std::vector<data::WorkItem> plan_items(const RunOptions& o) {
+std::vector<data::Range> work_ranges_in_plan_order(const sim::ListedPartition& partition) {
+  std::vector<data::Range> work = partition.partition.work_ranges();
+  if (partition.plan_order.empty()) return work;
+  std::vector<data::Range> ordered;
+  ordered.reserve(work.size());
+  for (std::size_t i : partition.plan_order) ordered.push_back(work[i]);
+  return ordered;
+}
+
+std::vector<data::WorkItem> plan_items(RunOptions& o) {
   const std::optional<data::CostModel>& model = o.model;
   const int workers = o.session.common.workers;
   require_memory(workers, kRunBytesPerWorker, "--workers " + std::to_string(workers), "worker slots");
@@ -80,8 +91,9 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
       o.requests.empty() ? data::Quantities{} : data::parse_quantity_list(o.requests, "--request");
   const std::vector<data::Quantities> listed_requests =
       o.listed ? o.listed->requests_in_file_order() : std::vector<data::Quantities>{};
+  const sim::ListedPartition partition = run_partition(o, model ? &*model : nullptr);
   std::vector<data::WorkItem> items;
-  for (const data::Range& range : plan_ranges(o, model ? &*model : nullptr)) {
+  for (const data::Range& range : work_ranges_in_plan_order(partition)) {
     data::WorkItem& item = items.emplace_back();
     item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
     item.range = range;
@@ -95,6 +107,12 @@ std::vector<data::WorkItem> plan_items(const RunOptions& o) {
                         "declares a Kubernetes cluster's pools (--cluster kubernetes); locally use --local-capacity");
     }
     sim::check_fits_a_pool(items, sim::read_node_pools(o.node_pools));
+  }
+  if (model && o.session.chosen_plan.is_null()) {
+    CurrentStep step("predicting the run's makespan");
+    o.session.predicted_makespan =
+        predict_run_makespan({partition, workers, o.session.order, o.session.common.policy, o.session.autoscale},
+                             *model, o.model_path);
   }
   return items;
 }

@@ -13,8 +13,11 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/redis_options.h"
+#include "cli/run_prediction.h"
+#include "cli/run_summary_text.h"
 #include "cluster_adapter/redis/redis_watch.h"
 #include "cluster_adapter/redis/watch_report.h"
+#include "data/cost_model.h"
 #include "data/error.h"
 #include "data/redaction.h"
 #include "data/importers/fields.h"
@@ -30,15 +33,23 @@ struct WatchCommandOptions {
   std::string run_name;
   data::Micros poll = data::kMicrosPerSecond;
   int status_port = -1;  // -1: no status server
+  std::string model_path;  // --model: predictions of a run planned from the queue
+  int workers = 0;         // --workers: the pool's size, for its predicted makespan
   cluster_adapter::RedisQueueNames names;
 };
 
 // The run `push` recorded under this name, or a new one planned from what the queue holds now
 // (every range in any list, tip first).
 std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQueue& queue,
-                              const WatchCommandOptions& options) {
+                              const WatchCommandOptions& options, const data::CostModel* model) {
   for (const data::Run& run : store.runs()) {
-    if (run.name == options.run_name) return store.find_run(options.run_name);
+    if (run.name != options.run_name) continue;
+    if (model != nullptr) {
+      throw data::Error("--model " + options.model_path,
+                        "run '" + options.run_name + "' is already recorded (by push): its predictions are the ones "
+                        "it was recorded with (give --model to push); drop --model and --workers here");
+    }
+    return store.find_run(options.run_name);
   }
   const cluster_adapter::QueueSnapshot s = queue.snapshot();
   std::map<std::int64_t, data::WorkItem, std::greater<>> items;
@@ -52,12 +63,17 @@ std::int64_t find_or_plan_run(data::TraceStore& store, cluster_adapter::RedisQue
   if (items.empty()) throw data::Error(options.redis, "the queue holds no ranges to watch");
   std::vector<data::WorkItem> plan;
   for (auto& [last, item] : items) plan.push_back(item);
+  nlohmann::json parameters{{"redis", data::redact(options.redis)}, {"planned_from", "queue contents"}};
+  if (model != nullptr) {
+    for (data::WorkItem& item : plan) item.predicted = model->predict(*item.range);
+    add_model_parameters(parameters, plan, *model, options.model_path, options.workers);
+  }
   data::Run run;
   run.name = options.run_name;
   run.source = data::RunSource::kReal;
   run.units = "ledgers";
   run.policy = "fixed-pool";
-  run.parameters = nlohmann::json{{"redis", data::redact(options.redis)}, {"planned_from", "queue contents"}}.dump();
+  run.parameters = parameters.dump();
   return store.add_run(run, plan, {});
 }
 
@@ -69,6 +85,8 @@ void run_watch(const WatchCommandOptions& options) {
     throw data::Error("--poll " + duration_text(options.poll), "is shorter than " + duration_text(kShortestPoll));
   }
   cluster_adapter::RedisConnection redis(options.redis);  // a malformed address fails before the store is made
+  std::optional<data::CostModel> model;  // and so does an unreadable model
+  if (!options.model_path.empty()) model = data::CostModel::load(options.model_path);
   data::TraceStore store = data::TraceStore::open(options.store_path);
   std::optional<cluster_adapter::StatusServer> server;
   if (options.status_port >= 0) {
@@ -78,11 +96,11 @@ void run_watch(const WatchCommandOptions& options) {
   cluster_adapter::RedisQueue queue(redis, options.names);
   const cluster_adapter::WatchOptions watch_options{.poll = options.poll};
   const std::int64_t run_id = cluster_adapter::retry_while_redis_down(
-      queue, std::cerr, watch_options.backoff, [&] { return find_or_plan_run(store, queue, options); });
+      queue, std::cerr, watch_options.backoff, [&] { return find_or_plan_run(store, queue, options, model ? &*model : nullptr); });
   cluster_adapter::RedisWatch watch(queue, store, run_id, std::cerr);
   std::optional<cluster_adapter::WatchReport> report;
   if (server) {
-    report.emplace(store.items(run_id), store.attempts(run_id), run_id, data::redact(options.redis));
+    report.emplace(store.items(run_id), store.attempts(run_id), store.run(run_id), data::redact(options.redis));
     watch.set_step_observer([&](const cluster_adapter::WatchStep& step) {
       report->observe(step);
       server->publish(report->documents());
@@ -91,6 +109,7 @@ void run_watch(const WatchCommandOptions& options) {
   watch.run(watch_options);
   std::cout << "run " << run_id << " '" << options.run_name << "': " << watch.recorded() << " attempts recorded, "
             << watch.requeued() << " ranges re-queued\n";
+  print_stored_run(store, run_id, std::cout);
 }
 
 }  // namespace
@@ -108,8 +127,20 @@ void add_watch_command(CLI::App& app) {
   cmd->add_option("--status-port", options->status_port,
                   "serve /status, /metrics, /healthz and the live page (/) on 127.0.0.1:PORT (0: any free port)")
       ->transform(tcp_port());
+  cmd->add_option("--model", options->model_path,
+                  "cost model JSON: a run planned from the queue keeps each range's prediction and band, for the ETA "
+                  "and predicted vs actual (a run push recorded keeps push's)");
+  cmd->add_option("--workers", options->workers,
+                  "the pool's size (workers taking ranges at once): with --model, the run keeps the makespan its "
+                  "plan predicts on them")
+      ->transform(whole_number(1));
   add_redis_names_options(*cmd, options->names);
-  cmd->callback([options] { run_watch(*options); });
+  cmd->callback([options] {
+    if (options->workers > 0 && options->model_path.empty()) {
+      throw data::Error("--workers", "predicts the run's makespan: give the cost model (--model)");
+    }
+    run_watch(*options);
+  });
 }
 
 }  // namespace millrace::cli

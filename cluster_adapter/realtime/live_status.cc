@@ -26,6 +26,7 @@ void add_live_figures(nlohmann::json& document, const scheduler::StatusReport& s
     document["eta"]["note"] = figures.eta->note();
   }
   document["recent_attempts"] = figures.recent_attempts;
+  document["prediction"] = figures.prediction;
   nlohmann::json& failed = document["jobs_failed"];
   for (std::size_t i = 0; i < status.jobs_failed.size() && i < failed.size(); ++i) {
     const scheduler::FailedJob& job = status.jobs_failed[i];

@@ -24,13 +24,16 @@ struct LiveFigures {
   int slots = 1;                         // attempts the ETA spreads the work over
   data::Micros remaining_predicted = 0;
   nlohmann::json recent_attempts = nlohmann::json::array();  // AttemptTimeline::to_json()
+  nlohmann::json prediction = nullptr;   // the run's predicted makespan (data/kept_prediction.h's to_json)
 };
 
 // Adds to `document` (the scheduler's report as JSON):
 //   "progress": {"total", "done" (settled), "succeeded", "failed" (given up), "in_flight", "remaining"}
 //   "eta": {"slots", "remaining_predicted_us", "expected_us", "p10_us", "p90_us"} (the last three
 //          null when unknown)
-//   "recent_attempts": the timeline, and "logs" to each entry of "jobs_failed".
+//   "recent_attempts": the timeline, and "logs" to each entry of "jobs_failed";
+//   "prediction": the makespan the run was predicted to take ({"source", "makespan_p10_us",
+//          "makespan_p50_us", "makespan_p90_us"}), null without one.
 void add_live_figures(nlohmann::json& document, const scheduler::StatusReport& status, const LiveFigures& figures,
                       const AttemptLogs& logs);
 

@@ -10,6 +10,7 @@
 #include "cluster_adapter/realtime/live_status.h"
 #include "cluster_adapter/realtime/real_run_loop.h"
 #include "data/error.h"
+#include "data/kept_prediction.h"
 #include "data/redaction.h"
 
 namespace millrace::cluster_adapter {
@@ -32,6 +33,7 @@ json run_parameters(const RealRunOptions& o, const ClusterKind& kind) {
   p["order"] = scheduler::to_string(o.order);
   if (o.with_model) p["noise"] = o.noise.to_json();
   if (!o.chosen_plan.is_null()) p["plan"] = o.chosen_plan;
+  if (!o.predicted_makespan.is_null()) p["predicted"] = o.predicted_makespan;
   p.update(scheduler::to_json(o.autoscale));
   return p;
 }
@@ -60,6 +62,7 @@ ClusterKind& load_parameters(const data::Run& run, const ClusterKinds& kinds, Re
     }
     o.order = recorded_order;
     o.common.policy = run.policy;
+    if (std::optional<data::DurationNoise> noise = data::kept_noise(p, input)) o.noise = *noise;  // the ETA's band
     return kind;
   } catch (const json::exception& e) {
     throw data::Error(input, std::string("parameters cannot be read to resume: ") + e.what());
@@ -153,6 +156,7 @@ void RealRunSession::open_or_resume(const PlanItems& plan) {
 void RealRunSession::open_cluster() {
   shutdown_.emplace();
   const data::Run run = store_.run(run_id_);
+  prediction_ = data::to_json(data::kept_makespan_prediction(json::parse(run.parameters, nullptr, false)));
   target_ = kind_->open(ClusterSession{o_.common, run, clock_, *shutdown_});
   if (const ProcessTrees* trees = target_->process_trees()) owner_->set_trees(*trees);
   target_->set_tree_observer(
@@ -207,7 +211,7 @@ void RealRunSession::report() {
     document["run"] = {{"id", run_id_}, {"cluster", kind_->name()}, {"where", target_->where()}};
     add_live_figures(document, status,
                      LiveFigures{recorder_->remaining().eta(slots), slots, recorder_->remaining_predicted(),
-                                 timeline_.to_json()},
+                                 timeline_.to_json(), prediction_},
                      [this](const std::string& item, int attempt) { return target_->attempt_logs(item, attempt); });
     if (json cluster = target_->status_json(status.at); !cluster.is_null()) document["cluster"] = std::move(cluster);
     const BacklogState backlog = writes_->state();

@@ -58,6 +58,9 @@ struct RealRunOptions {
   // What a stored comparison chose and predicted, when the run carries it out (cli/stored_plan.h):
   // kept in the run's parameters as "plan". Null: none.
   nlohmann::json chosen_plan;
+  // Otherwise, with a model: the makespan predicted as the run starts (cli/run_prediction.h), kept
+  // as "predicted". Null: none.
+  nlohmann::json predicted_makespan;
 };
 
 // Plans a new run's items (called after the cluster kind checked its options).
@@ -98,6 +101,7 @@ class RealRunSession {
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::optional<RunRecorder> recorder_;
   AttemptTimeline timeline_;
+  nlohmann::json prediction_;  // the makespan the run was predicted (data/kept_prediction.h), for /status
   std::optional<ProgressLine> progress_;
   std::string trouble_;
   data::Micros published_ = 0;

@@ -3,12 +3,23 @@
 #include <algorithm>
 
 #include "cluster_adapter/realtime/live_status.h"
+#include "data/kept_prediction.h"
 
 namespace millrace::cluster_adapter {
 
+namespace {
+
+nlohmann::json run_parameters(const data::Run& run) { return nlohmann::json::parse(run.parameters, nullptr, false); }
+
+}  // namespace
+
 WatchReport::WatchReport(const std::vector<data::WorkItem>& items, const std::vector<data::Attempt>& recorded,
-                         std::int64_t run_id, std::string where)
-    : remaining_(items, {}), run_id_(run_id), where_(std::move(where)) {
+                         const data::Run& run, std::string where)
+    : remaining_(items, data::kept_noise(run_parameters(run), "run " + std::to_string(run.id))
+                            .value_or(data::DurationNoise{})),
+      run_id_(run.id),
+      where_(std::move(where)),
+      prediction_(data::to_json(data::kept_makespan_prediction(run_parameters(run)))) {
   for (const data::WorkItem& item : items) {
     plan_.push_back(item.id);
     items_[item.id];
@@ -119,7 +130,7 @@ StatusDocuments WatchReport::documents() const {
   nlohmann::json document = scheduler::to_json(report);
   document["run"] = {{"id", run_id_}, {"cluster", "redis queue"}, {"where", where_}};
   add_live_figures(document, report,
-                   LiveFigures{remaining_.eta(slots), slots, remaining_.predicted(), timeline_.to_json()},
+                   LiveFigures{remaining_.eta(slots), slots, remaining_.predicted(), timeline_.to_json(), prediction_},
                    [](const std::string&, int) { return std::vector<std::string>{}; });
   RunMetrics metrics = status_metrics(report);
   metrics.eta = remaining_.eta(slots);

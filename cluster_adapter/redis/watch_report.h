@@ -24,10 +24,11 @@ namespace millrace::cluster_adapter {
 
 class WatchReport {
  public:
-  // `items`: the run's plan; `recorded`: its attempts already in the store; `run_id` and
-  // `where` (the Redis server, redacted) name it.
+  // `items`: the run's plan; `recorded`: its attempts already in the store; `run` (its id, and
+  // the model's noise and predicted makespan it kept: data/kept_prediction.h) and `where` (the
+  // Redis server, redacted) name it. Throws data::Error for a kept noise that cannot be read.
   WatchReport(const std::vector<data::WorkItem>& items, const std::vector<data::Attempt>& recorded,
-              std::int64_t run_id, std::string where);
+              const data::Run& run, std::string where);
 
   void observe(const WatchStep& step);
   // /status and /metrics as of the last step observed.
@@ -57,6 +58,7 @@ class WatchReport {
   std::int64_t attempts_failed_ = 0;
   std::int64_t run_id_;
   std::string where_;
+  nlohmann::json prediction_;
   // The last step's view of the queue.
   data::Micros now_ = 0;
   std::set<std::string> failed_;                        // ranges listed in the failed list

@@ -3,6 +3,7 @@
 // print predicted vs actual; what cannot be carried out is refused before anything is recorded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -80,6 +81,42 @@ TEST_F(RunPlanTest, APlansAnswerRunsAsChosenAndShowSetsItsPredictionAgainstWhatH
   EXPECT_NE(shown.out.find(predicted), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find("    ranges:       20 with a prediction;"), std::string::npos) << shown.out;
   EXPECT_NE(ran.out.find(shown.out), std::string::npos) << "the run ends with what show prints:\n" << ran.out;
+}
+
+// A run started with a model and no plan predicts its own makespan as it starts: its partition,
+// worker count, order and policy simulated with the model (no noise in this one, so every replica
+// gives the list schedule worked out here).
+TEST_F(RunPlanTest, ARunWithAModelPredictsItsOwnMakespanAsItStarts) {
+  const CliResult ran = run({"run", "--store", store, "--model", model, "--span", "0:999", "--partitioner", "uniform",
+                             "--range-count", "20", "--workers", "2", "--order", "tip-first", "--command", "true"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  // Tip first: the four 200 ms ranges of [800, 1000) two by two (400 ms), then the sixteen 50 ms
+  // ones eight a worker (400 ms more).
+  std::vector<data::Micros> ranges(4, 200'000);
+  ranges.insert(ranges.end(), 16, 50'000);
+  std::vector<data::Micros> worker_free(2, 0);
+  for (data::Micros duration : ranges) *std::min_element(worker_free.begin(), worker_free.end()) += duration;
+  const data::Micros expected = *std::max_element(worker_free.begin(), worker_free.end());
+  ASSERT_EQ(expected, 800'000);
+
+  const nlohmann::json predicted = nlohmann::json::parse(data::TraceStore::open(store).run(1).parameters).at("predicted");
+  EXPECT_EQ(predicted.at("replicas"), 20);
+  EXPECT_EQ(predicted.at("makespan_p10_us"), expected);
+  EXPECT_EQ(predicted.at("makespan_p50_us"), expected);
+  EXPECT_EQ(predicted.at("makespan_p90_us"), expected);
+  EXPECT_NE(predicted.at("cluster").get<std::string>().find("has no fitted cluster"), std::string::npos) << predicted;
+  const CliResult shown = run({"show", "--store", store, "1"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find(" actual; its plan simulated at the start (20 replicas) predicted p50 800 ms (p10 800 ms, "
+                           "p90 800 ms): "),
+            std::string::npos)
+      << shown.out;
+
+  // Without a model nothing is predicted, and show says how to have it.
+  const CliResult plain = run({"run", "--store", store, "--span", "0:999", "--partitioner", "uniform",
+                               "--range-count", "4", "--command", "true"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(data::TraceStore::open(store).run(2).parameters).contains("predicted"));
 }
 
 TEST_F(RunPlanTest, WhatCannotBeCarriedOutIsRefusedBeforeAnythingIsRecorded) {

@@ -56,6 +56,17 @@
       setDuration('eta-' + id, eta[key]);
     }
     setFigure('eta-slots', eta.slots);
+    const note = byId('eta-note');  // what the run learnt of the model: "ranges run 0.10x the model"
+    note.textContent = eta.note || '';
+    note.hidden = !eta.note;
+  }
+
+  // The makespan the run was predicted to take (its plan simulated, or the comparison it carries out).
+  function showPrediction(prediction) {
+    byId('prediction').hidden = !prediction;
+    if (!prediction) return;
+    for (const key of ['p10', 'p50', 'p90']) setDuration('prediction-' + key, prediction['makespan_' + key + '_us']);
+    byId('prediction-source').textContent = prediction.source;
   }
 
   // One row per worker, its recent attempts as bars over the window from the oldest shown
@@ -197,6 +208,7 @@
     byId('run-title').textContent = status.run ? 'run ' + status.run.id : 'run';
     showProgress(status.progress);
     showEta(status.eta);
+    showPrediction(status.prediction);
     showTimeline(status.recent_attempts, status.at_us);
     showFailures(status.jobs_failed);
     showCluster(status);

@@ -149,6 +149,44 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedCredentialsMaskedAndTheClusterStateS
   EXPECT_NE(dom.find("retrying watch jobs (7 in a row): connection refused"), std::string::npos) << dom;
   EXPECT_EQ(figure(dom, "eta-expected", "data-us"), "");
   EXPECT_EQ(text_of(dom, "eta-expected"), "?");
+  // No model: no prediction and nothing learnt of one, both hidden.
+  EXPECT_TRUE(attribute(tag_by_id(dom, "prediction"), "hidden").has_value()) << tag_by_id(dom, "prediction");
+  EXPECT_TRUE(attribute(tag_by_id(dom, "eta-note"), "hidden").has_value()) << tag_by_id(dom, "eta-note");
+}
+
+// A run with a model: the makespan it was predicted beside its progress, and what the run learnt
+// of the model when it runs outside the model's band.
+TEST_F(LivePageTest, ThePredictedMakespanAndARunOutsideItsModelAreShownBesideProgress) {
+  scheduler::StatusReport status;
+  status.policy = "fixed-pool";
+  status.target = 2;
+  status.num_items = 40;
+  status.num_remain = 30;
+  status.num_succeeded = 10;
+  const nlohmann::json prediction = {{"source", "its plan simulated at the start (20 replicas)"},
+                                     {"makespan_p10_us", 110'000'000},
+                                     {"makespan_p50_us", 125'000'000},
+                                     {"makespan_p90_us", 3'725'000'000}};
+  // 10 ranges observed at a tenth of their predictions: outside what the model's noise allows.
+  const cluster_adapter::EtaBand eta{9'000'000, 8'000'000, 12'000'000, 10, 0.1, true};
+  nlohmann::json document = scheduler::to_json(status);
+  cluster_adapter::add_live_figures(document, status,
+                                    cluster_adapter::LiveFigures{eta, 2, 90'000'000, nlohmann::json::array(), prediction},
+                                    [](const std::string&, int) { return std::vector<std::string>{}; });
+  ASSERT_EQ(document["prediction"], prediction);
+
+  cluster_adapter::StatusServer server(0);
+  server.publish({document.dump(), ""});
+  const std::string dom = browser->dump_dom(url(server.port()));
+  EXPECT_FALSE(attribute(tag_by_id(dom, "prediction"), "hidden").has_value()) << dom;
+  EXPECT_EQ(figure(dom, "prediction-p10", "data-us"), "110000000");
+  EXPECT_EQ(figure(dom, "prediction-p50", "data-us"), "125000000");
+  EXPECT_EQ(figure(dom, "prediction-p90", "data-us"), "3725000000");
+  EXPECT_EQ(text_of(dom, "prediction-p50"), "2m05s");
+  EXPECT_EQ(text_of(dom, "prediction-p90"), "1h02m");
+  EXPECT_EQ(text_of(dom, "prediction-source"), "its plan simulated at the start (20 replicas)");
+  EXPECT_FALSE(attribute(tag_by_id(dom, "eta-note"), "hidden").has_value()) << dom;
+  EXPECT_EQ(text_of(dom, "eta-note"), "ranges run 0.10x the model");
 }
 
 TEST_F(LivePageTest, BeforeTheFirstStatusThePageSaysItWaits) {

@@ -186,7 +186,7 @@ TEST_F(RedisWatchTest, RedisDownIsReportedAndRetriedAndLosesNothingRecorded) {
 // workers' running attempts, recorded tries as finished ones, the failed list as failures.
 TEST_F(RedisWatchTest, TheStatusReportShowsTheQueueAsARealRunsStatusDoes) {
   RedisWatch watch(queue_, store_, run_, log_);
-  WatchReport report(store_.items(run_), store_.attempts(run_), run_, "127.0.0.1");
+  WatchReport report(store_.items(run_), store_.attempts(run_), store_.run(run_), "127.0.0.1");
   watch.set_step_observer([&](const WatchStep& step) { report.observe(step); });
   const std::string done = take("w0", true);
   const std::string failing = take("w1", true);
@@ -344,7 +344,7 @@ TEST_F(RedisWatchTest, AKeyOfAnotherTypeIsNamedWithTheTypeItHolds) {
 
 TEST_F(RedisWatchTest, AWorkerNameThatIsNotUtf8IsStoredAndServedWithReplacementCharacters) {
   RedisWatch watch(queue_, store_, run_, log_);
-  WatchReport report(store_.items(run_), store_.attempts(run_), run_, "127.0.0.1");
+  WatchReport report(store_.items(run_), store_.attempts(run_), store_.run(run_), "127.0.0.1");
   std::string documents;
   watch.set_step_observer([&](const WatchStep& step) {
     report.observe(step);
