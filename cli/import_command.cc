@@ -28,7 +28,9 @@ void run_import(const ImportArgs& args) {
   ProgressDisplay progress(args.quiet);
   data::importers::ImportResult result;
   {
-    const data::importers::ScopedReadProgress reading(progress.report("import", "bytes"));
+    const data::importers::ScopedReadProgress reading(
+        progress.report("import", "bytes"),
+        [&progress](const std::string& phase, const std::string& unit) { return progress.report("import: " + phase, unit); });
     result = data::importers::import_file(store, args.format, args.file, args.options);
   }
   progress.finish();

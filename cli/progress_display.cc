@@ -50,6 +50,8 @@ data::ProgressReport ProgressDisplay::report(std::string label, std::string unit
   if (!line_.enabled()) return {};
   label_ = std::move(label);
   unit_ = std::move(unit);
+  started_ = clock_();  // the elapsed time and ETA of this work, not of what the command did before
+  last_drawn_ = started_ - kRedrawEvery;
   return [this](std::int64_t done, std::int64_t total) {
     const data::Micros now = clock_();
     if (done < total && now - last_drawn_ < kRedrawEvery) return;

@@ -35,8 +35,8 @@ class ProgressDisplay {
   ~ProgressDisplay();
 
   // A report drawing what it is told as the work `label` counted in `unit` (not to be used from
-  // two threads at once); none when the display is not enabled. The elapsed time runs from the
-  // display's creation.
+  // two threads at once); none when the display is not enabled. The elapsed time runs from this
+  // call; a later report (the next phase of the work) replaces the earlier one's line.
   data::ProgressReport report(std::string label, std::string unit);
   // The label of what the report draws next (a plan's worker count under evaluation).
   void relabel(std::string label) { label_ = std::move(label); }

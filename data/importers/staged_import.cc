@@ -11,6 +11,7 @@
 
 #include "data/attempt_rows.h"
 #include "data/error.h"
+#include "data/importers/read_progress.h"
 #include "data/item_rows.h"
 #include "data/sqlite_db.h"
 
@@ -214,6 +215,8 @@ void StagedImport::lay_back_to_back(const std::string& input) {
   std::map<std::string, Micros> free_at;
   started_.reset();
   ended_ = 0;
+  const ProgressReport laying = ScopedReadProgress::phase("laying attempts back to back", "attempts");
+  std::int64_t laid_count = 0;
   for (std::int64_t after = 0;;) {
     std::vector<Row> chunk;
     select.bind(1, run_id_).bind(2, after).bind(3, static_cast<std::int64_t>(kBatchRows));
@@ -235,6 +238,8 @@ void StagedImport::lay_back_to_back(const std::string& input) {
       at = laid.end;
     }
     tx.commit();
+    laid_count += static_cast<std::int64_t>(chunk.size());
+    if (laying) laying(laid_count, static_cast<std::int64_t>(attempts_));
     after = chunk.back().order;
   }
 }
@@ -242,6 +247,8 @@ void StagedImport::lay_back_to_back(const std::string& input) {
 std::int64_t StagedImport::publish(const Run& run) {
   flush();
   statements_.reset();
+  const ProgressReport publishing = ScopedReadProgress::phase("publishing the run", "steps");
+  if (publishing) publishing(0, 1);
   Run published = run;
   published.id = run_id_;
   if (started_) {
@@ -255,6 +262,7 @@ std::int64_t StagedImport::publish(const Run& run) {
   } catch (const Error&) {
     // Left for the next import, which removes the sources of published runs.
   }
+  if (publishing) publishing(1, 1);
   return run_id_;
 }
 

@@ -107,6 +107,22 @@ TEST_F(ProgressOnTheCommandLine, NothingIsDrawnWhenStderrIsNotATerminalOrWithQui
   const CommandResult imported = on_a_terminal("import --store " + store_ + " --format stellar-metrics --name rec " + metrics);
   ASSERT_EQ(imported.exit_code, 0) << imported.output;
   EXPECT_NE(imported.output.find("\rimport: 0.0/0.0 MiB (100%)"), std::string::npos) << imported.output;
+  // After the bytes, the phases that follow them, each with its own steps: the line does not sit
+  // at 100% of the bytes while the attempts are laid back to back and the run is published.
+  const std::string durations = path("durations.csv");
+  std::string rows = "item,worker,duration_s\n";
+  for (int i = 0; i < 40; ++i) rows += "i" + std::to_string(i) + ",w" + std::to_string(i % 4) + ",1.5\n";
+  std::FILE* csv = std::fopen(durations.c_str(), "w");
+  std::fputs(rows.c_str(), csv);
+  std::fclose(csv);
+  const CommandResult laid_out = on_a_terminal("import --store " + store_ + " --format csv --name laid " + durations);
+  ASSERT_EQ(laid_out.exit_code, 0) << laid_out.output;
+  const std::size_t laid = laid_out.output.find("\rimport: laying attempts back to back: 40/40 attempts (100%)");
+  const std::size_t published = laid_out.output.find("\rimport: publishing the run: 1/1 steps (100%)");
+  EXPECT_NE(laid, std::string::npos) << laid_out.output;
+  EXPECT_NE(published, std::string::npos) << laid_out.output;
+  EXPECT_LT(laid_out.output.find("MiB (100%)"), laid) << laid_out.output;
+  EXPECT_LT(laid, published) << laid_out.output;
   const CommandResult fitted = on_a_terminal("fit --store " + store_ + " --runs rec -o " + path("fit.json"));
   ASSERT_EQ(fitted.exit_code, 0) << fitted.output;
   // Two methods (durations alone, and with the recorded apply time), each cross-validating the 8
