@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "data/error.h"
 
 namespace millrace::cli {
@@ -28,6 +29,8 @@ struct ReportOptions {
   std::string output;
   std::string model;
   std::string run;
+  std::int64_t compare = 0;  // 0: the latest made with --model and --run (else the latest)
+  std::int64_t plan = 0;
 };
 
 // The plotting module: $MILLRACE_NOTEBOOKS, else notebooks/ of the source tree this executable
@@ -89,6 +92,8 @@ void run_report(const ReportOptions& o) {
   std::vector<std::string> argv = {interpreter, module.string(), "--store", o.store, "-o", o.output};
   if (!o.model.empty()) argv.insert(argv.end(), {"--model", o.model});
   if (!o.run.empty()) argv.insert(argv.end(), {"--run", o.run});
+  if (o.compare > 0) argv.insert(argv.end(), {"--compare", std::to_string(o.compare)});
+  if (o.plan > 0) argv.insert(argv.end(), {"--plan", std::to_string(o.plan)});
   if (run_process(argv) != 0) throw data::Error(o.store, "report failed (see the message above)");
 }
 
@@ -102,6 +107,12 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("-o,--output", options->output, "directory for the PNG files and index.html")->required();
   cmd->add_option("--model", options->model, "cost model JSON (from `millrace fit`) for the cost model figures");
   cmd->add_option("--run", options->run, "run (id or name) of the recorded-run figures (default: first recorded)");
+  cmd->add_option("--compare", options->compare,
+                  "the stored compare to draw (its id, see `millrace runs`; default: the latest made with --model "
+                  "and on --run, else the latest)")
+      ->transform(whole_number(1));
+  cmd->add_option("--plan", options->plan, "the stored plan to draw (its id; default as --compare's)")
+      ->transform(whole_number(1));
   cmd->callback([options] { run_report(*options); });
 }
 

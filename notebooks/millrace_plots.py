@@ -410,13 +410,45 @@ def model_recordings(conn, model, key=None):
 COMPARISONS_TABLE = "comparisons"  # written by `millrace compare` and `millrace plan` (schema.sql)
 
 
-def latest_comparison(conn, kind):
-    """The id and parameters (dict) of the latest comparison of `kind` ('compare' or 'plan'), or None."""
-    if not has_table(conn, COMPARISONS_TABLE):
+def chosen_comparison(conn, kind, chosen=None, model_path=None, run_key=None):
+    """(id, parameters (dict), description) of the comparison of `kind` ('compare' or 'plan') to
+    draw, or None when the store has none: comparison `chosen` when given (an error when it is
+    missing or of the other kind); else the latest made with the model file `model_path` and on
+    the recorded run `run_key` where those are given and one was; else the latest. The
+    description names it, its model and run, and says when none matched what was asked."""
+    if chosen is None and not has_table(conn, COMPARISONS_TABLE):
         return None
-    row = conn.execute("SELECT id, parameters FROM comparisons WHERE kind = ? ORDER BY id DESC LIMIT 1",
-                       (kind,)).fetchone()
-    return None if row is None else (row[0], json.loads(row[1]))
+    if chosen is not None:
+        if not has_table(conn, COMPARISONS_TABLE):
+            raise RuntimeError(f"comparison {chosen}: the store has no comparisons")
+        row = conn.execute("SELECT id, kind, model, parameters FROM comparisons WHERE id = ?", (chosen,)).fetchone()
+        if row is None:
+            raise RuntimeError(f"comparison {chosen}: no such comparison in the store (see `millrace runs`)")
+        if row[1] != kind:
+            raise RuntimeError(f"comparison {chosen} is a {row[1]}, not a {kind}: give it as --{row[1]} {chosen}")
+        rows, note = [row], ""
+    else:
+        rows = conn.execute("SELECT id, kind, model, parameters FROM comparisons WHERE kind = ? ORDER BY id DESC",
+                            (kind,)).fetchall()
+        if not rows:
+            return None
+        run_ids = None
+        if run_key is not None:
+            run = find_run(conn, run_key)
+            run_ids = {str(run["id"]), str(run["name"])}
+        same_model = (lambda model: model_path is None or model == model_path
+                      or os.path.realpath(model) == os.path.realpath(model_path))
+        same_run = lambda parameters: run_ids is None or str(parameters.get("run", "")) in run_ids
+        matching = [r for r in rows if same_model(r[2]) and same_run(json.loads(r[3]))]
+        asked = " and ".join(([f"--model {model_path}"] if model_path else []) + ([f"--run {run_key}"] if run_key else []))
+        note = "" if matching or not asked else f"; none was made with {asked}, so the latest"
+        rows = matching or rows
+    comparison_id, _, model, text = rows[0]
+    parameters = json.loads(text)
+    run = parameters.get("run") or ""
+    description = (f"comparison {comparison_id}: `millrace {kind}`, model {model or '(none: a replay)'}"
+                   + (f", run {run}" if run else "") + note)
+    return comparison_id, parameters, description
 
 
 def best_rows(conn, comparison_id):
@@ -441,29 +473,34 @@ def best_rows(conn, comparison_id):
     return frame.groupby(["partitioner", "workers"], as_index=False).first()
 
 
-def compare_results(conn):
-    """The latest `millrace compare` result (see best_rows), or None when the store has none."""
-    latest = latest_comparison(conn, "compare")
-    if latest is None:
+def compare_results(conn, chosen=None, model_path=None, run_key=None):
+    """The `millrace compare` result chosen as chosen_comparison chooses it (see best_rows), or None
+    when the store has none; its description is in the frame's attrs["comparison"]."""
+    found = chosen_comparison(conn, "compare", chosen, model_path, run_key)
+    if found is None:
         return None
-    frame = best_rows(conn, latest[0])
+    frame = best_rows(conn, found[0])
+    frame.attrs["comparison"] = found[2]
     return None if frame.empty else frame
 
 
-def plan_results(conn):
-    """The latest `millrace plan` result, the best partitioner per worker count, or None when the
-    store has none. Columns: workers, partitioner, makespan_us, node_hours, deadline_us, chosen."""
-    latest = latest_comparison(conn, "plan")
-    if latest is None:
+def plan_results(conn, chosen=None, model_path=None, run_key=None):
+    """The `millrace plan` result chosen as chosen_comparison chooses it, the best partitioner per
+    worker count, or None when the store has none. Columns: workers, partitioner, makespan_us,
+    node_hours, deadline_us, chosen; its description is in the frame's attrs["comparison"]."""
+    found = chosen_comparison(conn, "plan", chosen, model_path, run_key)
+    if found is None:
         return None
-    comparison_id, parameters = latest
+    comparison_id, parameters, description = found
     frame = best_rows(conn, comparison_id)
     if frame.empty:
         return None
     frame = frame.sort_values("makespan_us").groupby("workers", as_index=False).first()
     frame["deadline_us"] = parameters["deadline_us"]
     frame["chosen"] = frame["workers"] == parameters.get("answer_workers", -1)
-    return frame.sort_values("workers")
+    frame = frame.sort_values("workers")
+    frame.attrs["comparison"] = description
+    return frame
 
 
 def no_results_message(what, command):
@@ -592,8 +629,10 @@ def real_vs_simulated(real, real_frame, sim, sim_frame):
 # --- the report -------------------------------------------------------------------------------
 
 
-def figures_of_store(conn, model_path=None, run_key=None):
-    """Yields (name, caption, figure builder) for every figure the store (and model) can give."""
+def figures_of_store(conn, model_path=None, run_key=None, compare_id=None, plan_id=None):
+    """Yields (name, caption, figure builder) for every figure the store (and model) can give;
+    the comparisons drawn are those chosen (compare_id, plan_id), else the latest made with this
+    model and run (chosen_comparison)."""
     run = find_run(conn, run_key)
     frame = attempts(conn, run["id"])
     yield "run_durations", f"Per-range duration along the sequence, run '{run['name']}'", \
@@ -606,13 +645,13 @@ def figures_of_store(conn, model_path=None, run_key=None):
             lambda: model_coefficients(model)
         yield "model_fit", "Cost model against the recorded ranges, residuals", \
             lambda: model_fit(model, model_recordings(conn, model))
-    compared = compare_results(conn)
+    compared = compare_results(conn, compare_id, model_path, run_key)
     if compared is not None:
-        yield "compare", "Partitioners and worker counts compared (latest `millrace compare`)", \
+        yield "compare", f"Partitioners and worker counts compared ({compared.attrs['comparison']})", \
             lambda: compare_figure(compared)
-    planned = plan_results(conn)
+    planned = plan_results(conn, plan_id, model_path, run_key)
     if planned is not None:
-        yield "plan", "The cost/deadline curve and the chosen plan (latest `millrace plan`)", \
+        yield "plan", f"The cost/deadline curve and the chosen plan ({planned.attrs['comparison']})", \
             lambda: plan_figure(planned)
     try:
         real, sim = real_and_simulated(conn)
@@ -622,14 +661,14 @@ def figures_of_store(conn, model_path=None, run_key=None):
         lambda: real_vs_simulated(real, attempts(conn, real["id"]), sim, attempts(conn, sim["id"]))
 
 
-def write_report(store, out, model_path=None, run_key=None):
+def write_report(store, out, model_path=None, run_key=None, compare_id=None, plan_id=None):
     """Renders every figure to out/*.png and out/index.html; returns the PNG paths."""
     matplotlib.use("Agg")
     os.makedirs(out, exist_ok=True)
     conn = connect(store)
     written = []
     sections = []
-    for name, caption, build in figures_of_store(conn, model_path, run_key):
+    for name, caption, build in figures_of_store(conn, model_path, run_key, compare_id, plan_id):
         fig = build()
         path = save(fig, out, name)
         plt.close(fig)
@@ -652,9 +691,11 @@ def main(argv=None):
     parser.add_argument("-o", "--output", required=True, help="directory for the PNGs and index.html")
     parser.add_argument("--model", help="cost model JSON written by `millrace fit`")
     parser.add_argument("--run", help="run (id or name) of the recorded-run figures (default: the first recorded)")
+    parser.add_argument("--compare", type=int, help="the compare to draw (default: the latest with --model and --run)")
+    parser.add_argument("--plan", type=int, help="the plan to draw (default: the latest with --model and --run)")
     args = parser.parse_args(argv)
     try:
-        written = write_report(args.store, args.output, args.model, args.run)
+        written = write_report(args.store, args.output, args.model, args.run, args.compare, args.plan)
     except (RuntimeError, OSError, sqlite3.Error, ValueError) as error:
         print(f"millrace: {error}", file=sys.stderr)
         return 1

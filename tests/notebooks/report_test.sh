@@ -38,5 +38,27 @@ expect_error "python3 without matplotlib is reported" "cannot import matplotlib"
   env MILLRACE_PYTHON="$work/python-without-matplotlib" "$m" report --store "$store" -o "$work/report-nompl"
 expect_error "missing run is named" "no run 'nope'" \
   "$m" report --store "$store" -o "$work/report-norun" --run nope
+# Which comparisons are drawn: the latest made with --model and on --run unless one is chosen; a
+# caption names the comparison, its model and run. On a copy, with a second compare of another run.
+copy=$work/choices.db; cp "$store" "$copy"
+"$m" compare --store "$copy" --model "$work/model.json" --run sleep-run --workers 2 --partitioners uniform \
+  --replicas 1 >/dev/null 2>&1
+latest=$(sqlite3 "$copy" "SELECT max(id) FROM comparisons WHERE kind = 'compare'")
+"$m" report --store "$copy" -o "$work/report-latest" >/dev/null
+check "the latest compare by default" grep -q "(comparison $latest: \`millrace compare\`, model $work/model.json, run sleep-run)" \
+  "$work/report-latest/index.html"
+"$m" report --store "$copy" -o "$work/report-pcv2" --model "$work/model.json" --run pcv2 >/dev/null
+check "the latest compare of --run pcv2" grep -q "(comparison 1: \`millrace compare\`, model $work/model.json, run pcv2)" \
+  "$work/report-pcv2/index.html"
+"$m" report --store "$copy" -o "$work/report-chosen" --run sleep-run --compare 1 --plan 2 >/dev/null
+check "the compare chosen" grep -q "(comparison 1: \`millrace compare\`" "$work/report-chosen/index.html"
+check "the plan chosen" grep -q "(comparison 2: \`millrace plan\`" "$work/report-chosen/index.html"
+"$m" report --store "$copy" -o "$work/report-unmatched" --run sleep-run >/dev/null
+check "a plan of no such run says so" grep -q "none was made with --run sleep-run, so the latest" \
+  "$work/report-unmatched/index.html"
+expect_error "a plan given as the compare is named" "comparison 2 is a plan, not a compare: give it as --plan 2" \
+  "$m" report --store "$copy" -o "$work/report-wrong" --compare 2
+expect_error "a missing comparison is named" "comparison 99: no such comparison in the store" \
+  "$m" report --store "$copy" -o "$work/report-missing" --plan 99
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
