@@ -74,6 +74,7 @@ RemainingWork::RemainingWork(const std::vector<data::WorkItem>& items, const dat
     if (!items_.emplace(item.id, entry).second) continue;
     ++left_;
     predicted_ += entry.predicted;
+    left_predictions_.insert(entry.predicted);
     mean_ += entry.mean;
     variance_ += entry.variance;
   }
@@ -86,6 +87,7 @@ void RemainingWork::settle(const std::string& item_id) {
   entry.settled = true;
   --left_;
   predicted_ -= entry.predicted;
+  left_predictions_.erase(left_predictions_.find(entry.predicted));
   mean_ -= entry.mean;
   variance_ -= entry.variance;
   if (left_ == 0) mean_ = variance_ = 0;  // no rounding left over once nothing is
@@ -121,9 +123,13 @@ std::optional<EtaBand> RemainingWork::eta(int slots) const {
   if (predicted_ <= 0) return std::nullopt;
   const double mean = scale * mean_;
   const double sd = std::sqrt(std::max(0.0, scale * scale * variance_ + scale_sd * scale_sd * mean_ * mean_));
-  band.expected = spread_over(scale * static_cast<double>(predicted_), slots);
-  band.p10 = spread_over(mean - kZ90 * sd, slots);
-  band.p90 = spread_over(mean + kZ90 * sd, slots);
+  // No more slots than items left, and no sooner than the longest of them.
+  const int busy = static_cast<int>(std::min<std::size_t>(std::max(slots, 1), left_));
+  const double longest = scale * static_cast<double>(*left_predictions_.rbegin());
+  const auto at_least_longest = [&](double micros) { return std::max(spread_over(micros, busy), spread_over(longest, 1)); };
+  band.expected = at_least_longest(scale * static_cast<double>(predicted_));
+  band.p10 = at_least_longest(mean - kZ90 * sd);
+  band.p90 = at_least_longest(mean + kZ90 * sd);
   return band;
 }
 

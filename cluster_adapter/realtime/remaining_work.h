@@ -15,10 +15,16 @@
 // those items) scales the remaining work, blended with the model by weight n / (n + 10) after n
 // such items, its own uncertainty widening the band. When the ratio is beyond what the model's
 // noise gives that many items (99%), the band says so (e.g. "ranges run 0.10x the model").
+//
+// Spread over the slots, the work cannot finish sooner than its longest item, nor use more slots
+// than items are left: near the end of a run the last ranges are not divided by idle slots. (An
+// item in flight counts whole: its time spent is not known here, so the last minutes of a run
+// read a little long rather than short.)
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +72,7 @@ class RemainingWork {
   std::unordered_map<std::string, Entry> items_;
   std::size_t left_ = 0;
   data::Micros predicted_ = 0;
+  std::multiset<data::Micros> left_predictions_;  // of the items not settled, for the longest
   double mean_ = 0;
   double variance_ = 0;
   // Learnt from the items observed: their count, actual durations, and the model's expectation

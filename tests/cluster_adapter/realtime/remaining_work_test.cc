@@ -31,6 +31,25 @@ TEST(RemainingWorkTest, WithoutNoiseTheBandIsThePredictionSpreadOverTheSlots) {
   EXPECT_EQ(eta->p90, 8 * data::kMicrosPerSecond);
 }
 
+// Near the end of a run: three 60 s ranges left on ten slots take 60 s, not 18 s; and a 100 s
+// range beside four of 10 s on four slots takes 100 s, not 35 s.
+TEST(RemainingWorkTest, TheLastRangesAreNotDividedByIdleSlots) {
+  RemainingWork three(ranges(3, 60 * data::kMicrosPerSecond), {});
+  auto eta = three.eta(10);
+  ASSERT_TRUE(eta);
+  EXPECT_EQ(eta->expected, 60 * data::kMicrosPerSecond);
+  EXPECT_EQ(eta->p10, 60 * data::kMicrosPerSecond);
+  EXPECT_EQ(eta->p90, 60 * data::kMicrosPerSecond);
+
+  std::vector<data::WorkItem> items = ranges(5, 10 * data::kMicrosPerSecond);
+  items[2].predicted = 100 * data::kMicrosPerSecond;
+  RemainingWork uneven(items, {});
+  EXPECT_EQ(uneven.eta(4)->expected, 100 * data::kMicrosPerSecond);
+  uneven.settle(items[2].id);  // the long one done: 40 s over 4 slots
+  EXPECT_EQ(uneven.eta(4)->expected, 10 * data::kMicrosPerSecond);
+  EXPECT_EQ(uneven.eta(2)->expected, 20 * data::kMicrosPerSecond);
+}
+
 TEST(RemainingWorkTest, SettlingCountsEachItemOnceAndIgnoresUnknownIds) {
   RemainingWork work(ranges(3, 2 * data::kMicrosPerSecond), {});
   work.settle("r1");
