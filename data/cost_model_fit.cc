@@ -15,6 +15,7 @@
 #include "data/error.h"
 #include "data/fit_design.h"
 #include "data/nnls.h"
+#include "data/readable_duration.h"
 #include "data/sparse_nnls.h"
 
 namespace millrace::data {
@@ -554,31 +555,40 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
   return report;
 }
 
+namespace {
+
+// Seconds in the unit that fits them ("850 ms", "12.3 s"): a fit of millisecond ranges does not
+// read "RMSE 0.0 s".
+std::string readable_seconds(double seconds) { return readable_duration(micros_from_seconds(seconds)); }
+
+}  // namespace
+
 std::string format_fit_report(const FitReport& report) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(4);
   const auto quality = [&](const char* name, const FitQuality& q) {
-    out << name << ": R^2 " << q.r2 << ", RMSE " << std::setprecision(1) << q.rmse_s << " s, blocked-CV RMSE "
-        << q.cv_rmse_s << " s (" << 100 * q.cv_rmse_s / report.mean_duration_s << "% of the mean), CV R^2 "
-        << std::setprecision(4) << q.cv_r2 << "\n"
-        << "  worst decile of ranges (out of fold): mean |error| " << std::setprecision(1) << q.cv_worst_decile_s << " s ("
-        << q.cv_worst_decile_pct << "% of their recorded durations)";
+    out << name << ": R^2 " << q.r2 << ", RMSE " << readable_seconds(q.rmse_s) << ", blocked-CV RMSE "
+        << readable_seconds(q.cv_rmse_s) << " (" << std::setprecision(1) << 100 * q.cv_rmse_s / report.mean_duration_s
+        << "% of the mean), CV R^2 " << std::setprecision(4) << q.cv_r2 << "\n"
+        << "  worst decile of ranges (out of fold): mean |error| " << readable_seconds(q.cv_worst_decile_s) << " ("
+        << std::setprecision(1) << q.cv_worst_decile_pct << "% of their recorded durations)";
     if (q.penalty) out << ", smoothness penalty " << std::scientific << std::setprecision(2) << *q.penalty << std::fixed;
     out << "\n  unseen stretches (blocks of " << report.stretch_block << " median range lengths) held out: RMSE "
-        << std::setprecision(1) << q.stretch_cv_rmse_s << " s ("
+        << readable_seconds(q.stretch_cv_rmse_s) << " (" << std::setprecision(1)
         << 100 * q.stretch_cv_rmse_s / report.mean_duration_s << "% of the mean), worst decile "
         << q.stretch_worst_decile_pct << "%\n" << std::setprecision(4);
   };
-  out << "observations: " << report.residuals_s.size() << ", mean duration " << std::setprecision(1)
-      << report.mean_duration_s << " s\n" << std::setprecision(4);
+  out << "observations: " << report.residuals_s.size() << ", mean duration " << readable_seconds(report.mean_duration_s)
+      << "\n";
   out << "resolution: " << report.resolution << "\n";
   out << "cross-validation: " << report.folds << " folds of contiguous blocks of " << report.cv_block
       << " median range length(s) of units along the sequence (a range in the block of its midpoint, block b in fold b mod "
       << report.folds << ", never shuffled)\n";
   if (!report.penalty_scores.empty() && report.penalty_scores.front().penalty > 0) {
-    out << "penalty grid (weight: blocked-CV RMSE s):" << std::setprecision(1);
+    out << "penalty grid (weight: blocked-CV RMSE):";
     for (const PenaltyScore& s : report.penalty_scores) {
-      out << " " << std::scientific << std::setprecision(1) << s.penalty << std::fixed << ": " << s.cv_rmse_s;
+      out << " " << std::scientific << std::setprecision(1) << s.penalty << std::fixed << ": "
+          << readable_seconds(s.cv_rmse_s);
     }
     out << "\n" << std::setprecision(4);
   }
@@ -599,8 +609,8 @@ std::string format_fit_report(const FitReport& report) {
   for (double r : report.residuals_s) abs_residuals.push_back(std::abs(r));
   std::sort(abs_residuals.begin(), abs_residuals.end());
   const auto quantile = [&](double q) { return abs_residuals[static_cast<std::size_t>(q * static_cast<double>(abs_residuals.size() - 1))]; };
-  out << std::setprecision(1) << "residuals |observed - predicted| (in sample): median " << quantile(0.5) << " s, p90 "
-      << quantile(0.9) << " s, max " << abs_residuals.back() << " s\n";
+  out << "residuals |observed - predicted| (in sample): median " << readable_seconds(quantile(0.5)) << ", p90 "
+      << readable_seconds(quantile(0.9)) << ", max " << readable_seconds(abs_residuals.back()) << "\n";
   const DurationNoise& noise = report.model.noise();
   if (!noise.empty()) {
     out << std::setprecision(2) << "duration noise (observed / out-of-fold prediction): " << noise.segments().size()
