@@ -4,9 +4,9 @@ reads it (one row per attempt: submit, scheduled, start and end, node, requests)
 
 Ground truth, so the README's `fit --runs pods` can be checked by eye: 4 nodes of 4 CPUs and
 16 GiB; pods of two types (render: 1 CPU, 2 GiB, 4-12 min; encode: 2 CPUs, 6 GiB, 8-20 min)
-arrive in bursts; each waits for room on a node (first fit, in submit order), then for a
-placement delay the capacity does not explain (uniform 5-40 s), then starts up (10-30 s);
-about 3% fail with exit 137 part way. Seeded, so the file is the same on every run.
+arrive in bursts; each waits a placement delay the capacity does not explain (uniform 5-40 s),
+then for room on a node (the first that fits, as pods become ready or leave), then starts up
+(10-30 s); about 3% fail with exit 137 part way. Seeded, so the file is the same on every run.
 """
 import random
 
@@ -23,30 +23,46 @@ for burst in range(12):
         kind = "render" if rng.random() < 0.65 else "encode"
         pods.append((round(t, 3), kind))
 
-running = {n: [] for n in range(NODES)}  # node -> [(end, cpu, memory)]
-
-
-def free(node, at):
-    held = [(c, m) for end, c, m in running[node] if end > at]
-    return CPUS - sum(c for c, _ in held), MEMORY_GI - sum(m for _, m in held)
-
-
-rows = []
-queue_free_at = 0.0  # FIFO: a pod is not placed before the one submitted ahead of it
-for index, (submit, kind) in enumerate(pods):
+# The scheduler, as kube-scheduler places pods: whenever a pod becomes ready (its placement delay
+# over) or a pod ends, every ready pod in the order it became ready goes to the first node with
+# room for its requests; one that fits nowhere waits without holding back the pods behind it.
+drawn = []
+for submit, kind in pods:
     cpu, memory, low, high = TYPES[kind]
-    ready = max(submit + rng.uniform(5, 40), queue_free_at)
-    candidates = sorted({ready} | {end for n in running for end, _, _ in running[n] if end > ready})
-    placed, node = next((at, n) for at in candidates for n in range(NODES)
-                        if free(n, at)[0] >= cpu and free(n, at)[1] >= memory)
-    queue_free_at = placed
-    start = placed + rng.uniform(10, 30)
     work = rng.uniform(low, high)
     failed = rng.random() < 0.03
-    end = start + (work * rng.uniform(0.1, 0.9) if failed else work)
-    running[node].append((end, cpu, memory))
-    rows.append((f"{kind}-{index:03d}", kind, submit, 1, f"node-{node}", submit, placed, start, end,
-                 "failed" if failed else "succeeded", 137 if failed else 0, cpu, memory))
+    drawn.append(dict(submit=submit, kind=kind, cpu=cpu, memory=memory, ready=submit + rng.uniform(5, 40),
+                      startup=rng.uniform(10, 30), work=work * rng.uniform(0.1, 0.9) if failed else work,
+                      failed=failed))
+free = [[CPUS, MEMORY_GI] for _ in range(NODES)]
+running = []  # (end, node, index)
+waiting = sorted(range(len(drawn)), key=lambda i: drawn[i]["ready"])
+placed = {}
+now = drawn[waiting[0]]["ready"]
+while waiting:
+    for end, node, i in sorted(r for r in running if r[0] <= now):
+        free[node][0] += drawn[i]["cpu"]
+        free[node][1] += drawn[i]["memory"]
+        running.remove((end, node, i))
+    for i in [i for i in waiting if drawn[i]["ready"] <= now]:
+        pod = drawn[i]
+        node = next((n for n in range(NODES) if free[n][0] >= pod["cpu"] and free[n][1] >= pod["memory"]), None)
+        if node is None:
+            continue
+        free[node][0] -= pod["cpu"]
+        free[node][1] -= pod["memory"]
+        start = now + pod["startup"]
+        placed[i] = (now, node, start, start + pod["work"])
+        running.append((start + pod["work"], node, i))
+        waiting.remove(i)
+    if waiting:  # the next pod to become ready, or to leave
+        now = min([drawn[i]["ready"] for i in waiting if drawn[i]["ready"] > now] + [end for end, _, _ in running])
+
+rows = []
+for index, pod in enumerate(drawn):
+    at, node, start, end = placed[index]
+    rows.append((f"{pod['kind']}-{index:03d}", pod["kind"], pod["submit"], 1, f"node-{node}", pod["submit"], at, start,
+                 end, "failed" if pod["failed"] else "succeeded", 137 if pod["failed"] else 0, pod["cpu"], pod["memory"]))
 
 with open("examples/pods.csv", "w") as out:
     out.write("item,type,submit_s,attempt,worker,submitted_s,scheduled_s,start_s,end_s,outcome,exit_code,"

@@ -53,13 +53,61 @@ data::TypedDelays delays_of(const Observed& observed, const ClusterFitOptions& o
   return delays;
 }
 
+// Whether `asks` fits in what is left of `capacity` with `used` held (a resource absent holds none).
+bool fits(const data::Quantities& asks, const data::Quantities& capacity, const data::Quantities& used) {
+  for (const auto& [resource, amount] : asks) {
+    const auto has = capacity.find(resource);
+    const auto held = used.find(resource);
+    const std::int64_t left = (has == capacity.end() ? 0 : has->second) - (held == used.end() ? 0 : held->second);
+    if (amount > left) return false;
+  }
+  return true;
+}
+
+// The same on the recorded nodes (Recording::node_capacity): an item placed while its requests
+// fitted on some node, with what the attempts placed before it and not ended held there, waited
+// for no capacity; one placed when it fitted on none only bounds its residual.
+void fit_residuals_on_nodes(const Recording& recording, ClusterFit& fit, Observed& residual) {
+  std::unordered_map<std::string, const data::Quantities*> asks;
+  for (const data::WorkItem& item : recording.items) asks[item.id] = &item.requests;
+  std::vector<const data::Attempt*> by_placed, by_end;
+  for (const data::Attempt& a : recording.attempts) by_placed.push_back(&a);
+  by_end = by_placed;
+  const auto placed = [](const data::Attempt* a) { return a->placed.value_or(a->start); };
+  std::stable_sort(by_placed.begin(), by_placed.end(), [&](auto* x, auto* y) { return placed(x) < placed(y); });
+  std::stable_sort(by_end.begin(), by_end.end(), [](auto* x, auto* y) { return x->end < y->end; });
+  std::vector<ItemTrace> traces = item_traces(recording);
+  std::stable_sort(traces.begin(), traces.end(), [](const ItemTrace& x, const ItemTrace& y) { return x.placed < y.placed; });
+  std::map<std::string, data::Quantities> used;
+  const auto hold = [&](const data::Attempt* a, int sign) {
+    for (const auto& [resource, amount] : *asks.at(a->item_id)) used[a->node][resource] += sign * amount;
+  };
+  std::size_t next_placed = 0, next_end = 0;
+  for (const ItemTrace& t : traces) {
+    // Held just before t.placed: placed before it and not ended before it.
+    for (; next_placed < by_placed.size() && placed(by_placed[next_placed]) < t.placed; ++next_placed) {
+      hold(by_placed[next_placed], +1);
+    }
+    for (; next_end < by_end.size() && by_end[next_end]->end < t.placed; ++next_end) {
+      hold(by_end[next_end], -1);
+    }
+    const bool exact = std::any_of(recording.node_capacity.begin(), recording.node_capacity.end(), [&](const auto& node) {
+      return fits(t.item->requests, node.second, used[node.first]);
+    });
+    fit.bounded += !exact;
+    residual.add(t.item->type, static_cast<double>(std::max<Micros>(0, t.placed - t.submitted)), exact);
+  }
+}
+
 // Job-per-item: each item's wait from its submission to its first placement. An item placed
 // while a slot stood free waited for no capacity: all of its wait is the residual. One placed
 // when every slot was held (it took the slot an attempt had just left) may have waited for
 // capacity too: its residual is at most its wait, a bound (left-censored). Slots: the
-// recording's capacity; with node pools the slots are not countable, and the residual is left
+// recording's capacity, or its recorded nodes and requests (fit_residuals_on_nodes); with node
+// pools given the recorded pods cannot be put on their nodes, and the residual is left
 // unidentified.
 void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residual) {
+  if (!recording.node_capacity.empty()) return fit_residuals_on_nodes(recording, fit, residual);
   const SimClusterConfig& cluster = recording.capacity.cluster;
   const int slots = cluster.nodes * cluster.slots_per_node;
   if (!cluster.pools.pools.empty() || slots <= 0) return;
@@ -285,7 +333,7 @@ std::string format_cluster_fit(const ClusterFit& fit) {
       << " with their submission recorded, " << fit.with_placed << " with their placement)\n";
   out << "  capacity replayed: " << m.capacity << "\n";
   if (fit.bounded > 0) {
-    out << "  placements while every slot was held: " << fit.bounded
+    out << "  placements while every slot was held (or no recorded node had room for the pod): " << fit.bounded
         << " (their residual is only bounded by their wait; estimated with the others by Kaplan-Meier)\n";
   }
   print_delays(out, "placement residual", m.placement);

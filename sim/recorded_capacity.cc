@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
+#include "data/quantity.h"
 #include "data/run_summary.h"
 #include "scheduler/concurrency_policy.h"
 
@@ -35,6 +36,63 @@ int peak_concurrency(const std::vector<data::Attempt>& attempts) {
     ends.push_back(std::max(a.end, starts.back()));
   }
   return starts.empty() ? 1 : std::max(1, data::BusyProfile(std::move(starts), std::move(ends)).peak());
+}
+
+// Each recorded node as large as the most its attempts held at once, resource by resource (an
+// attempt holds its item's requests from its placement to its end; one ending as another is
+// placed hands its room over). Empty unless every attempt names its node and some item asks
+// for something.
+std::map<std::string, data::Quantities> recorded_node_capacity(const RecordedRun& recorded) {
+  std::unordered_map<std::string, const data::Quantities*> asks;
+  bool any_request = false;
+  for (const data::WorkItem& item : recorded.items) {
+    asks[item.id] = &item.requests;
+    any_request = any_request || !item.requests.empty();
+  }
+  if (!any_request || recorded.attempts.empty()) return {};
+  struct Change {
+    data::Micros at;
+    bool ends;  // ends before placements at one instant
+    const data::Attempt* attempt;
+  };
+  std::map<std::string, std::vector<Change>> by_node;
+  for (const data::Attempt& a : recorded.attempts) {
+    if (a.node.empty() || asks.count(a.item_id) == 0) return {};
+    by_node[a.node].push_back({a.placed.value_or(a.start), false, &a});
+    by_node[a.node].push_back({std::max(a.end, a.placed.value_or(a.start)), true, &a});
+  }
+  std::map<std::string, data::Quantities> capacity;
+  for (auto& [node, changes] : by_node) {
+    std::sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
+      return x.at != y.at ? x.at < y.at : x.ends > y.ends;
+    });
+    data::Quantities used, peak;
+    for (const Change& c : changes) {
+      for (const auto& [resource, amount] : *asks.at(c.attempt->item_id)) {
+        std::int64_t& held = used[resource];
+        held += c.ends ? -amount : amount;
+        peak[resource] = std::max(peak[resource], held);
+      }
+    }
+    capacity[node] = std::move(peak);
+  }
+  return capacity;
+}
+
+// Nodes of equal capacity as one pool each, of fixed size, in the order their first node is named.
+NodePoolsConfig pools_of(const std::map<std::string, data::Quantities>& node_capacity) {
+  NodePoolsConfig config;
+  for (const auto& [node, capacity] : node_capacity) {
+    auto pool = std::find_if(config.pools.begin(), config.pools.end(),
+                             [&](const NodePool& p) { return p.capacity == capacity; });
+    if (pool == config.pools.end()) {
+      config.pools.push_back({"recorded-" + std::to_string(config.pools.size() + 1), 0, 0, 0, 0, capacity});
+      pool = config.pools.end() - 1;
+    }
+    ++pool->count;
+    pool->min = pool->max = pool->count;
+  }
+  return config;
 }
 
 }  // namespace
@@ -92,6 +150,16 @@ Recording on_recorded_capacity(RecordedRun recorded, const CapacityGiven& given)
     config.cluster.nodes = given.nodes;
     config.cluster.slots_per_node = given.slots_per_node;
     text += ", on " + std::to_string(given.nodes) + " x " + std::to_string(given.slots_per_node) + " slots (given)";
+  } else if (policy == "job-per-item" && !(r.node_capacity = recorded_node_capacity(recorded)).empty()) {
+    config.cluster.pools = pools_of(r.node_capacity);
+    text += ", on the " + std::to_string(r.node_capacity.size()) +
+            " nodes recorded, each as large as the most its pods held at once (";
+    const char* separator = "";
+    for (const NodePool& pool : config.cluster.pools.pools) {
+      text += separator + std::to_string(pool.count) + " x " + data::quantities_text(pool.capacity);
+      separator = "; ";
+    }
+    text += ")";
   } else {
     const bool pool = policy != "job-per-item";
     config.cluster.nodes = pool ? workers : peak_concurrency(recorded.attempts);
@@ -145,7 +213,7 @@ Recording earliest(const Recording& recording, double share) {
   std::vector<bool> kept(recording.items.size(), false);
   const auto cut = static_cast<std::size_t>(share * static_cast<double>(order.size()));
   for (std::size_t k = 0; k < cut; ++k) kept[order[k]] = true;
-  Recording part{recording.name, {}, {}, recording.capacity, recording.capacity_text};
+  Recording part{recording.name, {}, {}, recording.capacity, recording.capacity_text, recording.node_capacity};
   std::unordered_set<std::string> ids;
   for (std::size_t i = 0; i < recording.items.size(); ++i) {
     if (!kept[i]) continue;

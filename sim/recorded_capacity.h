@@ -34,6 +34,11 @@ struct Recording {
   // Policy, workers and type limits (scheduler), slots or pools (cluster); nothing else set.
   SimulationConfig capacity;
   std::string capacity_text;           // e.g. "job-per-item, up to 400 at once, on 32 slots (peak recorded)"
+  // One Job per item with every attempt's node and some item's requests recorded, and no capacity
+  // given: each recorded node as large as the most its pods held at once, resource by resource
+  // (the rule slots follow, for resources), and the capacity is these nodes (as pools of equal
+  // ones). Empty otherwise.
+  std::map<std::string, data::Quantities> node_capacity;
 
   bool pool_workers() const { return capacity.scheduler.policy != "job-per-item"; }
 };

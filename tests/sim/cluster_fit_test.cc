@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <tuple>
 #include <queue>
 #include <random>
 #include <vector>
@@ -158,6 +160,117 @@ TEST(ClusterFit, WaitsThatAreAllZeroIdentifyNothing) {
   EXPECT_FALSE(fit.model.placement.identified());
   EXPECT_NE(fit.model.placement.unidentified.find("every recorded wait before placement is 0"), std::string::npos);
   EXPECT_FALSE(fit.model.job_overhead.identified());
+}
+
+// Pods with requests on nodes, as kube-scheduler places them: 4 nodes of 4 CPUs and 16 GiB; pods
+// of 1 CPU and 2 GiB (two in three) or 2 CPUs and 6 GiB, arriving in bursts so that they often wait
+// for room; each ready after a residual delay uniform in [5 s, 40 s], then placed whenever a pod
+// becomes ready or leaves, ready pods in the order they became ready, on the first node with room
+// (a pod that fits nowhere does not hold back the ones behind it); start-up uniform in
+// [10 s, 30 s], work uniform in [240 s, 1200 s].
+GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
+  constexpr int kNodes = 4;
+  constexpr std::int64_t kGi = std::int64_t{1} << 30;
+  std::mt19937_64 rng(seed);
+  GroundTruth truth;
+  truth.run.run.name = "pods on nodes";
+  truth.run.run.policy = "job-per-item";
+  struct Pod {
+    Micros submitted, ready, startup, work;
+    std::int64_t cpu, memory;  // milli-CPU, milli-bytes
+  };
+  std::vector<Pod> drawn;
+  Micros at = 0;
+  for (int i = 0; i < pods; ++i) {
+    at += i % 20 == 0 ? seconds(1200) : seconds(data::real_draw(rng, 0, 20));
+    const bool small = data::real_draw(rng, 0, 1) < 2.0 / 3;
+    const Pod pod{at, at + seconds(data::real_draw(rng, 5, 40)), seconds(data::real_draw(rng, 10, 30)),
+                  seconds(data::real_draw(rng, 240, 1200)), small ? 1000 : 2000, (small ? 2 : 6) * kGi * 1000};
+    drawn.push_back(pod);
+    data::WorkItem item;
+    item.id = "p" + std::to_string(i);
+    item.type = small ? "small" : "large";
+    item.submit_at = pod.submitted;
+    item.requests = {{"cpu", pod.cpu}, {"memory", pod.memory}};
+    truth.run.items.push_back(item);
+    truth.residuals.push_back(static_cast<double>(pod.ready - pod.submitted));
+  }
+  std::vector<std::size_t> waiting(drawn.size());
+  for (std::size_t i = 0; i < waiting.size(); ++i) waiting[i] = i;
+  std::stable_sort(waiting.begin(), waiting.end(), [&](std::size_t a, std::size_t b) { return drawn[a].ready < drawn[b].ready; });
+  std::vector<std::pair<std::int64_t, std::int64_t>> free(kNodes, {4000, 16 * kGi * 1000});
+  std::vector<std::tuple<Micros, int, std::size_t>> running;  // end, node, pod
+  Micros now = drawn[waiting.front()].ready;
+  while (!waiting.empty()) {
+    std::erase_if(running, [&](const auto& r) {
+      if (std::get<0>(r) > now) return false;
+      free[std::get<1>(r)].first += drawn[std::get<2>(r)].cpu;
+      free[std::get<1>(r)].second += drawn[std::get<2>(r)].memory;
+      return true;
+    });
+    std::erase_if(waiting, [&](std::size_t i) {
+      const Pod& pod = drawn[i];
+      if (pod.ready > now) return false;
+      for (int node = 0; node < kNodes; ++node) {
+        if (free[node].first < pod.cpu || free[node].second < pod.memory) continue;
+        free[node].first -= pod.cpu;
+        free[node].second -= pod.memory;
+        data::Attempt a;
+        a.item_id = truth.run.items[i].id;
+        a.number = 1;
+        a.worker = "pod-" + std::to_string(i);
+        a.node = "node-" + std::to_string(node);
+        a.submitted = pod.submitted;
+        a.placed = now;
+        a.start = now + pod.startup;
+        a.end = a.start + pod.work;
+        a.outcome = data::Outcome::kSucceeded;
+        truth.run.attempts.push_back(a);
+        running.emplace_back(a.end, node, i);
+        return true;
+      }
+      return false;
+    });
+    Micros next = std::numeric_limits<Micros>::max();
+    for (std::size_t i : waiting) {
+      if (drawn[i].ready > now) next = std::min(next, drawn[i].ready);
+    }
+    for (const auto& r : running) next = std::min(next, std::get<0>(r));
+    now = next;
+  }
+  return truth;
+}
+
+// Over eight generated traces (600 pods each, 60-70% of them placed when no node had room, so
+// that their residual is only bounded): the residual's p50 within 15% and p90 within 7%, the waits
+// replayed on the recorded nodes within 15% (p50) and 10% (p90). The p50 comes out low (-3% to
+// -12%): a pod whose residual was long is more likely to have become ready when the nodes were
+// full, so the bounded ones are not a random share of the pods, as Kaplan-Meier assumes.
+// Counted in slots alone (the same traces without their nodes), the waits for room read as
+// residual: its p90 comes out several times the truth.
+TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    GroundTruth truth = generate_on_nodes(600, seed);
+    const Recording recording = on_recorded_capacity(truth.run, {});
+    ASSERT_EQ(recording.node_capacity.size(), 4u) << recording.capacity_text;
+    EXPECT_NE(recording.capacity_text.find("on the 4 nodes recorded, each as large as the most its pods held at once"),
+              std::string::npos)
+        << recording.capacity_text;
+    const ClusterFitOptions options;
+    const ClusterFit fit = fit_cluster({recording}, options);
+    EXPECT_GT(fit.bounded, 300u) << "most pods waited for room on a node: their residual is only bounded";
+    ASSERT_TRUE(fit.model.placement.identified()) << fit.model.placement.unidentified;
+    expect_within(fit.model.placement.pooled.quantile(0.5), sample_quantile(truth.residuals, 0.5), 0.15, "residual p50");
+    expect_within(fit.model.placement.pooled.quantile(0.9), sample_quantile(truth.residuals, 0.9), 0.07, "residual p90");
+    const ClusterFidelity fidelity = check_cluster_fidelity(recording, fit.model, options);
+    expect_within(static_cast<double>(fidelity.replayed.p50), static_cast<double>(fidelity.recorded.p50), 0.15, "wait p50");
+    expect_within(static_cast<double>(fidelity.replayed.p90), static_cast<double>(fidelity.recorded.p90), 0.10, "wait p90");
+
+    for (data::Attempt& a : truth.run.attempts) a.node.clear();
+    const ClusterFit in_slots = fit_cluster({on_recorded_capacity(truth.run, {})}, options);
+    EXPECT_GT(in_slots.model.placement.pooled.quantile(0.9), 3 * sample_quantile(truth.residuals, 0.9));
+  }
 }
 
 }  // namespace
