@@ -16,6 +16,18 @@ using nlohmann::json;
 
 namespace {
 
+// What the scheduler is told of an attempt: started (exit code 0, no reason), succeeded or failed.
+scheduler::AttemptEvent event_at(scheduler::AttemptHandle handle, data::Micros at, std::string worker, int exit_code,
+                                 std::string reason) {
+  scheduler::AttemptEvent event;
+  event.handle = handle;
+  event.at = at;
+  event.worker = std::move(worker);
+  event.exit_code = exit_code;
+  event.reason = std::move(reason);
+  return event;
+}
+
 std::string label(const json& object, const char* key) {
   return text_field(object_field(object_field(object, "metadata"), "labels"), key);
 }
@@ -180,8 +192,7 @@ void KubernetesCluster::poll(data::Micros max_wait) {
     auto [handle, name] = cancelled_.front();
     cancelled_.pop_front();
     if (listener_) {
-      scheduler::AttemptEvent event{handle, clock_.now(), name, 0, "cancelled", std::nullopt};
-      listener_->on_failed(event);
+      listener_->on_failed(event_at(handle, clock_.now(), name, 0, "cancelled"));
     }
   }
   for (auto& note : notes) handle_note(note);
@@ -342,8 +353,8 @@ void KubernetesCluster::report_started(Attempt& attempt) {
   attempt.started = true;
   attempt.waiting_since = 0;
   if (listener_) {
-    scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
-                                  attempt.pod.empty() ? attempt.name : attempt.pod, 0, "", std::nullopt};
+    scheduler::AttemptEvent event =
+        event_at(attempt.submission.handle, clock_.now(), attempt.pod.empty() ? attempt.name : attempt.pod, 0, "");
     event.placed = placement_time(attempt, event.at);
     event.node = attempt.node;
     listener_->on_started(event);
@@ -356,10 +367,9 @@ void KubernetesCluster::report_end(Attempt& attempt, bool succeeded, const std::
   attempt.state = State::kDone;
   ended_.push_back(attempt.submission.handle);
   if (!listener_) return;
-  scheduler::AttemptEvent event{attempt.submission.handle, clock_.now(),
-                                attempt.pod.empty() ? attempt.name : attempt.pod,
-                                succeeded ? 0 : attempt.exit_code.value_or(1), succeeded ? "" : reason,
-                                std::nullopt};
+  const scheduler::AttemptEvent event =
+      event_at(attempt.submission.handle, clock_.now(), attempt.pod.empty() ? attempt.name : attempt.pod,
+               succeeded ? 0 : attempt.exit_code.value_or(1), succeeded ? "" : reason);
   if (succeeded) {
     listener_->on_succeeded(event);
   } else {
