@@ -36,6 +36,30 @@ void print_requests(const std::vector<data::WorkItem>& items, std::ostream& out)
   }
 }
 
+// "p50 850 ms, p90 2.1 s, max 4.0 s" of durations (sorted here).
+std::string spread_text(std::vector<data::Micros> durations) {
+  std::sort(durations.begin(), durations.end());
+  return "p50 " + data::readable_duration(data::nearest_rank(durations, 0.5)) + ", p90 " +
+         data::readable_duration(data::nearest_rank(durations, 0.9)) + ", max " +
+         data::readable_duration(durations.back());
+}
+
+// The phases of the attempts that recorded them (data::Attempt: submitted, placed, start): how
+// long each waited to be placed (pod scheduled, local slot granted) and then to start working.
+void print_phases(const std::vector<data::Attempt>& attempts, std::ostream& out) {
+  std::vector<data::Micros> to_placed, to_started;
+  for (const data::Attempt& a : attempts) {
+    if (!a.placed) continue;
+    to_started.push_back(std::max<data::Micros>(0, a.start - *a.placed));
+    if (a.submitted) to_placed.push_back(std::max<data::Micros>(0, *a.placed - *a.submitted));
+  }
+  if (to_started.empty()) return;
+  out << "  phases:         ";
+  if (!to_placed.empty()) out << "submitted -> placed " << spread_text(to_placed) << "; ";
+  out << "placed -> started " << spread_text(to_started) << " (" << to_started.size() << " of " << attempts.size()
+      << " attempts recorded them)\n";
+}
+
 }  // namespace
 
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& s,
@@ -87,6 +111,7 @@ void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::o
   const std::vector<data::Attempt> attempts = store.attempts(run_id);
   const data::RunSummary summary = data::summarize(items, attempts);
   print_run_summary(run, items, summary, out);
+  print_phases(attempts, out);
   print_prediction_check(run, items, attempts, summary.makespan, out);
 }
 

@@ -58,15 +58,12 @@ while waiting:
     if waiting:  # the next pod to become ready, or to leave
         now = min([drawn[i]["ready"] for i in waiting if drawn[i]["ready"] > now] + [end for end, _, _ in running])
 
-rows = []
-for index, pod in enumerate(drawn):
-    at, node, start, end = placed[index]
-    rows.append((f"{pod['kind']}-{index:03d}", pod["kind"], pod["submit"], 1, f"node-{node}", pod["submit"], at, start,
-                 end, "failed" if pod["failed"] else "succeeded", 137 if pod["failed"] else 0, pod["cpu"], pod["memory"]))
-
 with open("examples/pods.csv", "w") as out:
     out.write("item,type,submit_s,attempt,worker,submitted_s,scheduled_s,start_s,end_s,outcome,exit_code,"
               "node,request.cpu,request.memory\n")
-    for item, kind, submit, attempt, node, submitted, placed, start, end, outcome, code, cpu, memory in rows:
-        out.write(f"{item},{kind},{submit:.3f},{attempt},{node},{submitted:.3f},{placed:.3f},{start:.3f},"
-                  f"{end:.3f},{outcome},{code},{node},{cpu},{memory}Gi\n")
+    for index, pod in enumerate(drawn):
+        at, node, start, end = placed[index]
+        item = f"{pod['kind']}-{index:03d}"
+        outcome, code = ("failed", 137) if pod["failed"] else ("succeeded", 0)
+        out.write(f"{item},{pod['kind']},{pod['submit']:.3f},1,{item}-pod,{pod['submit']:.3f},{at:.3f},{start:.3f},"
+                  f"{end:.3f},{outcome},{code},node-{node},{pod['cpu']},{pod['memory']}Gi\n")

@@ -111,6 +111,9 @@ TEST_F(RunPlanTest, ARunWithAModelPredictsItsOwnMakespanAsItStarts) {
                            "p90 800 ms): "),
             std::string::npos)
       << shown.out;
+  // The phases each local attempt recorded: submitted, its slot granted, its process spawned.
+  EXPECT_NE(shown.out.find("  phases:         submitted -> placed p50 "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("(20 of 20 attempts recorded them)\n"), std::string::npos) << shown.out;
 
   // Without a model nothing is predicted, and show says how to have it.
   const CliResult plain = run({"run", "--store", store, "--span", "0:999", "--partitioner", "uniform",
