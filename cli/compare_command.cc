@@ -27,7 +27,7 @@ struct CompareOptions {
 
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
-  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  data::TraceStore store = comparison_store(o.common);
   const data::CostModel model = comparison_model(o.common, store);
   sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;

@@ -116,7 +116,9 @@ QueueOrderChoice queue_order_choice(const ComparisonOptions& o, const std::optio
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   add_experiment_file_option(cmd, o.experiment);
-  cmd->add_option("--store", o.store, "Trace store (SQLite file); results are stored in it")->required();
+  cmd->add_option("--store", o.store,
+                  "Trace store (SQLite file); results are stored in it (needed unless --no-record, without --run "
+                  "or --fit-runs)");
   auto* model = cmd->add_option("--model", o.model_path, "Cost model JSON (from `millrace fit`)");
   cmd->add_option("--fit-runs", o.fit_runs,
                   "Instead of --model: fit the cost model from these recorded runs of the store (comma-separated ids "
@@ -203,6 +205,16 @@ data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceSt
   fit.progress = progress.report("fit", "cross-validation steps");
   CurrentStep step("fitting the cost model to " + std::to_string(recorded.observations.size()) + " observations");
   return data::fit_cost_model(recorded.observations, fit, "--fit-runs " + o.fit_runs).model;
+}
+
+data::TraceStore comparison_store(const ComparisonOptions& o) {
+  if (!o.store.empty()) return data::TraceStore::open_existing(o.store);
+  const char* needs = !o.run.empty() ? "--run reads a recorded run from it"
+                      : !o.fit_runs.empty() ? "--fit-runs reads recorded runs from it"
+                      : !o.no_record ? "the result is stored in it (or give --no-record)"
+                                     : nullptr;
+  if (needs != nullptr) throw data::Error("--store", std::string("required: ") + needs);
+  return data::TraceStore::in_memory();
 }
 
 std::string model_label(const ComparisonOptions& o) {

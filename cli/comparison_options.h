@@ -60,6 +60,11 @@ struct ComparisonOptions {
 
 void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);
 
+// The trace store a comparison reads its runs from and is stored in: --store, which must exist;
+// without it (nothing to read or store: --no-record, and no --run or --fit-runs) an empty one in
+// memory. Throws data::Error naming what needs --store.
+data::TraceStore comparison_store(const ComparisonOptions& options);
+
 // The cost model: --model's file, or fitted from --fit-runs as `millrace fit --runs` fits it (its
 // defaults). Throws data::Error when neither is given, or for an unreadable model or a bad run.
 data::CostModel comparison_model(const ComparisonOptions& options, const data::TraceStore& store);

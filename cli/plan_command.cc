@@ -237,7 +237,7 @@ std::int64_t row_position(const sim::Comparison& evaluated, const sim::Compariso
 void run_worker_plan(const PlanOptions& o) {
   if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
   if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
-  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  data::TraceStore store = comparison_store(o.common);
   const data::CostModel model = comparison_model(o.common, store);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
   const QueueOrderChoice order = queue_order_choice(o.common, question.spec.recorded_items);
@@ -348,7 +348,7 @@ void run_node_plan(PlanOptions o) {
   require_memory_for_replicas(searched_counts, o.common.replicas,
                               "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
                                   std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
-  data::TraceStore store = data::TraceStore::open_existing(o.common.store);
+  data::TraceStore store = comparison_store(o.common);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
   question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);
   const std::string pool = question.spec.base.cluster.pools.pools[*question.node_pool].name;

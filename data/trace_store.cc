@@ -268,6 +268,17 @@ TraceStore TraceStore::open(const std::string& path) {
   return store;
 }
 
+TraceStore TraceStore::in_memory() {
+  const std::string path = ":memory:";
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  TraceStore store(path, raw);
+  check_sqlite(rc, raw, path, "cannot open");
+  exec_sql(raw, path, "PRAGMA foreign_keys = ON");
+  migrate(raw, path);
+  return store;
+}
+
 TraceStore TraceStore::open_existing(const std::string& path) {
   if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
   return open(path);

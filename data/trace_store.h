@@ -31,6 +31,9 @@ class TraceStore {
   // immutable), takes no lock a writer holds and never migrates (an older schema is read as it
   // is). Throws Error naming the path when it is missing, not a store, corrupt or newer.
   static TraceStore open_for_reading(const std::string& path);
+  // An empty store of the current schema in memory, gone when closed: for a command that reads no
+  // run and stores nothing (compare or plan with --no-record) but runs through the store's seams.
+  static TraceStore in_memory();
 
   TraceStore(TraceStore&&) noexcept;
   TraceStore& operator=(TraceStore&&) noexcept;

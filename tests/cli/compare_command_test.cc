@@ -49,6 +49,25 @@ class CompareCommand : public ::testing::Test {
   std::string model_;
 };
 
+// A what-if that reads no run and keeps nothing needs no store: the same answer as with one.
+TEST_F(CompareCommand, WithNoRecordAndNoRunItNeedsNoStore) {
+  for (const std::string command : {"compare --workers 2,4", "plan --deadline 1h --max-workers 4"}) {
+    const std::string args = command + " --model " + model_ + " --partitioners uniform --replicas 2 --json --no-record";
+    const CommandResult without = run_cli(args);
+    ASSERT_EQ(without.exit_code, 0) << without.output;
+    EXPECT_EQ(without.output, run_cli(args + " --store " + store_).output) << command;
+    const CommandResult storing = run_cli(command + " --model " + model_);
+    EXPECT_NE(storing.exit_code, 0);
+    EXPECT_NE(storing.output.find("millrace: --store: required: the result is stored in it (or give --no-record)"),
+              std::string::npos)
+        << storing.output;
+    const CommandResult replaying = run_cli(command + " --model " + model_ + " --run 1 --no-record");
+    EXPECT_NE(replaying.output.find("millrace: --store: required: --run reads a recorded run from it"),
+              std::string::npos)
+        << replaying.output;
+  }
+}
+
 TEST_F(CompareCommand, EqualSeedsAndAnyThreadCountGiveByteIdenticalOutput) {
   const std::string args = "compare " + common() +
                            " --workers 2,4 --partitioners uniform,cost-balanced,optimal,logarithmic --order plan,lpt"

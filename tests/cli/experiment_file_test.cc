@@ -204,7 +204,6 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
       {head + "workers: 2\ncompare:\n  workers: 4\n", ":5:3: key 'workers' given twice (first at line 3)"},
       {head + "plan:\n  deadlin: 3h\n", ":4:3: unknown key 'deadlin' for millrace plan"},
       {head + "compare: [1]\n", ":3:10: section 'compare': expected a mapping of compare's options, found a list"},
-      {"model: " + model_ + "\nworkers: 2\n", ":1:1: missing required key 'store' (or give --store)"},
       {head + "workers: [2\n", ":4:1: not YAML: "},
       {"- store\n", ":1:1: an experiment file is a mapping of option names to values, found a list"},
       {"", ": an experiment file is a mapping of option names to values, found nothing"},
@@ -228,11 +227,15 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   EXPECT_NE(zero.output.find("millrace: /dev/zero: the experiment file must be a regular file, this is a device"),
             std::string::npos)
       << zero.output;
+  // A store, from the file or the command line, unless the result is not kept (--no-record).
   write_file(file, "model: " + model_ + "\nmax-workers: 8\ndeadline: 1h\n");
   const CommandResult no_store = run_cli("plan -f " + file);
-  EXPECT_NE(no_store.output.find(file + ":1:1: missing required key 'store' (or give --store)"), std::string::npos)
+  EXPECT_EQ(no_store.exit_code, 1);
+  EXPECT_NE(no_store.output.find("millrace: --store: required: the result is stored in it (or give --no-record)"),
+            std::string::npos)
       << no_store.output;
   EXPECT_EQ(run_cli("plan -f " + file + " --store " + store_).exit_code, 0);
+  EXPECT_EQ(run_cli("plan -f " + file + " --no-record").exit_code, 0);
   // A plan needs a target, a deadline or a wait ceiling, but neither alone is required.
   write_file(file, head + "max-workers: 8\n");
   const CommandResult no_target = run_cli("plan -f " + file);
