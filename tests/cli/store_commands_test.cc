@@ -1,5 +1,6 @@
 // End-to-end tests of the store subcommands (import, runs, show, export): they run the
 // millrace binary and check its output, exit code and the store it leaves.
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -108,6 +109,42 @@ TEST_F(Cli, AnUnknownRunIsOneErrorLine) {
   ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
   expect_one_line_error(millrace("show --store " + store() + " 7"), "no run 7");
   expect_one_line_error(millrace("export --store " + store() + " nope"), "no run with id or name 'nope'");
+}
+
+TEST_F(Cli, ImportingUnderANameAnotherRunHasIsRefusedNamingItAndWritesNothing) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2").exit_code, 0);
+  std::vector<std::int64_t> before;
+  {
+    auto s = data::TraceStore::open_for_reading(store());
+    before = row_counts(s);
+  }
+  expect_one_line_error(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2"),
+                        store() + ": a run named 'pcv2' is already in this store (run 1): give the new run another --name");
+  EXPECT_EQ(row_counts(data::TraceStore::open_for_reading(store())), before);
+  auto renamed = millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2-again");
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.err;
+  EXPECT_NE(renamed.out.find("imported run 2 'pcv2-again'"), std::string::npos) << renamed.out;
+}
+
+// A store made before names were unique may hold two runs of one name: every lookup by that name
+// (show, export, fit, simulate) names both runs, and their ids still find them.
+TEST_F(Cli, ANameTwoOlderRunsShareIsOneErrorLineNamingBothAndIdsStillWork) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2").exit_code, 0);
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name x").exit_code, 0);
+  {
+    auto s = data::TraceStore::open(store());
+    ASSERT_EQ(sqlite3_exec(s.handle(), "UPDATE runs SET name = 'pcv2' WHERE id = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  const std::string ambiguous = store() + ": run name 'pcv2' matches runs 1 and 2; name the run by its id";
+  expect_one_line_error(millrace("show --store " + store() + " pcv2"), ambiguous);
+  expect_one_line_error(millrace("export --store " + store() + " pcv2 --format csv"), ambiguous);
+  expect_one_line_error(millrace("fit --store " + store() + " --runs pcv2 --bins 16 -o " + dir_.file("m.json")), ambiguous);
+  expect_one_line_error(millrace("simulate --store " + store() + " --run pcv2 --no-record"), ambiguous);
+  auto shown = millrace("show --store " + store() + " 2");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("items:          3396"), std::string::npos) << shown.out;
+  auto fit = millrace("fit --store " + store() + " --runs 1 --bins 16 -o " + dir_.file("m.json"));
+  EXPECT_EQ(fit.exit_code, 0) << fit.err;
 }
 
 TEST_F(Cli, AMissingStoreOrOptionIsOneErrorLine) {

@@ -96,8 +96,10 @@ TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
   auto before = row_counts(store);
   auto attempts = sample_attempts();
   attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
+  data::Run other = sample_run();
+  other.name = "other";
   try {
-    store.add_run(sample_run(), sample_items(), attempts);
+    store.add_run(other, sample_items(), attempts);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
@@ -116,17 +118,49 @@ TEST(TraceStore, UnknownRunsAndProfilesAreErrorsNamingThem) {
   EXPECT_THROW(store.count_rows("sqlite_master; DROP TABLE runs"), Error);
 }
 
-TEST(TraceStore, ARunNameSharedBySeveralRunsMustBeGivenById) {
+TEST(TraceStore, ANewRunWithATakenNameIsRefusedNamingTheRunAndStoreAndNothingIsWritten) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
+  const std::int64_t first = store.add_run(sample_run(), sample_items(), sample_attempts());
+  const auto before = row_counts(store);
+  try {
+    store.add_run(sample_run(), sample_items(), sample_attempts());
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), dir.file("s.db"));
+    EXPECT_EQ(e.problem(), "a run named 'catch-up' is already in this store (run " + std::to_string(first) +
+                               "): give the new run another --name");
+  }
+  EXPECT_EQ(row_counts(store), before);
+  EXPECT_EQ(store.find_run("catch-up"), first);
+  data::Run unnamed;  // runs added without a name are never looked up by one
+  store.add_run(unnamed, {}, {});
+  store.add_run(unnamed, {}, {});
+  EXPECT_EQ(store.count_rows("runs"), 3);
+}
+
+// A store made before run names were unique may hold two runs of one name: a lookup by that name
+// names both, and each is still found by its id.
+TEST(TraceStore, ANameTwoOlderRunsShareIsAnErrorNamingBothAndTheIdsStillFindThem) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  data::Run other = sample_run();
+  other.name = "other";
+  store.add_run(other, {}, {});
   store.add_run(sample_run(), {}, {});
-  store.add_run(sample_run(), {}, {});
+  other.name = "third";
+  const std::int64_t third = store.add_run(other, {}, {});
+  ASSERT_EQ(sqlite3_exec(store.handle(), "UPDATE runs SET name = 'catch-up' WHERE id = 3", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   try {
     store.find_run("catch-up");
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("ids 1, 2"), std::string::npos) << e.what();
+    EXPECT_EQ(e.problem(), "run name 'catch-up' matches runs 2 and 3; name the run by its id");
   }
+  EXPECT_EQ(store.find_run("3"), third);
+  EXPECT_EQ(store.run(store.find_run("2")).name, "catch-up");
+  EXPECT_EQ(store.find_run("other"), 1);
 }
 
 TEST(TraceStore, RoundTripsCostProfilesAndReplacesByName) {
@@ -316,7 +350,9 @@ TEST(TraceStore, AWriteBehindAnotherConnectionsLockIsStoreBusyAndReadsGoOn) {
 TEST(TraceStore, CountsRowsPerRun) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
-  store.add_run(sample_run(), sample_items(), {});
+  data::Run first = sample_run();
+  first.name = "first";
+  store.add_run(first, sample_items(), {});
   auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
   EXPECT_EQ(store.count_rows("items", id), 3);
   EXPECT_EQ(store.count_rows("item_deps", id), 3);
