@@ -552,13 +552,15 @@ std::vector<std::string> TraceStore::profile_names() const {
 }
 
 void TraceStore::export_csv(std::int64_t run_id, std::ostream& out) const {
-  run(run_id);
+  const std::string units = run(run_id).units;
   const std::vector<WorkItem> plan = items(run_id);
   std::vector<std::string> columns = timing_columns();
+  columns.emplace_back(kUnitsColumn);
   for (std::string& column : request_columns(plan)) columns.push_back(std::move(column));
   for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
   out << "\n";
-  for (const auto& row : timing_rows(plan, attempts(run_id))) {
+  for (auto& row : timing_rows(plan, attempts(run_id))) {
+    row[kUnitsColumn] = units;
     for (std::size_t c = 0; c < columns.size(); ++c) {
       auto cell = row.find(columns[c]);
       out << (c ? "," : "") << csv_quote(cell == row.end() ? std::string() : timing_cell_text(*cell));

@@ -69,6 +69,8 @@ TEST_F(Cli, ImportsTheBundledRecordingAndShowsListsAndExportsIt) {
   ASSERT_EQ(reimported.exit_code, 0) << reimported.err;
   auto s = data::TraceStore::open(store());
   EXPECT_EQ(s.attempts(2), s.attempts(1));
+  EXPECT_EQ(s.items(2), s.items(1));
+  EXPECT_EQ(s.run(2).units, "ledgers");
 
   auto json = millrace("export --store " + store() + " 1 --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;

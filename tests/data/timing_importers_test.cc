@@ -121,6 +121,31 @@ TEST_F(ExportedRun, CsvExportImportsBackUnchanged) {
   EXPECT_EQ(store_->items(run_id_)[2].depends_on, (std::vector<std::string>{"a", "b"}));
 }
 
+TEST_F(ExportedRun, CsvExportImportsBackWithTheRunsUnits) {
+  data::Run counted;
+  counted.name = "counted";
+  counted.units = "ledgers";
+  const std::int64_t with_units = store_->add_run(counted, store_->items(run_id_), store_->attempts(run_id_));
+  std::ostringstream out;
+  store_->export_csv(with_units, out);
+  write_file(dir_.file("export.csv"), out.str());
+  const std::int64_t again = importers::import_file(*store_, "csv", dir_.file("export.csv")).run_id;
+  expect_same_run(again);
+  EXPECT_EQ(store_->run(again).units, "ledgers");
+}
+
+TEST(TimingCsvImport, RowsDisagreeingOnTheRunsUnitsNameTheLineAndBothUnits) {
+  TempDir dir;
+  write_file(dir.file("t.csv"), "item,worker,duration_s,units\na,w,1,ledgers\nb,w,2,blocks\n");
+  try {
+    read_timing_csv(dir.file("t.csv"));
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.file("t.csv") + ":3: units 'blocks' differ from the first row's 'ledgers' "
+                                                          "(a run has one unit)");
+  }
+}
+
 TEST_F(ExportedRun, JsonExportImportsBackUnchangedWithItsRunFields) {
   data::Run meta;
   meta.name = "meta";

@@ -508,11 +508,11 @@ TEST(TraceStore, ExportsARunAsCsvWithOneRowPerAttemptInPlanOrder) {
   store.export_csv(id, out);
   EXPECT_EQ(out.str(),
             "item,type,first,count,payload,priority,submit_s,depends_on,attempt,worker,start_s,end_s,duration_s,"
-            "outcome,exit_code,failure_reason,work_ms,submitted_s,scheduled_s,node\n"
-            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,\n"
-            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,\n"
-            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,3.0,node-7\n"
-            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,\n");
+            "outcome,exit_code,failure_reason,work_ms,submitted_s,scheduled_s,node,units\n"
+            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,,ledgers\n"
+            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,,ledgers\n"
+            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,3.0,node-7,ledgers\n"
+            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,,ledgers\n");
 }
 
 TEST(TraceStore, ExportsARunAsJsonWithItsRunAndRows) {
