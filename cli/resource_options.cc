@@ -3,9 +3,9 @@
 #include <charconv>
 #include <filesystem>
 
-#include "cli/duration_option.h"
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/typed_duration.h"
 #include "sim/node_pools.h"
 
 namespace millrace::cli {
@@ -67,7 +67,7 @@ void apply_resource_options(const ResourceOptions& options, sim::SimulationConfi
   }
   pools.placement = sim::placement_named(options.placement, "--placement");
   pools.expander = sim::expander_named(options.expander, "--expander");
-  pools.scale_down_delay = parse_duration(options.scale_down_delay, "--scale-down-delay");
+  pools.scale_down_delay = data::parse_duration(options.scale_down_delay, "--scale-down-delay");
 }
 
 nlohmann::json resource_parameters(const ResourceOptions& options) {

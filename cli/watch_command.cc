@@ -19,6 +19,7 @@
 #include "data/redaction.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"
+#include "data/typed_duration.h"
 
 namespace millrace::cli {
 
@@ -66,7 +67,7 @@ constexpr data::Micros kShortestPoll = data::kMicrosPerMilli;
 
 void run_watch(const WatchCommandOptions& options) {
   if (options.poll < kShortestPoll) {
-    throw data::Error("--poll " + duration_text(options.poll), "is shorter than " + duration_text(kShortestPoll));
+    throw data::Error("--poll " + data::typed_duration_text(options.poll), "is shorter than " + data::typed_duration_text(kShortestPoll));
   }
   cluster_adapter::RedisConnection redis(options.redis);  // a malformed address fails before the store is made
   data::TraceStore store = data::TraceStore::open(options.store_path);
