@@ -243,5 +243,44 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   EXPECT_EQ(run_cli("plan -f " + file + " --deadline 1h").exit_code, 0);
 }
 
+// Values the command reads after parsing (worker lists, partitioner and order names, spans,
+// durations, resource settings) are refused the same way: FILE:LINE:COLUMN of the value (1-based),
+// the key and the problem with the value, in compare's and plan's sections alike.
+TEST_F(ExperimentFile, BadValuesNameTheFileLineAndColumnOfTheValueAndTheKey) {
+  const std::string head = "store: " + store_ + "\nmodel: " + model_ + "\n";
+  const struct {
+    std::string text;
+    std::string message;  // after "FILE"
+  } cases[] = {
+      {head + "workers: many\n",
+       ":3:10: key 'workers': 'many': expected comma-separated positive worker counts, e.g. 32,64,128"},
+      {head + "compare:\n  workers: [2, -3]\n",
+       ":4:12: key 'workers': '2,-3': expected comma-separated positive worker counts"},
+      {head + "replicas: -3\n", ":3:11: key 'replicas': -3 is out of range (expected a whole number from 1 to "},
+      {head + "partitioners: [uniform, fastest]\n",
+       ":3:15: key 'partitioners': unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)"},
+      {head + "order: [plan, sideways]\n", ":3:8: key 'order': queue order 'sideways': unknown (known: plan, lpt,"},
+      {head + "span: 5:x\n", ":3:7: key 'span': 5:x: expected FIRST:LAST"},
+      {head + "preset: fastest\n", ":3:9: key 'preset': preset fastest: unknown preset (known: stellar-pubnet)"},
+      {head + "startup-latency: [1s, 2x]\n", ":3:18: key 'startup-latency': '2x': not a duration"},
+      {head + "scale-down-delay: soon\n", ":3:19: key 'scale-down-delay': 'soon': not a duration"},
+      {head + "placement: tightest\n", ":3:12: key 'placement': unknown placement 'tightest'"},
+      {head + "type-limit: [render=0]\n", ":3:13: key 'type-limit': 'render=0': expected TYPE=K"},
+  };
+  const std::string file = path("bad.yaml");
+  for (const auto& c : cases) {
+    write_file(file, c.text);
+    const CommandResult r = run_cli("compare -f " + file);
+    EXPECT_EQ(r.exit_code, 1) << c.text;
+    EXPECT_EQ(r.output.rfind("millrace: " + file + c.message, 0), 0u) << c.text << "\n" << r.output;
+  }
+  write_file(file, head + "plan:\n  deadline: 1h\n  max-workers: 8\n  partitioners: optimal,best\n");
+  const CommandResult plan = run_cli("plan -f " + file);
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_EQ(plan.output.rfind("millrace: " + file + ":6:17: key 'partitioners': unknown partitioner 'best'", 0), 0u)
+      << plan.output;
+  EXPECT_EQ(query_count(store_, "SELECT count(*) FROM comparisons"), 0);
+}
+
 }  // namespace
 }  // namespace millrace::cli
