@@ -76,6 +76,10 @@ TEST_F(RunCommandTest, FailingCommandRecordsEveryAttemptAndExitsNonZero) {
     EXPECT_EQ(a.failure_reason, "exit");
   }
   EXPECT_EQ(read_text(store + ".logs/run-1/0-9.2.err"), "oops\n");
+  // show says how they failed (the attempt that ended last is either item's second).
+  Result shown = run({"show", "--store", store, "1"});
+  EXPECT_NE(shown.out.find("  failures:       4 attempts: exit 3 x 4; last: "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" attempt 2, exit 3\n"), std::string::npos) << shown.out;
 }
 
 TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {

@@ -149,6 +149,33 @@ TEST_F(Cli, ANameTwoOlderRunsShareIsOneErrorLineNamingBothAndIdsStillWork) {
   EXPECT_EQ(fit.exit_code, 0) << fit.err;
 }
 
+TEST_F(Cli, ShowGroupsFailedAttemptsByExitCodeAndReasonAndNamesTheLast) {
+  write_file(dir_.file("failing.csv"),
+             "item,worker,start_s,end_s,outcome,exit_code,failure_reason\n"
+             "a,w1,0,1,failed,3,exit\na,w1,1,2,failed,3,exit\na,w1,2,3,failed,3,exit\n"
+             "b,w2,0,5,failed,0,timeout\nb,w2,5,10,failed,0,timeout\n"
+             "c,w3,0,1,failed,137,OOMKilled\nc,w3,1,2,cancelled,0,cancelled\nc,w3,2,3,succeeded,0,\n"
+             "d,w4,0,4,succeeded,0,\n");
+  ASSERT_EQ(millrace("import --store " + store() + " --format csv " + dir_.file("failing.csv")).exit_code, 0);
+  auto shown = millrace("show --store " + store() + " failing");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("  attempts:       9 (7 failed or cancelled)\n"
+                           "  failures:       7 attempts: exit 3 x 3, timeout x 2, OOMKilled (exit 137) x 1, 1 other "
+                           "kind x 1; last: b attempt 2, timeout\n"),
+            std::string::npos)
+      << shown.out;
+  // A run whose every attempt failed says so the same way.
+  write_file(dir_.file("all-failed.csv"), "item,worker,start_s,end_s,outcome,exit_code,failure_reason\n"
+                                          "a,w1,0,1,failed,3,exit\na,w1,1,2,failed,3,exit\n");
+  ASSERT_EQ(millrace("import --store " + store() + " --format csv " + dir_.file("all-failed.csv")).exit_code, 0);
+  shown = millrace("show --store " + store() + " all-failed");
+  EXPECT_NE(shown.out.find("  failures:       2 attempts: exit 3 x 2; last: a attempt 2, exit 3\n"), std::string::npos)
+      << shown.out;
+  // Without failures there is no such line.
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
+  EXPECT_EQ(millrace("show --store " + store() + " 3").out.find("failures:"), std::string::npos);
+}
+
 TEST_F(Cli, AMissingStoreOrOptionIsOneErrorLine) {
   expect_one_line_error(millrace("runs --store " + dir_.file("missing.db")), "no such trace store");
   expect_one_line_error(millrace("import --format csv x.csv"), "--store is required");
