@@ -7,16 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/work_items.h"
+
 namespace millrace::data {
 namespace {
 
 Attempt attempt(const std::string& item, Outcome outcome, int exit_code, const std::string& reason, Micros end) {
-  Attempt a;
-  a.item_id = item;
-  a.outcome = outcome;
+  Attempt a = test_support::attempt(item, 1, "w", outcome, 0, end, reason);
   a.exit_code = exit_code;
-  a.failure_reason = reason;
-  a.end = end;
   return a;
 }
 

@@ -36,6 +36,12 @@ Run sample_run() {
   return r;
 }
 
+Run sample_run_named(const std::string& name) {
+  Run r = sample_run();
+  r.name = name;
+  return r;
+}
+
 std::vector<WorkItem> sample_items() {
   WorkItem a{"a", Range{0, 100}, "", "range", {}, 2, 0, 5 * kMicrosPerSecond, {}};
   WorkItem b{"b", Range{100, 50}, "", "range", {"a"}, 1, kMicrosPerSecond, 0, {}};
@@ -96,10 +102,8 @@ TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
   auto before = row_counts(store);
   auto attempts = sample_attempts();
   attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
-  data::Run other = sample_run();
-  other.name = "other";
   try {
-    store.add_run(other, sample_items(), attempts);
+    store.add_run(sample_run_named("other"), sample_items(), attempts);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
@@ -144,12 +148,9 @@ TEST(TraceStore, ANewRunWithATakenNameIsRefusedNamingTheRunAndStoreAndNothingIsW
 TEST(TraceStore, ANameTwoOlderRunsShareIsAnErrorNamingBothAndTheIdsStillFindThem) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
-  data::Run other = sample_run();
-  other.name = "other";
-  store.add_run(other, {}, {});
+  store.add_run(sample_run_named("other"), {}, {});
   store.add_run(sample_run(), {}, {});
-  other.name = "third";
-  const std::int64_t third = store.add_run(other, {}, {});
+  const std::int64_t third = store.add_run(sample_run_named("third"), {}, {});
   ASSERT_EQ(sqlite3_exec(store.handle(), "UPDATE runs SET name = 'catch-up' WHERE id = 3", nullptr, nullptr, nullptr),
             SQLITE_OK);
   try {
@@ -350,9 +351,7 @@ TEST(TraceStore, AWriteBehindAnotherConnectionsLockIsStoreBusyAndReadsGoOn) {
 TEST(TraceStore, CountsRowsPerRun) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
-  data::Run first = sample_run();
-  first.name = "first";
-  store.add_run(first, sample_items(), {});
+  store.add_run(sample_run_named("first"), sample_items(), {});
   auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
   EXPECT_EQ(store.count_rows("items", id), 3);
   EXPECT_EQ(store.count_rows("item_deps", id), 3);
