@@ -38,5 +38,16 @@ expect_error "python3 without matplotlib is reported" "cannot import matplotlib"
   env MILLRACE_PYTHON="$work/python-without-matplotlib" "$m" report --store "$store" -o "$work/report-nompl"
 expect_error "missing run is named" "no run 'nope'" \
   "$m" report --store "$store" -o "$work/report-norun" --run nope
+# A store made before run names were unique, with two runs named pcv2 (1, and the real run 3): a
+# lookup by that name names both runs.
+python3 - "$store" "$work/duplicate-names.db" <<'PY'
+import sqlite3, sys
+copy = sqlite3.connect(sys.argv[2])
+sqlite3.connect(sys.argv[1]).backup(copy)
+copy.execute("UPDATE runs SET name = 'pcv2' WHERE name = 'sleep-run'")
+copy.commit()
+PY
+expect_error "a name two runs share names both" "run name 'pcv2' matches runs 1 and 3; name the run by its id" \
+  "$m" report --store "$work/duplicate-names.db" -o "$work/report-duplicate" --run pcv2
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
