@@ -90,7 +90,9 @@ void add_compare_command(CLI::App& app) {
   auto options = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand("compare", "Simulate partitioners x worker counts x queue orders on a cost model");
   add_comparison_options(cmd, options->common);
-  cmd->add_option("--workers", options->workers, "Comma-separated worker counts")->capture_default_str();
+  cmd->add_option("--workers", options->workers, "Comma-separated worker counts")
+      ->capture_default_str()
+      ->each([](const std::string& text) { parse_workers(text, "--workers"); });
   add_autoscale_options(cmd, options->autoscale);
   cmd->callback([options] { run_compare(*options); });
 }

@@ -23,6 +23,7 @@
 #include "partitioners/ranges_file.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/work_queue.h"
 #include "sim/replay.h"
 
 namespace millrace::cli {
@@ -124,12 +125,20 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "Instead of --model: fit the cost model from these recorded runs of the store (comma-separated ids "
                   "or names), as `millrace fit --runs` does")
       ->excludes(model);
+  // Values the command reads later are also checked as they are parsed (each: the same check,
+  // the same message), so an experiment file's bad value is refused with its FILE:LINE:COLUMN.
   cmd->add_option("--span", o.span,
-                  "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)");
+                  "FIRST:LAST, inclusive (default: the recorded run's units with --run, else the model's span)")
+      ->each([](const std::string& text) { parse_span(text); });
   cmd->add_option("--run", o.run, "Recorded run (id or name): its span, and a baseline replaying it as recorded");
   cmd->add_option("--partitioners", o.partitioners, "Comma-separated, of: " + partitioners::partitioner_list(","))
       ->capture_default_str()
-      ->each([&o](const std::string&) { o.partitioners_given = true; });
+      ->each([&o](const std::string& text) {
+        if (!text.empty()) {  // empty: no partitioner, only --ranges candidates
+          for (const std::string& name : split_list(text)) partitioners::find_partitioner(name, "--partitioners");
+        }
+        o.partitioners_given = true;
+      });
   cmd->add_option("--policy", o.policy, "Concurrency policy")
       ->capture_default_str()
       ->check(CLI::IsMember(scheduler::policy_names()));
@@ -137,12 +146,16 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "Comma-separated queue orders: plan (tip first for recorded runs), tip-first, lpt (default: the "
                   "preset's order, else tip-first when --run's ranges were handed out tip first, else plan)")
       ->capture_default_str()
-      ->each([&o](const std::string&) { o.orders_given = true; });
+      ->each([&o](const std::string& text) {
+        for (const std::string& order : split_list(text)) scheduler::queue_order_from_string(order);
+        o.orders_given = true;
+      });
   std::string presets;
   for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
   cmd->add_option("--preset", o.preset,
                   "a deployment's settings (" + presets + "): its queue order, range length, overlap, alignment and "
-                  "floor where not given");
+                  "floor where not given")
+      ->each([](const std::string& text) { partitioners::find_preset(text); });
   cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
       ->capture_default_str()
       ->transform(whole_number(1));
@@ -161,7 +174,10 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s); replaces "
                   "the model file's fitted start-up")
       ->capture_default_str()
-      ->each([&o](const std::string&) { o.startup_latency_given = true; });
+      ->each([&o](const std::string& text) {
+        parse_startup_latency(text, "--startup-latency");
+        o.startup_latency_given = true;
+      });
   cmd->add_option("--max-attempts", o.max_attempts, "Attempts per item, including the first")
       ->capture_default_str()
       ->transform(whole_number(1));

@@ -143,16 +143,27 @@ std::map<std::string, Setting> settings_of(CLI::App& command, const YAML::Node& 
   return settings;
 }
 
+// `message` ("--KEY: problem", "--KEY 'value': problem" or another input's "input: problem")
+// without the option's name, which the key stands for.
+std::string without_option_name(std::string message, const std::string& key) {
+  for (const std::string prefix : {"--" + key + ": ", "--" + key + " "}) {
+    if (message.starts_with(prefix)) return message.erase(0, prefix.size());
+  }
+  return message;
+}
+
+// Sets the option from the file. Every value error, whether CLI11's check or the option's own
+// (data::Error thrown while the option is parsed), names FILE:LINE:COLUMN of the value and the key.
 void apply(const Setting& setting, const std::string& key, const std::string& file) {
   std::vector<std::string> values = values_for(*setting.option, setting.value, file, key);
+  const std::string at = where(file, setting.value.Mark());
   try {
     setting.option->add_result(values);
     setting.option->run_callback();
   } catch (const CLI::Error& e) {
-    std::string problem = e.what();
-    const std::string prefix = "--" + key + ": ";
-    if (problem.starts_with(prefix)) problem.erase(0, prefix.size());
-    throw data::Error(where(file, setting.value.Mark()), "key '" + key + "': " + problem);
+    throw data::Error(at, "key '" + key + "': " + without_option_name(e.what(), key));
+  } catch (const data::Error& e) {
+    throw data::Error(at, "key '" + key + "': " + without_option_name(e.what(), key));
   }
 }
 

@@ -19,6 +19,7 @@
 #include "data/error.h"
 #include "data/model_file.h"
 #include "data/trace_store.h"
+#include "data/typed_duration.h"
 #include "sim/cluster_fidelity.h"
 #include "sim/cluster_fit.h"
 #include "sim/recorded_capacity.h"
@@ -79,7 +80,7 @@ void run_fit(FitCommandOptions& options) {
         data::CostModel::from_profile(store.profile(options.profile), options.startup);
     model.save(options.output);
     std::cout << "model from profile '" << options.profile << "' (" << model.bins().size() << " bins over "
-              << model.span().count << " " << model.units() << ", start-up " << duration_text(options.startup)
+              << model.span().count << " " << model.units() << ", start-up " << data::typed_duration_text(options.startup)
               << " per range) written to " << options.output << "\n";
     return;
   }

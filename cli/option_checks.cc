@@ -94,7 +94,7 @@ CLI::Validator duration_in(data::Micros max, DurationAs as) {
   return CLI::Validator(
       [max, as](std::string& text) -> std::string {
         data::Micros micros = 0;
-        if (std::string problem = duration_problem(text, max, micros); !problem.empty()) {
+        if (std::string problem = data::duration_problem(text, max, micros); !problem.empty()) {
           return "'" + text + "' " + problem;
         }
         switch (as) {
@@ -111,7 +111,7 @@ CLI::Validator duration_in(data::Micros max, DurationAs as) {
         }
         return "";
       },
-      std::string(kTypeNames[static_cast<int>(as)]) + " 0 to " + duration_text(max));
+      std::string(kTypeNames[static_cast<int>(as)]) + " 0 to " + data::typed_duration_text(max));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // its store, let alone writes to it. Each message names the value and the accepted range
 // (CLI11 prefixes the option's name); names (a policy, a mode) are checked with CLI::IsMember. Whole numbers and seconds are rewritten into plain
 // decimal before CLI11 converts them, so "010" is not read as octal, nor "0x10" as hex, and
-// seconds options also take durations ("90", "1.5m", "500ms"; cli/duration_option.h).
+// seconds options also take durations ("90", "1.5m", "500ms"; data/typed_duration.h).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/duration_option.h"
+#include "data/typed_duration.h"
 
 namespace millrace::cli {
 
@@ -32,14 +32,14 @@ CLI::Validator tcp_port();
 
 // A duration in [0, max] ("90s", "30m", "48h", "500ms", or bare seconds), rewritten as seconds
 // for a `double` option.
-CLI::Validator seconds(data::Micros max = kMaxDuration);
+CLI::Validator seconds(data::Micros max = data::kMaxDuration);
 
 // The same durations, rewritten as integer microseconds for a data::Micros option: what a
 // duration option of every command uses, so the same flag reads the same everywhere.
-CLI::Validator micros(data::Micros max = kMaxDuration);
+CLI::Validator micros(data::Micros max = data::kMaxDuration);
 
 // The same durations when they are a whole number of seconds ("1.5m", "90"; not "1500ms"),
 // rewritten as integer seconds for an option the Kubernetes API counts in seconds.
-CLI::Validator whole_seconds(data::Micros max = kMaxDuration);
+CLI::Validator whole_seconds(data::Micros max = data::kMaxDuration);
 
 }  // namespace millrace::cli

@@ -22,7 +22,7 @@
 #include "cli/stored_plan.h"
 #include "data/readable_duration.h"
 #include "cli/current_step.h"
-#include "cli/duration_option.h"
+#include "data/typed_duration.h"
 #include "cli/option_checks.h"
 #include "cli/progress_display.h"
 #include "data/error.h"
@@ -82,7 +82,7 @@ std::string seed_spread_text(sim::CapacityQuestion question, int seeds) {
 std::string target_options(const PlanOptions& o) {
   std::string text;
   auto add = [&](const char* option, data::Micros value) {
-    if (value >= 0) text += (text.empty() ? "" : " ") + std::string(option) + " " + duration_text(value);
+    if (value >= 0) text += (text.empty() ? "" : " ") + std::string(option) + " " + data::typed_duration_text(value);
   };
   if (o.deadline > 0) add("--deadline", o.deadline);
   add("--wait-p50", o.wait_p50);
@@ -304,7 +304,7 @@ void run_worker_plan(const PlanOptions& o) {
   if (!o.common.json) {
     const sim::ComparisonRow& b = *answer.best;
     using data::readable_duration;
-    std::cout << "fewest workers meeting " << duration_text(o.deadline) << " with confidence " << o.confidence << ": "
+    std::cout << "fewest workers meeting " << data::typed_duration_text(o.deadline) << " with confidence " << o.confidence << ": "
               << b.workers << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan "
               << readable_duration(b.makespan_mean) << ", p50 " << readable_duration(b.makespan_p50) << ", p90 "
               << readable_duration(b.makespan_p90) << ", max " << readable_duration(b.makespan_max) << ", "

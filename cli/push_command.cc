@@ -86,19 +86,24 @@ void run_push(const PushOptions& options) {
   const std::vector<data::WorkItem> items = in_queue_order(read_plan(options.plan), options, model ? &*model : nullptr);
   std::vector<std::string> end_counts;
   for (const data::WorkItem& item : items) end_counts.push_back(item.id);
+  // Everything that can be refused is, before anything is pushed.
+  std::optional<data::TraceStore> store;
+  nlohmann::json parameters{{"order", options.order}, {"redis", data::redact(options.redis)}};
+  if (!options.store_path.empty()) {
+    store.emplace(data::TraceStore::open(options.store_path));
+    store->check_new_run_name(options.run_name, "--run");
+    if (model) add_model_parameters(parameters, items, *model, options.model_path, options.workers);
+  }
   cluster_adapter::RedisConnection redis(options.redis);
   cluster_adapter::RedisQueue(redis, options.names).push(end_counts, options.append);
-  if (!options.store_path.empty()) {
-    data::TraceStore store = data::TraceStore::open(options.store_path);
+  if (store) {
     data::Run run;
     run.name = options.run_name;
     run.source = data::RunSource::kReal;
     run.units = "ledgers";
     run.policy = "fixed-pool";
-    nlohmann::json parameters{{"order", options.order}, {"redis", data::redact(options.redis)}};
-    if (model) add_model_parameters(parameters, items, *model, options.model_path, options.workers);
     run.parameters = parameters.dump();
-    const std::int64_t id = store.add_run(run, items, {});
+    const std::int64_t id = store->add_run(run, items, {});
     std::cerr << "run " << id << " '" << options.run_name << "' recorded in " << options.store_path << "\n";
   }
   std::cerr << end_counts.size() << " ranges pushed to " << options.names.ranges << " on " << options.redis << "\n";

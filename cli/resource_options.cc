@@ -3,31 +3,38 @@
 #include <charconv>
 #include <filesystem>
 
-#include "cli/duration_option.h"
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/typed_duration.h"
 #include "sim/node_pools.h"
 
 namespace millrace::cli {
 
 void add_resource_options(CLI::App& command, ResourceOptions& options) {
+  // Each value is checked as it is parsed too (the checks apply_resource_options makes, with their
+  // messages), so an experiment file's bad value is refused with its FILE:LINE:COLUMN.
   command.add_option("--node-pools", options.node_pools,
                      "Node pools file instead of --nodes x --slots-per-node: CSV pool,count,min,max,provision_delay,"
                      "capacity.NAME... or JSON (job-per-item; pods ask for their items' request.NAME)");
   command.add_option("--machine", options.machine,
                      "Instead of --node-pools: one pool of fixed size of this machine, e.g. cpu=4,memory=16Gi "
-                     "(simulate: --nodes of them; plan: the count searched; compare: one)");
+                     "(simulate: --nodes of them; plan: the count searched; compare: one)")
+      ->each([](const std::string& text) { data::parse_quantity_list(text, "--machine"); });
   command.add_option("--placement", options.placement, "With --node-pools: first-fit, most-allocated or least-allocated")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([](const std::string& text) { sim::placement_named(text, "--placement"); });
   command.add_option("--expander", options.expander,
                      "With --node-pools: the pool the autoscaler grows for a pod that fits nowhere, of those that may: "
                      "first (in the file) or least-waste (the machine the pod fills best)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([](const std::string& text) { sim::expander_named(text, "--expander"); });
   command.add_option("--scale-down-delay", options.scale_down_delay,
                      "With --node-pools: an empty node above its pool's min goes after this long")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([](const std::string& text) { data::parse_duration(text, "--scale-down-delay"); });
   command.add_option("--type-limit", options.type_limits,
-                     "TYPE=K: at most K attempts of items of TYPE at once (job-per-item; repeatable)");
+                     "TYPE=K: at most K attempts of items of TYPE at once (job-per-item; repeatable)")
+      ->each([](const std::string& text) { parse_type_limits({text}); });
 }
 
 std::map<std::string, int> parse_type_limits(const std::vector<std::string>& texts) {
@@ -67,7 +74,7 @@ void apply_resource_options(const ResourceOptions& options, sim::SimulationConfi
   }
   pools.placement = sim::placement_named(options.placement, "--placement");
   pools.expander = sim::expander_named(options.expander, "--expander");
-  pools.scale_down_delay = parse_duration(options.scale_down_delay, "--scale-down-delay");
+  pools.scale_down_delay = data::parse_duration(options.scale_down_delay, "--scale-down-delay");
 }
 
 nlohmann::json resource_parameters(const ResourceOptions& options) {

@@ -217,7 +217,7 @@ void add_run_command(CLI::App& app) {
   const cluster_adapter::OptionChecks checks{
       [](std::int64_t min, std::int64_t max) { return whole_number(min, max); },
       [](data::Micros max) { return seconds(max); }, [](data::Micros max) { return whole_seconds(max); },
-      [] { return tcp_port(); }, kMaxDuration};
+      [] { return tcp_port(); }, data::kMaxDuration};
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
   cmd->callback([o] {
     if (!o->plan.empty()) take_chosen_plan(*o);

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/prediction_text.h"
+#include "data/failure_summary.h"
 #include "data/quantity.h"
 #include "data/readable_duration.h"
 #include "data/queue_waits.h"
@@ -60,13 +61,38 @@ void print_phases(const std::vector<data::Attempt>& attempts, std::ostream& out)
       << " attempts recorded them)\n";
 }
 
+// The failed and cancelled attempts by kind, the most frequent few, and the last one:
+// "  failures:       40 attempts: exit 3 x 38, timeout x 2; last: 99/100 attempt 3, exit 3".
+void print_failures(const std::vector<data::WorkItem>& items, const std::vector<data::Attempt>& attempts,
+                    std::ostream& out) {
+  constexpr std::size_t kShownKinds = 3;
+  const data::FailureSummary failures = data::summarize_failures(attempts);
+  if (failures.attempts == 0) return;
+  out << "  failures:       " << failures.attempts << (failures.attempts == 1 ? " attempt: " : " attempts: ");
+  std::size_t other_attempts = 0;
+  for (std::size_t k = 0; k < failures.kinds.size(); ++k) {
+    if (k >= kShownKinds) {
+      other_attempts += failures.kinds[k].attempts;
+      continue;
+    }
+    out << (k == 0 ? "" : ", ") << failures.kinds[k].label << " x " << failures.kinds[k].attempts;
+  }
+  if (other_attempts > 0) {
+    const std::size_t others = failures.kinds.size() - kShownKinds;
+    out << ", " << others << (others == 1 ? " other kind x " : " other kinds x ") << other_attempts;
+  }
+  const data::Attempt& last = *failures.last;
+  out << "; last: " << range_of(last, items) << " attempt " << last.number << ", " << data::failure_label(last) << "\n";
+}
+
 }  // namespace
 
-void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& s,
-                       std::ostream& out) {
+void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items,
+                       const std::vector<data::Attempt>& attempts, const data::RunSummary& s, std::ostream& out) {
   out << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", units " << run.units << ")\n";
   out << "  items:          " << s.items << " (" << s.items_without_success << " without a successful attempt)\n";
   out << "  attempts:       " << s.attempts << " (" << s.failed_attempts << " failed or cancelled)\n";
+  print_failures(items, attempts, out);
   out << "  total work:     " << data::readable_duration(s.total_work) << " (worker time)";
   if (s.work_time > 0) {
     out << ", " << data::readable_duration(s.work_time) << " of it per-unit work ("
@@ -110,7 +136,7 @@ void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::o
   const std::vector<data::WorkItem> items = store.items(run_id);
   const std::vector<data::Attempt> attempts = store.attempts(run_id);
   const data::RunSummary summary = data::summarize(items, attempts);
-  print_run_summary(run, items, summary, out);
+  print_run_summary(run, items, attempts, summary, out);
   print_phases(attempts, out);
   print_prediction_check(run, items, attempts, summary.makespan, out);
 }

@@ -13,11 +13,11 @@
 
 namespace millrace::cli {
 
-// The run's name and source, items, attempts, work, makespan, longest attempt, workers' busy
-// the queue waits (items with submit times), the items' requests, workers' busy time, the
-// straggler tail and the top durations.
-void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items, const data::RunSummary& summary,
-                       std::ostream& out);
+// The run's name and source, items, attempts and the failed ones by kind (data/failure_summary.h),
+// work, makespan, longest attempt, the queue waits (items with submit times), the items'
+// requests, workers' busy time, the straggler tail and the top durations.
+void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items,
+                       const std::vector<data::Attempt>& attempts, const data::RunSummary& summary, std::ostream& out);
 
 // A stored run as `show RUN` and the end of `run` print it: its summary, then its predictions
 // against what happened (cli/prediction_text.h).

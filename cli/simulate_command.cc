@@ -106,11 +106,11 @@ sim::SimulationConfig config_of(const SimulateOptions& o, std::string& cluster_t
       throw data::Error("--node-loss '" + loss + "'", "expected NODE@TIME with NODE from 0 to " +
                                                           std::to_string(cluster.nodes - 1) + ", e.g. 3@2h");
     }
-    cluster.node_losses.push_back(sim::NodeLoss{node, parse_duration(at, "--node-loss")});
+    cluster.node_losses.push_back(sim::NodeLoss{node, data::parse_duration(at, "--node-loss")});
   }
   for (const std::string& window : o.api_down) {
     auto [begin, end] = split_pair(window, '-', "--api-down");
-    cluster.api_down.push_back(sim::Window{parse_duration(begin, "--api-down"), parse_duration(end, "--api-down")});
+    cluster.api_down.push_back(sim::Window{data::parse_duration(begin, "--api-down"), data::parse_duration(end, "--api-down")});
   }
   scheduler::SchedulerOptions& s = config.scheduler;
   s.plan_name = o.run.empty() ? o.ranges : o.store + " run " + o.run;

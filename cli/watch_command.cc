@@ -22,6 +22,7 @@
 #include "data/redaction.h"
 #include "data/importers/fields.h"
 #include "data/importers/stellar_trace.h"
+#include "data/typed_duration.h"
 
 namespace millrace::cli {
 
@@ -82,7 +83,7 @@ constexpr data::Micros kShortestPoll = data::kMicrosPerMilli;
 
 void run_watch(const WatchCommandOptions& options) {
   if (options.poll < kShortestPoll) {
-    throw data::Error("--poll " + duration_text(options.poll), "is shorter than " + duration_text(kShortestPoll));
+    throw data::Error("--poll " + data::typed_duration_text(options.poll), "is shorter than " + data::typed_duration_text(kShortestPoll));
   }
   cluster_adapter::RedisConnection redis(options.redis);  // a malformed address fails before the store is made
   std::optional<data::CostModel> model;  // and so does an unreadable model

@@ -9,6 +9,8 @@
 //   request.NAME (one column per resource any item requests, a Kubernetes quantity: "250m")
 // Attempt columns are null (empty in CSV) on the row of an item never attempted, and so is a
 // request column on the rows of an item that does not request that resource.
+// CSV has no place for the run's own fields, so its rows also carry the run's units (column
+// `units`, the same on every row); JSON keeps them in its "run" object.
 #pragma once
 
 #include <string>
@@ -22,6 +24,9 @@
 namespace millrace::data {
 
 const std::vector<std::string>& timing_columns();
+
+// The CSV column of the run's units.
+inline constexpr std::string_view kUnitsColumn = "units";
 
 // The prefix of a resource request's column: "request.cpu" is the item's request of "cpu".
 inline constexpr std::string_view kRequestPrefix = "request.";

@@ -335,6 +335,7 @@ int TraceStore::schema_version() const { return static_cast<int>(single_int(db_,
 std::int64_t TraceStore::add_run(const Run& run, const std::vector<WorkItem>& items,
                                  const std::vector<Attempt>& attempts) {
   Transaction tx(db_, path_);
+  check_new_run_name(run.name);
   std::int64_t run_id = insert_run(db_, path_, run);
 
   ItemRowWriter writer(db_, path_);
@@ -359,6 +360,7 @@ std::int64_t TraceStore::add_hidden_run() {
 
 void TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
   Transaction tx(db_, path_);
+  check_new_run_name(run.name);
   Statement update(db_, path_,
                    "UPDATE runs SET name = ?, source = ?, units = ?, partitioner = ?, policy = ?, parameters = ?, "
                    "started_us = ?, ended_us = ? WHERE id = ?");
@@ -405,17 +407,38 @@ std::int64_t TraceStore::find_run(const std::string& id_or_name) const {
   const char* end = id_or_name.data() + id_or_name.size();
   auto [ptr, ec] = std::from_chars(id_or_name.data(), end, id);
   if (ec == std::errc() && ptr == end) return run(id).id;
-  Statement s(db_, path_, std::string("SELECT id FROM runs WHERE name = ? AND ") + kVisible + "ORDER BY id");
-  s.bind(1, id_or_name);
-  std::vector<std::int64_t> ids;
-  while (s.step()) ids.push_back(s.int64(0));
+  const std::vector<std::int64_t> ids = runs_named(id_or_name);
   if (ids.empty()) throw Error(path_, "no run with id or name '" + id_or_name + "'");
   if (ids.size() > 1) {
     std::string list;
-    for (auto i : ids) list += (list.empty() ? "" : ", ") + std::to_string(i);
-    throw Error(path_, "several runs are named '" + id_or_name + "' (ids " + list + "): name one by id");
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == ids.size() ? " and " : ", ") + std::to_string(ids[i]);
+    }
+    throw Error(path_, "run name '" + id_or_name + "' matches runs " + list + "; name the run by its id");
   }
   return ids.front();
+}
+
+std::vector<std::int64_t> TraceStore::runs_named(const std::string& name) const {
+  Statement s(db_, path_, std::string("SELECT id FROM runs WHERE name = ? AND ") + kVisible + "ORDER BY id");
+  s.bind(1, name);
+  std::vector<std::int64_t> ids;
+  while (s.step()) ids.push_back(s.int64(0));
+  return ids;
+}
+
+void TraceStore::check_new_run_name(const std::string& name, const std::string& option) const {
+  if (name.empty()) return;  // an unnamed run (made through the API) is found by id alone
+  const std::vector<std::int64_t> taken = runs_named(name);
+  if (taken.empty()) return;
+  throw Error(path_, "a run named '" + name + "' is already in this store (" + run_label(taken.front()) +
+                         "): give the new run another " + option);
+}
+
+std::string TraceStore::unused_run_name(const std::string& name) const {
+  std::string unused = name;
+  for (int repeat = 2; !runs_named(unused).empty(); ++repeat) unused = name + " (" + std::to_string(repeat) + ")";
+  return unused;
 }
 
 std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
@@ -540,13 +563,15 @@ std::vector<std::string> TraceStore::profile_names() const {
 }
 
 void TraceStore::export_csv(std::int64_t run_id, std::ostream& out) const {
-  run(run_id);
+  const std::string units = run(run_id).units;
   const std::vector<WorkItem> plan = items(run_id);
   std::vector<std::string> columns = timing_columns();
+  columns.emplace_back(kUnitsColumn);
   for (std::string& column : request_columns(plan)) columns.push_back(std::move(column));
   for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
   out << "\n";
-  for (const auto& row : timing_rows(plan, attempts(run_id))) {
+  for (auto& row : timing_rows(plan, attempts(run_id))) {
+    row[kUnitsColumn] = units;
     for (std::size_t c = 0; c < columns.size(); ++c) {
       auto cell = row.find(columns[c]);
       out << (c ? "," : "") << csv_quote(cell == row.end() ? std::string() : timing_cell_text(*cell));

@@ -45,7 +45,8 @@ class TraceStore {
   // How long a write waits for another process's lock before it fails with StoreBusy.
   void set_busy_timeout(int milliseconds);
 
-  // Adds a run with its items and attempts in one transaction; returns the new run id.
+  // Adds a run with its items and attempts in one transaction; returns the new run id. A name
+  // another run has is refused (check_new_run_name) and nothing is written.
   std::int64_t add_run(const Run& run, const std::vector<WorkItem>& items,
                        const std::vector<Attempt>& attempts);
   // For imports in progress (importers/staged_import.h, schema migration 4): a placeholder run
@@ -61,8 +62,18 @@ class TraceStore {
   std::vector<Run> runs() const;
   Run run(std::int64_t run_id) const;                        // throws Error when missing
   // A run named by its id ("12") or its name; throws Error when missing or when the name is
-  // shared by several runs.
+  // shared by several runs (stores made before names were unique may hold such runs).
   std::int64_t find_run(const std::string& id_or_name) const;
+  // The ids of the runs called `name`, in id order.
+  std::vector<std::int64_t> runs_named(const std::string& name) const;
+  // Run names are unique: throws Error naming the store, the name and the run that has it when
+  // `name` is taken, suggesting another `option` (the command's option that names a new run).
+  // Commands call it before they write anything; add_run and the staged import check it again.
+  // The empty name (runs added through the API without one) is never taken.
+  void check_new_run_name(const std::string& name, const std::string& option = "--name") const;
+  // For names millrace makes up (a simulation's description, a run's default name): `name` when
+  // no run has it, else the first of "name (2)", "name (3)", ... that none has.
+  std::string unused_run_name(const std::string& name) const;
   // Reading checks what later arithmetic relies on (ranges fit in 64 bits, int fields fit,
   // attempts end after they start) and throws Error naming the run and item otherwise.
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order

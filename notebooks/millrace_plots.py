@@ -71,9 +71,14 @@ def find_run(conn, key=None, sources=RECORDED_SOURCES):
     """The run named or numbered `key`; without a key, the first run whose source is in `sources`."""
     table = runs(conn)
     if key is not None:
-        match = table[(table["name"] == str(key)) | (table["id"].astype(str) == str(key))]
+        key = str(key)
+        match = table[table["id"].astype(str) == key] if key.isdigit() else table[table["name"] == key]
         if match.empty:
             raise RuntimeError(f"no run '{key}' in the store (give a run id or name)")
+        if len(match) > 1:  # a store made before run names were unique
+            ids = [str(i) for i in match["id"]]
+            raise RuntimeError(f"run name '{key}' matches runs {', '.join(ids[:-1])} and {ids[-1]}; "
+                               "name the run by its id")
     else:
         match = table[table["source"].isin(sources)]
         if match.empty:

@@ -13,6 +13,7 @@
 #include "data/importers/text_input.h"
 #include "data/quantity.h"
 #include "data/registry.h"
+#include "data/typed_duration.h"
 
 namespace millrace::sim {
 
@@ -61,7 +62,7 @@ std::vector<NodePool> read_csv(const std::string& path) {
     pool.count = data::importers::parse_int32(cell("count"), where, "count");
     pool.min = data::importers::parse_int32(cell("min"), where, "min");
     pool.max = data::importers::parse_int32(cell("max"), where, "max");
-    pool.provision_delay = data::importers::parse_seconds(cell("provision_delay"), where, "provision_delay");
+    pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
       pool.capacity[header[c].substr(kCapacityPrefix.size())] =
@@ -98,8 +99,8 @@ std::vector<NodePool> read_json(const std::string& path) {
     pool.max = integer("max", pool.count);
     if (p.contains("provision_delay")) {
       const nlohmann::json& delay = p["provision_delay"];
-      pool.provision_delay = data::importers::parse_seconds(
-          delay.is_string() ? delay.get<std::string>() : delay.dump(), where, "provision_delay");
+      pool.provision_delay =
+          data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");
     }
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");

@@ -4,11 +4,12 @@
 // above `min` goes after the scale-down delay), and the placement strategy that picks a node
 // for each pod among those where every request fits. Read from `--node-pools FILE`:
 //   CSV   pool,count,min,max,provision_delay,capacity.NAME,...   one pool per line, e.g.
-//         cpu-pool,2,0,10,90s,4,16Gi   (provision_delay as `--timeout` takes it; capacities as
-//         Kubernetes quantities; an empty capacity cell: the pool has none of that resource)
-//   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay_s", "capacity": {NAME: Q}}]}
-//         or the bare array
-// Errors name file:line (JSON: the pool's index) and the field.
+//         cpu-pool,2,0,10,90s,4,16Gi   (provision_delay a duration as the options take it,
+//         data/typed_duration.h: 90, 90s, 2m, 1.5h; capacities as Kubernetes quantities; an
+//         empty capacity cell: the pool has none of that resource)
+//   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q}}]}
+//         or the bare array (provision_delay a number of seconds or a duration string: "2m")
+// Errors name file:line (JSON: the pool's index) and the field, with the value.
 #pragma once
 
 #include <cstdint>

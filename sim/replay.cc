@@ -113,7 +113,7 @@ std::int64_t record_simulation(data::TraceStore& store, const data::Run& source,
     for (const auto& [type, cap] : parameters["type_limits"].items()) run.name += " " + type + "<=" + cap.dump();
   }
   if (parameters.value("fail_prob", 0.0) > 0) run.name += " fail " + parameters["fail_prob"].dump();
-  run.name += " order " + result.order + " seed " + std::to_string(result.seed);
+  run.name = store.unused_run_name(run.name + " order " + result.order + " seed " + std::to_string(result.seed));
   run.source = data::RunSource::kSimulated;
   run.units = source.units;
   run.partitioner = source.partitioner;

@@ -52,7 +52,8 @@ std::string replay_warnings(const ReplayPlan& plan, const std::string& run_name)
 nlohmann::json to_json(const data::RunSummary& recorded);
 
 // Writes the simulation of `source` as a new run and returns its id. `parameters` is the JSON
-// object of the simulation's settings, stored with the run.
+// object of the simulation's settings, stored with the run. The run is named after the source and
+// the settings; a name already in the store gets " (2)", " (3)", ... (run names are unique).
 std::int64_t record_simulation(data::TraceStore& store, const data::Run& source,
                                const std::vector<data::WorkItem>& items, const SimulationResult& result,
                                const nlohmann::json& parameters);

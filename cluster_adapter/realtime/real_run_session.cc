@@ -136,10 +136,11 @@ void RealRunSession::open_or_resume(const PlanItems& plan) {
     }
     if (o_.common.policy.empty()) o_.common.policy = kind_->default_policy();
     check_autoscale(o_);
+    data::Run record;
+    record.name = o_.name.empty() ? store_.unused_run_name("run") : o_.name;
+    store_.check_new_run_name(record.name);  // before planning: a taken name is refused at once
     items_ = plan();
     kind_->check_plan(items_);
-    data::Run record;
-    record.name = o_.name.empty() ? "run" : o_.name;
     record.source = data::RunSource::kReal;
     record.units = o_.units;
     record.partitioner = o_.partitioner;

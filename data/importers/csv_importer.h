@@ -1,6 +1,7 @@
 // Imports a CSV of per-range timings: a header naming the columns of timing_records.h (in any
-// order, unknown names rejected), then one record per line. What `millrace export --format
-// csv` writes imports back unchanged. Read one line at a time into a TraceSink.
+// order, unknown names rejected), then one record per line; an optional `units` column holds
+// the run's units, the same on every row. What `millrace export --format csv` writes imports
+// back unchanged, units included. Read one line at a time into a TraceSink.
 #pragma once
 
 #include <string>

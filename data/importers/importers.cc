@@ -116,10 +116,12 @@ ImportResult import_file(TraceStore& store, const std::string& format, const std
                          const ImportOptions& options) {
   const ImportFormat& reader = find_import_format(format);
   if (reader.read_profile != nullptr) return store_input(store, parse_input(format, path, options));
+  const std::string name = options.name.empty() ? stem(path) : options.name;
+  store.check_new_run_name(name);  // before the file is read and anything is staged
   return naming_the_input(path, [&] {
     StagedImport staged(store);
     Run run = reader.read_trace(path, staged);
-    run.name = options.name.empty() ? stem(path) : options.name;
+    run.name = name;
     ImportResult result;
     result.run_id = staged.publish(run);
     result.name = run.name;

@@ -47,6 +47,12 @@ std::string without_stored_line(std::string output) {
   return output;
 }
 
+// An experiment file's text and the start of the error refusing it, after "millrace: FILE".
+struct RefusedFile {
+  std::string text;
+  std::string message;
+};
+
 class ExperimentFile : public cli_test::CompareFixture {
  protected:
   void SetUp() override {
@@ -75,6 +81,14 @@ class ExperimentFile : public cli_test::CompareFixture {
            "  max-workers: 32\n";
   }
 
+  // `compare -f` of a file holding `text` is refused, its one line starting "millrace: FILE" + `message`.
+  void expect_refused(const std::string& text, const std::string& message) {
+    const std::string file = path("bad.yaml");
+    write_file(file, text);
+    const CommandResult r = run_cli("compare -f " + file);
+    EXPECT_EQ(r.exit_code, 1) << text;
+    EXPECT_EQ(r.output.rfind("millrace: " + file + message, 0), 0u) << text << "\n" << r.output;
+  }
 };
 
 TEST_F(ExperimentFile, TheStoredTextRunAgainGivesByteIdenticalResults) {
@@ -187,10 +201,7 @@ TEST_F(ExperimentFile, AModelFittedFromTheRunsTheFileNamesEqualsTheOneFitWrites)
 
 TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
   const std::string head = "store: " + store_ + "\nmodel: " + model_ + "\n";
-  const struct {
-    std::string text;
-    std::string message;  // after "FILE"
-  } cases[] = {
+  const RefusedFile cases[] = {
       {head + "workers: 2\nreplica: 3\n", ":4:1: unknown key 'replica' for millrace compare (keys: store, model,"},
       {head + "replicas: three\n", ":3:11: key 'replicas': 'three' is not a whole number"},
       {head + "replicas: 0\n", ":3:11: key 'replicas': 0 is out of range"},
@@ -208,14 +219,9 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
       {"- store\n", ":1:1: an experiment file is a mapping of option names to values, found a list"},
       {"", ": an experiment file is a mapping of option names to values, found nothing"},
   };
-  const std::string file = path("bad.yaml");
-  for (const auto& c : cases) {
-    write_file(file, c.text);
-    const CommandResult r = run_cli("compare -f " + file);
-    EXPECT_EQ(r.exit_code, 1) << c.text;
-    EXPECT_NE(r.output.find("millrace: " + file + c.message), std::string::npos) << c.text << "\n" << r.output;
-  }
+  for (const auto& c : cases) expect_refused(c.text, c.message);
   EXPECT_EQ(query_count(store_, "SELECT count(*) FROM comparisons"), 0);
+  const std::string file = path("bad.yaml");
   // A missing file, and a required key missing from both.
   const CommandResult missing = run_cli("plan -f " + path("nowhere.yaml"));
   EXPECT_EQ(missing.exit_code, 1);
@@ -244,6 +250,37 @@ TEST_F(ExperimentFile, MalformedFilesNameTheFileTheLineAndTheKey) {
             std::string::npos)
       << no_target.output;
   EXPECT_EQ(run_cli("plan -f " + file + " --deadline 1h").exit_code, 0);
+}
+
+// Values the command reads after parsing (worker lists, partitioner and order names, spans,
+// durations, resource settings) are refused the same way: FILE:LINE:COLUMN of the value (1-based),
+// the key and the problem with the value, in compare's and plan's sections alike.
+TEST_F(ExperimentFile, BadValuesNameTheFileLineAndColumnOfTheValueAndTheKey) {
+  const std::string head = "store: " + store_ + "\nmodel: " + model_ + "\n";
+  const RefusedFile cases[] = {
+      {head + "workers: many\n",
+       ":3:10: key 'workers': 'many': expected comma-separated positive worker counts, e.g. 32,64,128"},
+      {head + "compare:\n  workers: [2, -3]\n",
+       ":4:12: key 'workers': '2,-3': expected comma-separated positive worker counts"},
+      {head + "replicas: -3\n", ":3:11: key 'replicas': -3 is out of range (expected a whole number from 1 to "},
+      {head + "partitioners: [uniform, fastest]\n",
+       ":3:15: key 'partitioners': unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)"},
+      {head + "order: [plan, sideways]\n", ":3:8: key 'order': queue order 'sideways': unknown (known: plan, lpt,"},
+      {head + "span: 5:x\n", ":3:7: key 'span': 5:x: expected FIRST:LAST"},
+      {head + "preset: fastest\n", ":3:9: key 'preset': preset fastest: unknown preset (known: stellar-pubnet)"},
+      {head + "startup-latency: [1s, 2x]\n", ":3:18: key 'startup-latency': '2x': not a duration"},
+      {head + "scale-down-delay: soon\n", ":3:19: key 'scale-down-delay': 'soon': not a duration"},
+      {head + "placement: tightest\n", ":3:12: key 'placement': unknown placement 'tightest'"},
+      {head + "type-limit: [render=0]\n", ":3:13: key 'type-limit': 'render=0': expected TYPE=K"},
+  };
+  for (const auto& c : cases) expect_refused(c.text, c.message);
+  const std::string file = path("bad.yaml");
+  write_file(file, head + "plan:\n  deadline: 1h\n  max-workers: 8\n  partitioners: optimal,best\n");
+  const CommandResult plan = run_cli("plan -f " + file);
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_EQ(plan.output.rfind("millrace: " + file + ":6:17: key 'partitioners': unknown partitioner 'best'", 0), 0u)
+      << plan.output;
+  EXPECT_EQ(query_count(store_, "SELECT count(*) FROM comparisons"), 0);
 }
 
 }  // namespace

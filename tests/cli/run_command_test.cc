@@ -76,6 +76,10 @@ TEST_F(RunCommandTest, FailingCommandRecordsEveryAttemptAndExitsNonZero) {
     EXPECT_EQ(a.failure_reason, "exit");
   }
   EXPECT_EQ(read_text(store + ".logs/run-1/0-9.2.err"), "oops\n");
+  // show says how they failed (the attempt that ended last is either item's second).
+  Result shown = run({"show", "--store", store, "1"});
+  EXPECT_NE(shown.out.find("  failures:       4 attempts: exit 3 x 4; last: "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" attempt 2, exit 3\n"), std::string::npos) << shown.out;
 }
 
 TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {
@@ -85,6 +89,30 @@ TEST_F(RunCommandTest, BadPlaceholderIsRejectedBeforeAnythingIsRecorded) {
             std::string::npos)
       << result.err;
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());
+}
+
+TEST_F(RunCommandTest, ANewRunUnderATakenNameIsRefusedBeforeAnythingRunsAndAResumeAndUnnamedRunsStillWork) {
+  const std::string marker = (dir / "ran").string();
+  std::vector<std::string> args = run_args("echo {first} >> " + marker, 2, 1);
+  args.insert(args.end(), {"--name", "nightly"});
+  ASSERT_EQ(run(args).exit_code, 0);
+  ASSERT_EQ(lines_of(read_text(marker)).size(), 2u);
+  Result again = run(args);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("millrace: " + store + ": a run named 'nightly' is already in this store (run 1): give the "
+                           "new run another --name"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(lines_of(read_text(marker)).size(), 2u);  // nothing ran
+  EXPECT_EQ(data::TraceStore::open(store).runs().size(), 1u);
+  Result resumed = run({"run", "--store", store, "--resume", "nightly"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  // Unnamed runs take the default name, numbered when it is taken.
+  ASSERT_EQ(run(run_args("true", 2, 1)).exit_code, 0);
+  ASSERT_EQ(run(run_args("true", 2, 1)).exit_code, 0);
+  data::TraceStore s = data::TraceStore::open(store);
+  EXPECT_EQ(s.run(2).name, "run");
+  EXPECT_EQ(s.run(3).name, "run (2)");
 }
 
 // Two workers, but each item asks for the whole CPU budget: the second waits for the first.

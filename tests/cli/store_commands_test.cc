@@ -1,5 +1,6 @@
 // End-to-end tests of the store subcommands (import, runs, show, export): they run the
 // millrace binary and check its output, exit code and the store it leaves.
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -68,6 +69,8 @@ TEST_F(Cli, ImportsTheBundledRecordingAndShowsListsAndExportsIt) {
   ASSERT_EQ(reimported.exit_code, 0) << reimported.err;
   auto s = data::TraceStore::open(store());
   EXPECT_EQ(s.attempts(2), s.attempts(1));
+  EXPECT_EQ(s.items(2), s.items(1));
+  EXPECT_EQ(s.run(2).units, "ledgers");
 
   auto json = millrace("export --store " + store() + " 1 --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -108,6 +111,69 @@ TEST_F(Cli, AnUnknownRunIsOneErrorLine) {
   ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
   expect_one_line_error(millrace("show --store " + store() + " 7"), "no run 7");
   expect_one_line_error(millrace("export --store " + store() + " nope"), "no run with id or name 'nope'");
+}
+
+TEST_F(Cli, ImportingUnderANameAnotherRunHasIsRefusedNamingItAndWritesNothing) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2").exit_code, 0);
+  std::vector<std::int64_t> before;
+  {
+    auto s = data::TraceStore::open_for_reading(store());
+    before = row_counts(s);
+  }
+  expect_one_line_error(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2"),
+                        store() + ": a run named 'pcv2' is already in this store (run 1): give the new run another --name");
+  EXPECT_EQ(row_counts(data::TraceStore::open_for_reading(store())), before);
+  auto renamed = millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2-again");
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.err;
+  EXPECT_NE(renamed.out.find("imported run 2 'pcv2-again'"), std::string::npos) << renamed.out;
+}
+
+// A store made before names were unique may hold two runs of one name: every lookup by that name
+// (show, export, fit, simulate) names both runs, and their ids still find them.
+TEST_F(Cli, ANameTwoOlderRunsShareIsOneErrorLineNamingBothAndIdsStillWork) {
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2").exit_code, 0);
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name x").exit_code, 0);
+  {
+    auto s = data::TraceStore::open(store());
+    ASSERT_EQ(sqlite3_exec(s.handle(), "UPDATE runs SET name = 'pcv2' WHERE id = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  const std::string ambiguous = store() + ": run name 'pcv2' matches runs 1 and 2; name the run by its id";
+  expect_one_line_error(millrace("show --store " + store() + " pcv2"), ambiguous);
+  expect_one_line_error(millrace("export --store " + store() + " pcv2 --format csv"), ambiguous);
+  expect_one_line_error(millrace("fit --store " + store() + " --runs pcv2 --bins 16 -o " + dir_.file("m.json")), ambiguous);
+  expect_one_line_error(millrace("simulate --store " + store() + " --run pcv2 --no-record"), ambiguous);
+  auto shown = millrace("show --store " + store() + " 2");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("items:          3396"), std::string::npos) << shown.out;
+  auto fit = millrace("fit --store " + store() + " --runs 1 --bins 16 -o " + dir_.file("m.json"));
+  EXPECT_EQ(fit.exit_code, 0) << fit.err;
+}
+
+TEST_F(Cli, ShowGroupsFailedAttemptsByExitCodeAndReasonAndNamesTheLast) {
+  write_file(dir_.file("failing.csv"),
+             "item,worker,start_s,end_s,outcome,exit_code,failure_reason\n"
+             "a,w1,0,1,failed,3,exit\na,w1,1,2,failed,3,exit\na,w1,2,3,failed,3,exit\n"
+             "b,w2,0,5,failed,0,timeout\nb,w2,5,10,failed,0,timeout\n"
+             "c,w3,0,1,failed,137,OOMKilled\nc,w3,1,2,cancelled,0,cancelled\nc,w3,2,3,succeeded,0,\n"
+             "d,w4,0,4,succeeded,0,\n");
+  ASSERT_EQ(millrace("import --store " + store() + " --format csv " + dir_.file("failing.csv")).exit_code, 0);
+  auto shown = millrace("show --store " + store() + " failing");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("  attempts:       9 (7 failed or cancelled)\n"
+                           "  failures:       7 attempts: exit 3 x 3, timeout x 2, OOMKilled (exit 137) x 1, 1 other "
+                           "kind x 1; last: b attempt 2, timeout\n"),
+            std::string::npos)
+      << shown.out;
+  // A run whose every attempt failed says so the same way.
+  write_file(dir_.file("all-failed.csv"), "item,worker,start_s,end_s,outcome,exit_code,failure_reason\n"
+                                          "a,w1,0,1,failed,3,exit\na,w1,1,2,failed,3,exit\n");
+  ASSERT_EQ(millrace("import --store " + store() + " --format csv " + dir_.file("all-failed.csv")).exit_code, 0);
+  shown = millrace("show --store " + store() + " all-failed");
+  EXPECT_NE(shown.out.find("  failures:       2 attempts: exit 3 x 2; last: a attempt 2, exit 3\n"), std::string::npos)
+      << shown.out;
+  // Without failures there is no such line.
+  ASSERT_EQ(millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv).exit_code, 0);
+  EXPECT_EQ(millrace("show --store " + store() + " 3").out.find("failures:"), std::string::npos);
 }
 
 TEST_F(Cli, AMissingStoreOrOptionIsOneErrorLine) {

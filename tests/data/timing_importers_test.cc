@@ -1,5 +1,6 @@
 #include <sstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "data/importers/csv_importer.h"
@@ -67,6 +68,22 @@ class ExportedRun : public ::testing::Test {
     EXPECT_EQ(store_->items(other), store_->items(run_id_));
     EXPECT_EQ(store_->attempts(other), store_->attempts(run_id_));
   }
+  // `run` stored with this run's items and attempts, exported as `format` (csv or json) and
+  // imported back (the same items and attempts): the id of the run imported.
+  std::int64_t exported_and_imported(const data::Run& run, const std::string& format) {
+    const std::int64_t stored = store_->add_run(run, store_->items(run_id_), store_->attempts(run_id_));
+    std::ostringstream out;
+    if (format == "csv") {
+      store_->export_csv(stored, out);
+    } else {
+      store_->export_json(stored, out);
+    }
+    const std::string file = dir_.file("export." + format);
+    write_file(file, out.str());
+    const std::int64_t again = importers::import_file(*store_, format, file).run_id;
+    expect_same_run(again);
+    return again;
+  }
   TempDir dir_;
   std::unique_ptr<TraceStore> store_;
   std::int64_t run_id_ = 0;
@@ -121,18 +138,28 @@ TEST_F(ExportedRun, CsvExportImportsBackUnchanged) {
   EXPECT_EQ(store_->items(run_id_)[2].depends_on, (std::vector<std::string>{"a", "b"}));
 }
 
+TEST_F(ExportedRun, CsvExportImportsBackWithTheRunsUnits) {
+  data::Run counted;
+  counted.name = "counted";
+  counted.units = "ledgers";
+  EXPECT_EQ(store_->run(exported_and_imported(counted, "csv")).units, "ledgers");
+}
+
+TEST(TimingCsvImport, RowsDisagreeingOnTheRunsUnitsNameTheLineAndBothUnits) {
+  TempDir dir;
+  write_file(dir.file("t.csv"), "item,worker,duration_s,units\na,w,1,ledgers\nb,w,2,blocks\n");
+  EXPECT_THAT([&] { read_timing_csv(dir.file("t.csv")); },
+              ::testing::ThrowsMessage<Error>(::testing::StrEq(
+                  dir.file("t.csv") + ":3: units 'blocks' differ from the first row's 'ledgers' (a run has one unit)")));
+}
+
 TEST_F(ExportedRun, JsonExportImportsBackUnchangedWithItsRunFields) {
   data::Run meta;
   meta.name = "meta";
   meta.units = "ledgers";
   meta.policy = "fixed-pool";
   meta.parameters = R"({"workers":2})";
-  auto with_meta = store_->add_run(meta, store_->items(run_id_), store_->attempts(run_id_));
-  std::ostringstream out;
-  store_->export_json(with_meta, out);
-  write_file(dir_.file("export.json"), out.str());
-  auto again = importers::import_file(*store_, "json", dir_.file("export.json")).run_id;
-  expect_same_run(again);
+  const std::int64_t again = exported_and_imported(meta, "json");
   EXPECT_EQ(store_->run(again).units, "ledgers");
   EXPECT_EQ(store_->run(again).policy, "fixed-pool");
   EXPECT_EQ(store_->run(again).parameters, R"({"workers":2})");

@@ -36,6 +36,12 @@ Run sample_run() {
   return r;
 }
 
+Run sample_run_named(const std::string& name) {
+  Run r = sample_run();
+  r.name = name;
+  return r;
+}
+
 std::vector<WorkItem> sample_items() {
   WorkItem a{"a", Range{0, 100}, "", "range", {}, 2, 0, 5 * kMicrosPerSecond, {}};
   WorkItem b{"b", Range{100, 50}, "", "range", {"a"}, 1, kMicrosPerSecond, 0, {}};
@@ -97,7 +103,7 @@ TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
   auto attempts = sample_attempts();
   attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
   try {
-    store.add_run(sample_run(), sample_items(), attempts);
+    store.add_run(sample_run_named("other"), sample_items(), attempts);
     FAIL() << "expected an Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
@@ -116,17 +122,46 @@ TEST(TraceStore, UnknownRunsAndProfilesAreErrorsNamingThem) {
   EXPECT_THROW(store.count_rows("sqlite_master; DROP TABLE runs"), Error);
 }
 
-TEST(TraceStore, ARunNameSharedBySeveralRunsMustBeGivenById) {
+TEST(TraceStore, ANewRunWithATakenNameIsRefusedNamingTheRunAndStoreAndNothingIsWritten) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
+  const std::int64_t first = store.add_run(sample_run(), sample_items(), sample_attempts());
+  const auto before = row_counts(store);
+  try {
+    store.add_run(sample_run(), sample_items(), sample_attempts());
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), dir.file("s.db"));
+    EXPECT_EQ(e.problem(), "a run named 'catch-up' is already in this store (run " + std::to_string(first) +
+                               "): give the new run another --name");
+  }
+  EXPECT_EQ(row_counts(store), before);
+  EXPECT_EQ(store.find_run("catch-up"), first);
+  data::Run unnamed;  // runs added without a name are never looked up by one
+  store.add_run(unnamed, {}, {});
+  store.add_run(unnamed, {}, {});
+  EXPECT_EQ(store.count_rows("runs"), 3);
+}
+
+// A store made before run names were unique may hold two runs of one name: a lookup by that name
+// names both, and each is still found by its id.
+TEST(TraceStore, ANameTwoOlderRunsShareIsAnErrorNamingBothAndTheIdsStillFindThem) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  store.add_run(sample_run_named("other"), {}, {});
   store.add_run(sample_run(), {}, {});
-  store.add_run(sample_run(), {}, {});
+  const std::int64_t third = store.add_run(sample_run_named("third"), {}, {});
+  ASSERT_EQ(sqlite3_exec(store.handle(), "UPDATE runs SET name = 'catch-up' WHERE id = 3", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   try {
     store.find_run("catch-up");
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("ids 1, 2"), std::string::npos) << e.what();
+    EXPECT_EQ(e.problem(), "run name 'catch-up' matches runs 2 and 3; name the run by its id");
   }
+  EXPECT_EQ(store.find_run("3"), third);
+  EXPECT_EQ(store.run(store.find_run("2")).name, "catch-up");
+  EXPECT_EQ(store.find_run("other"), 1);
 }
 
 TEST(TraceStore, RoundTripsCostProfilesAndReplacesByName) {
@@ -316,7 +351,7 @@ TEST(TraceStore, AWriteBehindAnotherConnectionsLockIsStoreBusyAndReadsGoOn) {
 TEST(TraceStore, CountsRowsPerRun) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("s.db"));
-  store.add_run(sample_run(), sample_items(), {});
+  store.add_run(sample_run_named("first"), sample_items(), {});
   auto id = store.add_run(sample_run(), sample_items(), sample_attempts());
   EXPECT_EQ(store.count_rows("items", id), 3);
   EXPECT_EQ(store.count_rows("item_deps", id), 3);
@@ -472,11 +507,11 @@ TEST(TraceStore, ExportsARunAsCsvWithOneRowPerAttemptInPlanOrder) {
   store.export_csv(id, out);
   EXPECT_EQ(out.str(),
             "item,type,first,count,payload,priority,submit_s,depends_on,attempt,worker,start_s,end_s,duration_s,"
-            "outcome,exit_code,failure_reason,work_ms,submitted_s,scheduled_s,node\n"
-            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,\n"
-            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,\n"
-            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,3.0,node-7\n"
-            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,\n");
+            "outcome,exit_code,failure_reason,work_ms,submitted_s,scheduled_s,node,units\n"
+            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,,ledgers\n"
+            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,,ledgers\n"
+            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,3.0,node-7,ledgers\n"
+            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,,ledgers\n");
 }
 
 TEST(TraceStore, ExportsARunAsJsonWithItsRunAndRows) {

@@ -60,5 +60,16 @@ expect_error "a plan given as the compare is named" "comparison 2 is a plan, not
   "$m" report --store "$copy" -o "$work/report-wrong" --compare 2
 expect_error "a missing comparison is named" "comparison 99: no such comparison in the store" \
   "$m" report --store "$copy" -o "$work/report-missing" --plan 99
+# A store made before run names were unique, with two runs named pcv2 (1, and the real run 3): a
+# lookup by that name names both runs.
+python3 - "$store" "$work/duplicate-names.db" <<'PY'
+import sqlite3, sys
+copy = sqlite3.connect(sys.argv[2])
+sqlite3.connect(sys.argv[1]).backup(copy)
+copy.execute("UPDATE runs SET name = 'pcv2' WHERE name = 'sleep-run'")
+copy.commit()
+PY
+expect_error "a name two runs share names both" "run name 'pcv2' matches runs 1 and 3; name the run by its id" \
+  "$m" report --store "$work/duplicate-names.db" -o "$work/report-duplicate" --run pcv2
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

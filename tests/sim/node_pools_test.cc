@@ -19,6 +19,7 @@
 #include "data/quantity.h"
 #include "sim/node_pools.h"
 #include "sim/simulation.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::sim {
 namespace {
@@ -209,6 +210,46 @@ TEST(NodePools, TwoTypesUnderSeparateCapsShareOnePool) {
   EXPECT_EQ(s["b1"].at, 0);
   EXPECT_EQ(s["b2"].at, 10 * kSecond);
   EXPECT_EQ(s["b3"].at, 10 * kSecond);
+}
+
+// A pools file's provision_delay reads as the duration options do (90, 90s, 2m, 1.5h).
+TEST(NodePools, PoolsFilesTakeDurationsAsTheOptionsDo) {
+  test_support::ScratchDir dir;
+  const std::string csv = dir.file("pools.csv");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu\n"
+                        "bare,1,0,2,45,4\nsecs,1,0,2,90s,4\nmins,1,0,2,2m,4\nhours,1,0,2,1.5h,4\nmillis,1,0,2,250ms,4\n";
+  std::vector<data::Micros> delays;
+  for (const NodePool& pool : read_node_pools(csv)) delays.push_back(pool.provision_delay);
+  EXPECT_EQ(delays, (std::vector<data::Micros>{45 * kSecond, 90 * kSecond, 120 * kSecond, 5400 * kSecond,
+                                               kSecond / 4}));
+  const std::string json = dir.file("pools.json");
+  std::ofstream(json) << R"({"pools": [{"name": "a", "provision_delay": "2m", "capacity": {"cpu": 4}},)"
+                      << R"( {"name": "b", "provision_delay": 30, "capacity": {"cpu": 4}}]})";
+  const std::vector<NodePool> pools = read_node_pools(json);
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(pools[0].provision_delay, 120 * kSecond);
+  EXPECT_EQ(pools[1].provision_delay, 30 * kSecond);
+}
+
+TEST(NodePools, ABadDurationInAPoolsFileNamesTheFileTheLineOrKeyAndTheValue) {
+  test_support::ScratchDir dir;
+  const auto refused = [](const std::string& path, const std::string& expected) {
+    try {
+      read_node_pools(path);
+      ADD_FAILURE() << "accepted " << path;
+    } catch (const data::Error& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+  };
+  const std::string csv = dir.file("pools.csv");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu\nok,1,0,2,90s,4\nbad,1,0,2,soon,4\n";
+  refused(csv, csv + ":3: provision_delay 'soon': not a duration (e.g. 30s, 500ms, 2m, 1h; a bare number is seconds)");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu\nneg,1,0,2,-2m,4\n";
+  refused(csv, csv + ":2: provision_delay '-2m': is negative; a duration is at least 0");
+  const std::string json = dir.file("pools.json");
+  std::ofstream(json) << R"([{"name": "a", "provision_delay": "2 weeks", "capacity": {"cpu": 4}}])";
+  refused(json, json + ": pool 1: provision_delay '2 weeks': not a duration (e.g. 30s, 500ms, 2m, 1h; a bare number "
+                       "is seconds)");
 }
 
 TEST(NodePools, APodLargerThanEveryMachineIsAnErrorNamingIt) {

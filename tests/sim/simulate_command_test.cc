@@ -66,6 +66,20 @@ TEST_F(SimulateCommand, PrintsTheSimulationNextToTheRecordingAndStoresIt) {
   EXPECT_EQ(store.items(2), store.items(1));
 }
 
+// Run names are unique: the same simulation stored twice gets a numbered name the second time.
+TEST_F(SimulateCommand, ASimulationStoredAgainGetsANumberedNameOfItsOwn) {
+  const std::string args = "simulate --store " + path_ + " --run recorded-demo --workers 2";
+  ASSERT_EQ(run_cli(args).exit_code, 0);
+  CommandResult again = run_cli(args);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("stored as simulated run 3"), std::string::npos) << again.output;
+  data::TraceStore store = data::TraceStore::open(path_);
+  const std::string name = store.run(2).name;
+  EXPECT_EQ(name.rfind("recorded-demo simulated ", 0), 0u) << name;
+  EXPECT_EQ(store.run(3).name, name + " (2)");
+  EXPECT_EQ(store.find_run(name), 2);
+}
+
 // A cluster-only model file whose fitted start-up latency is 2 s (every quantile), the other
 // parts unidentified.
 std::string two_second_startup_cluster(const test_support::ScratchDir& scratch) {

@@ -13,6 +13,7 @@
 #include "data/readable_duration.h"
 #include "data/trace_store.h"
 #include "data/redaction.h"
+#include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/cluster_adapter/redis/redis_server.h"
 #include "tests/data/store_fixture.h"
@@ -33,6 +34,23 @@ TEST(RedisPush, TakesWhatPartitionWritesItsOverlapLineIncluded) {
   ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
   RedisConnection redis(server.address());
   EXPECT_EQ(redis.strings({"LRANGE", "ranges", "0", "0"}), std::vector<std::string>{"54326463/16320"});
+}
+
+TEST(RedisPush, ARunNameTheStoreHasIsRefusedBeforeAnythingIsPushed) {
+  testing::RedisServer server;
+  TempDir dir;
+  const std::string plan = dir.file("plan.txt");
+  data::testing::write_file(plan, "199/100\n99/100\n");
+  const std::string store = dir.file("s.db");
+  const std::string push = "push --redis " + server.address() + " --plan " + plan + " --store " + store + " --run nightly";
+  ASSERT_EQ(run_cli(push).exit_code, 0);
+  const auto again = run_cli(push + " --append");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.output, "millrace: " + store + ": a run named 'nightly' is already in this store (run 1): give the new "
+                          "run another --run\n");
+  RedisConnection redis(server.address());
+  EXPECT_EQ(redis.strings({"LRANGE", "ranges", "0", "-1"}), (std::vector<std::string>{"199/100", "99/100"}));
+  EXPECT_EQ(data::TraceStore::open(store).runs().size(), 1u);
 }
 
 TEST(RedisAddress, ALoneCredentialIsThePasswordAndNeverShown) {
