@@ -34,7 +34,7 @@ class FlightTable {
       base_ = handle;
     }
     const std::size_t at = handle - base_;
-    if (at >= place_of_.size()) place_of_.resize(at + 1, kAbsent);  // the vector's own growth: amortised
+    while (at >= place_of_.size()) place_of_.push_back(kAbsent);  // mostly once: handles come in sequence
     first_ = std::min(first_, at);
     std::uint32_t place;
     if (free_.empty()) {
