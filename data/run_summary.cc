@@ -194,7 +194,6 @@ RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t it
     first_start = std::min(first_start, a.start);
     last_end = std::max(last_end, a.end);
     s.total_work += a.end - a.start;
-    s.work_time += a.work_time;
     if (a.outcome == Outcome::kFailed || a.outcome == Outcome::kCancelled) ++s.failed_attempts;
     if (a.outcome == Outcome::kSucceeded && a.item < items) succeeded[a.item] = true;
     if (a.worker == AttemptSpan::kNoWorker) continue;
@@ -271,6 +270,7 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
   std::unordered_map<std::string, std::uint32_t> worker_numbers;
   std::vector<AttemptSpan> spans;
   spans.reserve(attempts.size());
+  Micros work_time = 0;
   for (const Attempt& a : attempts) {
     AttemptSpan span;
     auto item = item_numbers.find(a.item_id);
@@ -281,11 +281,12 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
     span.start = a.start;
     span.end = a.end;
     span.outcome = a.outcome;
-    span.work_time = a.work_time.value_or(0);
     spans.push_back(span);
+    work_time += a.work_time.value_or(0);
   }
   std::vector<std::size_t> longest_positions;
   RunSummary s = summarize_spans(spans, items.size(), worker_numbers.size(), longest, longest_positions);
+  s.work_time = work_time;
   for (std::size_t position : longest_positions) s.longest.push_back(attempts[position]);
   add_waits(items, spans, s);
   return s;

@@ -94,7 +94,8 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
                      std::size_t longest = 5);
 
 // One attempt as the summary reads it, its item and its worker by number: a run's attempts
-// without their strings, as a simulation keeps them.
+// without their strings, as a simulation keeps them (one per attempt: what else an attempt has,
+// such as a reported work time, is kept aside by whoever has it).
 struct AttemptSpan {
   static constexpr std::uint32_t kNoWorker = UINT32_MAX;  // not on a named worker
   std::uint32_t item = 0;                                 // >= the item count: not in the plan
@@ -102,12 +103,12 @@ struct AttemptSpan {
   Micros start = 0;
   Micros end = 0;
   Outcome outcome = Outcome::kSucceeded;
-  Micros work_time = 0;
 };
 
 // The summary of `spans` (a run of `items` items on `workers` numbered workers), all but the
-// longest attempts themselves: `longest` gets the positions in `spans` of the longest ones,
-// longest first (ties: the earlier start, then the lower item and worker), at most `longest_count`.
+// longest attempts themselves and the recorded work time (left 0: a span does not carry it, the
+// caller adds it): `longest` gets the positions in `spans` of the longest ones, longest first
+// (ties: the earlier start, then the lower item and worker), at most `longest_count`.
 RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t items, std::size_t workers,
                            std::size_t longest_count, std::vector<std::size_t>& longest);
 

@@ -235,11 +235,12 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   if (observer_) notify(event.handle, flight, outcome, event.at, &event);
   const std::uint32_t logged_worker =
       flight.worker != kNoWorkerRecord && !workers_[flight.worker].name.empty() ? flight.worker : kNoWorkerRecord;
-  attempt_spans_.push_back(data::AttemptSpan{flight.item, logged_worker, flight.started.value_or(event.at), event.at,
-                                             outcome, event.work_time.value_or(0)});
+  attempt_spans_.push_back(
+      data::AttemptSpan{flight.item, logged_worker, flight.started.value_or(event.at), event.at, outcome});
+  work_time_ += event.work_time.value_or(0);
   const AttemptDetail detail{attempt_spans_.size() - 1, flight.attempt, event.exit_code,
-                             outcome == data::Outcome::kSucceeded ? 0 : reason, event.work_time.has_value()};
-  if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.has_work_time) {
+                             outcome == data::Outcome::kSucceeded ? 0 : reason, event.work_time};
+  if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.work_time) {
     attempt_details_.push_back(detail);
   }
   if (flight.started && flight.worker != kNoWorkerRecord) {
@@ -361,7 +362,7 @@ data::Attempt Scheduler::attempt(std::size_t position) const {
   a.outcome = span.outcome;
   a.exit_code = detail.exit_code;
   a.failure_reason = reasons_[detail.reason];
-  if (detail.has_work_time) a.work_time = span.work_time;
+  a.work_time = detail.work_time;
   return a;
 }
 

@@ -108,11 +108,13 @@ class Scheduler : public ClusterListener, private PolicyHost {
   // Every finished attempt, in the order they finished.
   std::vector<data::Attempt> attempts() const;
   // The same, compactly, as the run summary reads them (data/run_summary.h): item and worker
-  // by number, no worker (kNoWorkerRecord) for an attempt on none or on an unnamed one, work time
-  // 0 when not reported. What else an attempt has is kept aside, only for those that are not
-  // plain (a first attempt, exit 0, no reason, no work time reported).
+  // by number, no worker (kNoWorkerRecord) for an attempt on none or on an unnamed one. What else
+  // an attempt has is kept aside, only for those that are not plain (a first attempt, exit 0, no
+  // reason, no work time reported).
   static constexpr std::uint32_t kNoWorkerRecord = data::AttemptSpan::kNoWorker;
   const std::vector<data::AttemptSpan>& attempt_spans() const { return attempt_spans_; }
+  // The work time the finished attempts reported, summed (data::RunSummary::work_time).
+  data::Micros work_time() const { return work_time_; }
   // Workers (submitted to, or named by the cluster) are numbered as first seen; kNoWorkerRecord is none.
   std::size_t worker_count() const { return workers_.size(); }
   const std::string& worker_name(std::uint32_t worker) const;
@@ -145,7 +147,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
     int number = 1;
     int exit_code = 0;
     std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
-    bool has_work_time = false;
+    std::optional<data::Micros> work_time{};  // as reported, when reported
   };
   struct WorkerRecord {
     std::string name;
@@ -223,6 +225,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::unordered_map<std::string, std::uint32_t> reason_index_{{"", 0}};
   std::vector<data::AttemptSpan> attempt_spans_;
   std::vector<AttemptDetail> attempt_details_;
+  data::Micros work_time_ = 0;
   AttemptObserver observer_;
   std::unordered_map<AttemptHandle, Placement> placements_;
   AttemptHandle next_handle_ = 1;

@@ -32,6 +32,7 @@ data::RunSummary summary_of(const scheduler::Scheduler& core) {
   std::vector<std::size_t> longest;
   data::RunSummary summary =
       data::summarize_spans(core.attempt_spans(), core.plan().size(), core.worker_count(), 5, longest);
+  summary.work_time = core.work_time();
   for (std::size_t position : longest) summary.longest.push_back(core.attempt(position));
   return summary;
 }

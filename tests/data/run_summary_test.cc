@@ -197,6 +197,23 @@ TEST(StragglerTail, RowsAreTheOnesShowAndSimulatePrint) {
             R"({"below_tenth_us":10974000000,"last_alone_us":344000000,"utilisation_last_tenth":0.018})");
 }
 
+// Work time sums what the attempts recorded, failed ones too; an attempt without one adds
+// nothing, and the longest attempts keep theirs.
+TEST(RunSummary, SumsTheWorkTimeOfTheAttemptsThatRecordOne) {
+  std::vector<Attempt> attempts = {attempt("a", "1", 0, 10 * kS), attempt("b", "2", 0, 4 * kS),
+                                   attempt("c", "1", 10 * kS, 12 * kS, Outcome::kFailed)};
+  attempts[0].work_time = 7 * kS;
+  attempts[2].work_time = 1 * kS;
+  auto s = summarize({item("a"), item("b"), item("c")}, attempts, 1);
+  EXPECT_EQ(s.work_time, 8 * kS);
+  EXPECT_EQ(s.total_work, 16 * kS);
+  ASSERT_EQ(s.longest.size(), 1u);
+  EXPECT_EQ(s.longest[0].work_time, 7 * kS);
+  attempts[0].work_time.reset();
+  attempts[2].work_time.reset();
+  EXPECT_EQ(summarize({item("a"), item("b"), item("c")}, attempts, 1).work_time, 0);
+}
+
 TEST(RunSummary, AttemptsWithoutWorkersGiveNoWorkerFigures) {
   auto s = summarize({item("a")}, {attempt("a", "", 5 * kS, 7 * kS)});
   EXPECT_EQ(s.workers, 0u);

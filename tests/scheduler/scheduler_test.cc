@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "data/error.h"
+#include "data/run_summary.h"
 #include "tests/support/manual_cluster.h"
 #include "tests/support/work_items.h"
 
@@ -79,6 +80,33 @@ TEST(Scheduler, SubmissionsGiveTheirPlainItemBackAndRetriesKeepTheirDetail) {
   EXPECT_EQ(attempts[2].item_id, "19/10");
   EXPECT_EQ(attempts[2].number, 1);
   EXPECT_EQ(attempts[2].exit_code, 0);
+}
+
+// Work time is kept for the attempts that report one, a reported 0 included, and summed for the
+// run summary; the other attempts have none.
+TEST(Scheduler, KeepsTheWorkTimeOfTheAttemptsThatReportOne) {
+  ManualClock clock;
+  ManualCluster cluster(clock);
+  SchedulerOptions options = pool(1);
+  options.retry.max_attempts = 2;
+  const std::vector<data::WorkItem> items = ranges(4);
+  Scheduler core(items, options, cluster, clock);
+  core.start();
+  cluster.succeed(cluster.submitted[0].handle, 3 * data::kMicrosPerSecond);
+  cluster.fail(cluster.submitted[1].handle, "exit");
+  cluster.succeed(cluster.submitted[2].handle, 0);  // the retry of r1
+  cluster.succeed(cluster.submitted[3].handle);
+  cluster.succeed(cluster.submitted[4].handle, 5 * data::kMicrosPerSecond);
+  const std::vector<data::Attempt> attempts = core.attempts();
+  ASSERT_EQ(attempts.size(), 5u);
+  EXPECT_EQ(attempts[0].work_time, 3 * data::kMicrosPerSecond);
+  EXPECT_EQ(attempts[1].work_time, std::nullopt);
+  EXPECT_EQ(attempts[2].work_time, 0);
+  EXPECT_EQ(attempts[2].number, 2);
+  EXPECT_EQ(attempts[3].work_time, std::nullopt);
+  EXPECT_EQ(attempts[4].work_time, 5 * data::kMicrosPerSecond);
+  EXPECT_EQ(core.work_time(), 8 * data::kMicrosPerSecond);
+  EXPECT_EQ(data::summarize(items, attempts).work_time, 8 * data::kMicrosPerSecond);
 }
 
 TEST(Scheduler, UnknownPolicyNameIsAnErrorListingTheKnownOnes) {

@@ -35,8 +35,9 @@ class ManualCluster : public scheduler::Cluster {
     event.node = node;
     listener_->on_started(event);
   }
-  void succeed(scheduler::AttemptHandle handle) {
-    listener_->on_succeeded(scheduler::AttemptEvent{handle, clock_.now(), "", 0, "", std::nullopt});
+  // `work_time`: the per-unit work part the attempt reports, when it reports one.
+  void succeed(scheduler::AttemptHandle handle, std::optional<data::Micros> work_time = std::nullopt) {
+    listener_->on_succeeded(scheduler::AttemptEvent{handle, clock_.now(), "", 0, "", work_time});
   }
   void fail(scheduler::AttemptHandle handle, const std::string& reason) {
     listener_->on_failed(scheduler::AttemptEvent{handle, clock_.now(), "", 1, reason, std::nullopt});
