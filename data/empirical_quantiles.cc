@@ -27,34 +27,86 @@ EmpiricalQuantiles EmpiricalQuantiles::of(std::vector<double> values) {
   return out;
 }
 
-EmpiricalQuantiles EmpiricalQuantiles::of_left_censored(std::vector<double> exact, std::vector<double> bounds) {
-  EmpiricalQuantiles out;
-  out.observations = exact.size() + bounds.size();
-  if (exact.empty()) return out;
-  std::sort(exact.begin(), exact.end());
-  std::sort(bounds.begin(), bounds.end());
-  // Distinct exact values, highest first, with F just below each: F(v-) = F(v) x (1 - d/n).
-  std::vector<std::pair<double, double>> steps;  // (v, F(v)), v descending
-  double below = 1;                              // F at the current value
-  std::size_t e = exact.size();
-  while (e > 0) {
-    const double v = exact[e - 1];
-    std::size_t d = 0;
-    while (e > 0 && exact[e - 1] == v) {
-      --e;
-      ++d;
-    }
-    const auto n = static_cast<double>(e + d) +
-                   static_cast<double>(std::upper_bound(bounds.begin(), bounds.end(), v) - bounds.begin());
-    steps.push_back({v, below});
-    below *= 1 - static_cast<double>(d) / n;
+namespace {
+
+// Turnbull's innermost intervals of `values`, ascending and disjoint: each lower end directly
+// followed by an upper end when every end is sorted, lower ends first at equal values (the
+// intervals are closed, so an exact value is one of its own).
+std::vector<CensoredValue> innermost_intervals(const std::vector<CensoredValue>& values) {
+  std::vector<std::pair<double, bool>> ends;  // (value, is upper end)
+  for (const CensoredValue& v : values) {
+    ends.push_back({v.low, false});
+    ends.push_back({v.high, true});
   }
-  // Ascending: F(v) at each exact value; the least x with F(x) >= p.
-  std::reverse(steps.begin(), steps.end());
+  std::sort(ends.begin(), ends.end());
+  std::vector<CensoredValue> innermost;
+  for (std::size_t k = 0; k + 1 < ends.size(); ++k) {
+    if (!ends[k].second && ends[k + 1].second) innermost.push_back({ends[k].first, ends[k + 1].first});
+  }
+  return innermost;
+}
+
+// The self-consistency iteration: a mass per innermost interval such that each equals the mean,
+// over the observations, of the share of the observation's probability it holds. Each
+// observation covers a run of innermost intervals [first, last], so one pass is linear (prefix
+// sums for each observation's probability, a difference array for the shares).
+std::vector<double> turnbull_masses(const std::vector<CensoredValue>& values, const std::vector<CensoredValue>& innermost) {
+  constexpr int kMaxIterations = 20000;
+  constexpr double kTolerance = 1e-9;  // largest change of a mass between passes
+  struct Cover {
+    std::size_t first, last;
+  };
+  std::vector<Cover> covers;
+  for (const CensoredValue& v : values) {
+    const auto first = std::lower_bound(innermost.begin(), innermost.end(), v.low,
+                                        [](const CensoredValue& i, double low) { return i.low < low; });
+    const auto past = std::upper_bound(innermost.begin(), innermost.end(), v.high,
+                                       [](double high, const CensoredValue& i) { return high < i.high; });
+    covers.push_back({static_cast<std::size_t>(first - innermost.begin()), static_cast<std::size_t>(past - innermost.begin()) - 1});
+  }
+  const std::size_t m = innermost.size();
+  const auto n = static_cast<double>(values.size());
+  std::vector<double> mass(m, 1.0 / static_cast<double>(m)), prefix(m + 1), share(m + 1);
+  for (int pass = 0; pass < kMaxIterations; ++pass) {
+    for (std::size_t j = 0; j < m; ++j) prefix[j + 1] = prefix[j] + mass[j];
+    std::fill(share.begin(), share.end(), 0.0);
+    for (const Cover& c : covers) {
+      const double probability = prefix[c.last + 1] - prefix[c.first];
+      if (probability <= 0) continue;
+      share[c.first] += 1 / probability;
+      share[c.last + 1] -= 1 / probability;
+    }
+    double change = 0, running = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      running += share[j];
+      const double next = mass[j] * running / n;
+      change = std::max(change, std::abs(next - mass[j]));
+      mass[j] = next;
+    }
+    if (change < kTolerance) break;
+  }
+  return mass;
+}
+
+}  // namespace
+
+EmpiricalQuantiles EmpiricalQuantiles::of_interval_censored(const std::vector<CensoredValue>& values) {
+  EmpiricalQuantiles out;
+  out.observations = values.size();
+  if (values.empty()) return out;
+  const std::vector<CensoredValue> innermost = innermost_intervals(values);
+  std::vector<double> mass = turnbull_masses(values, innermost);
+  // Masses the iteration only drives towards 0 hold none; each knot is the least x with F(x) >= p,
+  // F rising evenly across an innermost interval.
+  double total = 0;
+  for (double& m : mass) total += (m = m < 1e-12 ? 0 : m);
+  std::size_t j = 0;
+  double below = 0;  // mass of the intervals before j
   for (int k = 0; k < kKnots; ++k) {
-    const double p = static_cast<double>(k) / (kKnots - 1);
-    auto at = std::find_if(steps.begin(), steps.end(), [&](const auto& step) { return step.second >= p - 1e-12; });
-    out.knots.push_back(at == steps.end() ? steps.back().first : at->first);
+    const double p = total * static_cast<double>(k) / (kKnots - 1);
+    while (j + 1 < mass.size() && (mass[j] == 0 || below + mass[j] < p - 1e-12 * total)) below += mass[j++];
+    const double fraction = mass[j] == 0 ? 1 : std::clamp((p - below) / mass[j], 0.0, 1.0);
+    out.knots.push_back(innermost[j].low + fraction * (innermost[j].high - innermost[j].low));
   }
   return out;
 }

@@ -18,6 +18,12 @@ namespace millrace::data {
 // [0, 1]); `sorted` must not be empty.
 double sorted_quantile(const std::vector<double>& sorted, double p);
 
+// A value known to lie in [low, high]: exact when they are equal, bounded from above alone
+// (left-censored) when low is 0 for a non-negative quantity.
+struct CensoredValue {
+  double low = 0, high = 0;
+};
+
 struct EmpiricalQuantiles {
   // 101 knots: every whole percentile, so p50, p90 and p99 are knots and a draw above p99 lies
   // between it and the largest observation.
@@ -28,13 +34,13 @@ struct EmpiricalQuantiles {
 
   // The quantiles of `values` (any order); no values: empty.
   static EmpiricalQuantiles of(std::vector<double> values);
-  // The quantiles of values of which some are known exactly (`exact`) and some only bounded
-  // from above (`bounds`: the value was at most this), by the Kaplan-Meier estimate for
-  // left-censored data: F(x) = product over exact values v > x of (1 - d(v) / n(v)), n(v) the
-  // observations (exact or bounds) at most v. Knots are F's p-quantiles (the least x with
-  // F(x) >= p); probability the data leave below the least exact value is put on it. No exact
-  // values: empty. `observations` counts both.
-  static EmpiricalQuantiles of_left_censored(std::vector<double> exact, std::vector<double> bounds);
+  // The quantiles of values each known only to lie in [low, high] (low == high: known exactly),
+  // by Turnbull's nonparametric maximum-likelihood estimate for interval-censored data: the
+  // probability sits on the innermost intervals (a lower end followed by an upper end with no
+  // other end between), its masses found by the self-consistency (EM) iteration; within an
+  // innermost interval the data cannot place it, and it is spread evenly. `observations` counts
+  // them all; no values: empty.
+  static EmpiricalQuantiles of_interval_censored(const std::vector<CensoredValue>& values);
   bool empty() const { return knots.empty(); }
   double quantile(double p) const;  // 0 when empty
   double draw(double u) const { return quantile(u); }  // u uniform in [0, 1)

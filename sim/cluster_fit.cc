@@ -18,36 +18,44 @@ namespace {
 
 using data::Micros;
 
-// Values per item type, and all of them.
-// Values per item type and all of them: exact ones, and bounds (the value was at most this).
+// Values per item type and all of them, each known exactly or only to lie in an interval.
 struct Observed {
   struct Values {
-    std::vector<double> exact, bounds;
-    std::size_t size() const { return exact.size() + bounds.size(); }
+    std::vector<data::CensoredValue> values;
+    std::size_t exact = 0;
+    std::size_t size() const { return values.size(); }
     data::EmpiricalQuantiles quantiles() const {
-      return bounds.empty() ? data::EmpiricalQuantiles::of(exact) : data::EmpiricalQuantiles::of_left_censored(exact, bounds);
+      if (exact < values.size()) return data::EmpiricalQuantiles::of_interval_censored(values);
+      std::vector<double> points;
+      for (const data::CensoredValue& v : values) points.push_back(v.low);
+      return data::EmpiricalQuantiles::of(std::move(points));
+    }
+    void add(data::CensoredValue v) {
+      values.push_back(v);
+      exact += v.low == v.high;
     }
   };
   Values all;
   std::map<std::string, Values> by_type;
 
-  void add(const std::string& type, double value, bool exact = true) {
-    (exact ? all.exact : all.bounds).push_back(value);
-    (exact ? by_type[type].exact : by_type[type].bounds).push_back(value);
+  void add(const std::string& type, double value) { add(type, {value, value}); }
+  void add(const std::string& type, data::CensoredValue value) {
+    all.add(value);
+    by_type[type].add(value);
   }
 };
 
 data::TypedDelays delays_of(const Observed& observed, const ClusterFitOptions& options, const std::string& why_none) {
   data::TypedDelays delays;
-  if (observed.all.exact.empty()) {
-    delays.unidentified = observed.all.bounds.empty() ? why_none
-                                                      : "every observation is only a bound (each waited for capacity)";
+  if (observed.all.exact == 0) {
+    delays.unidentified = observed.all.values.empty() ? why_none
+                                                      : "every observation is only bounded (each waited for capacity)";
     return delays;
   }
   delays.pooled = observed.all.quantiles();
   if (observed.by_type.size() > 1) {
     for (const auto& [type, values] : observed.by_type) {
-      if (values.size() >= options.min_per_type && !values.exact.empty()) delays.by_type[type] = values.quantiles();
+      if (values.size() >= options.min_per_type && values.exact > 0) delays.by_type[type] = values.quantiles();
     }
   }
   return delays;
@@ -64,69 +72,91 @@ bool fits(const data::Quantities& asks, const data::Quantities& capacity, const 
   return true;
 }
 
-// The same on the recorded nodes (Recording::node_capacity): an item placed while its requests
-// fitted on some node, with what the attempts placed before it and not ended held there, waited
-// for no capacity; one placed when it fitted on none only bounds its residual.
-void fit_residuals_on_nodes(const Recording& recording, ClusterFit& fit, Observed& residual) {
-  std::unordered_map<std::string, const data::Quantities*> asks;
-  for (const data::WorkItem& item : recording.items) asks[item.id] = &item.requests;
-  std::vector<const data::Attempt*> by_placed, by_end;
-  for (const data::Attempt& a : recording.attempts) by_placed.push_back(&a);
-  by_end = by_placed;
-  const auto placed = [](const data::Attempt* a) { return a->placed.value_or(a->start); };
-  std::stable_sort(by_placed.begin(), by_placed.end(), [&](auto* x, auto* y) { return placed(x) < placed(y); });
-  std::stable_sort(by_end.begin(), by_end.end(), [](auto* x, auto* y) { return x->end < y->end; });
-  std::vector<ItemTrace> traces = item_traces(recording);
-  std::stable_sort(traces.begin(), traces.end(), [](const ItemTrace& x, const ItemTrace& y) { return x.placed < y.placed; });
-  std::map<std::string, data::Quantities> used;
-  const auto hold = [&](const data::Attempt* a, int sign) {
-    for (const auto& [resource, amount] : *asks.at(a->item_id)) used[a->node][resource] += sign * amount;
-  };
-  std::size_t next_placed = 0, next_end = 0;
-  for (const ItemTrace& t : traces) {
-    // Held just before t.placed: placed before it and not ended before it.
-    for (; next_placed < by_placed.size() && placed(by_placed[next_placed]) < t.placed; ++next_placed) {
-      hold(by_placed[next_placed], +1);
-    }
-    for (; next_end < by_end.size() && by_end[next_end]->end < t.placed; ++next_end) {
-      hold(by_end[next_end], -1);
-    }
-    const bool exact = std::any_of(recording.node_capacity.begin(), recording.node_capacity.end(), [&](const auto& node) {
-      return fits(t.item->requests, node.second, used[node.first]);
-    });
-    fit.bounded += !exact;
-    residual.add(t.item->type, static_cast<double>(std::max<Micros>(0, t.placed - t.submitted)), exact);
-  }
-}
-
 // Job-per-item: each item's wait from its submission to its first placement. An item placed
-// while a slot stood free waited for no capacity: all of its wait is the residual. One placed
-// when every slot was held (it took the slot an attempt had just left) may have waited for
-// capacity too: its residual is at most its wait, a bound (left-censored). Slots: the
-// recording's capacity, or its recorded nodes and requests (fit_residuals_on_nodes); with node
-// pools given the recorded pods cannot be put on their nodes, and the residual is left
-// unidentified.
+// while it fitted somewhere, with what the attempts placed before it and not ended held there,
+// waited for no capacity: all of its wait is the residual. One placed when it fitted nowhere (it
+// took the room an attempt had just left) may have waited for capacity too: its residual lies
+// between the last moment since its submission when it would have fitted (it was not ready yet,
+// or it would have been placed then) and its whole wait, an interval. Room: the recorded nodes
+// with the items' requests (Recording::node_capacity), else the recording's slots, one an
+// attempt. With node pools given the recorded pods cannot be put on their nodes, and the
+// residual is left unidentified.
 void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residual) {
-  if (!recording.node_capacity.empty()) return fit_residuals_on_nodes(recording, fit, residual);
   const SimClusterConfig& cluster = recording.capacity.cluster;
   const int slots = cluster.nodes * cluster.slots_per_node;
-  if (!cluster.pools.pools.empty() || slots <= 0) return;
-  std::vector<Micros> placed, ended;
+  const bool on_nodes = !recording.node_capacity.empty();
+  if (!on_nodes && (!cluster.pools.pools.empty() || slots <= 0)) return;
+  const data::Quantities one_slot{{"slots", 1}};
+  const std::map<std::string, data::Quantities> room =
+      on_nodes ? recording.node_capacity : std::map<std::string, data::Quantities>{{"", {{"slots", slots}}}};
+  std::unordered_map<std::string, const data::Quantities*> requests;
+  for (const data::WorkItem& item : recording.items) requests[item.id] = &item.requests;
+  const data::Quantities none;
+  const auto asks = [&](const std::string& item_id) -> const data::Quantities& {
+    if (!on_nodes) return one_slot;
+    const auto found = requests.find(item_id);
+    return found == requests.end() ? none : *found->second;
+  };
+  const auto node_of = [&](const data::Attempt& a) { return on_nodes ? a.node : std::string(); };
+
+  // Every moment the room held changes: an attempt placed (+1) or ended (-1), in time order.
+  struct Change {
+    Micros at;
+    int sign;
+    const data::Attempt* attempt;
+  };
+  std::vector<Change> changes;
   for (const data::Attempt& a : recording.attempts) {
-    placed.push_back(a.placed.value_or(a.start));
-    ended.push_back(a.end);
+    changes.push_back({a.placed.value_or(a.start), +1, &a});
+    changes.push_back({a.end, -1, &a});
   }
-  std::sort(placed.begin(), placed.end());
-  std::sort(ended.begin(), ended.end());
-  for (const ItemTrace& t : item_traces(recording)) {
-    // Attempts holding a slot just before t.placed: placed before it and not ended before it.
-    const auto held = (std::lower_bound(placed.begin(), placed.end(), t.placed) - placed.begin()) -
-                      (std::lower_bound(ended.begin(), ended.end(), t.placed) - ended.begin());
-    const bool exact = held < slots;
-    fit.bounded += !exact;
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) { return x.at < y.at; });
+  std::vector<ItemTrace> traces = item_traces(recording);
+  std::stable_sort(traces.begin(), traces.end(), [](const ItemTrace& x, const ItemTrace& y) { return x.placed < y.placed; });
+
+  std::map<std::string, data::Quantities> used;
+  const auto fits_somewhere = [&](const data::Quantities& asked) {
+    return std::any_of(room.begin(), room.end(), [&](const auto& node) { return fits(asked, node.second, used[node.first]); });
+  };
+  // The last moment each waiting request fitted somewhere: the end of the last stretch between
+  // changes in which it did. Only requests of items submitted and not yet placed are looked at.
+  std::map<data::Quantities, Micros> last_fitted;
+  std::map<data::Quantities, int> waiting;
+  std::vector<std::size_t> by_submission(traces.size());
+  for (std::size_t k = 0; k < traces.size(); ++k) by_submission[k] = k;
+  std::stable_sort(by_submission.begin(), by_submission.end(),
+                   [&](std::size_t x, std::size_t y) { return traces[x].submitted < traces[y].submitted; });
+  std::size_t next_change = 0, next_submitted = 0;
+  for (const ItemTrace& t : traces) {
+    const data::Quantities& asked = asks(t.item->id);
+    // Up to just before t.placed: each stretch closing at a change is checked for the requests
+    // waiting in it, then the changes at that moment are made.
+    while (true) {
+      const Micros change_at = next_change < changes.size() ? changes[next_change].at : t.placed;
+      const Micros submit_at = next_submitted < traces.size() ? traces[by_submission[next_submitted]].submitted : t.placed;
+      if (std::min(change_at, submit_at) >= t.placed) break;
+      if (submit_at <= change_at) {
+        ++waiting[asks(traces[by_submission[next_submitted++]].item->id)];
+        continue;
+      }
+      for (const auto& [request, count] : waiting) {
+        if (count > 0 && fits_somewhere(request)) last_fitted[request] = change_at;
+      }
+      for (; next_change < changes.size() && changes[next_change].at == change_at; ++next_change) {
+        const Change& c = changes[next_change];
+        for (const auto& [resource, amount] : asks(c.attempt->item_id)) used[node_of(*c.attempt)][resource] += c.sign * amount;
+      }
+    }
     const auto wait = static_cast<double>(std::max<Micros>(0, t.placed - t.submitted));
-    const std::string& type = t.item->type;
-    residual.add(type, wait, exact);
+    if (fits_somewhere(asked)) {
+      residual.add(t.item->type, wait);
+    } else {
+      ++fit.bounded;
+      const auto fitted = last_fitted.find(asked);
+      const Micros since = fitted == last_fitted.end() ? t.submitted : std::max(t.submitted, fitted->second);
+      residual.add(t.item->type, data::CensoredValue{static_cast<double>(std::min(since, t.placed) - t.submitted), wait});
+    }
+    if (t.submitted < t.placed) --waiting[asked];
   }
 }
 
@@ -334,7 +364,7 @@ std::string format_cluster_fit(const ClusterFit& fit) {
   out << "  capacity replayed: " << m.capacity << "\n";
   if (fit.bounded > 0) {
     out << "  placements while every slot was held (or no recorded node had room for the pod): " << fit.bounded
-        << " (their residual is only bounded by their wait; estimated with the others by Kaplan-Meier)\n";
+        << " (their residual lies between the last moment they would have fitted and their whole wait; estimated with the others by Turnbull's interval-censored maximum likelihood)\n";
   }
   print_delays(out, "placement residual", m.placement);
   print_delays(out, "start-up", m.startup);

@@ -3,8 +3,9 @@
 //  - one Job per item (job-per-item runs, pod and job traces): the placement delay that
 //    capacity does not explain. An item placed while a slot stood free waited for no capacity,
 //    so its whole wait (submission to placement) is residual; one placed when every slot was
-//    held may also have waited for capacity, so its wait only bounds its residual from above.
-//    The residual's distribution is estimated from both by Kaplan-Meier for left-censored data.
+//    held may also have waited for capacity: its residual lies between the last moment since
+//    its submission when it would have fitted and its whole wait. The residual's distribution is
+//    estimated from both by Turnbull's estimate for interval-censored data.
 //    The per-Job overhead is each item's residual plus its start-up.
 //  - pool workers: a worker's pod is placed once, for its first item, whose wait is the pod's
 //    placement (the only Job a pool shows); every later item on it shows the gap between the
@@ -34,7 +35,7 @@ struct ClusterFit {
   std::size_t attempts = 0;
   std::size_t with_submitted = 0;  // attempts with a recorded submission
   std::size_t with_placed = 0;     // attempts with a recorded placement
-  std::size_t bounded = 0;         // items placed while every slot was held: residual only bounded
+  std::size_t bounded = 0;         // items placed while every slot was held: residual in an interval
 };
 
 // Throws data::Error naming a recording that has no attempts.

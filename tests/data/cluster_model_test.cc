@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <functional>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "data/empirical_quantiles.h"
 #include "data/error.h"
 #include "data/model_file.h"
+#include "data/uniform_draws.h"
 #include "tests/support/scratch_dir.h"
 
 namespace millrace::data {
@@ -54,6 +56,61 @@ TEST(EmpiricalQuantiles, KnotsAreEveryWholePercentileOfTheObservations) {
   EXPECT_DOUBLE_EQ(q.quantile(1.0), 1000e6);
   EXPECT_TRUE(EmpiricalQuantiles::of({}).empty());
   EXPECT_EQ(EmpiricalQuantiles::of({}).quantile(0.5), 0);
+}
+
+// The maximum-likelihood masses below are worked out by hand: each observation contributes the
+// probability of the innermost intervals it covers, and the product is maximised.
+TEST(EmpiricalQuantiles, IntervalCensoredValuesPutTheirProbabilityWhereTheLikelihoodIsHighest) {
+  // Exact 1 and 3, and one value in [2, 4]: only 3 lies inside it, so the likelihood is
+  // p1 * p3 * p3, highest at p1 = 1/3, p3 = 2/3.
+  const EmpiricalQuantiles q = EmpiricalQuantiles::of_interval_censored({{1, 1}, {3, 3}, {2, 4}});
+  EXPECT_EQ(q.observations, 3u);
+  ASSERT_EQ(q.knots.size(), 101u);
+  EXPECT_DOUBLE_EQ(q.knots[33], 1);
+  EXPECT_DOUBLE_EQ(q.knots[34], 3);
+  EXPECT_DOUBLE_EQ(q.knots[100], 3);
+
+  // Exact 5, and values in [0, 2] and [1, 3]: both cover the innermost interval [1, 2], which
+  // takes 2/3, spread evenly across it; 5 takes 1/3.
+  const EmpiricalQuantiles spread = EmpiricalQuantiles::of_interval_censored({{5, 5}, {0, 2}, {1, 3}});
+  EXPECT_DOUBLE_EQ(spread.knots[0], 1);
+  EXPECT_NEAR(spread.knots[50], 1.75, 1e-6);
+  EXPECT_NEAR(spread.knots[66], 1.99, 1e-6);
+  EXPECT_DOUBLE_EQ(spread.knots[67], 5);
+}
+
+TEST(EmpiricalQuantiles, ValuesBoundedOnlyFromAboveGetTheReverseKaplanMeierEstimate) {
+  // Exact 2, 4, 6 and one value at most 5. Kaplan-Meier for left-censored data: F(6-) = 1 - 1/4
+  // (4 observations at most 6), F(4-) = 3/4 x (1 - 1/2) (2 at most 4): masses 3/8, 3/8, 1/4.
+  const EmpiricalQuantiles q = EmpiricalQuantiles::of_interval_censored({{2, 2}, {4, 4}, {6, 6}, {0, 5}});
+  EXPECT_DOUBLE_EQ(q.knots[37], 2);
+  EXPECT_DOUBLE_EQ(q.knots[38], 4);
+  EXPECT_DOUBLE_EQ(q.knots[75], 4);
+  EXPECT_DOUBLE_EQ(q.knots[76], 6);
+}
+
+TEST(EmpiricalQuantiles, RecoversADistributionFromValuesMostlySeenAsIntervals) {
+  // 3000 values uniform in [10, 50]; 30% seen exactly, the others only within an interval
+  // reaching up to 20 below and 20 above them (drawn apart from the value, and clipped at 0).
+  std::mt19937_64 rng(29);
+  std::vector<double> truth;
+  std::vector<CensoredValue> seen;
+  for (int i = 0; i < 3000; ++i) {
+    const double v = real_draw(rng, 10, 50);
+    truth.push_back(v);
+    if (real_draw(rng, 0, 1) < 0.3) {
+      seen.push_back({v, v});
+    } else {
+      const double below = real_draw(rng, 0, 20), above = real_draw(rng, 0, 20);
+      seen.push_back({std::max(0.0, v - below), v + above});
+    }
+  }
+  const EmpiricalQuantiles fitted = EmpiricalQuantiles::of_interval_censored(seen);
+  const EmpiricalQuantiles reference = EmpiricalQuantiles::of(truth);
+  for (double p : {0.1, 0.5, 0.9}) {
+    EXPECT_NEAR(fitted.quantile(p), reference.quantile(p), 0.05 * reference.quantile(p)) << "p" << 100 * p;
+  }
+  EXPECT_TRUE(EmpiricalQuantiles::of_interval_censored({}).empty());
 }
 
 TEST(ClusterModel, DrawsATypesOwnQuantilesElseThePooledOnes) {

@@ -103,7 +103,7 @@ TEST(ClusterFit, RecoversTheResidualDelayThatCapacityDoesNotExplain) {
   const Recording recording = on_recorded_capacity(truth.run, {});
   EXPECT_EQ(recording.capacity.cluster.nodes, kSlots) << recording.capacity_text;
   const ClusterFit fit = fit_cluster({recording});
-  EXPECT_GT(fit.bounded, 40u);  // many pods waited for a slot: their residual is only bounded
+  EXPECT_GT(fit.bounded, 40u);  // many pods waited for a slot: their residual lies in an interval
   EXPECT_LT(fit.bounded, 360u);
   ASSERT_TRUE(fit.model.placement.identified()) << fit.model.placement.unidentified;
   for (double p : {0.5, 0.9}) {
@@ -241,17 +241,20 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
   return truth;
 }
 
-// Over eight generated traces (600 pods each, 60-70% of them placed when no node had room, so
-// that their residual is only bounded): the residual's p50 within 15% and p90 within 7%, the waits
-// replayed on the recorded nodes within 15% (p50) and 10% (p90). The p50 comes out low (-3% to
-// -12%): a pod whose residual was long is more likely to have become ready when the nodes were
-// full, so the bounded ones are not a random share of the pods, as Kaplan-Meier assumes.
-// Counted in slots alone (the same traces without their nodes), the waits for room read as
-// residual: its p90 comes out several times the truth.
+// Over eight generated traces (3,000 pods each, about 64% of them placed when no node had room,
+// so that their residual is only known to lie between the last moment they would have fitted and
+// their whole wait): the residual's p50 within 6% and p90 within 5% on every trace, the p50's
+// error averaging within 2% (no bias: Kaplan-Meier on upper bounds alone came out 7% low on
+// average, a pod with a long residual being likelier to find the nodes full), and the waits
+// replayed on the recorded nodes within 10% at p50, p90 and p99. Counted in slots alone (the same
+// traces without their nodes), the waits for room read as residual: its p90 comes out several
+// times the truth.
 TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay) {
-  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+  constexpr int kTraces = 8;
+  double p50_errors = 0;
+  for (std::uint64_t seed = 1; seed <= kTraces; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    GroundTruth truth = generate_on_nodes(600, seed);
+    GroundTruth truth = generate_on_nodes(3000, seed);
     const Recording recording = on_recorded_capacity(truth.run, {});
     ASSERT_EQ(recording.node_capacity.size(), 4u) << recording.capacity_text;
     EXPECT_NE(recording.capacity_text.find("on the 4 nodes recorded, each as large as the most its pods held at once"),
@@ -259,18 +262,22 @@ TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay)
         << recording.capacity_text;
     const ClusterFitOptions options;
     const ClusterFit fit = fit_cluster({recording}, options);
-    EXPECT_GT(fit.bounded, 300u) << "most pods waited for room on a node: their residual is only bounded";
+    EXPECT_GT(fit.bounded, 1500u) << "most pods waited for room on a node: their residual lies in an interval";
     ASSERT_TRUE(fit.model.placement.identified()) << fit.model.placement.unidentified;
-    expect_within(fit.model.placement.pooled.quantile(0.5), sample_quantile(truth.residuals, 0.5), 0.15, "residual p50");
-    expect_within(fit.model.placement.pooled.quantile(0.9), sample_quantile(truth.residuals, 0.9), 0.07, "residual p90");
+    const double p50 = sample_quantile(truth.residuals, 0.5);
+    expect_within(fit.model.placement.pooled.quantile(0.5), p50, 0.06, "residual p50");
+    expect_within(fit.model.placement.pooled.quantile(0.9), sample_quantile(truth.residuals, 0.9), 0.05, "residual p90");
+    p50_errors += fit.model.placement.pooled.quantile(0.5) / p50 - 1;
     const ClusterFidelity fidelity = check_cluster_fidelity(recording, fit.model, options);
-    expect_within(static_cast<double>(fidelity.replayed.p50), static_cast<double>(fidelity.recorded.p50), 0.15, "wait p50");
+    expect_within(static_cast<double>(fidelity.replayed.p50), static_cast<double>(fidelity.recorded.p50), 0.10, "wait p50");
     expect_within(static_cast<double>(fidelity.replayed.p90), static_cast<double>(fidelity.recorded.p90), 0.10, "wait p90");
+    expect_within(static_cast<double>(fidelity.replayed.p99), static_cast<double>(fidelity.recorded.p99), 0.10, "wait p99");
 
     for (data::Attempt& a : truth.run.attempts) a.node.clear();
     const ClusterFit in_slots = fit_cluster({on_recorded_capacity(truth.run, {})}, options);
     EXPECT_GT(in_slots.model.placement.pooled.quantile(0.9), 3 * sample_quantile(truth.residuals, 0.9));
   }
+  EXPECT_NEAR(p50_errors / kTraces, 0, 0.02) << "the residual's p50 is biased";
 }
 
 }  // namespace
