@@ -432,10 +432,25 @@ DurationNoise noise_from(const std::vector<Observation>& observations, const Eig
     const double predicted = out_of_fold(static_cast<Eigen::Index>(i));
     if (predicted > 0) {
       samples.push_back({observations[i].range.first, observed(static_cast<Eigen::Index>(i)) / predicted,
-                         observations[i].range.count, predicted});
+                         observations[i].range.count, predicted, observations[i].run});
     }
   }
   return DurationNoise::from_samples(std::move(samples), kNoiseKnots, kNoiseMinPerSegment, kNoiseMaxSegments);
+}
+
+// What the fit learnt of how whole runs differ, or why it could not.
+std::string run_spread_text(const RunSpread& runs) {
+  if (!runs.identified()) {
+    return "one run fitted: how whole runs differ (load on the machine, another node pool) is not identified, so the "
+           "band covers each range's own noise only; fit several runs (--runs A,B,C) to learn it";
+  }
+  std::ostringstream text;
+  text << std::setprecision(3) << "each run's ranges together took";
+  for (std::size_t k = 0; k < runs.factors.size(); ++k) text << (k == 0 ? " " : ", ") << runs.factors[k] << "x";
+  text << " their out-of-fold prediction; a new run's factor is drawn once per simulation (log-normal, sd "
+       << std::setprecision(2) << 100 * runs.log_sd() << "%, from " << runs.factors.size() << " runs"
+       << (runs.factors.size() < 5 ? ": few, so the figure is itself rough)" : ")");
+  return text.str();
 }
 
 // The separate fit's out-of-fold squared errors minus the joint fit's, range by range.
@@ -480,7 +495,8 @@ double part_r2(const Eigen::VectorXd& observed, const Eigen::VectorXd& predicted
 
 }  // namespace
 
-std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts) {
+std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,
+                                         std::size_t run) {
   std::unordered_map<std::string, Range> ranges;
   for (const WorkItem& item : items) {
     if (item.range) ranges.emplace(item.id, *item.range);
@@ -488,7 +504,9 @@ std::vector<Observation> observations_of(const std::vector<WorkItem>& items, con
   std::vector<Observation> out;
   for (const Attempt& attempt : attempts) {
     const auto it = ranges.find(attempt.item_id);
-    if (attempt.outcome == Outcome::kSucceeded && it != ranges.end()) out.push_back({it->second, attempt.duration(), attempt.work_time});
+    if (attempt.outcome == Outcome::kSucceeded && it != ranges.end()) {
+      out.push_back({it->second, attempt.duration(), attempt.work_time, run});
+    }
   }
   return out;
 }
@@ -622,6 +640,7 @@ std::string format_fit_report(const FitReport& report) {
       for (const SpreadAtLength& l : noise.lengths()) out << " " << l.units << " units " << l.relative_spread;
       out << " (held beyond)\n";
     }
+    out << "run to run: " << run_spread_text(noise.runs()) << "\n";
   }
   out << "identifiability: " << report.identifiability_note << "\n";
   const std::vector<CostBin>& bins = report.model.bins();

@@ -44,10 +44,13 @@ struct Observation {
   Range range;
   Micros duration = 0;
   std::optional<Micros> work_time;  // per-unit work part (e.g. transaction apply), when recorded
+  std::size_t run = 0;              // which of the fitted runs recorded it (data/run_spread.h)
 };
 
-// Every succeeded attempt of a range item is one observation of that range's duration.
-std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts);
+// Every succeeded attempt of a range item is one observation of that range's duration, from the
+// fitted run numbered `run`.
+std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,
+                                         std::size_t run = 0);
 
 struct FitOptions {
   int bins = 0;                   // 0: the recording's own resolution, penalised; N: N equal bins (dense NNLS)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -57,10 +58,30 @@ std::vector<SpreadAtLength> measure_lengths(const std::vector<NoiseSample>& samp
   return out;
 }
 
+// Each run's ranges together over their prediction (weighted by it); fewer than two runs: none.
+// The samples are divided by their run's factor.
+RunSpread take_run_factors(std::vector<NoiseSample>& samples) {
+  std::map<std::size_t, std::pair<double, double>> sums;  // run -> (observed, predicted)
+  for (const NoiseSample& s : samples) {
+    sums[s.run].first += s.ratio * s.weight;
+    sums[s.run].second += s.weight;
+  }
+  RunSpread spread;
+  std::map<std::size_t, double> factor;
+  for (const auto& [run, sum] : sums) {
+    if (!(sum.first > 0 && sum.second > 0)) return {};
+    spread.factors.push_back(factor[run] = sum.first / sum.second);
+  }
+  if (!spread.identified()) return {};
+  for (NoiseSample& s : samples) s.ratio /= factor.at(s.run);
+  return spread;
+}
+
 }  // namespace
 
-DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, std::vector<SpreadAtLength> lengths, const std::string& input)
-    : segments_(std::move(segments)), lengths_(std::move(lengths)) {
+DurationNoise::DurationNoise(std::vector<NoiseSegment> segments, std::vector<SpreadAtLength> lengths, RunSpread runs,
+                             const std::string& input)
+    : segments_(std::move(segments)), lengths_(std::move(lengths)), runs_(std::move(runs)) {
   for (std::size_t i = 0; i < lengths_.size(); ++i) {
     const SpreadAtLength& l = lengths_[i];
     const std::string where = "noise length " + std::to_string(i);
@@ -95,6 +116,7 @@ DurationNoise DurationNoise::from_samples(std::vector<NoiseSample> samples, int 
                                           int max_segments, std::size_t min_windows) {
   std::erase_if(samples, [](const NoiseSample& s) { return !std::isfinite(s.ratio) || s.ratio < 0; });
   if (samples.empty()) return DurationNoise();
+  RunSpread runs = take_run_factors(samples);
   std::stable_sort(samples.begin(), samples.end(),
                    [](const NoiseSample& a, const NoiseSample& b) { return a.first_unit < b.first_unit; });
   const std::size_t wanted = std::clamp<std::size_t>(samples.size() / std::max<std::size_t>(min_per_segment, 1), 1,
@@ -113,7 +135,7 @@ DurationNoise DurationNoise::from_samples(std::vector<NoiseSample> samples, int 
     ratios.push_back(samples[i].ratio);
   }
   segments.push_back(segment_of(first, std::move(ratios), knots));
-  return DurationNoise(std::move(segments), measure_lengths(samples, min_windows));
+  return DurationNoise(std::move(segments), measure_lengths(samples, min_windows), std::move(runs));
 }
 
 bool DurationNoise::empty() const { return segments_.empty(); }
@@ -158,6 +180,7 @@ nlohmann::json DurationNoise::to_json() const {
     for (const SpreadAtLength& l : lengths_) lengths.push_back({{"units", l.units}, {"relative_spread", l.relative_spread}});
     out["lengths"] = lengths;
   }
+  if (runs_.identified()) out["run_factors"] = runs_.to_json();
   return out;
 }
 
@@ -197,7 +220,8 @@ DurationNoise DurationNoise::from_json(const nlohmann::json& json, const std::st
       lengths.push_back({item.at("units").get<std::int64_t>(), item.at("relative_spread").get<double>()});
     }
   }
-  return DurationNoise(std::move(segments), std::move(lengths), input);
+  const RunSpread runs = json.contains("run_factors") ? RunSpread::from_json(json.at("run_factors"), input) : RunSpread{};
+  return DurationNoise(std::move(segments), std::move(lengths), runs, input);
 }
 
 }  // namespace millrace::data

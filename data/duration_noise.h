@@ -12,6 +12,10 @@
 // relative to single ranges, is kept per window length, and a longer range's factor is pulled
 // towards its segment's median by that ratio (interpolated in log length; held at the longest
 // measured window beyond it, since nothing longer was seen).
+//
+// Samples of several runs also show how whole runs differ (data/run_spread.h): each run's
+// samples are divided by their run's factor before the segments are built, so the segments hold
+// each range's noise within a run, and the run factors are kept beside them.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +23,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "data/run_spread.h"
 
 namespace millrace::data {
 
@@ -36,6 +42,7 @@ struct NoiseSample {
   double ratio = 1;
   std::int64_t units = 0;  // 0: unknown (no narrowing with length is measured)
   double weight = 1;
+  std::size_t run = 0;  // which of the fitted runs recorded it
 };
 
 // The spread of the factor for ranges `units` long relative to the recorded ranges' own.
@@ -53,18 +60,20 @@ class DurationNoise {
   // and each has at least one finite, non-negative, non-decreasing quantile, and the lengths are
   // strictly increasing and positive with relative spreads in [0, 1].
   explicit DurationNoise(std::vector<NoiseSegment> segments, std::vector<SpreadAtLength> lengths = {},
-                         const std::string& input = "duration noise");
+                         RunSpread runs = {}, const std::string& input = "duration noise");
   // Empirical quantiles (`knots` of them, at evenly spaced probabilities) of the samples' ratios in
   // contiguous segments along the sequence: as many segments as give each at least
   // `min_per_segment` samples, at most `max_segments`. Samples need not be sorted; non-finite or
   // negative ratios are skipped. No samples: no noise. The spread per window length is measured
-  // for windows of 2, 4, ... samples while there are at least `min_windows` of them.
+  // for windows of 2, 4, ... samples while there are at least `min_windows` of them. Samples of
+  // two runs or more give the run spread, and are taken relative to their run's factor.
   static DurationNoise from_samples(std::vector<NoiseSample> samples, int knots, std::size_t min_per_segment,
                                     int max_segments, std::size_t min_windows = 30);
 
   bool empty() const;
   const std::vector<NoiseSegment>& segments() const { return segments_; }
   const std::vector<SpreadAtLength>& lengths() const { return lengths_; }
+  const RunSpread& runs() const { return runs_; }
   // Multiplier for a range of `units` units starting at `first_unit`, u uniform in (0, 1).
   double factor(std::int64_t first_unit, std::int64_t units, double u) const;
   // The factor's p-quantile for a range of the recorded length starting there (for bands).
@@ -83,6 +92,7 @@ class DurationNoise {
 
   std::vector<NoiseSegment> segments_;
   std::vector<SpreadAtLength> lengths_;
+  RunSpread runs_;
 };
 
 }  // namespace millrace::data

@@ -25,13 +25,20 @@ std::vector<data::Micros> draw_durations(const data::CostModel& model, const std
   durations.reserve(ranges.size());
   const bool draw = noise && !model.noise().empty();
   std::mt19937_64 engine(seed);
+  // The whole run's factor from a stream of its own: the ranges' draws are the same with it or without.
+  double run_factor = 1;
+  if (draw && model.noise().runs().identified()) {
+    constexpr std::uint64_t kRunStream = 0x72756e2d77696465ULL;  // "run-wide"
+    std::mt19937_64 run_engine(splitmix(seed ^ kRunStream));
+    run_factor = model.noise().runs().draw(data::unit_draw(run_engine));
+  }
   for (const data::Range& r : ranges) {
     const data::Micros predicted = model.predict(r);
     if (!draw) {
       durations.push_back(predicted);
       continue;
     }
-    const double factor = model.noise().factor(r.first, r.count, data::unit_draw(engine));
+    const double factor = run_factor * model.noise().factor(r.first, r.count, data::unit_draw(engine));
     durations.push_back(static_cast<data::Micros>(std::llround(static_cast<double>(predicted) * factor)));
   }
   return durations;

@@ -1,7 +1,8 @@
 // Durations of a new partition drawn from the cost model, so every what-if carries the
 // uncertainty of the work itself: each range takes its predicted duration times the model's
 // noise factor at its first unit for its length (data/duration_noise.h), factor(first, count, u)
-// with u uniform in (0, 1). Replay of a recorded partition does not come here: it keeps the recorded durations.
+// with u uniform in (0, 1), and every range of one draw times the same run factor where the model
+// learnt how whole runs differ (data/run_spread.h). Replay of a recorded partition does not come here: it keeps the recorded durations.
 //
 // u comes from std::mt19937_64 through data::unit_draw (data/uniform_draws.h: no std::
 // distribution, whose output differs between standard libraries), never 0 or 1. Equal seeds give

@@ -9,7 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "data/cost_model.h"
+#include "data/cost_model_fit.h"
 #include "data/duration_noise.h"
+#include "data/run_spread.h"
+#include "data/uniform_draws.h"
 #include "sim/comparison.h"
 #include "sim/duration_draws.h"
 
@@ -50,6 +53,76 @@ TEST(DurationDraws, NoiseOffOrAModelWithoutNoiseGivesThePredictions) {
   const std::vector<data::Micros> predicted{10 * kSecond, 30 * kSecond};
   EXPECT_EQ(draw_durations(noisy_model(), ranges, 42, false), predicted);
   EXPECT_EQ(draw_durations(data::CostModel({{{0, 100}, 0, 1e6}}), ranges, 42, true), predicted);
+}
+
+TEST(DurationDraws, ARunFactorMovesEveryRangeOfADrawAtOnceAndLeavesTheRangesOwnDrawsAlone) {
+  const std::vector<data::Range> ranges{{0, 10}, {10, 30}, {40, 60}};
+  data::CostModel model = noisy_model();
+  model.set_noise(data::DurationNoise({{0, {0.5, 1.5}}}, {}, data::RunSpread{{0.8, 1.0, 1.25}}));
+  std::vector<double> run_factors;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const std::vector<data::Micros> own = reference_durations(ranges, seed);
+    const std::vector<data::Micros> drawn = draw_durations(model, ranges, seed, true);
+    const double factor = static_cast<double>(drawn[0]) / static_cast<double>(own[0]);
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      EXPECT_NEAR(static_cast<double>(drawn[k]), factor * static_cast<double>(own[k]), 1e-6 * static_cast<double>(drawn[k]))
+          << "seed " << seed;
+    }
+    run_factors.push_back(factor);
+  }
+  const auto [low, high] = std::minmax_element(run_factors.begin(), run_factors.end());
+  EXPECT_LT(*low, 0.95);
+  EXPECT_GT(*high, 1.05);
+}
+
+// Calibration against ground truth: recorded runs of a known workload (2 s start-up and 10 ms a
+// unit, each range within a further 0.85-1.15 of it, and each whole run 0.9-1.1 of that at once),
+// six of them fitted; 400 new runs of the same workload then fall inside the p10-p90 band of the
+// drawn total about 80% of the time. Ranges drawn independently alone (the run factors dropped)
+// cover a small share: their band is the ranges' own noise averaged over 100 ranges.
+TEST(DurationDraws, TheBandOfADrawnRunCoversNewRunsOfTheRecordedWorkloadAsOftenAsItSays) {
+  std::mt19937_64 rng(2026);
+  std::vector<data::Range> ranges;
+  for (int k = 0; k < 100; ++k) ranges.push_back({k * 100, 100});
+  const auto a_run = [&](std::size_t run, std::vector<data::Observation>* recorded) {
+    const double whole = data::real_draw(rng, 0.9, 1.1);
+    double total = 0;
+    for (const data::Range& r : ranges) {
+      const double seconds = (2 + 0.01 * static_cast<double>(r.count)) * whole * data::real_draw(rng, 0.85, 1.15);
+      total += seconds;
+      if (recorded) recorded->push_back({r, std::llround(seconds * kSecond), std::nullopt, run});
+    }
+    return total * kSecond;
+  };
+  std::vector<data::Observation> recorded;
+  for (std::size_t run = 0; run < 6; ++run) a_run(run, &recorded);
+  data::FitOptions options;
+  data::CostModel model = data::fit_cost_model(recorded, options, "six runs").model;
+  ASSERT_TRUE(model.noise().runs().identified());
+
+  const auto band = [&](const data::CostModel& m) {
+    std::vector<double> totals;
+    for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+      double total = 0;
+      for (data::Micros d : draw_durations(m, ranges, seed, true)) total += static_cast<double>(d);
+      totals.push_back(total);
+    }
+    std::sort(totals.begin(), totals.end());
+    return std::pair{totals[40], totals[359]};
+  };
+  const auto [p10, p90] = band(model);
+  data::CostModel ranges_alone = model;
+  ranges_alone.set_noise(data::DurationNoise(model.noise().segments(), model.noise().lengths()));
+  const auto [alone_p10, alone_p90] = band(ranges_alone);
+  int inside = 0, inside_alone = 0;
+  for (int k = 0; k < 400; ++k) {
+    const double total = a_run(0, nullptr);
+    inside += total >= p10 && total <= p90;
+    inside_alone += total >= alone_p10 && total <= alone_p90;
+  }
+  EXPECT_GT(inside, 0.65 * 400) << "band " << p10 << " - " << p90;
+  EXPECT_LT(inside, 0.95 * 400) << "band " << p10 << " - " << p90;
+  EXPECT_LT(inside_alone, 0.4 * 400) << "band " << alone_p10 << " - " << alone_p90;
 }
 
 ComparisonSpec four_ranges_on_one_worker(const data::CostModel& model) {
