@@ -378,9 +378,15 @@ std::string format_cluster_fit(const ClusterFit& fit) {
     out << m.failures.pooled.attempts << " attempts:";
     for (const data::FailureMode& mode : m.failures.pooled.modes) {
       char text[96];
-      std::snprintf(text, sizeof text, " %s %.2f%% (%zu, exit %d, at p50 %.0f%% of the work)", mode.reason.c_str(),
-                    100 * mode.probability, mode.failures, mode.exit_code, 100 * mode.timing.quantile(0.5));
+      std::snprintf(text, sizeof text, " %s %.2f%% (%zu, exit %d, ", mode.reason.c_str(), 100 * mode.probability,
+                    mode.failures, mode.exit_code);
       out << text;
+      if (mode.timing.empty()) {
+        out << "when unknown: no item of theirs succeeded to measure it against, drawn anywhere in the work)";
+      } else {
+        std::snprintf(text, sizeof text, "at p50 %.0f%% of the work)", 100 * mode.timing.quantile(0.5));
+        out << text;
+      }
     }
     out << "\n";
   }

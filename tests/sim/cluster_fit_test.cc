@@ -135,6 +135,36 @@ TEST(ClusterFit, TheFittedClusterReplaysTheRecordedWaitsAndForecastsTheLaterOnes
   EXPECT_GT(fidelity.later_replayed.p50, 0);
 }
 
+// When in its work a failure comes is measured against the item's succeeded attempt; a kind of
+// failure whose items never succeeded cannot be placed in the work, and the report says so rather
+// than printing 0%.
+TEST(ClusterFit, TheReportSaysWhenAFailureComesOnlyWhereASucceededAttemptShowsIt) {
+  GroundTruth truth = generate(300, 5);
+  for (std::size_t i = 0; i < 20; ++i) {
+    data::Attempt& a = truth.run.attempts[i];
+    if (i < 10) {
+      a.outcome = data::Outcome::kFailed;
+      a.failure_reason = "oom";
+      a.exit_code = 137;
+      continue;
+    }
+    data::Attempt retry = a;
+    retry.number = 2;
+    truth.run.attempts.push_back(retry);
+    a.outcome = data::Outcome::kFailed;
+    a.failure_reason = "crash";
+    a.exit_code = 2;
+    a.end = a.start + (a.end - a.start) / 4;
+  }
+  const ClusterFit fit = fit_cluster({on_recorded_capacity(truth.run, {})});
+  ASSERT_TRUE(fit.model.failures.identified()) << fit.model.failures.unidentified;
+  const std::string report = format_cluster_fit(fit);
+  EXPECT_NE(report.find("crash 3.23% (10, exit 2, at p50 25% of the work)"), std::string::npos) << report;
+  EXPECT_NE(report.find("oom 3.23% (10, exit 137, when unknown: no item of theirs succeeded to measure it against"),
+            std::string::npos)
+      << report;
+}
+
 TEST(ClusterFit, ARecordingWithoutPhasesSaysWhatItCannotIdentify) {
   GroundTruth truth = generate(50, 3);
   for (data::Attempt& a : truth.run.attempts) {
