@@ -40,8 +40,9 @@ int peak_concurrency(const std::vector<data::Attempt>& attempts) {
 
 // Each recorded node as large as the most its attempts held at once, resource by resource (an
 // attempt holds its item's requests from its placement to its end; one ending as another is
-// placed hands its room over). Empty unless every attempt names its node and some item asks
-// for something.
+// placed hands its room over). When no attempt names a node (an SWF log: one machine), the
+// machine is one node named "". Empty unless some item asks for something and every attempt
+// names its node or none does.
 std::map<std::string, data::Quantities> recorded_node_capacity(const RecordedRun& recorded) {
   std::unordered_map<std::string, const data::Quantities*> asks;
   bool any_request = false;
@@ -55,9 +56,11 @@ std::map<std::string, data::Quantities> recorded_node_capacity(const RecordedRun
     bool ends;  // ends before placements at one instant
     const data::Attempt* attempt;
   };
+  const bool one_machine =
+      std::none_of(recorded.attempts.begin(), recorded.attempts.end(), [](const data::Attempt& a) { return !a.node.empty(); });
   std::map<std::string, std::vector<Change>> by_node;
   for (const data::Attempt& a : recorded.attempts) {
-    if (a.node.empty() || asks.count(a.item_id) == 0) return {};
+    if ((a.node.empty() && !one_machine) || asks.count(a.item_id) == 0) return {};
     by_node[a.node].push_back({a.placed.value_or(a.start), false, &a});
     by_node[a.node].push_back({std::max(a.end, a.placed.value_or(a.start)), true, &a});
   }
@@ -152,8 +155,9 @@ Recording on_recorded_capacity(RecordedRun recorded, const CapacityGiven& given)
     text += ", on " + std::to_string(given.nodes) + " x " + std::to_string(given.slots_per_node) + " slots (given)";
   } else if (policy == "job-per-item" && !(r.node_capacity = recorded_node_capacity(recorded)).empty()) {
     config.cluster.pools = pools_of(r.node_capacity);
-    text += ", on the " + std::to_string(r.node_capacity.size()) +
-            " nodes recorded, each as large as the most its pods held at once (";
+    text += r.node_capacity.count("") > 0 ? ", on one machine (no nodes recorded) as large as the most its jobs held at once ("
+                                          : ", on the " + std::to_string(r.node_capacity.size()) +
+                                                " nodes recorded, each as large as the most its pods held at once (";
     const char* separator = "";
     for (const NodePool& pool : config.cluster.pools.pools) {
       text += separator + std::to_string(pool.count) + " x " + data::quantities_text(pool.capacity);

@@ -37,7 +37,8 @@ struct Recording {
   // One Job per item with every attempt's node and some item's requests recorded, and no capacity
   // given: each recorded node as large as the most its pods held at once, resource by resource
   // (the rule slots follow, for resources), and the capacity is these nodes (as pools of equal
-  // ones). Empty otherwise.
+  // ones). With requests but no node recorded at all (an SWF log's processors), one machine,
+  // named "", the same way. Empty otherwise.
   std::map<std::string, data::Quantities> node_capacity;
 
   bool pool_workers() const { return capacity.scheduler.policy != "job-per-item"; }

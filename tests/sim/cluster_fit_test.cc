@@ -192,14 +192,14 @@ TEST(ClusterFit, WaitsThatAreAllZeroIdentifyNothing) {
   EXPECT_FALSE(fit.model.job_overhead.identified());
 }
 
-// Pods with requests on nodes, as kube-scheduler places them: 4 nodes of 4 CPUs and 16 GiB; pods
+// Pods with requests on nodes, as kube-scheduler places them: 4 nodes of 4 CPUs and 16 GiB (or
+// `nodes` nodes `node_size` times as large, pods arriving as much less or more often); pods
 // of 1 CPU and 2 GiB (two in three) or 2 CPUs and 6 GiB, arriving in bursts so that they often wait
 // for room; each ready after a residual delay uniform in [5 s, 40 s], then placed whenever a pod
 // becomes ready or leaves, ready pods in the order they became ready, on the first node with room
 // (a pod that fits nowhere does not hold back the ones behind it); start-up uniform in
 // [10 s, 30 s], work uniform in [240 s, 1200 s].
-GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
-  constexpr int kNodes = 4;
+GroundTruth generate_on_nodes(int pods, std::uint64_t seed, int nodes = 4, int node_size = 1) {
   constexpr std::int64_t kGi = std::int64_t{1} << 30;
   std::mt19937_64 rng(seed);
   GroundTruth truth;
@@ -212,7 +212,7 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
   std::vector<Pod> drawn;
   Micros at = 0;
   for (int i = 0; i < pods; ++i) {
-    at += i % 20 == 0 ? seconds(1200) : seconds(data::real_draw(rng, 0, 20));
+    at += i % 20 == 0 ? seconds(1200.0 * 4 / (nodes * node_size)) : seconds(data::real_draw(rng, 0, 20));
     const bool small = data::real_draw(rng, 0, 1) < 2.0 / 3;
     const Pod pod{at, at + seconds(data::real_draw(rng, 5, 40)), seconds(data::real_draw(rng, 10, 30)),
                   seconds(data::real_draw(rng, 240, 1200)), small ? 1000 : 2000, (small ? 2 : 6) * kGi * 1000};
@@ -228,7 +228,7 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
   std::vector<std::size_t> waiting(drawn.size());
   for (std::size_t i = 0; i < waiting.size(); ++i) waiting[i] = i;
   std::stable_sort(waiting.begin(), waiting.end(), [&](std::size_t a, std::size_t b) { return drawn[a].ready < drawn[b].ready; });
-  std::vector<std::pair<std::int64_t, std::int64_t>> free(kNodes, {4000, 16 * kGi * 1000});
+  std::vector<std::pair<std::int64_t, std::int64_t>> free(nodes, {node_size * 4000, node_size * 16 * kGi * 1000});
   std::vector<std::tuple<Micros, int, std::size_t>> running;  // end, node, pod
   Micros now = drawn[waiting.front()].ready;
   while (!waiting.empty()) {
@@ -241,7 +241,7 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed) {
     std::erase_if(waiting, [&](std::size_t i) {
       const Pod& pod = drawn[i];
       if (pod.ready > now) return false;
-      for (int node = 0; node < kNodes; ++node) {
+      for (int node = 0; node < nodes; ++node) {
         if (free[node].first < pod.cpu || free[node].second < pod.memory) continue;
         free[node].first -= pod.cpu;
         free[node].second -= pod.memory;
@@ -304,10 +304,40 @@ TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay)
     expect_within(static_cast<double>(fidelity.replayed.p99), static_cast<double>(fidelity.recorded.p99), 0.10, "wait p99");
 
     for (data::Attempt& a : truth.run.attempts) a.node.clear();
+    for (data::WorkItem& item : truth.run.items) item.requests.clear();
     const ClusterFit in_slots = fit_cluster({on_recorded_capacity(truth.run, {})}, options);
     EXPECT_GT(in_slots.model.placement.pooled.quantile(0.9), 3 * sample_quantile(truth.residuals, 0.9));
   }
   EXPECT_NEAR(p50_errors / kTraces, 0, 0.02) << "the residual's p50 is biased";
+}
+
+// A trace of jobs with CPU requests and no nodes (an SWF log's processors on one machine of 16
+// CPUs and 64 GiB here): the
+// machine is taken as large as the most its jobs held at once, and a job that did not fit when it
+// was placed brackets its residual as on nodes. The same traces counted in slots (one a job) read
+// the waits for processors as residual.
+TEST(ClusterFit, JobsWithRequestsButNoNodesAreReplayedOnOneMachine) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    GroundTruth truth = generate_on_nodes(2000, seed, 1, 4);
+    for (data::Attempt& a : truth.run.attempts) a.node.clear();
+    const Recording recording = on_recorded_capacity(truth.run, {});
+    ASSERT_EQ(recording.node_capacity.size(), 1u) << recording.capacity_text;
+    EXPECT_EQ(recording.node_capacity.at("").at("cpu"), 16000);
+    EXPECT_NE(recording.capacity_text.find("on one machine (no nodes recorded) as large as the most its jobs held at once"),
+              std::string::npos)
+        << recording.capacity_text;
+    const ClusterFit fit = fit_cluster({recording});
+    EXPECT_GT(fit.bounded, 1000u);
+    expect_within(fit.model.placement.pooled.quantile(0.5), sample_quantile(truth.residuals, 0.5), 0.06, "residual p50");
+    expect_within(fit.model.placement.pooled.quantile(0.9), sample_quantile(truth.residuals, 0.9), 0.05, "residual p90");
+    const ClusterFidelity fidelity = check_cluster_fidelity(recording, fit.model, {});
+    expect_within(static_cast<double>(fidelity.replayed.p90), static_cast<double>(fidelity.recorded.p90), 0.10, "wait p90");
+
+    for (data::WorkItem& item : truth.run.items) item.requests.clear();
+    const ClusterFit in_slots = fit_cluster({on_recorded_capacity(truth.run, {})});
+    EXPECT_GT(in_slots.model.placement.pooled.quantile(0.9), 3 * sample_quantile(truth.residuals, 0.9));
+  }
 }
 
 }  // namespace
