@@ -314,7 +314,10 @@ void KubernetesCluster::observe_pod(const json& pod) {
   const std::string& phase = view.phase;
   attempt.pod_problem = view.scheduling_problem;
   if (!view.node.empty()) attempt.node = view.node;
-  if (view.scheduled_at) attempt.scheduled_at = view.scheduled_at;
+  if (view.scheduled_at) {
+    attempt.scheduled_at = view.scheduled_at;
+    if (!attempt.bound_seen) attempt.bound_seen = clock_.now();
+  }
   if (view.running_since) attempt.running_since = view.running_since;
   for (const auto& container : array_field(status, "containerStatuses")) {
     const json& terminated = field(object_field(container, "state"), "terminated");
@@ -337,15 +340,18 @@ void KubernetesCluster::job_gone(const std::string& name, const std::string& rea
   report_end(attempt, false, reason);
 }
 
-// When the pod was bound to its node, on this process's clock: the server's own span from
-// binding to the container's start, taken back from when the start was seen here (the two clocks
-// need not agree); the server's binding time itself when the start is not told; else unknown.
+// When the pod was bound to its node, on this process's clock (the server's clock need not agree
+// with it, so a server time is never used as one of ours): the server's own span from binding to
+// the container's start, taken back from when the start was seen here; when the container's start
+// is not told yet (the Job said its pod is ready before the pod's own update came), when the pod
+// was first seen bound, at the latest the start; else unknown.
 std::optional<data::Micros> KubernetesCluster::placement_time(const Attempt& attempt, data::Micros started) {
   if (!attempt.scheduled_at) return std::nullopt;
   if (attempt.running_since && *attempt.running_since >= *attempt.scheduled_at) {
     return started - (*attempt.running_since - *attempt.scheduled_at) * data::kMicrosPerSecond;
   }
-  return *attempt.scheduled_at * data::kMicrosPerSecond;
+  if (!attempt.bound_seen) return std::nullopt;
+  return std::min(*attempt.bound_seen, started);
 }
 
 void KubernetesCluster::report_started(Attempt& attempt) {

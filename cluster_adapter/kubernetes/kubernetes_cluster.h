@@ -136,6 +136,7 @@ class KubernetesCluster : public PolledCluster {
     std::string node;         // where its pod was bound, once told
     std::optional<std::int64_t> scheduled_at;   // the pod's PodScheduled time (server clock, s)
     std::optional<std::int64_t> running_since;  // its container's start (server clock, s)
+    std::optional<data::Micros> bound_seen;     // when the pod was first seen bound (this clock)
     std::optional<int> exit_code;
     // A Job seen finished before its pod (another stream) told its name or, for a failure by
     // the pod's exit, its exit code: the report waits up to pod_grace for them.
