@@ -90,7 +90,8 @@ std::vector<double> turnbull_masses(const std::vector<CensoredValue>& values, co
 
 }  // namespace
 
-EmpiricalQuantiles EmpiricalQuantiles::of_interval_censored(const std::vector<CensoredValue>& values) {
+EmpiricalQuantiles EmpiricalQuantiles::of_interval_censored(std::vector<CensoredValue> values) {
+  std::erase_if(values, [](const CensoredValue& v) { return !std::isfinite(v.low) || !std::isfinite(v.high) || v.low > v.high; });
   EmpiricalQuantiles out;
   out.observations = values.size();
   if (values.empty()) return out;

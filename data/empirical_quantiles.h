@@ -38,9 +38,11 @@ struct EmpiricalQuantiles {
   // by Turnbull's nonparametric maximum-likelihood estimate for interval-censored data: the
   // probability sits on the innermost intervals (a lower end followed by an upper end with no
   // other end between), its masses found by the self-consistency (EM) iteration; within an
-  // innermost interval the data cannot place it, and it is spread evenly. `observations` counts
-  // them all; no values: empty.
-  static EmpiricalQuantiles of_interval_censored(const std::vector<CensoredValue>& values);
+  // innermost interval the data cannot place it, and it is spread evenly. Values with an end that
+  // is not finite, or low > high, are left out; `observations` counts the others; none: empty.
+  // All values exact, this reads the knots off the steps of the empirical distribution, where
+  // `of` interpolates between order statistics: the cluster fit calls `of` then.
+  static EmpiricalQuantiles of_interval_censored(std::vector<CensoredValue> values);
   bool empty() const { return knots.empty(); }
   double quantile(double p) const;  // 0 when empty
   double draw(double u) const { return quantile(u); }  // u uniform in [0, 1)

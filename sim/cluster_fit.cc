@@ -99,18 +99,7 @@ void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residu
   };
   const auto node_of = [&](const data::Attempt& a) { return on_nodes ? a.node : std::string(); };
 
-  // Every moment the room held changes: an attempt placed (+1) or ended (-1), in time order.
-  struct Change {
-    Micros at;
-    int sign;
-    const data::Attempt* attempt;
-  };
-  std::vector<Change> changes;
-  for (const data::Attempt& a : recording.attempts) {
-    changes.push_back({a.placed.value_or(a.start), +1, &a});
-    changes.push_back({a.end, -1, &a});
-  }
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) { return x.at < y.at; });
+  const std::vector<RoomChange> changes = room_changes(recording.attempts);
   std::vector<ItemTrace> traces = item_traces(recording);
   std::stable_sort(traces.begin(), traces.end(), [](const ItemTrace& x, const ItemTrace& y) { return x.placed < y.placed; });
 
@@ -119,7 +108,8 @@ void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residu
     return std::any_of(room.begin(), room.end(), [&](const auto& node) { return fits(asked, node.second, used[node.first]); });
   };
   // The last moment each waiting request fitted somewhere: the end of the last stretch between
-  // changes in which it did. Only requests of items submitted and not yet placed are looked at.
+  // changes in which it did. Only requests of items submitted and not yet placed are looked at
+  // (an item placed at or before its submission never waits).
   std::map<data::Quantities, Micros> last_fitted;
   std::map<data::Quantities, int> waiting;
   std::vector<std::size_t> by_submission(traces.size());
@@ -136,25 +126,29 @@ void fit_residuals(const Recording& recording, ClusterFit& fit, Observed& residu
       const Micros submit_at = next_submitted < traces.size() ? traces[by_submission[next_submitted]].submitted : t.placed;
       if (std::min(change_at, submit_at) >= t.placed) break;
       if (submit_at <= change_at) {
-        ++waiting[asks(traces[by_submission[next_submitted++]].item->id)];
+        const ItemTrace& submitted = traces[by_submission[next_submitted++]];
+        if (submitted.submitted < submitted.placed) ++waiting[asks(submitted.item->id)];
         continue;
       }
       for (const auto& [request, count] : waiting) {
         if (count > 0 && fits_somewhere(request)) last_fitted[request] = change_at;
       }
       for (; next_change < changes.size() && changes[next_change].at == change_at; ++next_change) {
-        const Change& c = changes[next_change];
-        for (const auto& [resource, amount] : asks(c.attempt->item_id)) used[node_of(*c.attempt)][resource] += c.sign * amount;
+        const RoomChange& c = changes[next_change];
+        for (const auto& [resource, amount] : asks(c.attempt->item_id)) {
+          used[node_of(*c.attempt)][resource] += c.ends ? -amount : amount;
+        }
       }
     }
-    const auto wait = static_cast<double>(std::max<Micros>(0, t.placed - t.submitted));
-    if (fits_somewhere(asked)) {
-      residual.add(t.item->type, wait);
+    const Micros wait = std::max<Micros>(0, t.placed - t.submitted);
+    if (wait == 0 || fits_somewhere(asked)) {
+      residual.add(t.item->type, static_cast<double>(wait));
     } else {
       ++fit.bounded;
       const auto fitted = last_fitted.find(asked);
       const Micros since = fitted == last_fitted.end() ? t.submitted : std::max(t.submitted, fitted->second);
-      residual.add(t.item->type, data::CensoredValue{static_cast<double>(std::min(since, t.placed) - t.submitted), wait});
+      residual.add(t.item->type, data::CensoredValue{static_cast<double>(std::min(since, t.placed) - t.submitted),
+                                                     static_cast<double>(wait)});
     }
     if (t.submitted < t.placed) --waiting[asked];
   }
@@ -377,15 +371,14 @@ std::string format_cluster_fit(const ClusterFit& fit) {
   } else {
     out << m.failures.pooled.attempts << " attempts:";
     for (const data::FailureMode& mode : m.failures.pooled.modes) {
-      char text[96];
-      std::snprintf(text, sizeof text, " %s %.2f%% (%zu, exit %d, ", mode.reason.c_str(), 100 * mode.probability,
-                    mode.failures, mode.exit_code);
-      out << text;
+      char share[32];
+      std::snprintf(share, sizeof share, "%.2f%%", 100 * mode.probability);
+      out << " " << mode.reason << " " << share << " (" << mode.failures << ", exit " << mode.exit_code << ", ";
       if (mode.timing.empty()) {
         out << "when unknown: no item of theirs succeeded to measure it against, drawn anywhere in the work)";
       } else {
-        std::snprintf(text, sizeof text, "at p50 %.0f%% of the work)", 100 * mode.timing.quantile(0.5));
-        out << text;
+        std::snprintf(share, sizeof share, "%.0f%%", 100 * mode.timing.quantile(0.5));
+        out << "at p50 " << share << " of the work)";
       }
     }
     out << "\n";

@@ -51,33 +51,19 @@ std::map<std::string, data::Quantities> recorded_node_capacity(const RecordedRun
     any_request = any_request || !item.requests.empty();
   }
   if (!any_request || recorded.attempts.empty()) return {};
-  struct Change {
-    data::Micros at;
-    bool ends;  // ends before placements at one instant
-    const data::Attempt* attempt;
-  };
   const bool one_machine =
       std::none_of(recorded.attempts.begin(), recorded.attempts.end(), [](const data::Attempt& a) { return !a.node.empty(); });
-  std::map<std::string, std::vector<Change>> by_node;
   for (const data::Attempt& a : recorded.attempts) {
     if ((a.node.empty() && !one_machine) || asks.count(a.item_id) == 0) return {};
-    by_node[a.node].push_back({a.placed.value_or(a.start), false, &a});
-    by_node[a.node].push_back({std::max(a.end, a.placed.value_or(a.start)), true, &a});
   }
-  std::map<std::string, data::Quantities> capacity;
-  for (auto& [node, changes] : by_node) {
-    std::sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
-      return x.at != y.at ? x.at < y.at : x.ends > y.ends;
-    });
-    data::Quantities used, peak;
-    for (const Change& c : changes) {
-      for (const auto& [resource, amount] : *asks.at(c.attempt->item_id)) {
-        std::int64_t& held = used[resource];
-        held += c.ends ? -amount : amount;
-        peak[resource] = std::max(peak[resource], held);
-      }
+  std::map<std::string, data::Quantities> used, capacity;
+  for (const RoomChange& c : room_changes(recorded.attempts)) {
+    for (const auto& [resource, amount] : *asks.at(c.attempt->item_id)) {
+      std::int64_t& held = used[c.attempt->node][resource];
+      held += c.ends ? -amount : amount;
+      std::int64_t& peak = capacity[c.attempt->node][resource];
+      peak = std::max(peak, held);
     }
-    capacity[node] = std::move(peak);
   }
   return capacity;
 }
@@ -99,6 +85,20 @@ NodePoolsConfig pools_of(const std::map<std::string, data::Quantities>& node_cap
 }
 
 }  // namespace
+
+std::vector<RoomChange> room_changes(const std::vector<data::Attempt>& attempts) {
+  std::vector<RoomChange> changes;
+  changes.reserve(2 * attempts.size());
+  for (const data::Attempt& a : attempts) {
+    const data::Micros placed = a.placed.value_or(a.start);
+    changes.push_back({placed, false, &a});
+    changes.push_back({std::max(a.end, placed), true, &a});
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const RoomChange& x, const RoomChange& y) {
+    return x.at != y.at ? x.at < y.at : x.ends > y.ends;
+  });
+  return changes;
+}
 
 std::map<std::string, data::Micros> submitted_at(const std::vector<data::WorkItem>& items,
                                                  const std::vector<data::Attempt>& attempts) {

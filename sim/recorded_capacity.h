@@ -56,6 +56,18 @@ struct ItemTrace {
   data::Micros ended = 0;           // its deciding attempt's end
 };
 
+// An attempt taking its room (at its placement, else its start) or giving it back (at its end,
+// never before its placement).
+struct RoomChange {
+  data::Micros at = 0;
+  bool ends = false;
+  const data::Attempt* attempt = nullptr;
+};
+
+// Every attempt's two room changes in time order, give-backs first at one instant (an attempt
+// ending as another is placed hands its room over).
+std::vector<RoomChange> room_changes(const std::vector<data::Attempt>& attempts);
+
 // The recording's attempted items, in plan order (items never attempted are left out).
 std::vector<ItemTrace> item_traces(const Recording& recording);
 

@@ -1,7 +1,9 @@
 #include "data/cluster_model.h"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include <gmock/gmock.h>
@@ -111,6 +113,16 @@ TEST(EmpiricalQuantiles, RecoversADistributionFromValuesMostlySeenAsIntervals) {
     EXPECT_NEAR(fitted.quantile(p), reference.quantile(p), 0.05 * reference.quantile(p)) << "p" << 100 * p;
   }
   EXPECT_TRUE(EmpiricalQuantiles::of_interval_censored({}).empty());
+}
+
+TEST(EmpiricalQuantiles, IntervalsThatAreNoIntervalsAreLeftOut) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const EmpiricalQuantiles q =
+      EmpiricalQuantiles::of_interval_censored({{5, 3}, {0, inf}, {std::nan(""), 1}, {2, 2}, {4, 4}});
+  EXPECT_EQ(q.observations, 2u);
+  EXPECT_DOUBLE_EQ(q.quantile(0), 2);
+  EXPECT_DOUBLE_EQ(q.quantile(1), 4);
+  EXPECT_TRUE(EmpiricalQuantiles::of_interval_censored({{5, 3}}).empty());
 }
 
 TEST(ClusterModel, DrawsATypesOwnQuantilesElseThePooledOnes) {

@@ -165,6 +165,51 @@ TEST(ClusterFit, TheReportSaysWhenAFailureComesOnlyWhereASucceededAttemptShowsIt
       << report;
 }
 
+// Five pods on one slot, worked by hand (seconds): a 0-100 (no wait); b submitted at 10, placed
+// at 100 as a ends: the slot was held all along, so its residual is anywhere in [0, 90]; c
+// submitted at 250, placed at 260 with the slot free since 200: exactly 10; d submitted at 150,
+// placed at 300 as c ends: the slot stood free from 200 until c took it at 260, so d was not ready
+// before 260: [110, 150]; e placed as submitted: exactly 0. The likelihood is p0^2 p10 (p0 + p10)
+// p[110,150], highest at p0 = 8/15, p10 = 4/15, 1/5 spread evenly over [110, 150].
+TEST(ClusterFit, APodThatTookTheRoomJustLeftIsBracketedByTheLastMomentItWouldHaveFitted) {
+  RecordedRun run;
+  run.run.name = "five pods";
+  run.run.policy = "job-per-item";
+  const struct {
+    const char* id;
+    double submitted, placed, end;
+  } pods[] = {{"a", 0, 0, 100}, {"b", 10, 100, 200}, {"c", 250, 260, 300}, {"d", 150, 300, 350}, {"e", 400, 400, 450}};
+  for (const auto& pod : pods) {
+    data::WorkItem item;
+    item.id = pod.id;
+    item.type = "pod";
+    item.submit_at = seconds(pod.submitted);
+    run.items.push_back(item);
+    data::Attempt a;
+    a.item_id = pod.id;
+    a.number = 1;
+    a.worker = std::string(pod.id) + "-pod";
+    a.submitted = seconds(pod.submitted);
+    a.placed = seconds(pod.placed);
+    a.start = seconds(pod.placed);
+    a.end = seconds(pod.end);
+    a.outcome = data::Outcome::kSucceeded;
+    run.attempts.push_back(a);
+  }
+  const Recording recording = on_recorded_capacity(run, {});
+  ASSERT_EQ(recording.capacity.cluster.nodes, 1) << recording.capacity_text;
+  const ClusterFit fit = fit_cluster({recording});
+  EXPECT_EQ(fit.bounded, 2u);
+  const data::EmpiricalQuantiles& q = fit.model.placement.pooled;
+  ASSERT_EQ(q.knots.size(), 101u);
+  EXPECT_EQ(q.observations, 5u);
+  EXPECT_NEAR(q.knots[53], 0, 1);  // micro-seconds
+  EXPECT_NEAR(q.knots[54], seconds(10), 1);
+  EXPECT_NEAR(q.knots[80], seconds(10), 1);
+  EXPECT_NEAR(q.knots[90], seconds(130), 1e3);
+  EXPECT_NEAR(q.knots[100], seconds(150), 1);
+}
+
 TEST(ClusterFit, ARecordingWithoutPhasesSaysWhatItCannotIdentify) {
   GroundTruth truth = generate(50, 3);
   for (data::Attempt& a : truth.run.attempts) {
@@ -277,7 +322,7 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed, int nodes = 4, int n
 // error averaging within 2% (no bias: Kaplan-Meier on upper bounds alone came out 7% low on
 // average, a pod with a long residual being likelier to find the nodes full), and the waits
 // replayed on the recorded nodes within 10% at p50, p90 and p99. Counted in slots alone (the same
-// traces without their nodes), the waits for room read as residual: its p90 comes out several
+// traces without their nodes and requests), the waits for room read as residual: its p90 comes out several
 // times the truth.
 TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay) {
   constexpr int kTraces = 8;
@@ -312,10 +357,9 @@ TEST(ClusterFit, PodsWaitingForRoomOnTheirNodesAreToldApartFromTheResidualDelay)
 }
 
 // A trace of jobs with CPU requests and no nodes (an SWF log's processors on one machine of 16
-// CPUs and 64 GiB here): the
-// machine is taken as large as the most its jobs held at once, and a job that did not fit when it
-// was placed brackets its residual as on nodes. The same traces counted in slots (one a job) read
-// the waits for processors as residual.
+// CPUs and 64 GiB here): the machine is taken as large as the most its jobs held at once, and a
+// job that did not fit when it was placed brackets its residual as on nodes. The same traces
+// counted in slots (one a job) read the waits for processors as residual.
 TEST(ClusterFit, JobsWithRequestsButNoNodesAreReplayedOnOneMachine) {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
