@@ -68,22 +68,28 @@ void print_prediction_check(const data::Run& run, const std::vector<data::WorkIt
       << ratio_text(check.ratio_p10) << ", p50 " << ratio_text(check.ratio_p50) << ", p90 "
       << ratio_text(check.ratio_p90) << "; all together " << ratio_text(check.total_ratio) << "x\n";
   if (band && !check.makespan_inside() && band->p50 > 0) {
-    // The ranges moved together beyond what the band allows: the band comes from each range's
-    // own noise, drawn independently, and has no run-wide factor to give.
+    // The ranges moved together beyond what the band allows. Without the run-to-run spread the
+    // band comes from each range's own noise, drawn independently, and has no run-wide factor to
+    // give; with it, the run strayed further than the recorded runs did.
     const double band_halfwidth = static_cast<double>(band->p90 - band->p10) / (2.0 * static_cast<double>(band->p50));
     const double together = check.total_ratio - 1;
     if (std::abs(together) > band_halfwidth && (together > 0) == (check.makespan_error() > 0)) {
       out << "    why:          the ranges ran " << ratio_text(check.total_ratio)
-          << "x their predictions all together, more than the band's "
-          << fixed(100 * band_halfwidth, "%.1f%%")
-          << " allows: the band is each range's own noise drawn independently, so a run that is slower or faster "
-             "as a whole (a busier or quieter machine or cluster than the recordings') falls outside it\n";
+          << "x their predictions all together, more than the band's " << fixed(100 * band_halfwidth, "%.1f%%")
+          << (check.relative_to_run
+                  ? " allows: the band holds how far the recorded runs strayed as a whole, and this run strayed "
+                    "further (a busier or quieter machine or cluster than any of them)\n"
+                  : " allows: the band is each range's own noise drawn independently, so a run that is slower or "
+                    "faster as a whole (a busier or quieter machine or cluster than the recordings') falls outside "
+                    "it; a model fitted from three runs or more learns how far whole runs stray\n");
     }
   }
   if (check.inside_band) {
     const double share = static_cast<double>(*check.inside_band) / static_cast<double>(check.items);
     out << "    calibration:  " << *check.inside_band << " of " << check.items << " (" << fixed(100 * share, "%.0f")
-        << "%) inside their own p10-p90 band (80% if the model's noise is right)\n";
+        << "%) inside their own p10-p90 band (80% if the model's noise is right"
+        << (check.relative_to_run ? "; set against the run's own " + ratio_text(check.total_ratio) + "x" : std::string())
+        << ")\n";
   } else {
     out << "    calibration:  unknown: "
         << (noise_problem.empty() ? "the run kept no noise of its model (it was started without --model)" : noise_problem)

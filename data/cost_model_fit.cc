@@ -440,16 +440,13 @@ DurationNoise noise_from(const std::vector<Observation>& observations, const Eig
 
 // What the fit learnt of how whole runs differ, or why it could not.
 std::string run_spread_text(const RunSpread& runs) {
-  if (!runs.identified()) {
-    return "one run fitted: how whole runs differ (load on the machine, another node pool) is not identified, so the "
-           "band covers each range's own noise only; fit several runs (--runs A,B,C) to learn it";
-  }
+  if (!runs.identified()) return runs.unidentified;
   std::ostringstream text;
   text << std::setprecision(3) << "each run's ranges together took";
   for (std::size_t k = 0; k < runs.factors.size(); ++k) text << (k == 0 ? " " : ", ") << runs.factors[k] << "x";
-  text << " their out-of-fold prediction; a new run's factor is drawn once per simulation (log-normal, sd "
-       << std::setprecision(2) << 100 * runs.log_sd() << "%, from " << runs.factors.size() << " runs"
-       << (runs.factors.size() < 5 ? ": few, so the figure is itself rough)" : ")");
+  text << " their out-of-fold prediction; a new run's factor is drawn once per simulation (median "
+       << runs.median() << "x, log scale " << std::setprecision(2) << 100 * runs.log_sd() << "%, Student's t with "
+       << runs.factors.size() - 1 << " degrees of freedom: wide while runs are few)";
   return text.str();
 }
 

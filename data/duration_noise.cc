@@ -58,21 +58,51 @@ std::vector<SpreadAtLength> measure_lengths(const std::vector<NoiseSample>& samp
   return out;
 }
 
-// Each run's ranges together over their prediction (weighted by it); fewer than two runs: none.
-// The samples are divided by their run's factor.
+// Each run's ranges together over their prediction (weighted by it), counted on the ranges that
+// lie where another run also recorded: a run alone on its stretch of the sequence is most of its
+// own out-of-fold prediction there, and its factor would say little of the run. The samples are
+// then divided by their run's factor. Fewer than RunSpread::kMinRuns runs, or a run with fewer
+// than kMinShared such ranges: no factors, and why.
 RunSpread take_run_factors(std::vector<NoiseSample>& samples) {
-  std::map<std::size_t, std::pair<double, double>> sums;  // run -> (observed, predicted)
+  constexpr std::size_t kMinShared = 10;
+  std::map<std::size_t, std::pair<std::int64_t, std::int64_t>> spans;  // run -> [first unit, past its last)
   for (const NoiseSample& s : samples) {
-    sums[s.run].first += s.ratio * s.weight;
-    sums[s.run].second += s.weight;
+    const std::int64_t past = s.first_unit + std::max<std::int64_t>(s.units, 1);
+    auto [span, added] = spans.try_emplace(s.run, s.first_unit, past);
+    span->second = {std::min(span->second.first, s.first_unit), std::max(span->second.second, past)};
   }
   RunSpread spread;
-  std::map<std::size_t, double> factor;
-  for (const auto& [run, sum] : sums) {
-    if (!(sum.first > 0 && sum.second > 0)) return {};
-    spread.factors.push_back(factor[run] = sum.first / sum.second);
+  if (spans.size() < RunSpread::kMinRuns) {
+    spread.unidentified =
+        (spans.size() == 1 ? std::string("one run fitted") : std::to_string(spans.size()) + " runs fitted") +
+        ": how whole runs differ (load on the machine, another node pool) is not identified (at least " +
+        std::to_string(RunSpread::kMinRuns) + " runs of the work), so the band covers each range's own noise only";
+    return spread;
   }
-  if (!spread.identified()) return {};
+  std::map<std::size_t, std::pair<double, double>> sums;  // run -> (observed, predicted) where shared
+  std::map<std::size_t, std::size_t> shared;
+  for (const NoiseSample& s : samples) {
+    const std::int64_t past = s.first_unit + std::max<std::int64_t>(s.units, 1);
+    const bool covered = std::any_of(spans.begin(), spans.end(), [&](const auto& other) {
+      return other.first != s.run && s.first_unit < other.second.second && other.second.first < past;
+    });
+    if (!covered) continue;
+    sums[s.run].first += s.ratio * s.weight;
+    sums[s.run].second += s.weight;
+    ++shared[s.run];
+  }
+  std::map<std::size_t, double> factor;
+  for (const auto& [run, span] : spans) {
+    const auto [observed, predicted] = sums[run];
+    if (shared[run] < kMinShared || !(observed > 0 && predicted > 0)) {
+      spread.unidentified = "fitted run " + std::to_string(run + 1) + " has " + std::to_string(shared[run]) +
+                            " ranges where another run also recorded (at least " + std::to_string(kMinShared) +
+                            "): its level cannot be told from the model's own error along the sequence, so the band "
+                            "covers each range's own noise only";
+      return spread;
+    }
+    spread.factors.push_back(factor[run] = observed / predicted);
+  }
   for (NoiseSample& s : samples) s.ratio /= factor.at(s.run);
   return spread;
 }

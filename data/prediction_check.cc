@@ -37,8 +37,8 @@ PredictionCheck check_predictions(const std::vector<WorkItem>& items, const std:
   check.makespan_band = makespan_band;
   check.makespan = makespan;
   const bool banded = noise != nullptr && !noise->empty();
-  std::size_t inside = 0;
   std::vector<double> ratios;
+  std::vector<std::pair<const WorkItem*, double>> checked;  // and what each took
   double predicted_sum = 0;
   double actual_sum = 0;
   for (const WorkItem& item : items) {
@@ -47,25 +47,33 @@ PredictionCheck check_predictions(const std::vector<WorkItem>& items, const std:
     const double predicted = static_cast<double>(item.predicted);
     const double took = static_cast<double>(found->second);
     ratios.push_back(took / predicted);
+    checked.emplace_back(&item, took);
     check.worst.push_back({item.id, item.predicted, found->second, took / predicted});
     predicted_sum += predicted;
     actual_sum += took;
-    if (banded) {
-      const std::int64_t first = item.range ? item.range->first : 0;
-      const std::int64_t units = item.range ? item.range->count : 0;
-      const double low = predicted * noise->factor(first, units, 0.1);
-      const double high = predicted * noise->factor(first, units, 0.9);
-      inside += took >= low && took <= high;
-    }
   }
   check.items = ratios.size();
   if (ratios.empty()) return check;
+  check.total_ratio = actual_sum / predicted_sum;
+  if (banded) {
+    // With the run-to-run spread learnt, each range's noise is within its run: the run's own level
+    // is taken out before a range is set against its band.
+    check.relative_to_run = noise->runs().identified();
+    const double level = check.relative_to_run ? check.total_ratio : 1;
+    std::size_t inside = 0;
+    for (const auto& [item_of, took] : checked) {
+      const WorkItem& item = *item_of;
+      const std::int64_t first = item.range ? item.range->first : 0;
+      const std::int64_t units = item.range ? item.range->count : 0;
+      const double predicted = static_cast<double>(item.predicted) * level;
+      inside += took >= predicted * noise->factor(first, units, 0.1) && took <= predicted * noise->factor(first, units, 0.9);
+    }
+    check.inside_band = inside;
+  }
   std::sort(ratios.begin(), ratios.end());
   check.ratio_p10 = nearest_rank(ratios, 0.1);
   check.ratio_p50 = nearest_rank(ratios, 0.5);
   check.ratio_p90 = nearest_rank(ratios, 0.9);
-  check.total_ratio = actual_sum / predicted_sum;
-  if (banded) check.inside_band = inside;
   const auto miss = [](const ItemMiss& m) { return std::abs(std::log(std::max(m.ratio, 1e-12))); };
   std::stable_sort(check.worst.begin(), check.worst.end(),
                    [&](const ItemMiss& a, const ItemMiss& b) { return miss(a) > miss(b); });

@@ -35,6 +35,7 @@ struct PredictionCheck {
   double ratio_p90 = 1;
   double total_ratio = 1;          // their summed durations, actual over predicted
   std::optional<std::size_t> inside_band;  // items inside their own p10-p90 band; none without noise
+  bool relative_to_run = false;    // the bands were set against the run's own level (total_ratio)
   std::vector<ItemMiss> worst;     // the largest misses either way (by |log ratio|), worst first
   std::optional<MakespanBand> makespan_band;
   Micros makespan = 0;             // actual: first start to last end
@@ -45,7 +46,9 @@ struct PredictionCheck {
 };
 
 // `noise`: the band of each item is its prediction times the noise's factor at 0.1 and 0.9 for
-// its range (null or empty: no band). `worst_count` misses at most.
+// its range (null or empty: no band), times the run's own total ratio where the noise holds the
+// run-to-run spread (data/run_spread.h): its segments are then each range's noise within a run.
+// `worst_count` misses at most.
 PredictionCheck check_predictions(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,
                                   const DurationNoise* noise, std::optional<MakespanBand> makespan_band,
                                   Micros makespan, std::size_t worst_count = 5);

@@ -1,8 +1,9 @@
 #include "data/run_spread.h"
 
+#include <algorithm>
 #include <cmath>
 
-#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <nlohmann/json.hpp>
 
 #include "data/error.h"
@@ -28,9 +29,12 @@ double RunSpread::log_sd() const {
   return std::sqrt(squares / (k - 1)) * std::sqrt(1 + 1 / k);
 }
 
+double RunSpread::median() const { return identified() ? std::exp(mean_log(factors)) : 1; }
+
 double RunSpread::draw(double u) const {
   if (!identified()) return 1;
-  return std::exp(mean_log(factors) + log_sd() * boost::math::quantile(boost::math::normal(), u));
+  const boost::math::students_t t(static_cast<double>(factors.size() - 1));
+  return std::exp(mean_log(factors) + log_sd() * boost::math::quantile(t, std::clamp(u, 0.005, 0.995)));
 }
 
 nlohmann::json RunSpread::to_json() const { return factors; }

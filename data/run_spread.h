@@ -2,11 +2,14 @@
 // the machine, a slower node pool, another client version. Ranges drawn independently from their
 // own noise average that away: 240 ranges with a 10% spread each make a makespan band of about
 // 1%, while two runs of the same plan differ by several percent. So the fit keeps one factor per
-// fitted run (its ranges together over their out-of-fold prediction), and a simulation draws one
-// factor for the whole run: log-normal, centred on the runs' geometric mean, its spread the
-// sample standard deviation of their logarithms widened by sqrt(1 + 1/K) for a run not among the
-// K fitted (a prediction, not a mean). One run cannot show it: then nothing is drawn, and the
-// band covers each range's own noise only.
+// fitted run (its ranges together over their out-of-fold prediction, on the stretch of the
+// sequence other runs also recorded), and a simulation draws one factor for the whole run: a new
+// run's log factor is Student's t with K - 1 degrees of freedom around the K runs' mean log,
+// scaled by their sample standard deviation times sqrt(1 + 1/K) (the prediction for a run not
+// among them, with the spread itself estimated from K runs: wide when K is small). Draws beyond
+// the 0.5% tails are taken at them (t's tails with 2 degrees of freedom reach factors of
+// thousands). Fewer than three runs cannot show it: then nothing is drawn, the band covers each
+// range's own noise only, and `unidentified` says why.
 #pragma once
 
 #include <string>
@@ -17,12 +20,18 @@
 namespace millrace::data {
 
 struct RunSpread {
-  std::vector<double> factors;  // one per fitted run: its ranges' observed over predicted time
+  static constexpr std::size_t kMinRuns = 3;
 
-  bool identified() const { return factors.size() >= 2; }
-  // The standard deviation of a new run's log factor (0 when not identified).
+  std::vector<double> factors;  // one per fitted run: its ranges' observed over predicted time
+  std::string unidentified;     // why there are no factors (the fit's report; not stored)
+
+  bool identified() const { return factors.size() >= kMinRuns; }
+  // The scale of a new run's log factor: the runs' sample sd of log factors times sqrt(1 + 1/K)
+  // (0 when not identified).
   double log_sd() const;
-  // A new run's factor for u uniform in (0, 1); 1 when not identified.
+  // The runs' geometric mean factor, a new run's median (1 when not identified).
+  double median() const;
+  // A new run's factor for u uniform in (0, 1), u held within [0.005, 0.995]; 1 when not identified.
   double draw(double u) const;
 
   // The factors' array; from_json throws Error naming `input` for a non-array, or a factor that
@@ -30,7 +39,7 @@ struct RunSpread {
   nlohmann::json to_json() const;
   static RunSpread from_json(const nlohmann::json& json, const std::string& input);
 
-  friend bool operator==(const RunSpread&, const RunSpread&) = default;
+  friend bool operator==(const RunSpread& a, const RunSpread& b) { return a.factors == b.factors; }
 };
 
 }  // namespace millrace::data

@@ -64,7 +64,8 @@ data::Micros spread_over(double micros, int slots) {
 
 }  // namespace
 
-RemainingWork::RemainingWork(const std::vector<data::WorkItem>& items, const data::DurationNoise& noise) {
+RemainingWork::RemainingWork(const std::vector<data::WorkItem>& items, const data::DurationNoise& noise)
+    : run_median_(noise.runs().median()), run_log_sd_(noise.runs().log_sd()) {
   FactorMomentsCache factors(noise);
   for (const data::WorkItem& item : items) {
     // Work that is not a range: the noise of the sequence's start, at the recorded length.
@@ -110,14 +111,29 @@ std::optional<EtaBand> RemainingWork::eta(int slots) const {
   EtaBand band;
   double scale = 1;
   double scale_sd = 0;  // of the blended scale, from the model's noise over the items observed
+  if (run_log_sd_ > 0) {
+    // The run's level as the recorded runs give it, updated by what this run showed (weighed by
+    // the precision of each).
+    scale = run_median_;
+    scale_sd = run_median_ * run_log_sd_;
+  }
   if (observed_ > 0 && observed_mean_ > 0) {
     band.observed = observed_;
     band.run_ratio = observed_actual_ / observed_mean_;
     const double relative_sd = std::sqrt(observed_variance_) / observed_mean_;
-    band.outside_model = observed_ >= 5 && std::abs(band.run_ratio - 1) > kZ995 * relative_sd;
-    const double weight = static_cast<double>(observed_) / (static_cast<double>(observed_) + kPriorItems);
-    scale = 1 + weight * (band.run_ratio - 1);
-    scale_sd = weight * band.run_ratio * relative_sd;
+    if (run_log_sd_ > 0) {
+      band.outside_model = observed_ >= 5 && std::abs(std::log(band.run_ratio / run_median_)) >
+                                                 kZ995 * std::hypot(relative_sd, run_log_sd_);
+      const double ratio_variance = std::pow(band.run_ratio * relative_sd, 2);
+      const double prior_variance = scale_sd * scale_sd;
+      scale += prior_variance / (prior_variance + ratio_variance) * (band.run_ratio - scale);
+      scale_sd = std::sqrt(prior_variance * ratio_variance / (prior_variance + ratio_variance));
+    } else {
+      band.outside_model = observed_ >= 5 && std::abs(band.run_ratio - 1) > kZ995 * relative_sd;
+      const double weight = static_cast<double>(observed_) / (static_cast<double>(observed_) + kPriorItems);
+      scale = 1 + weight * (band.run_ratio - 1);
+      scale_sd = weight * band.run_ratio * relative_sd;
+    }
   }
   if (left_ == 0) return band;
   if (predicted_ <= 0) return std::nullopt;

@@ -15,6 +15,9 @@
 // those items) scales the remaining work, blended with the model by weight n / (n + 10) after n
 // such items, its own uncertainty widening the band. When the ratio is beyond what the model's
 // noise gives that many items (99%), the band says so (e.g. "ranges run 0.10x the model").
+// Where the model learnt how whole runs differ (data/run_spread.h), the run's level starts at the
+// recorded runs' median with their spread, and is updated by the ratio observed weighed by the
+// precision of each; the ratio is outside the model when beyond both spreads together.
 //
 // Spread over the slots, the work cannot finish sooner than its longest item, nor use more slots
 // than items are left: near the end of a run the last ranges are not divided by idle slots. (An
@@ -81,6 +84,10 @@ class RemainingWork {
   double observed_actual_ = 0;
   double observed_mean_ = 0;
   double observed_variance_ = 0;
+  // The run's level as the model's recorded runs give it (data/run_spread.h): median and relative
+  // sd; sd 0 when the model did not learn it.
+  double run_median_ = 1;
+  double run_log_sd_ = 0;
 };
 
 }  // namespace millrace::cluster_adapter

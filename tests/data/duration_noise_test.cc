@@ -135,8 +135,29 @@ TEST(DurationNoise, SamplesOfSeveralRunsKeepEachRunsFactorApartFromTheRangesNois
   // One run: no run factor, and the samples as they were.
   const DurationNoise alone = DurationNoise::from_samples(one_run, 21, 10000, 1);
   EXPECT_FALSE(alone.runs().identified());
+  EXPECT_THAT(alone.runs().unidentified, HasSubstr("one run fitted: how whole runs differ"));
   EXPECT_FALSE(alone.to_json().contains("run_factors"));
   EXPECT_NEAR(alone.quantile(0, 0.1), 0.84, 0.015);
+
+  // Two runs: too few to tell a spread from them.
+  std::vector<NoiseSample> two(samples.begin(), samples.begin() + 800);
+  EXPECT_THAT(DurationNoise::from_samples(two, 21, 10000, 1).runs().unidentified,
+              HasSubstr("2 runs fitted: how whole runs differ (load on the machine, another node pool) is not "
+                        "identified (at least 3 runs"));
+}
+
+// Runs that recorded different stretches of the sequence: each is most of its own out-of-fold
+// prediction there, so its level cannot be told from the model's error along the sequence.
+TEST(DurationNoise, RunsOnStretchesNoOtherRunRecordedLearnNoRunFactor) {
+  std::vector<NoiseSample> samples;
+  for (std::size_t run = 0; run < 3; ++run) {
+    for (int i = 0; i < 100; ++i) samples.push_back({static_cast<std::int64_t>(run) * 10000 + i * 10, 1.0, 10, 1.0, run});
+  }
+  const DurationNoise noise = DurationNoise::from_samples(samples, 21, 10000, 1);
+  EXPECT_FALSE(noise.runs().identified());
+  EXPECT_THAT(noise.runs().unidentified,
+              HasSubstr("fitted run 1 has 0 ranges where another run also recorded (at least 10): its level cannot "
+                        "be told from the model's own error along the sequence"));
 }
 
 TEST(DurationNoise, RefusesNonFiniteQuantilesNamingTheInput) {

@@ -72,6 +72,26 @@ TEST(PredictionCheck, CalibrationCountsTheItemsInsideTheirOwnBand) {
   EXPECT_EQ(*check.inside_band, 2u);
 }
 
+// Five ranges each 1.3x their prediction, the band 0.84-1.16: outside it all, unless the model
+// learnt how whole runs differ: then each range is set against the run's own 1.3x and is inside.
+TEST(PredictionCheck, WithTheRunToRunSpreadLearntRangesAreSetAgainstTheRunsOwnLevel) {
+  std::vector<WorkItem> items;
+  std::vector<Attempt> attempts;
+  for (int i = 0; i < 5; ++i) {
+    items.push_back(item("r" + std::to_string(i), 10 * i, 1000));
+    attempts.push_back(attempt("r" + std::to_string(i), 1, 0, 1300));
+  }
+  const DurationNoise within({{0, {0.8, 1.0, 1.2}}});
+  const PredictionCheck alone = check_predictions(items, attempts, &within, std::nullopt, 0);
+  EXPECT_EQ(alone.inside_band, 0u);
+  EXPECT_FALSE(alone.relative_to_run);
+  const DurationNoise with_runs({{0, {0.8, 1.0, 1.2}}}, {}, RunSpread{{0.9, 1.0, 1.1}, ""});
+  const PredictionCheck relative = check_predictions(items, attempts, &with_runs, std::nullopt, 0);
+  EXPECT_EQ(relative.inside_band, 5u);
+  EXPECT_TRUE(relative.relative_to_run);
+  EXPECT_DOUBLE_EQ(relative.total_ratio, 1.3);
+}
+
 TEST(PredictionCheck, TheMakespanIsJudgedAgainstItsBand) {
   Fixture f;
   const MakespanBand band{900, 1000, 1100};

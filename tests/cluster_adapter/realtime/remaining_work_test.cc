@@ -154,5 +154,36 @@ TEST(RemainingWorkTest, ARunInsideTheModelsNoiseKeepsItsEtaAndSaysNothing) {
   EXPECT_GE(eta->p90 - eta->p10, fresh.eta(5)->p90 - fresh.eta(5)->p10);  // the ratio's own uncertainty widens it
 }
 
+// A model that learnt how whole runs differ (recorded runs at 0.9x, 1.0x and 1.1x: median 0.997x,
+// log scale 12% with 2 degrees of freedom): before any range ends the ETA starts at the runs'
+// median with their spread; a run at 1.08x is inside that spread, though far outside what 50
+// ranges' own noise gives; a run at 0.5x is outside both.
+TEST(RemainingWorkTest, WithTheRunToRunSpreadTheEtaStartsFromTheRecordedRunsAndAllowsTheirSpread) {
+  const data::NoiseSegment within{0, {0.95, 1.0, 1.05}};
+  const data::DurationNoise noise({within}, {}, data::RunSpread{{0.9, 1.0, 1.1}, ""});
+  const data::DurationNoise alone({within});
+  RemainingWork spread(ranges(100, 10 * data::kMicrosPerSecond), noise);
+  RemainingWork narrow(ranges(100, 10 * data::kMicrosPerSecond), alone);
+  const auto before = spread.eta(10);
+  ASSERT_TRUE(before);
+  EXPECT_NEAR(static_cast<double>(before->expected), noise.runs().median() * 100 * data::kMicrosPerSecond, 1e3);
+  EXPECT_GT(before->p90 - before->p10, 5 * (narrow.eta(10)->p90 - narrow.eta(10)->p10));
+
+  for (int i = 0; i < 50; ++i) {
+    spread.observe("r" + std::to_string(i), 10'800'000);
+    narrow.observe("r" + std::to_string(i), 10'800'000);
+  }
+  EXPECT_FALSE(spread.eta(10)->outside_model);
+  EXPECT_TRUE(narrow.eta(10)->outside_model);
+  EXPECT_NEAR(spread.eta(10)->run_ratio, 1.08, 0.001);
+  // The run's own 50 ranges outweigh the recorded runs' spread: the ETA moves to its ratio.
+  EXPECT_NEAR(static_cast<double>(spread.eta(10)->expected), 1.08 * 50 * data::kMicrosPerSecond,
+              0.01 * 50 * data::kMicrosPerSecond);
+
+  RemainingWork slow(ranges(100, 10 * data::kMicrosPerSecond), noise);
+  for (int i = 0; i < 50; ++i) slow.observe("r" + std::to_string(i), 5 * data::kMicrosPerSecond);
+  EXPECT_TRUE(slow.eta(10)->outside_model);
+}
+
 }  // namespace
 }  // namespace millrace::cluster_adapter
