@@ -39,6 +39,8 @@ struct Recording {
   // (the rule slots follow, for resources), and the capacity is these nodes (as pools of equal
   // ones). Empty otherwise.
   std::map<std::string, data::Quantities> node_capacity;
+  std::vector<data::NodeArrival> node_arrivals;  // nodes that joined its cluster while it ran
+  std::string node_arrivals_unrecorded;          // why a run that watched for them has none
 
   bool pool_workers() const { return capacity.scheduler.policy != "job-per-item"; }
 };
