@@ -314,6 +314,7 @@ void KubernetesCluster::observe_pod(const json& pod) {
   const std::string& phase = view.phase;
   attempt.pod_problem = view.scheduling_problem;
   if (!view.node.empty()) attempt.node = view.node;
+  if (view.unschedulable_since && !attempt.unschedulable_at) attempt.unschedulable_at = view.unschedulable_since;
   if (view.scheduled_at) attempt.scheduled_at = view.scheduled_at;
   if (view.running_since) attempt.running_since = view.running_since;
   for (const auto& container : array_field(status, "containerStatuses")) {
@@ -337,15 +338,17 @@ void KubernetesCluster::job_gone(const std::string& name, const std::string& rea
   report_end(attempt, false, reason);
 }
 
-// When the pod was bound to its node, on this process's clock: the server's own span from
-// binding to the container's start, taken back from when the start was seen here (the two clocks
-// need not agree); the server's binding time itself when the start is not told; else unknown.
-std::optional<data::Micros> KubernetesCluster::placement_time(const Attempt& attempt, data::Micros started) {
-  if (!attempt.scheduled_at) return std::nullopt;
-  if (attempt.running_since && *attempt.running_since >= *attempt.scheduled_at) {
-    return started - (*attempt.running_since - *attempt.scheduled_at) * data::kMicrosPerSecond;
+// A time the server told of the pod (its binding, when it was said to fit nowhere) on this
+// process's clock: the server's own span from it to the container's start, taken back from when
+// the start was seen here (the two clocks need not agree); the server's time itself when the
+// start is not told; else unknown.
+std::optional<data::Micros> KubernetesCluster::time_here(const Attempt& attempt, std::optional<std::int64_t> server_s,
+                                                         data::Micros started) {
+  if (!server_s) return std::nullopt;
+  if (attempt.running_since && *attempt.running_since >= *server_s) {
+    return started - (*attempt.running_since - *server_s) * data::kMicrosPerSecond;
   }
-  return *attempt.scheduled_at * data::kMicrosPerSecond;
+  return *server_s * data::kMicrosPerSecond;
 }
 
 void KubernetesCluster::report_started(Attempt& attempt) {
@@ -355,8 +358,9 @@ void KubernetesCluster::report_started(Attempt& attempt) {
   if (listener_) {
     scheduler::AttemptEvent event =
         event_at(attempt.submission.handle, clock_.now(), attempt.pod.empty() ? attempt.name : attempt.pod, 0, "");
-    event.placed = placement_time(attempt, event.at);
+    event.placed = time_here(attempt, attempt.scheduled_at, event.at);
     event.node = attempt.node;
+    event.unschedulable = time_here(attempt, attempt.unschedulable_at, event.at);
     listener_->on_started(event);
   }
 }
