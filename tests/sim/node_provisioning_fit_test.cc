@@ -12,8 +12,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "data/empirical_quantiles.h"
@@ -88,6 +91,36 @@ GroundTruth generate(int pods, std::uint64_t seed) {
   return truth;
 }
 
+// The scheduler's way instead of each pod waiting for the node it ordered: a node, as it becomes
+// ready, takes the pod of its pool that has waited longest (the k-th node of a pool to be ready the
+// k-th pod to have been told it fits nowhere: at least k had been by then, as each node's own pod
+// had), which may be another pod than the one whose order it answers. Placement lag, start-up and
+// work stay each pod's own.
+void first_come_first_served(GroundTruth& truth) {
+  std::map<std::string, const data::NodeArrival*> node_of;
+  for (const data::NodeArrival& n : truth.run.node_arrivals) node_of[n.node] = &n;
+  for (const std::string pool : {"small", "large"}) {
+    std::vector<data::Attempt*> waiting;
+    std::vector<const data::NodeArrival*> nodes;
+    for (data::Attempt& a : truth.run.attempts) {
+      if (a.unschedulable && node_of.at(a.node)->pool == pool) waiting.push_back(&a);
+    }
+    for (const data::NodeArrival& n : truth.run.node_arrivals) {
+      if (n.pool == pool) nodes.push_back(&n);
+    }
+    std::sort(waiting.begin(), waiting.end(), [](auto* x, auto* y) { return *x->unschedulable < *y->unschedulable; });
+    std::sort(nodes.begin(), nodes.end(), [](auto* x, auto* y) { return *x->ready < *y->ready; });
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      data::Attempt& a = *waiting[k];
+      const Micros lag = *a.placed - *node_of.at(a.node)->ready, startup = a.start - *a.placed, work = a.end - a.start;
+      a.node = nodes[k]->node;
+      a.placed = *nodes[k]->ready + lag;
+      a.start = *a.placed + startup;
+      a.end = a.start + work;
+    }
+  }
+}
+
 double sample_quantile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
   return data::sorted_quantile(values, p);
@@ -136,6 +169,36 @@ TEST(NodeProvisioningFit, RecoversTheDelayPerPoolAndPooledFromUnschedulablePodsA
         << report;
     EXPECT_NE(report.find("    type large: " + std::to_string(truth.large.size()) + " observations"), std::string::npos)
         << report;
+  }
+}
+
+// When nodes go to the pods that waited longest, a node's first pod may be another than the one
+// whose order it answers: told it fits nowhere earlier (the node's delay reads longer) or later
+// (shorter). The orders and arrivals are the same ones matched otherwise, so the delays' sum is
+// kept and their spread narrows: over seeds 1-5 (printed) p50 within 4.1% (pooled; per pool 1.7%),
+// p90 reading short by 4.9-6.0% pooled, 1.1-2.5% in the small pool, 4.6-7.3% in the large one.
+TEST(NodeProvisioningFit, NodesTakingThePodsThatWaitedLongestNarrowTheDelaysSpreadByLittle) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    GroundTruth truth = generate(1200, seed);
+    first_come_first_served(truth);
+    const ClusterFit fit = fit_cluster({on_recorded_capacity(truth.run, {})});
+    const data::TypedDelays& provisioning = fit.model.provisioning;
+    ASSERT_TRUE(provisioning.identified()) << provisioning.unidentified;
+    EXPECT_EQ(fit.nodes_ordered, truth.all.size());
+    std::string figures;
+    for (double p : {0.5, 0.9}) {
+      for (const auto& [name, values, fitted] :
+           {std::tuple{"pooled", &truth.all, &provisioning.pooled}, std::tuple{"small", &truth.small, &provisioning.by_type.at("small")},
+            std::tuple{"large", &truth.large, &provisioning.by_type.at("large")}}) {
+        const double want = sample_quantile(*values, p), got = fitted->quantile(p);
+        EXPECT_NEAR(got, want, (p == 0.5 ? 0.05 : 0.10) * want) << name << " p" << 100 * p;
+        char text[64];
+        std::snprintf(text, sizeof text, " p%.0f %s %+.2f%%", 100 * p, name, 100 * (got / want - 1));
+        figures += text;
+      }
+    }
+    std::printf("first come first served, seed %llu:%s\n", static_cast<unsigned long long>(seed), figures.c_str());
   }
 }
 
