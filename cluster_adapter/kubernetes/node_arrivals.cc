@@ -118,6 +118,11 @@ std::size_t NodeArrivalWatch::arrivals() const {
   return arrivals_.size();
 }
 
+bool NodeArrivalWatch::listed() const {
+  std::lock_guard lock(mutex_);
+  return listed_;
+}
+
 std::size_t NodeArrivalWatch::skipped() const {
   std::lock_guard lock(mutex_);
   return skipped_;

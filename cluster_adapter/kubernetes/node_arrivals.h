@@ -45,6 +45,7 @@ class NodeArrivalWatch {
   std::optional<NodeArrivalNews> take_news();
   std::size_t arrivals() const;
   std::size_t skipped() const;  // objects that were no node with a name
+  bool listed() const;          // its first list came: nodes seen from now on are arrivals
 
   // The watch's handlers, called on its thread (public for the tests).
   void on_list(const std::vector<nlohmann::json>& items);
