@@ -18,24 +18,11 @@
 namespace millrace::k8s_real {
 namespace {
 
+using cluster_adapter::gather_until;
 using cluster_adapter::KubeClient;
 using cluster_adapter::NodeArrivalNews;
 using cluster_adapter::NodeArrivalWatch;
 using nlohmann::json;
-
-// Takes news until `done` holds for what was gathered, or ~30 s pass (a hang guard).
-template <typename Done>
-NodeArrivalNews gather_until(NodeArrivalWatch& watch, Done done) {
-  NodeArrivalNews gathered;
-  for (int i = 0; i < 3000 && !done(gathered); ++i) {
-    if (std::optional<NodeArrivalNews> news = watch.take_news()) {
-      for (data::NodeArrival& n : news->nodes) gathered.nodes.push_back(std::move(n));
-      gathered.unrecorded = news->unrecorded;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return gathered;
-}
 
 TEST(RealApiServerNodes, TheDocumentedClusterRoleLetsARunRecordNodeArrivalsAndWithoutItTheRunSaysWhy) {
   RealApiServer server(MILLRACE_K8S_STATE_DIR);

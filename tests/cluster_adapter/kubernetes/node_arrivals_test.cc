@@ -26,20 +26,6 @@ bool wait_until(Done done) {
   return done();
 }
 
-// Takes news until `done` holds for what was gathered, or ~30 s pass (a hang guard).
-template <typename Done>
-NodeArrivalNews gather_until(NodeArrivalWatch& watch, Done done) {
-  NodeArrivalNews gathered;
-  for (int i = 0; i < 3000 && !done(gathered); ++i) {
-    if (std::optional<NodeArrivalNews> news = watch.take_news()) {
-      for (data::NodeArrival& n : news->nodes) gathered.nodes.push_back(std::move(n));
-      gathered.unrecorded = news->unrecorded;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return gathered;
-}
-
 TEST(NodeArrivalWatch, ANodeAddedDuringTheRunArrivesWithItsPoolAndItsReadyTimeFollows) {
   FakeApiServer server;
   server.add_node("before-1", "default-pool");
