@@ -1,10 +1,12 @@
-// `millrace export RUN`: writes a run's timing table as CSV or JSON (data/timing_table.h).
+// `millrace export RUN`: writes a run's timing table as CSV or JSON (data/timing_table.h), and
+// with --nodes its node arrivals (data/importers/node_arrivals_csv.h).
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "data/error.h"
+#include "data/importers/node_arrivals_csv.h"
 #include "data/trace_store.h"
 
 namespace millrace::cli {
@@ -16,7 +18,20 @@ struct ExportArgs {
   std::string run;
   std::string format = "csv";
   std::string output;
+  std::string nodes;
 };
+
+// Opens `path` for writing; throws Error naming it when it cannot be.
+std::ofstream output_file(const std::string& path) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw data::Error(path, "cannot open for writing");
+  return file;
+}
+
+void check_written(std::ostream& out, const std::string& name) {
+  out.flush();
+  if (!out) throw data::Error(name, "write failed");
+}
 
 void run_export(const ExportArgs& args) {
   if (args.format != "csv" && args.format != "json") {
@@ -25,18 +40,19 @@ void run_export(const ExportArgs& args) {
   auto store = data::TraceStore::open_for_reading(args.store);
   auto id = store.find_run(args.run);
   std::ofstream file;
-  if (!args.output.empty()) {
-    file.open(args.output, std::ios::binary);
-    if (!file) throw data::Error(args.output, "cannot open for writing");
-  }
+  if (!args.output.empty()) file = output_file(args.output);
   std::ostream& out = args.output.empty() ? std::cout : file;
   if (args.format == "csv") {
     store.export_csv(id, out);
   } else {
     store.export_json(id, out);
   }
-  out.flush();
-  if (!out) throw data::Error(args.output.empty() ? "stdout" : args.output, "write failed");
+  check_written(out, args.output.empty() ? "stdout" : args.output);
+  if (!args.nodes.empty()) {
+    std::ofstream nodes = output_file(args.nodes);
+    data::importers::write_node_arrivals_csv(store.node_arrivals(id), nodes);
+    check_written(nodes, args.nodes);
+  }
 }
 
 }  // namespace
@@ -48,6 +64,7 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("run", args->run, "Run id or name")->required();
   cmd->add_option("--format", args->format, "csv (default) | json");
   cmd->add_option("-o,--output", args->output, "Output file (default: standard output)");
+  cmd->add_option("--nodes", args->nodes, "Also write the run's node arrivals to this CSV (what import --nodes reads)");
   cmd->callback([args] { run_export(*args); });
 }
 

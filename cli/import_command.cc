@@ -40,7 +40,9 @@ void run_import(const ImportArgs& args) {
     return;
   }
   std::cout << "imported run " << result.run_id << " '" << result.name << "': " << result.items << " items, "
-            << result.attempts << " attempts into " << args.store << "\n";
+            << result.attempts << " attempts";
+  if (!args.options.nodes_file.empty()) std::cout << ", " << result.node_arrivals << " node arrivals";
+  std::cout << " into " << args.store << "\n";
 }
 
 }  // namespace
@@ -53,6 +55,8 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("file", args->file, "Input file (ethereum: the directory of export-*.csv)")->required();
   cmd->add_option("--name", args->options.name, "Run or profile name (default: the file name)");
   cmd->add_option("--series", args->options.series, "ethereum only: size (default) | gas");
+  cmd->add_option("--nodes", args->options.nodes_file,
+                  "The run's node arrivals: CSV node,pool,created_s,ready_s (data/importers/node_arrivals_csv.h)");
   add_quiet_flag(cmd, args->quiet);
   cmd->callback([args] { run_import(*args); });
 }

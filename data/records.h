@@ -66,9 +66,23 @@ struct Attempt {
   std::optional<Micros> submitted;     // handed to the cluster, when recorded
   std::optional<Micros> placed;        // placed on a node or slot, when recorded
   std::string node;                    // the node or slot it was placed on, "" when not recorded
+  // when the scheduler first said its pod fits on no node (Kubernetes: PodScheduled=False,
+  // reason Unschedulable), when recorded: what makes an autoscaler order a node
+  std::optional<Micros> unschedulable;
 
   Micros duration() const { return end - start; }
   friend bool operator==(const Attempt&, const Attempt&) = default;
+};
+
+// A node that joined a run's cluster while it ran (an autoscaled pool's new node): when the
+// cluster created it and when it became ready to take pods, each when recorded.
+struct NodeArrival {
+  std::string node;
+  std::string pool;                    // its node pool, "" when not known
+  std::optional<Micros> created;
+  std::optional<Micros> ready;
+
+  friend bool operator==(const NodeArrival&, const NodeArrival&) = default;
 };
 
 // Where a run's records came from.

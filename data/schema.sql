@@ -266,3 +266,20 @@ CREATE TABLE comparison_experiments (
 ALTER TABLE attempts ADD COLUMN submitted_us INTEGER;
 ALTER TABLE attempts ADD COLUMN placed_us INTEGER;
 ALTER TABLE attempts ADD COLUMN node TEXT NOT NULL DEFAULT '';
+
+-- migration 12: node arrivals (data/records.h NodeArrival): the nodes that joined a run's cluster
+-- while it ran, with their pool and when each was created and became ready (NULL when not
+-- recorded); and when the scheduler first said an attempt's pod fits on no node (NULL when not
+-- recorded). runs.node_arrivals_unrecorded says why a run that watched for node arrivals could
+-- not record them ('' when it did, or did not watch). Stores from before keep their runs and
+-- attempts with both unknown.
+CREATE TABLE node_arrivals (
+  run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  node       TEXT    NOT NULL,
+  pool       TEXT    NOT NULL,
+  created_us INTEGER,
+  ready_us   INTEGER,
+  PRIMARY KEY (run_id, node)
+) WITHOUT ROWID;
+ALTER TABLE attempts ADD COLUMN unschedulable_us INTEGER;
+ALTER TABLE runs ADD COLUMN node_arrivals_unrecorded TEXT NOT NULL DEFAULT '';

@@ -32,7 +32,7 @@ nlohmann::json row(const WorkItem& item, const Attempt* attempt) {
     r[std::string(kRequestPrefix) + resource] = format_quantity_milli(milli);
   }
   for (const char* column : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code",
-                             "failure_reason", "work_ms", "submitted_s", "scheduled_s", "node"}) {
+                             "failure_reason", "work_ms", "submitted_s", "unschedulable_s", "scheduled_s", "node"}) {
     r[column] = nullptr;
   }
   if (attempt != nullptr) {
@@ -46,6 +46,7 @@ nlohmann::json row(const WorkItem& item, const Attempt* attempt) {
     r["failure_reason"] = attempt->failure_reason;
     if (attempt->work_time) r["work_ms"] = static_cast<double>(*attempt->work_time) / kMicrosPerMilli;
     if (attempt->submitted) r["submitted_s"] = seconds(*attempt->submitted);
+    if (attempt->unschedulable) r["unschedulable_s"] = seconds(*attempt->unschedulable);
     if (attempt->placed) r["scheduled_s"] = seconds(*attempt->placed);
     if (!attempt->node.empty()) r["node"] = attempt->node;
   }
@@ -58,7 +59,7 @@ const std::vector<std::string>& timing_columns() {
   static const std::vector<std::string> columns = {
       "item",    "type",   "first",   "count", "payload", "priority", "submit_s",       "depends_on", "attempt",
       "worker",  "start_s", "end_s",  "duration_s", "outcome", "exit_code", "failure_reason", "work_ms",
-      "submitted_s", "scheduled_s", "node"};
+      "submitted_s", "unschedulable_s", "scheduled_s", "node"};
   return columns;
 }
 

@@ -4,8 +4,9 @@
 // microsecond precision, work in milliseconds):
 //   item, type, first, count, payload, priority, submit_s, depends_on (space-separated ids),
 //   attempt, worker, start_s, end_s, duration_s, outcome, exit_code, failure_reason, work_ms
-//   submitted_s, scheduled_s, node: the attempt's phases before start_s (data::Attempt), empty
-//   when not recorded: handed to the cluster, placed on a node or slot, and that node's name
+//   submitted_s, unschedulable_s, scheduled_s, node: the attempt's phases before start_s
+//   (data::Attempt), empty when not recorded: handed to the cluster, first told its pod fits on
+//   no node, placed on a node or slot, and that node's name
 //   request.NAME (one column per resource any item requests, a Kubernetes quantity: "250m")
 // Attempt columns are null (empty in CSV) on the row of an item never attempted, and so is a
 // request column on the rows of an item that does not request that resource.

@@ -165,6 +165,7 @@ void migrate(sqlite3* db, const std::string& path) {
 }
 
 constexpr int kRequestsSchema = 8;  // migration 8 adds item_requests
+constexpr int kNodeArrivalsSchema = 12;  // migration 12 adds node arrivals and unschedulable_us
 
 std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_id); }
 
@@ -381,6 +382,24 @@ void TraceStore::add_attempts(std::int64_t run_id, const std::vector<Attempt>& a
   tx.commit();
 }
 
+void TraceStore::put_node_arrivals(std::int64_t run_id, const std::vector<NodeArrival>& nodes) {
+  Transaction tx(db_, path_);  // a missing run is refused by the row's foreign key
+  Statement put(db_, path_,
+                "INSERT OR REPLACE INTO node_arrivals (run_id, node, pool, created_us, ready_us) VALUES (?, ?, ?, ?, ?)");
+  for (const NodeArrival& n : nodes) {
+    put.bind(1, run_id).bind(2, n.node).bind(3, n.pool).bind(4, n.created).bind(5, n.ready);
+    put.run();
+  }
+  tx.commit();
+}
+
+void TraceStore::set_node_arrivals_unrecorded(std::int64_t run_id, const std::string& why) {
+  Statement update(db_, path_, "UPDATE runs SET node_arrivals_unrecorded = ? WHERE id = ?");
+  update.bind(1, why).bind(2, run_id);
+  update.run();
+  if (sqlite3_changes(db_) == 0) throw Error(path_, "no " + run_label(run_id));
+}
+
 void TraceStore::set_run_ended(std::int64_t run_id, Micros ended) {
   Statement update(db_, path_, "UPDATE runs SET ended_us = ? WHERE id = ?");
   update.bind(1, ended).bind(2, run_id);
@@ -474,10 +493,31 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
   return out;
 }
 
+std::vector<NodeArrival> TraceStore::node_arrivals(std::int64_t run_id) const {
+  std::vector<NodeArrival> out;
+  if (schema_version() < kNodeArrivalsSchema) return out;  // a store read as it is may predate them
+  Statement s(db_, path_,
+              "SELECT node, pool, created_us, ready_us FROM node_arrivals WHERE run_id = ? "
+              "ORDER BY created_us, ready_us, node");
+  s.bind(1, run_id);
+  while (s.step()) out.push_back(NodeArrival{s.text(0), s.text(1), s.optional_int64(2), s.optional_int64(3)});
+  return out;
+}
+
+std::string TraceStore::node_arrivals_unrecorded(std::int64_t run_id) const {
+  if (schema_version() < kNodeArrivalsSchema) return "";
+  Statement s(db_, path_, "SELECT node_arrivals_unrecorded FROM runs WHERE id = ?");
+  s.bind(1, run_id);
+  if (!s.step()) throw Error(path_, "no " + run_label(run_id));
+  return s.text(0);
+}
+
 std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
+  const std::string unschedulable = schema_version() >= kNodeArrivalsSchema ? "unschedulable_us" : "NULL";
   Statement s(db_, path_,
               "SELECT item_id, number, worker, start_us, end_us, outcome, exit_code, failure_reason, work_time_us, "
-              "submitted_us, placed_us, node FROM attempts WHERE run_id = ? ORDER BY start_us, item_id, number");
+              "submitted_us, placed_us, node, " + unschedulable +
+                  " FROM attempts WHERE run_id = ? ORDER BY start_us, item_id, number");
   s.bind(1, run_id);
   std::vector<Attempt> out;
   while (s.step()) {
@@ -498,6 +538,7 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
     a.submitted = s.optional_int64(9);
     a.placed = s.optional_int64(10);
     a.node = s.text(11);
+    a.unschedulable = s.optional_int64(12);
     out.push_back(std::move(a));
   }
   return out;
@@ -505,14 +546,14 @@ std::vector<Attempt> TraceStore::attempts(std::int64_t run_id) const {
 
 std::int64_t TraceStore::count_rows(const std::string& table) const {
   for (const char* known : {"runs", "items", "item_deps", "item_requests", "attempts", "profiles", "profile_bins", "staged_imports",
-                            "staged_attempt_sources"}) {
+                            "staged_attempt_sources", "node_arrivals"}) {
     if (table == known) return single_int(db_, path_, "SELECT count(*) FROM " + table);
   }
   throw Error(path_, "no table '" + table + "'");
 }
 
 std::int64_t TraceStore::count_rows(const std::string& table, std::int64_t run_id) const {
-  for (const char* known : {"items", "item_deps", "item_requests", "attempts"}) {
+  for (const char* known : {"items", "item_deps", "item_requests", "attempts", "node_arrivals"}) {
     if (table != known) continue;
     Statement s(db_, path_, "SELECT count(*) FROM " + table + " WHERE run_id = ?");
     s.bind(1, run_id);

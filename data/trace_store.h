@@ -58,6 +58,13 @@ class TraceStore {
   // Appends attempts to an existing run (real runs record as they go), in one transaction.
   void add_attempts(std::int64_t run_id, const std::vector<Attempt>& attempts);
   void set_run_ended(std::int64_t run_id, Micros ended);
+  // Node arrivals of a run (schema migration 12), keyed by node name: a node given again replaces
+  // what was kept of it (a real run learns a node's ready time after its creation), in one
+  // transaction. Throws Error naming the store when the run is missing (a hidden run of
+  // an import in progress may have them).
+  void put_node_arrivals(std::int64_t run_id, const std::vector<NodeArrival>& nodes);
+  // Why a run that watched for node arrivals could not record them ("" clears it).
+  void set_node_arrivals_unrecorded(std::int64_t run_id, const std::string& why);
 
   std::vector<Run> runs() const;
   Run run(std::int64_t run_id) const;                        // throws Error when missing
@@ -78,8 +85,12 @@ class TraceStore {
   // attempts end after they start) and throws Error naming the run and item otherwise.
   std::vector<WorkItem> items(std::int64_t run_id) const;    // in plan order
   std::vector<Attempt> attempts(std::int64_t run_id) const;  // by start time, then item
+  // By creation (then ready) time, unknown times first, then node name; empty for a store
+  // read as it is from before migration 12.
+  std::vector<NodeArrival> node_arrivals(std::int64_t run_id) const;
+  std::string node_arrivals_unrecorded(std::int64_t run_id) const;
   std::int64_t count_rows(const std::string& table) const;   // for checks and tests
-  // Rows of `table` (items, item_deps or attempts) that belong to one run.
+  // Rows of `table` (items, item_deps, item_requests, attempts or node_arrivals) that belong to one run.
   std::int64_t count_rows(const std::string& table, std::int64_t run_id) const;
 
   // Cost profiles, keyed by name (adding an existing name replaces it, in one transaction).

@@ -78,6 +78,9 @@ struct AttemptEvent {
   // recorded attempt keeps them (data::Attempt::placed, node); simulations leave them empty.
   std::optional<data::Micros> placed;
   std::string node;
+  // Started events, when the cluster knows it: when its scheduler first said the attempt fits on
+  // no node (what makes an autoscaler order one), at or before `placed` (data::Attempt::unschedulable).
+  std::optional<data::Micros> unschedulable;
 };
 
 class ClusterListener {

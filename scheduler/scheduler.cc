@@ -203,7 +203,9 @@ void Scheduler::on_started(const AttemptEvent& event) {
   w.busy = true;
   w.item = flight->item;
   if (observer_) {
-    if (event.placed || !event.node.empty()) placements_[event.handle] = Placement{event.placed, event.node};
+    if (event.placed || !event.node.empty() || event.unschedulable) {
+      placements_[event.handle] = Placement{event.placed, event.node, event.unschedulable};
+    }
     notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
   }
 }
@@ -329,13 +331,19 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
   if (!done && event != nullptr) {
     attempt.placed = event->placed;
     attempt.node = event->node;
+    attempt.unschedulable = event->unschedulable;
   } else if (placement != placements_.end()) {
     attempt.placed = placement->second.placed;
     attempt.node = placement->second.node;
+    attempt.unschedulable = placement->second.unschedulable;
   }
-  // Phases are in order (submitted <= placed <= start), whatever a cluster's clock reads.
+  // Phases are in order (submitted <= unschedulable <= placed <= start), whatever a cluster's
+  // clock reads.
   attempt.submitted = std::min(flight.submitted, attempt.start);
   if (attempt.placed) attempt.placed = std::clamp(*attempt.placed, *attempt.submitted, attempt.start);
+  if (attempt.unschedulable) {
+    attempt.unschedulable = std::clamp(*attempt.unschedulable, *attempt.submitted, attempt.placed.value_or(attempt.start));
+  }
   if (done && placement != placements_.end()) placements_.erase(placement);
   observer_(handle, attempt);
 }

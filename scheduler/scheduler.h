@@ -163,6 +163,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   struct Placement {
     std::optional<data::Micros> placed;
     std::string node;
+    std::optional<data::Micros> unschedulable;
   };
   struct Flight {
     std::uint32_t item = 0;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "data/error.h"
 #include "data/readable_duration.h"
@@ -184,6 +185,65 @@ data::TypedDelays overhead_of(const data::TypedDelays& residual, const data::Typ
   return overhead;
 }
 
+// Node provisioning, per pool: each node that joined a run arrived (became ready, else was
+// created) after it was ordered, which is when the scheduler first told a pod it fits nowhere:
+// the earliest such time among the attempts first placed on that node, before it arrived. A node
+// no such attempt was placed on shows no order, and is left out.
+data::TypedDelays fit_provisioning(const std::vector<Recording>& recordings, const ClusterFitOptions& options,
+                                   ClusterFit& fit) {
+  Observed provisioning;
+  std::size_t with_time = 0, with_pods = 0;
+  std::string unrecorded;
+  for (const Recording& recording : recordings) {
+    if (!recording.node_arrivals_unrecorded.empty()) {
+      unrecorded += (unrecorded.empty() ? "" : "; ") + ("run " + recording.name + ": " + recording.node_arrivals_unrecorded);
+    }
+    std::unordered_map<std::string, const data::NodeArrival*> arrived;
+    for (const data::NodeArrival& n : recording.node_arrivals) {
+      fit.nodes_arrived += 1;
+      if (n.ready || n.created) arrived[n.node] = &n;
+    }
+    with_time += arrived.size();
+    std::unordered_map<std::string, Micros> ordered;  // node -> earliest unschedulable before it arrived
+    std::unordered_set<std::string> placed_on;
+    std::unordered_map<std::string, int> first_placed;  // item -> its first placed attempt's number
+    for (const data::Attempt& a : recording.attempts) {
+      if (!a.placed || a.node.empty()) continue;
+      auto [at, added] = first_placed.try_emplace(a.item_id, a.number);
+      if (!added && a.number < at->second) at->second = a.number;
+    }
+    for (const data::Attempt& a : recording.attempts) {
+      const auto node = arrived.find(a.node);
+      if (node == arrived.end() || !a.placed || first_placed.at(a.item_id) != a.number) continue;
+      placed_on.insert(a.node);
+      const Micros arrival = node->second->ready.value_or(node->second->created.value_or(0));
+      if (!a.unschedulable || *a.unschedulable > arrival) continue;
+      auto [at, added] = ordered.try_emplace(a.node, *a.unschedulable);
+      if (!added) at->second = std::min(at->second, *a.unschedulable);
+    }
+    with_pods += placed_on.size();
+    for (const auto& [name, order] : ordered) {
+      const data::NodeArrival& n = *arrived.at(name);
+      const auto delay = static_cast<double>(n.ready.value_or(n.created.value_or(0)) - order);
+      if (n.pool.empty()) {
+        provisioning.all.add({delay, delay});
+      } else {
+        provisioning.add(n.pool, delay);
+      }
+      ++fit.nodes_ordered;
+    }
+  }
+  const std::string arrivals = std::to_string(fit.nodes_arrived) + " nodes arrived but ";
+  const std::string why =
+      fit.nodes_arrived == 0 ? "no node arrivals recorded" + (unrecorded.empty() ? std::string(" (no run recorded when an autoscaled node joined)")
+                                                                                  : " (" + unrecorded + ")")
+      : with_time == 0 ? arrivals + "none with its creation or ready time recorded"
+      : with_pods == 0 ? arrivals + "no pod was recorded placed on any of them (the attempts' node phase)"
+                       : arrivals + "no pod placed on them was recorded as unschedulable before they arrived (the "
+                                    "attempts' unschedulable phase): when each was ordered is unknown";
+  return delays_of(provisioning, options, why);
+}
+
 }  // namespace
 
 ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFitOptions& options) {
@@ -278,8 +338,7 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
   } else {
     fit.model.job_overhead.unidentified = "no run of one Job per item among these runs";
   }
-  fit.model.provisioning.unidentified =
-      "node arrivals are not recorded (no run recorded when an autoscaled node joined)";
+  fit.model.provisioning = fit_provisioning(recordings, options, fit);
 
   // Failures: per attempt, by reason; when in the attempt: its duration over the item's
   // succeeded one (uniform when the item never succeeded).
@@ -365,6 +424,10 @@ std::string format_cluster_fit(const ClusterFit& fit) {
   print_delays(out, "per-Job overhead", m.job_overhead);
   print_delays(out, "worker gap", m.worker_gap);
   print_delays(out, "node provisioning", m.provisioning);
+  if (m.provisioning.identified() && fit.nodes_ordered < fit.nodes_arrived) {
+    out << "    " << fit.nodes_arrived - fit.nodes_ordered << " of " << fit.nodes_arrived
+        << " node arrivals left out: no pod first placed on them was recorded as unschedulable before they arrived\n";
+  }
   out << "  failures            ";
   if (!m.failures.identified()) {
     out << "not identified: " << m.failures.unidentified << "\n";

@@ -12,7 +12,10 @@
 //    previous item's end and its own start.
 //  - start-up: placed -> working wherever both are recorded. Failures: per attempt by reason,
 //    and when (the failed attempt's duration over its item's succeeded one).
-// A part the recordings cannot show (no phases, too few failures, node arrivals) is kept
+//  - node provisioning, per pool: from a node's order, the earliest time the scheduler told a pod
+//    first placed on it that it fits on no node (before the node arrived), to its arrival, when it
+//    became ready (else was created). A node no such pod was placed on is left out.
+// A part the recordings cannot show (no phases, too few failures, no node arrivals) is kept
 // unidentified with the reason, and never drawn.
 #pragma once
 
@@ -36,6 +39,8 @@ struct ClusterFit {
   std::size_t with_submitted = 0;  // attempts with a recorded submission
   std::size_t with_placed = 0;     // attempts with a recorded placement
   std::size_t bounded = 0;         // items placed while every slot was held: residual in an interval
+  std::size_t nodes_arrived = 0;   // node arrivals recorded
+  std::size_t nodes_ordered = 0;   // of them, with their order told by an unschedulable pod placed on them
 };
 
 // Throws data::Error naming a recording that has no attempts.

@@ -62,7 +62,10 @@ std::vector<NodePool> read_csv(const std::string& path) {
     pool.count = data::importers::parse_int32(cell("count"), where, "count");
     pool.min = data::importers::parse_int32(cell("min"), where, "min");
     pool.max = data::importers::parse_int32(cell("max"), where, "max");
-    pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
+    pool.provision_delay_given = !cell("provision_delay").empty();
+    if (pool.provision_delay_given) {
+      pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
+    }
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
       pool.capacity[header[c].substr(kCapacityPrefix.size())] =
@@ -97,7 +100,8 @@ std::vector<NodePool> read_json(const std::string& path) {
     pool.count = integer("count", 1);
     pool.min = integer("min", 0);
     pool.max = integer("max", pool.count);
-    if (p.contains("provision_delay")) {
+    pool.provision_delay_given = p.contains("provision_delay");
+    if (pool.provision_delay_given) {
       const nlohmann::json& delay = p["provision_delay"];
       pool.provision_delay =
           data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");

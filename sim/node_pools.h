@@ -1,14 +1,16 @@
 // Node pools of a simulated Kubernetes cluster: each pool one machine type (a capacity per
 // resource, in milli-units of a Kubernetes quantity), `count` nodes at the start, autoscaled
-// between `min` and `max` (a node asked for comes up `provision_delay` later; an empty node
-// above `min` goes after the scale-down delay), and the placement strategy that picks a node
-// for each pod among those where every request fits. Read from `--node-pools FILE`:
+// between `min` and `max` (a node asked for comes up `provision_delay` later, or after a draw
+// from a model's fitted provisioning delay when the file gives none; an empty node above `min`
+// goes after the scale-down delay), and the placement strategy that picks a node for each pod
+// among those where every request fits. Read from `--node-pools FILE`:
 //   CSV   pool,count,min,max,provision_delay,capacity.NAME,...   one pool per line, e.g.
 //         cpu-pool,2,0,10,90s,4,16Gi   (provision_delay a duration as the options take it,
-//         data/typed_duration.h: 90, 90s, 2m, 1.5h; capacities as Kubernetes quantities; an
-//         empty capacity cell: the pool has none of that resource)
+//         data/typed_duration.h: 90, 90s, 2m, 1.5h, empty: not given; capacities as Kubernetes
+//         quantities; an empty capacity cell: the pool has none of that resource)
 //   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q}}]}
-//         or the bare array (provision_delay a number of seconds or a duration string: "2m")
+//         or the bare array (provision_delay a number of seconds or a duration string: "2m";
+//         absent: not given)
 // Errors name file:line (JSON: the pool's index) and the field, with the value.
 #pragma once
 
@@ -48,6 +50,10 @@ struct NodePool {
   int max = 1;
   data::Micros provision_delay = 0;
   data::Quantities capacity;  // per node, milli-units
+  // provision_delay was given (a pools file left it out: false): it wins over a fitted
+  // provisioning delay (data/cluster_model.h), which a node of a pool without one is drawn from
+  // instead (provision_delay, 0, when nothing is fitted).
+  bool provision_delay_given = true;
 };
 
 struct NodePoolsConfig {

@@ -173,6 +173,8 @@ Recording on_recorded_capacity(RecordedRun recorded, const CapacityGiven& given)
   r.capacity_text = std::move(text);
   r.items = std::move(recorded.items);
   r.attempts = std::move(recorded.attempts);
+  r.node_arrivals = std::move(recorded.node_arrivals);
+  r.node_arrivals_unrecorded = std::move(recorded.node_arrivals_unrecorded);
   return r;
 }
 
@@ -217,7 +219,10 @@ Recording earliest(const Recording& recording, double share) {
   std::vector<bool> kept(recording.items.size(), false);
   const auto cut = static_cast<std::size_t>(share * static_cast<double>(order.size()));
   for (std::size_t k = 0; k < cut; ++k) kept[order[k]] = true;
-  Recording part{recording.name, {}, {}, recording.capacity, recording.capacity_text, recording.node_capacity};
+  Recording part{recording.name,          {},
+                 {},                      recording.capacity,
+                 recording.capacity_text, recording.node_capacity,
+                 recording.node_arrivals, recording.node_arrivals_unrecorded};
   std::unordered_set<std::string> ids;
   for (std::size_t i = 0; i < recording.items.size(); ++i) {
     if (!kept[i]) continue;

@@ -40,6 +40,8 @@ struct Recording {
   // ones). With requests but no node recorded at all (an SWF log's processors), one machine,
   // named "", the same way. Empty otherwise.
   std::map<std::string, data::Quantities> node_capacity;
+  std::vector<data::NodeArrival> node_arrivals;  // nodes that joined its cluster while it ran
+  std::string node_arrivals_unrecorded;          // why a run that watched for them has none
 
   bool pool_workers() const { return capacity.scheduler.policy != "job-per-item"; }
 };

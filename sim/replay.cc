@@ -12,6 +12,8 @@ RecordedRun load_run(const data::TraceStore& store, const std::string& id_or_nam
   recorded.run = store.run(store.find_run(id_or_name));
   recorded.items = store.items(recorded.run.id);
   recorded.attempts = store.attempts(recorded.run.id);
+  recorded.node_arrivals = store.node_arrivals(recorded.run.id);
+  recorded.node_arrivals_unrecorded = store.node_arrivals_unrecorded(recorded.run.id);
   if (recorded.items.empty()) {
     throw data::Error(store.path(), "run '" + id_or_name + "' has no items to simulate");
   }

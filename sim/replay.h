@@ -22,6 +22,8 @@ struct RecordedRun {
   data::Run run;
   std::vector<data::WorkItem> items;      // plan order
   std::vector<data::Attempt> attempts;
+  std::vector<data::NodeArrival> node_arrivals;  // nodes that joined its cluster while it ran
+  std::string node_arrivals_unrecorded;          // why a run that watched for them has none
 };
 
 // Reads run `id_or_name`; throws data::Error naming the store and the run when it is missing or

@@ -215,6 +215,14 @@ data::Micros SimCluster::placement_delay(const Attempt& attempt) {
   return config_.fitted->placement.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
 }
 
+data::Micros SimCluster::provision_delay(std::size_t p) {
+  const NodePool& pool = pool_nodes_->pool(p);
+  if (pool.provision_delay_given || !config_.fitted || !config_.fitted->provisioning.identified()) {
+    return pool.provision_delay;
+  }
+  return config_.fitted->provisioning.draw(pool.name, unit_draw(rng_));
+}
+
 data::Micros SimCluster::worker_gap(const Attempt& attempt) {
   if (!config_.fitted || !config_.fitted->worker_gap.identified()) return 0;
   return config_.fitted->worker_gap.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
@@ -541,7 +549,8 @@ void SimCluster::place_waiting_on(int node) {
 
 // The autoscaler: a pod waiting for room is counted against the room of nodes already ordered;
 // when none has room for it, a node of a pool whose machine fits it and that may grow (the
-// expander's choice, sim/node_pools.h) is ordered, up after the pool's provision delay.
+// expander's choice, sim/node_pools.h) is ordered, up after the pool's provision delay (given, or
+// drawn from the fitted one).
 void SimCluster::order_room(const Demand& demand) {
   auto fits_in = [&](const Demand& room) {
     for (std::size_t r = 0; r < demand.size(); ++r) {
@@ -578,7 +587,7 @@ void SimCluster::order_room(const Demand& demand) {
     Demand room = pool_nodes_->capacity(p);
     for (std::size_t r = 0; r < demand.size(); ++r) room[r] -= demand[r];
     ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
-    engine_.at(engine_.now() + pool_nodes_->pool(p).provision_delay,
+    engine_.at(engine_.now() + provision_delay(p),
                SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
   }
 }

@@ -70,8 +70,10 @@ struct SimClusterConfig {
   // Fitted from recordings: each identified part is drawn for the attempt's item type. The
   // placement delay is waited after create_overhead, before a Job's (or a worker's pod's)
   // placement; the start-up latency replaces `startup`; the failures replace fail_prob (which
-  // must then be 0); the worker gap is waited before each item a worker already up starts. A
-  // part a typed-in value overrides is cleared by the caller. Null: every draw as without it.
+  // must then be 0); the worker gap is waited before each item a worker already up starts; the
+  // provisioning delay brings up each node the autoscaler orders of a pool whose file gave no
+  // provision_delay. A part a typed-in value overrides is cleared by the caller. Null: every draw
+  // as without it.
   std::shared_ptr<const data::ClusterModel> fitted;
 };
 
@@ -176,6 +178,9 @@ class SimCluster : public scheduler::Cluster {
   // The fitted parts' draws: 0 (and no draw) without a fitted part.
   data::Micros placement_delay(const Attempt& attempt);
   data::Micros worker_gap(const Attempt& attempt);
+  // How long a node of pool `p` ordered now takes to come up: the pool's provision_delay when
+  // given or nothing is fitted, else a draw from the fitted provisioning (the pool's, else pooled).
+  data::Micros provision_delay(std::size_t p);
   // kOk, or kFitted + the mode drawn with `duration` cut to when it fails.
   std::uint32_t draw_fitted_failure(const Attempt& attempt, data::Micros& duration);
   void place(scheduler::AttemptHandle handle);

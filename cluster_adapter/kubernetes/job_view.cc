@@ -91,12 +91,15 @@ JobView view_job(const json& job) {
 
 PodView view_pod(const json& pod) {
   const json& status = object_field(pod, "status");
-  PodView view{name_of(pod), text_field(status, "phase"), "", std::nullopt, std::nullopt,
+  PodView view{name_of(pod), text_field(status, "phase"), "", std::nullopt, std::nullopt, std::nullopt,
                text_field(object_field(pod, "spec"), "nodeName")};
   for (const auto& condition : array_field(status, "conditions")) {
     if (text_field(condition, "type") != "PodScheduled") continue;
     if (text_field(condition, "status") == "False") {
       view.scheduling_problem = text_field(condition, "reason") + ": " + text_field(condition, "message");
+      if (text_field(condition, "reason") == "Unschedulable") {
+        view.unschedulable_since = parse_rfc3339(text_field(condition, "lastTransitionTime"));
+      }
     } else if (text_field(condition, "status") == "True") {
       view.scheduled_at = parse_rfc3339(text_field(condition, "lastTransitionTime"));
     }

@@ -34,8 +34,11 @@ struct PodView {
   std::string scheduling_problem;  // "REASON: message" of its PodScheduled=False condition;
                                    // empty when it is not told to wait for a node
   // Its phases as the server tells them (seconds since the epoch, the server's clock), each
-  // empty when not told or malformed: when the PodScheduled condition became True, and when
-  // its first container started running; spec.nodeName ("" before it is bound).
+  // empty when not told or malformed: when the scheduler said it fits on no node (PodScheduled
+  // False, reason Unschedulable: the condition's lastTransitionTime; gone once it is bound, so a
+  // watcher keeps the first it saw), when the PodScheduled condition became True, and when its
+  // first container started running; spec.nodeName ("" before it is bound).
+  std::optional<std::int64_t> unschedulable_since;
   std::optional<std::int64_t> scheduled_at;
   std::optional<std::int64_t> running_since;
   std::string node;

@@ -314,6 +314,10 @@ void KubernetesCluster::observe_pod(const json& pod) {
   const std::string& phase = view.phase;
   attempt.pod_problem = view.scheduling_problem;
   if (!view.node.empty()) attempt.node = view.node;
+  if (view.unschedulable_since && !attempt.unschedulable_at) {
+    attempt.unschedulable_at = view.unschedulable_since;
+    attempt.unschedulable_seen = clock_.now();
+  }
   if (view.scheduled_at) {
     attempt.scheduled_at = view.scheduled_at;
     if (!attempt.bound_seen) attempt.bound_seen = clock_.now();
@@ -340,18 +344,20 @@ void KubernetesCluster::job_gone(const std::string& name, const std::string& rea
   report_end(attempt, false, reason);
 }
 
-// When the pod was bound to its node, on this process's clock (the server's clock need not agree
-// with it, so a server time is never used as one of ours): the server's own span from binding to
-// the container's start, taken back from when the start was seen here; when the container's start
-// is not told yet (the Job said its pod is ready before the pod's own update came), when the pod
-// was first seen bound, at the latest the start; else unknown.
-std::optional<data::Micros> KubernetesCluster::placement_time(const Attempt& attempt, data::Micros started) {
-  if (!attempt.scheduled_at) return std::nullopt;
-  if (attempt.running_since && *attempt.running_since >= *attempt.scheduled_at) {
-    return started - (*attempt.running_since - *attempt.scheduled_at) * data::kMicrosPerSecond;
+// A time the server told of the pod (its binding, when it was said to fit nowhere) on this
+// process's clock (the server's clock need not agree with it, so a server time is never used as
+// one of ours): the server's own span from it to the container's start, taken back from when the
+// start was seen here; when the container's start is not told yet (the Job said its pod is ready
+// before the pod's own update came), when it was first seen here (`seen`), at the latest the
+// start; else unknown.
+std::optional<data::Micros> KubernetesCluster::time_here(const Attempt& attempt, std::optional<std::int64_t> server_s,
+                                                         std::optional<data::Micros> seen, data::Micros started) {
+  if (!server_s) return std::nullopt;
+  if (attempt.running_since && *attempt.running_since >= *server_s) {
+    return started - (*attempt.running_since - *server_s) * data::kMicrosPerSecond;
   }
-  if (!attempt.bound_seen) return std::nullopt;
-  return std::min(*attempt.bound_seen, started);
+  if (!seen) return std::nullopt;
+  return std::min(*seen, started);
 }
 
 void KubernetesCluster::report_started(Attempt& attempt) {
@@ -361,8 +367,9 @@ void KubernetesCluster::report_started(Attempt& attempt) {
   if (listener_) {
     scheduler::AttemptEvent event =
         event_at(attempt.submission.handle, clock_.now(), attempt.pod.empty() ? attempt.name : attempt.pod, 0, "");
-    event.placed = placement_time(attempt, event.at);
+    event.placed = time_here(attempt, attempt.scheduled_at, attempt.bound_seen, event.at);
     event.node = attempt.node;
+    event.unschedulable = time_here(attempt, attempt.unschedulable_at, attempt.unschedulable_seen, event.at);
     listener_->on_started(event);
   }
 }

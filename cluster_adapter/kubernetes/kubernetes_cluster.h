@@ -134,9 +134,11 @@ class KubernetesCluster : public PolledCluster {
     std::string pod;
     std::string pod_problem;  // why the pod is not scheduled (PodScheduled=False), if told
     std::string node;         // where its pod was bound, once told
+    std::optional<std::int64_t> unschedulable_at;  // first told its pod fits on no node (server clock, s)
     std::optional<std::int64_t> scheduled_at;   // the pod's PodScheduled time (server clock, s)
     std::optional<std::int64_t> running_since;  // its container's start (server clock, s)
     std::optional<data::Micros> bound_seen;     // when the pod was first seen bound (this clock)
+    std::optional<data::Micros> unschedulable_seen;  // when it was first seen told so (this clock)
     std::optional<int> exit_code;
     // A Job seen finished before its pod (another stream) told its name or, for a failure by
     // the pod's exit, its exit code: the report waits up to pod_grace for them.
@@ -170,7 +172,8 @@ class KubernetesCluster : public PolledCluster {
   void observe_job(const nlohmann::json& job);
   void observe_pod(const nlohmann::json& pod);
   void job_gone(const std::string& name, const std::string& reason);
-  static std::optional<data::Micros> placement_time(const Attempt& attempt, data::Micros started);
+  static std::optional<data::Micros> time_here(const Attempt& attempt, std::optional<std::int64_t> server_s,
+                                               std::optional<data::Micros> seen, data::Micros started);
   void report_started(Attempt& attempt);
   void report_end(Attempt& attempt, bool succeeded, const std::string& reason);
   void report_held_ends();  // those whose pod told, or waited past pod_grace

@@ -16,6 +16,7 @@
 #include "cluster_adapter/kubernetes/kube_client.h"
 #include "cluster_adapter/kubernetes/kube_config.h"
 #include "cluster_adapter/kubernetes/kubernetes_status.h"
+#include "cluster_adapter/kubernetes/node_arrivals.h"
 #include "cluster_adapter/realtime/api_health.h"
 #include "cluster_adapter/realtime/cluster_kind.h"
 
@@ -112,8 +113,10 @@ class KubernetesRunBase : public RunCluster {
                  JobTemplate::parse(session.settings.job_template.dump(), session.input + " job template"),
                  std::move(options), session.clock),
         clock_(session.clock),
-        patience_(data::micros_from_seconds(session.settings.api_patience_s)) {}
+        patience_(data::micros_from_seconds(session.settings.api_patience_s)),
+        nodes_(KubeClient(config_), BackoffPolicy{}, session.clock) {}
   PolledCluster& cluster() override { return cluster_; }
+  std::optional<NodeArrivalNews> node_arrival_news() override { return nodes_.take_news(); }
   std::string where() const override { return where_; }
   nlohmann::json status_json(data::Micros now) const override { return to_json(cluster_.status(), now); }
   std::string metrics_text(data::Micros now) const override {
@@ -130,6 +133,7 @@ class KubernetesRunBase : public RunCluster {
   const scheduler::Clock& clock_;
   data::Micros patience_;
   std::string where_;
+  NodeArrivalWatch nodes_;
 };
 
 // A duration setting stored in microseconds under `key`, in seconds; `fallback` when a run was

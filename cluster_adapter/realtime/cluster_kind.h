@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@
 #include "scheduler/scheduler.h"
 
 namespace millrace::cluster_adapter {
+
+// Node arrivals a cluster watched for, what changed since they were last taken: the arrivals new
+// or updated (e.g. now ready), and why arrivals are not recorded ("" when they are).
+struct NodeArrivalNews {
+  std::vector<data::NodeArrival> nodes;
+  std::string unrecorded;
+};
 
 // A cluster built for one session of a run.
 class RunCluster {
@@ -50,6 +58,9 @@ class RunCluster {
   // The files on this machine holding an attempt's output, for the failures the operator sees
   // (empty: the cluster keeps the output elsewhere, e.g. in its pods).
   virtual std::vector<std::string> attempt_logs(const std::string& /*item_id*/, int /*attempt*/) const { return {}; }
+  // What changed of the nodes that joined the cluster while the run ran (Kubernetes), for the run's
+  // record (data::NodeArrival); nullopt: nothing changed, or the cluster does not watch nodes.
+  virtual std::optional<NodeArrivalNews> node_arrival_news() { return std::nullopt; }
   // The cluster's own state for GET /status ("cluster"; null: none) and GET /metrics.
   virtual nlohmann::json status_json(data::Micros /*now*/) const { return nullptr; }
   virtual std::string metrics_text(data::Micros /*now*/) const { return ""; }

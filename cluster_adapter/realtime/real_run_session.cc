@@ -230,6 +230,15 @@ void RealRunSession::report() {
   published_ = clock_.now();
 }
 
+void RealRunSession::record_node_arrivals() {
+  std::optional<NodeArrivalNews> news = target_->node_arrival_news();
+  if (!news) return;
+  writes_->add([this, news = std::move(*news)](data::TraceStore& s) {
+    if (!news.nodes.empty()) s.put_node_arrivals(run_id_, news.nodes);
+    s.set_node_arrivals_unrecorded(run_id_, news.unrecorded);
+  });
+}
+
 void RealRunSession::drive() {
   progress_.emplace(std::cout, isatty(STDOUT_FILENO) == 1);
   auto step = [&] {
@@ -238,6 +247,7 @@ void RealRunSession::drive() {
     owner_->heartbeat(clock_.now());
     report();
     trouble_ = target_->trouble();
+    record_node_arrivals();
   };
   scheduler_->start();
   RealRunLoop loop(clock_, target_->cluster());

@@ -82,6 +82,7 @@ class RealRunSession {
   void build_scheduler();
   void report();
   void drive();
+  void record_node_arrivals();  // what the cluster learned of node arrivals, to the store
   void conclude(const ReportRun& report_run);
 
   RealRunOptions& o_;

@@ -7,6 +7,7 @@
 #include "data/importers/csv_importer.h"
 #include "data/importers/ethereum_importer.h"
 #include "data/importers/json_importer.h"
+#include "data/importers/node_arrivals_csv.h"
 #include "data/importers/profile_importer.h"
 #include "data/importers/staged_import.h"
 #include "data/importers/stellar_csv_importer.h"
@@ -115,14 +116,22 @@ ImportResult store_input(TraceStore& store, const ParsedInput& input) {
 ImportResult import_file(TraceStore& store, const std::string& format, const std::string& path,
                          const ImportOptions& options) {
   const ImportFormat& reader = find_import_format(format);
-  if (reader.read_profile != nullptr) return store_input(store, parse_input(format, path, options));
+  if (reader.read_profile != nullptr) {
+    if (!options.nodes_file.empty()) throw Error("--nodes " + options.nodes_file, "a cost profile has no nodes");
+    return store_input(store, parse_input(format, path, options));
+  }
   const std::string name = options.name.empty() ? stem(path) : options.name;
   store.check_new_run_name(name);  // before the file is read and anything is staged
+  // Read whole first (a small file): a malformed one stages nothing.
+  const std::vector<NodeArrival> nodes =
+      options.nodes_file.empty() ? std::vector<NodeArrival>{} : read_node_arrivals_csv(options.nodes_file);
   return naming_the_input(path, [&] {
     StagedImport staged(store);
     Run run = reader.read_trace(path, staged);
     run.name = name;
+    staged.add_node_arrivals(nodes);
     ImportResult result;
+    result.node_arrivals = nodes.size();
     result.run_id = staged.publish(run);
     result.name = run.name;
     result.items = staged.items();

@@ -29,6 +29,7 @@ namespace millrace::data::importers {
 struct ImportOptions {
   std::string name;             // run or profile name; default: the file's stem (profile: per series)
   std::string series = "size";  // ethereum only: size | gas
+  std::string nodes_file;       // the run's node arrivals (node_arrivals_csv.h), "" when none
 };
 
 struct ImportResult {
@@ -37,6 +38,7 @@ struct ImportResult {
   std::size_t items = 0;
   std::size_t attempts = 0;
   std::size_t profile_bins = 0;
+  std::size_t node_arrivals = 0;
 };
 
 // A parsed input, not yet stored: a run, or a cost profile (ethereum, profile).

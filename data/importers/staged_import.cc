@@ -244,6 +244,10 @@ void StagedImport::lay_back_to_back(const std::string& input) {
   }
 }
 
+void StagedImport::add_node_arrivals(const std::vector<NodeArrival>& nodes) {
+  if (!nodes.empty()) store_.put_node_arrivals(run_id_, nodes);
+}
+
 std::int64_t StagedImport::publish(const Run& run) {
   flush();
   statements_.reset();

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "data/importers/trace_sink.h"
 #include "data/trace_store.h"
@@ -36,6 +37,9 @@ class StagedImport : public TraceSink {
   int latest_attempt(const std::string& item_id) override;
   void add_attempt(const Attempt& attempt, const std::string& where) override;
   void lay_back_to_back(const std::string& input) override;
+
+  // Writes the run's node arrivals under the hidden run (published with it, removed with it).
+  void add_node_arrivals(const std::vector<NodeArrival>& nodes);
 
   // Publishes the staged items and attempts as a new run (its span set from the attempts) in
   // one transaction; returns the run's id. Call once.

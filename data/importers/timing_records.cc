@@ -57,7 +57,7 @@ WorkItem record_item(const TimingRecord& r) {
 
 bool has_attempt(const TimingRecord& r) {
   for (const char* name : {"attempt", "worker", "start_s", "end_s", "duration_s", "outcome", "exit_code", "work_ms",
-                           "submitted_s", "scheduled_s", "node"}) {
+                           "submitted_s", "unschedulable_s", "scheduled_s", "node"}) {
     if (field(r, name) != nullptr) return true;
   }
   return false;
@@ -81,22 +81,29 @@ int attempt_number(const TimingRecord& r, TraceSink& sink, const std::string& it
   return number;
 }
 
-// The phases before the work started (submitted_s, scheduled_s, node), in order before start_s.
+// The phases before the work started (submitted_s, unschedulable_s, scheduled_s, node), in
+// order before start_s.
 void record_phases(const TimingRecord& r, bool timed, Attempt& a) {
   if (const auto* v = field(r, "node")) a.node = *v;
   const std::string* submitted = field(r, "submitted_s");
+  const std::string* unschedulable = field(r, "unschedulable_s");
   const std::string* scheduled = field(r, "scheduled_s");
   if (!timed) {
-    if (submitted != nullptr || scheduled != nullptr) {
-      throw Error(r.where, "submitted_s/scheduled_s need the attempt's start_s and end_s");
+    if (submitted != nullptr || unschedulable != nullptr || scheduled != nullptr) {
+      throw Error(r.where, "submitted_s/unschedulable_s/scheduled_s need the attempt's start_s and end_s");
     }
     return;
   }
   if (submitted != nullptr) a.submitted = parse_seconds(*submitted, r.where, "submitted_s");
+  if (unschedulable != nullptr) a.unschedulable = parse_seconds(*unschedulable, r.where, "unschedulable_s");
   if (scheduled != nullptr) a.placed = parse_seconds(*scheduled, r.where, "scheduled_s");
   if (a.placed && *a.placed > a.start) throw Error(r.where, "scheduled_s is after start_s");
-  if (a.submitted && *a.submitted > a.placed.value_or(a.start)) {
-    throw Error(r.where, std::string("submitted_s is after ") + (a.placed ? "scheduled_s" : "start_s"));
+  const char* next = a.placed ? "scheduled_s" : "start_s";
+  if (a.unschedulable && *a.unschedulable > a.placed.value_or(a.start)) {
+    throw Error(r.where, std::string("unschedulable_s is after ") + next);
+  }
+  if (a.submitted && *a.submitted > a.unschedulable.value_or(a.placed.value_or(a.start))) {
+    throw Error(r.where, std::string("submitted_s is after ") + (a.unschedulable ? "unschedulable_s" : next));
   }
 }
 

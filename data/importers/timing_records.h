@@ -16,8 +16,11 @@
 //   submitted_s     when the attempt was handed to the cluster (Job created, queued for a slot);
 //                   a pod trace's one submit time per pod is the item's submit_s (a first
 //                   attempt without submitted_s counts as submitted then: cluster fits read it so)
+//   unschedulable_s when the scheduler first said its pod fits on no node (what makes an
+//                   autoscaler order one; node arrivals: `import --nodes`, node_arrivals_csv.h)
 //   scheduled_s     when it was placed (pod bound to a node, slot granted); node: where
-//                   Phases need start_s/end_s and are in order: submitted <= scheduled <= start.
+//                   Phases need start_s/end_s and are in order:
+//                   submitted <= unschedulable <= scheduled <= start.
 //   request.NAME    the item's request of resource NAME, a Kubernetes quantity (data/quantity.h):
 //                   request.cpu=250m, request.memory=512Mi, request.nvidia.com/gpu=1
 // A record with no worker and no times plans an item that was never attempted. Several records

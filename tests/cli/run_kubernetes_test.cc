@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data/trace_store.h"
@@ -135,6 +136,48 @@ TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRec
     EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["image"], "registry.example.com/catchup:1.0");
     EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 90);  // --active-deadline 1.5m
   }
+}
+
+// A node that joins the cluster while the run runs (an autoscaler's) is recorded as an arrival
+// with its pool and when it was created and became ready; the nodes there before are not.
+TEST_F(RunKubernetesOnLoopbackServer, ANodeJoiningDuringTheRunIsRecordedAsAnArrival) {
+  FakeApiServer server(pods_running(400));
+  server.add_node("before-1", "default-pool");
+  std::thread autoscaler([&] {
+    for (int i = 0; i < 3000 && (server.objects("jobs").empty() || server.record().lists < 3); ++i) usleep(10'000);
+    server.add_node("scaled-1", "gpu-pool");
+    usleep(50'000);
+    server.make_node_ready("scaled-1");
+  });
+  CliResult result = run(run_args(server, 8, 2));
+  autoscaler.join();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  data::TraceStore trace = data::TraceStore::open(store);
+  const std::vector<data::NodeArrival> arrivals = trace.node_arrivals(1);
+  ASSERT_EQ(arrivals.size(), 1u);
+  EXPECT_EQ(arrivals[0].node, "scaled-1");
+  EXPECT_EQ(arrivals[0].pool, "gpu-pool");
+  ASSERT_TRUE(arrivals[0].created.has_value());
+  ASSERT_TRUE(arrivals[0].ready.has_value());
+  EXPECT_GE(*arrivals[0].ready, *arrivals[0].created);
+  EXPECT_EQ(trace.node_arrivals_unrecorded(1), "");
+}
+
+// Nodes are cluster-scoped: an account whose Role covers only its namespace is refused them. The
+// run goes on, and its record says why node arrivals are missing (no credentials in it).
+TEST_F(RunKubernetesOnLoopbackServer, ARunRefusedTheNodesGoesOnAndRecordsWhyArrivalsAreMissing) {
+  cluster_adapter::FakeApiServerOptions options = pods_running(200);
+  options.forbidden = {"nodes"};
+  FakeApiServer server(options);
+  CliResult result = run(run_args(server, 6, 2));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("run 1: 6/6 items succeeded"), std::string::npos) << result.out;
+  data::TraceStore trace = data::TraceStore::open(store);
+  EXPECT_TRUE(trace.node_arrivals(1).empty());
+  const std::string why = trace.node_arrivals_unrecorded(1);
+  EXPECT_NE(why.find("the API server refused to list or watch nodes (HTTP 403 Forbidden)"), std::string::npos) << why;
+  EXPECT_EQ(why.find("test-token"), std::string::npos);
+  EXPECT_EQ(result.err.find("test-token"), std::string::npos);
 }
 
 // Each item's requests go into its Job's container; with --node-pools, an item no pool's machine

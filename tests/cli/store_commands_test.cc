@@ -198,6 +198,43 @@ TEST_F(Cli, FitsTheBundledRecordingAndPartitionsWithTheModel) {
   EXPECT_NE(optimal.out.find("\"partitioner\": \"optimal\""), std::string::npos);
 }
 
+// An autoscaled pod trace whose pods 1-3 fitted nowhere and waited for nodes that joined the run:
+// imported with its node arrivals, exported back unchanged, and fitted (node provisioning from
+// the orders told by the unschedulable pods to the nodes' ready times: 60 s, 90 s and 120 s).
+TEST_F(Cli, NodeArrivalsImportWithTheRunExportBackAndGiveFitTheProvisioningDelay) {
+  write_file(dir_.file("pods.csv"),
+             "item,start_s,end_s,submitted_s,unschedulable_s,scheduled_s,node\n"
+             "p0,2,50,0,,1,n0\n"
+             "p1,72,100,10,11,71,n1\n"
+             "p2,113,150,20,21,112,n2\n"
+             "p3,153,190,30,31,152,n3\n");
+  write_file(dir_.file("nodes.csv"), "node,pool,created_s,ready_s\nn1,spot,15,71\nn2,spot,25,111\nn3,,35,151\n");
+  auto imported = millrace("import --store " + store() + " --format csv " + dir_.file("pods.csv") + " --name scaled --nodes " +
+                           dir_.file("nodes.csv"));
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("4 items, 4 attempts, 3 node arrivals into"), std::string::npos) << imported.out;
+
+  auto exported = millrace("export --store " + store() + " scaled -o " + dir_.file("out.csv") + " --nodes " +
+                           dir_.file("out-nodes.csv"));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(read_bytes(dir_.file("out-nodes.csv")),
+            "node,pool,created_s,ready_s\nn1,spot,15.0,71.0\nn2,spot,25.0,111.0\nn3,,35.0,151.0\n");
+  EXPECT_NE(read_bytes(dir_.file("out.csv")).find("p1,range,,,,0,0.0,,1,,72.0,100.0,28.0,succeeded,0,,,10.0,11.0,71.0,n1"),
+            std::string::npos)
+      << read_bytes(dir_.file("out.csv"));
+  auto again = millrace("import --store " + store() + " --format csv " + dir_.file("out.csv") + " --name again --nodes " +
+                        dir_.file("out-nodes.csv"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+
+  auto fit = millrace("fit --store " + store() + " --runs again -o " + dir_.file("model.json"));
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("node provisioning   3 observations, p50 1.5 min"), std::string::npos) << fit.out;
+
+  auto refused = millrace("import --store " + store() + " --format csv " + dir_.file("pods.csv") + " --name bad --nodes " +
+                          dir_.file("missing.csv"));
+  expect_one_line_error(refused, "missing.csv");
+}
+
 TEST_F(Cli, PartitionRejectsUnknownNamesAndMalformedModelsInOneLine) {
   expect_one_line_error(millrace("partition --span 0:100 --partitioner fastest --range-count 2"),
                         "--partitioner: unknown partitioner 'fastest' (known: uniform, logarithmic, cost-balanced, optimal)");

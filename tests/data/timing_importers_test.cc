@@ -6,6 +6,7 @@
 #include "data/importers/csv_importer.h"
 #include "data/importers/importers.h"
 #include "data/importers/json_importer.h"
+#include "data/importers/node_arrivals_csv.h"
 #include "tests/data/store_fixture.h"
 
 namespace millrace::data {
@@ -57,11 +58,11 @@ class ExportedRun : public ::testing::Test {
     store_ = std::make_unique<TraceStore>(TraceStore::open(dir_.file("s.db")));
     write_file(dir_.file("t.csv"),
                "item,first,count,type,payload,depends_on,worker,start_s,end_s,outcome,exit_code,failure_reason,work_ms,"
-               "request.cpu,request.memory,request.nvidia.com/gpu,submitted_s,scheduled_s,node\n"
-               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,,250m,512Mi,,,,\n"
-               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5,250m,512Mi,,4.5,4.5,node-2\n"
-               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001,2,,460m,0.25,3.000002,node-1\n"
-               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,,,,,,,\n");
+               "request.cpu,request.memory,request.nvidia.com/gpu,submitted_s,unschedulable_s,scheduled_s,node\n"
+               "a,0,100,range,,,w1,0,4.5,failed,137,OOMKilled,,250m,512Mi,,,,,\n"
+               "a,0,100,range,,,w2,4.5,10,succeeded,0,,2500.5,250m,512Mi,,4.5,,4.5,node-2\n"
+               "b,100,50,range,,a,w1,5,6.000001,succeeded,0,,0.001,2,,460m,0.25,1.5,3.000002,node-1\n"
+               "\"job,1\",,,job,\"{\"\"p\"\":1}\",a b,,,,,,,,,,,,,,\n");
     run_id_ = importers::import_file(*store_, "csv", dir_.file("t.csv")).run_id;
   }
   void expect_same_run(std::int64_t other) {
@@ -98,8 +99,10 @@ TEST_F(ExportedRun, PhasesAreStoredWhereRecordedAndUnknownElsewhere) {
   EXPECT_EQ(attempts[1].placed, 4'500'000);
   EXPECT_EQ(attempts[1].node, "node-2");
   EXPECT_EQ(attempts[2].submitted, 250'000);
+  EXPECT_EQ(attempts[2].unschedulable, 1'500'000);
   EXPECT_EQ(attempts[2].placed, 3'000'002);
   EXPECT_EQ(attempts[2].node, "node-1");
+  EXPECT_FALSE(attempts[1].unschedulable.has_value());
 }
 
 TEST(TimingCsvImport, PhasesOutOfOrderOrWithoutStartTimesNameTheLineAndColumn) {
@@ -119,6 +122,52 @@ TEST(TimingCsvImport, PhasesOutOfOrderOrWithoutStartTimesNameTheLineAndColumn) {
   refused("item,start_s,end_s,submitted_s,scheduled_s\na,5,6,4.5,4\n", "submitted_s is after scheduled_s");
   refused("item,start_s,end_s,submitted_s\na,5,6,7\n", "submitted_s is after start_s");
   refused("item,duration_s,scheduled_s\na,5,1\n", "need the attempt's start_s and end_s");
+  refused("item,start_s,end_s,unschedulable_s,scheduled_s\na,5,6,4.5,4\n", "unschedulable_s is after scheduled_s");
+  refused("item,start_s,end_s,unschedulable_s\na,5,6,5.5\n", "unschedulable_s is after start_s");
+  refused("item,start_s,end_s,submitted_s,unschedulable_s\na,5,6,3,2\n", "submitted_s is after unschedulable_s");
+  refused("item,duration_s,unschedulable_s\na,5,1\n", "need the attempt's start_s and end_s");
+}
+
+TEST_F(ExportedRun, NodeArrivalsImportBesideTheRunAndExportBackUnchanged) {
+  write_file(dir_.file("nodes.csv"), "node,pool,created_s,ready_s\nnode-1,gpu,0.5,2.75\nnode-2,,,4\n\"n,3\",cpu,1,\n");
+  importers::ImportOptions options;
+  options.name = "with nodes";
+  options.nodes_file = dir_.file("nodes.csv");
+  const auto result = importers::import_file(*store_, "csv", dir_.file("t.csv"), options);
+  EXPECT_EQ(result.node_arrivals, 3u);
+  const std::vector<NodeArrival> expected = {
+      {"node-2", "", std::nullopt, 4'000'000}, {"node-1", "gpu", 500'000, 2'750'000}, {"n,3", "cpu", 1'000'000, std::nullopt}};
+  EXPECT_EQ(store_->node_arrivals(result.run_id), expected);
+  EXPECT_TRUE(store_->node_arrivals(run_id_).empty());  // the run imported without --nodes has none
+  std::ostringstream out;
+  importers::write_node_arrivals_csv(store_->node_arrivals(result.run_id), out);
+  write_file(dir_.file("again.csv"), out.str());
+  EXPECT_EQ(importers::read_node_arrivals_csv(dir_.file("again.csv")), expected);
+}
+
+TEST_F(ExportedRun, AMalformedNodesFileIsRefusedByLineAndNothingIsImported) {
+  const auto refused = [&](const std::string& csv, const std::string& where, const std::string& expected) {
+    write_file(dir_.file("nodes.csv"), csv);
+    importers::ImportOptions options;
+    options.name = "refused";
+    options.nodes_file = dir_.file("nodes.csv");
+    try {
+      importers::import_file(*store_, "csv", dir_.file("t.csv"), options);
+      ADD_FAILURE() << "accepted: " << csv;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("nodes.csv:" + where), std::string::npos) << message;
+      EXPECT_NE(message.find(expected), std::string::npos) << message;
+    }
+    EXPECT_EQ(store_->runs().size(), 1u);
+    EXPECT_EQ(store_->count_rows("node_arrivals"), 0);
+  };
+  refused("node,pool,created_s,ready_s\nn1,a,5,4\n", "2", "ready_s is before created_s");
+  refused("node,pool,created_s,ready_s\nn1,a,1,2\nn1,b,3,4\n", "3", "node 'n1' is given twice (also at");
+  refused("node,zone\nn1,a\n", "1", "unknown column 'zone'");
+  refused("pool,ready_s\na,1\n", "1", "no node column");
+  refused("node,ready_s\n,1\n", "2", "empty node name");
+  refused("node,ready_s\nn1,soon\n", "2", "ready_s");
 }
 
 TEST_F(ExportedRun, RequestsAreStoredInMilliUnits) {

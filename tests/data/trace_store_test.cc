@@ -51,11 +51,11 @@ std::vector<WorkItem> sample_items() {
 
 std::vector<Attempt> sample_attempts() {
   Attempt a1{"a", 1, "w1", 0, 4 * kMicrosPerSecond, Outcome::kFailed, 137, "OOMKilled", std::nullopt, std::nullopt,
-             std::nullopt, ""};
+             std::nullopt, "", std::nullopt};
   Attempt a2{"a", 2, "w2", 4 * kMicrosPerSecond, 9 * kMicrosPerSecond, Outcome::kSucceeded, 0, "", 2'500'123, 0,
-             std::nullopt, ""};
+             std::nullopt, "", std::nullopt};
   Attempt b1{"b", 1, "w1", 4 * kMicrosPerSecond, 6 * kMicrosPerSecond + 1, Outcome::kSucceeded, 0, "", 17,
-             kMicrosPerSecond, 3 * kMicrosPerSecond, "node-7"};
+             kMicrosPerSecond, 3 * kMicrosPerSecond, "node-7", 2 * kMicrosPerSecond};
   return {a1, a2, b1};
 }
 
@@ -101,7 +101,8 @@ TEST(TraceStore, AFailedAddRunLeavesNoRowsBehind) {
   store.add_run(sample_run(), sample_items(), sample_attempts());
   auto before = row_counts(store);
   auto attempts = sample_attempts();
-  attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, ""});
+  attempts.push_back(Attempt{"nope", 1, "w", 0, 1, Outcome::kSucceeded, 0, "", std::nullopt, std::nullopt, std::nullopt, "",
+                             std::nullopt});
   try {
     store.add_run(sample_run_named("other"), sample_items(), attempts);
     FAIL() << "expected an Error";
@@ -216,7 +217,7 @@ TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
       dir.file("v9.db"),
       std::string("INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
                   "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; ") +
-          test_support::kUndoMigration11 + "PRAGMA user_version = 9");
+          test_support::kUndoMigration12 + test_support::kUndoMigration11 + "PRAGMA user_version = 9");
   EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
   const std::string keep =
       "INSERT INTO comparison_experiments (comparison_id, file, text, sha256, overrides) SELECT id, 'e.yaml', "
@@ -229,6 +230,7 @@ TEST(TraceStore, AttemptsOfAStoreOfVersion10KeepTheirTimesWithThePhasesUnknown) 
   TempDir dir;
   auto store = test_support::reopened_as_older(
       dir.file("v10.db"),
+      std::string(test_support::kUndoMigration12) +
       "DROP TABLE attempts; CREATE TABLE attempts (run_id INTEGER NOT NULL, item_id TEXT NOT NULL, number INTEGER "
       "NOT NULL, worker TEXT NOT NULL, start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, outcome TEXT NOT NULL, "
       "exit_code INTEGER NOT NULL, failure_reason TEXT NOT NULL, work_time_us INTEGER, PRIMARY KEY (run_id, item_id, "
@@ -244,6 +246,64 @@ TEST(TraceStore, AttemptsOfAStoreOfVersion10KeepTheirTimesWithThePhasesUnknown) 
   EXPECT_FALSE(kept[0].submitted.has_value());
   EXPECT_FALSE(kept[0].placed.has_value());
   EXPECT_EQ(kept[0].node, "");
+  EXPECT_FALSE(kept[0].unschedulable.has_value());
+}
+
+TEST(TraceStore, AStoreOfVersion11KeepsItsRunsAndAttemptsWithNoNodeArrivalsAndUnschedulableUnknown) {
+  TempDir dir;
+  std::int64_t run_id = 0;
+  Attempt placed;
+  placed.item_id = "a";
+  placed.worker = "w1";
+  placed.start = 20;
+  placed.end = 90;
+  placed.submitted = 5;
+  placed.placed = 15;
+  placed.node = "n1";
+  auto store = test_support::reopened_as_older(
+      dir.file("v11.db"), std::string(test_support::kUndoMigration12) + "PRAGMA user_version = 11",
+      [&](TraceStore& fresh) {
+        data::Run run;
+        run.name = "before";
+        WorkItem item;
+        item.id = "a";
+        run_id = fresh.add_run(run, {item}, {placed});
+      });
+  EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
+  const auto kept = store.attempts(run_id);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0], placed);  // phases kept, unschedulable unknown
+  EXPECT_TRUE(store.node_arrivals(run_id).empty());
+  EXPECT_EQ(store.node_arrivals_unrecorded(run_id), "");
+  store.put_node_arrivals(run_id, {NodeArrival{"n2", "pool-a", 30, 40}});  // the migrated store takes them
+  EXPECT_EQ(store.node_arrivals(run_id), (std::vector<NodeArrival>{{"n2", "pool-a", 30, 40}}));
+}
+
+TEST(TraceStore, NodeArrivalsAndUnschedulableTimesRoundTripAndANodeGivenAgainReplacesItself) {
+  auto store = TraceStore::in_memory();
+  data::Run run;
+  run.name = "autoscaled";
+  WorkItem item;
+  item.id = "a";
+  Attempt a;
+  a.item_id = "a";
+  a.start = 50;
+  a.end = 60;
+  a.submitted = 1;
+  a.unschedulable = 2;
+  a.placed = 45;
+  a.node = "late";
+  const auto id = store.add_run(run, {item}, {a});
+  EXPECT_EQ(store.attempts(id), std::vector<Attempt>{a});
+  store.put_node_arrivals(id, {NodeArrival{"late", "gpu", 10, std::nullopt}, NodeArrival{"early", "", std::nullopt, 5}});
+  store.put_node_arrivals(id, {NodeArrival{"late", "gpu", 10, 40}});  // its ready time learned later
+  EXPECT_EQ(store.node_arrivals(id),
+            (std::vector<NodeArrival>{{"early", "", std::nullopt, 5}, {"late", "gpu", 10, 40}}));  // unknown first
+  EXPECT_EQ(store.node_arrivals_unrecorded(id), "");
+  store.set_node_arrivals_unrecorded(id, "the API server refused to list nodes (403)");
+  EXPECT_EQ(store.node_arrivals_unrecorded(id), "the API server refused to list nodes (403)");
+  EXPECT_THROW(store.put_node_arrivals(id + 1, {NodeArrival{"x", "", 1, 2}}), Error);
+  EXPECT_THROW(store.set_node_arrivals_unrecorded(id + 1, "why"), Error);
 }
 
 TEST(TraceStore, AnEmptyFileIsMigratedToTheCurrentSchema) {
@@ -507,11 +567,11 @@ TEST(TraceStore, ExportsARunAsCsvWithOneRowPerAttemptInPlanOrder) {
   store.export_csv(id, out);
   EXPECT_EQ(out.str(),
             "item,type,first,count,payload,priority,submit_s,depends_on,attempt,worker,start_s,end_s,duration_s,"
-            "outcome,exit_code,failure_reason,work_ms,submitted_s,scheduled_s,node,units\n"
-            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,,ledgers\n"
-            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,,ledgers\n"
-            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,3.0,node-7,ledgers\n"
-            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,,ledgers\n");
+            "outcome,exit_code,failure_reason,work_ms,submitted_s,unschedulable_s,scheduled_s,node,units\n"
+            "a,range,0,100,,2,0.0,,1,w1,0.0,4.0,4.0,failed,137,OOMKilled,,,,,,ledgers\n"
+            "a,range,0,100,,2,0.0,,2,w2,4.0,9.0,5.0,succeeded,0,,2500.123,0.0,,,,ledgers\n"
+            "b,range,100,50,,1,1.0,a,1,w1,4.0,6.000001,2.000001,succeeded,0,,0.017,1.0,2.0,3.0,node-7,ledgers\n"
+            "\"job,1\",job,,,\"{\"\"processors\"\":\"\"4\"\"}\",0,3e-06,a b,,,,,,,,,,,,,,ledgers\n");
 }
 
 TEST(TraceStore, ExportsARunAsJsonWithItsRunAndRows) {

@@ -45,20 +45,20 @@ void wait_until(const std::string& what, Attempt attempt) {
 
 }  // namespace
 
-json documented_role() {
+json documented_role(const std::string& kind) {
   const std::string path = std::string(MILLRACE_SOURCE_DIR) + "/deploy/rbac.yaml";
   for (const YAML::Node& document : YAML::LoadAllFromFile(path)) {
-    if (document["kind"].as<std::string>() != "Role") continue;
+    if (document["kind"].as<std::string>() != kind) continue;
     json rules = json::array();
     for (const YAML::Node& rule : document["rules"]) {
       rules.push_back({{"apiGroups", rule["apiGroups"].as<std::vector<std::string>>()},
                        {"resources", rule["resources"].as<std::vector<std::string>>()},
                        {"verbs", rule["verbs"].as<std::vector<std::string>>()}});
     }
-    return {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "Role"},
+    return {{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", kind},
             {"metadata", {{"name", document["metadata"]["name"].as<std::string>()}}}, {"rules", rules}};
   }
-  throw data::Error(path, "no Role in it");
+  throw data::Error(path, "no " + kind + " in it");
 }
 
 RealApiServer::RealApiServer(std::string state_dir)
@@ -106,6 +106,31 @@ void RealApiServer::set_kubelet_rule(const std::string& namespace_name, const js
 void RealApiServer::delete_namespace(const std::string& namespace_name) const {
   admin_.call("DELETE", "/api/v1/namespaces/" + namespace_name,
               json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", "Background"}});
+}
+
+void RealApiServer::grant_nodes_to_millrace(const json& cluster_role) const {
+  const std::string base = "/apis/rbac.authorization.k8s.io/v1";
+  const std::string name = cluster_role["metadata"]["name"];
+  admin_.call("POST", base + "/clusterroles", cluster_role);
+  admin_.call("POST", base + "/clusterrolebindings",
+              json{{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"},
+                   {"metadata", {{"name", name}}},
+                   {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}}},
+                   {"subjects", json::array({{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"},
+                                              {"name", "millrace"}}})}});
+  for (const char* verb : {"get", "list", "watch"}) {
+    json review = {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"},
+                   {"spec", {{"user", "millrace"}, {"resourceAttributes", {{"resource", "nodes"}, {"verb", verb}}}}}};
+    wait_until(std::string("user millrace allowed to ") + verb + " nodes", [&] {
+      return admin_.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review)["status"].value("allowed", false);
+    });
+  }
+}
+
+void RealApiServer::revoke_nodes_from_millrace(const std::string& cluster_role) const {
+  const std::string base = "/apis/rbac.authorization.k8s.io/v1";
+  admin_.call("DELETE", base + "/clusterrolebindings/" + cluster_role);
+  admin_.call("DELETE", base + "/clusterroles/" + cluster_role);
 }
 
 void RealApiServer::grant_to_millrace(const std::string& namespace_name, json role) const {

@@ -19,9 +19,10 @@
 
 namespace millrace::k8s_real {
 
-// The Role of deploy/rbac.yaml, the one README.md's "Run on Kubernetes" section shows
-// (tests/cluster_adapter/kubernetes/deploy_manifests_test.cc keeps the two equal), as a JSON object.
-nlohmann::json documented_role();
+// The Role (or, by `kind`, the ClusterRole) of deploy/rbac.yaml, the one README.md's "Run on
+// Kubernetes" section shows (tests/cluster_adapter/kubernetes/deploy_manifests_test.cc keeps the
+// two equal), as a JSON object.
+nlohmann::json documented_role(const std::string& kind = "Role");
 
 class RealApiServer {
  public:
@@ -41,6 +42,10 @@ class RealApiServer {
   // Binds `role` (a rbac.authorization.k8s.io/v1 Role object) to the user `millrace`; returns once
   // the API server grants each of its verbs.
   void grant_to_millrace(const std::string& namespace_name, nlohmann::json role) const;
+  // Binds `cluster_role` (a ClusterRole on nodes) to the user `millrace` cluster-wide; returns once
+  // get, list and watch of nodes are granted. Revoking deletes the binding and the role.
+  void grant_nodes_to_millrace(const nlohmann::json& cluster_role) const;
+  void revoke_nodes_from_millrace(const std::string& cluster_role) const;
 
   // Writes two objects (bumping etcd's revision) and compacts etcd at the second one: every
   // watch that starts afterwards from an older resourceVersion gets 410 Gone in its stream.

@@ -466,9 +466,10 @@ TEST(Scheduler, ObservedAttemptsKeepTheirPhasesFromSubmissionThroughPlacementToT
   core.set_observer([&](AttemptHandle, const data::Attempt& a) { seen.push_back(a); });
   core.start();  // both submitted at 1,000
   clock.set(5'000);
-  cluster.start_placed(1, "w000", 3'000, "node-1");
+  cluster.start_placed(1, "w000", 3'000, "node-1", 2'000);
   clock.set(6'000);
-  cluster.start_placed(2, "w001", 9'000, "node-2");  // a placement reported after the start
+  cluster.start_placed(2, "w001", 9'000, "node-2", 500);  // a placement reported after the start, and a
+                                                          // pod said to fit nowhere before its submission
   clock.set(7'000);
   cluster.succeed(1);
   cluster.fail(2, "exit");
@@ -479,15 +480,18 @@ TEST(Scheduler, ObservedAttemptsKeepTheirPhasesFromSubmissionThroughPlacementToT
   EXPECT_EQ(started_a.placed, 3'000);
   EXPECT_EQ(started_a.start, 5'000);
   EXPECT_EQ(started_a.node, "node-1");
+  EXPECT_EQ(started_a.unschedulable, 2'000);
   const data::Attempt& ended_a = seen[4];
   EXPECT_EQ(ended_a.outcome, data::Outcome::kSucceeded);
   EXPECT_EQ(ended_a.submitted, 1'000);
   EXPECT_EQ(ended_a.placed, 3'000);
   EXPECT_EQ(ended_a.node, "node-1");
+  EXPECT_EQ(ended_a.unschedulable, 2'000);
   const data::Attempt& ended_b = seen[5];
   EXPECT_EQ(ended_b.outcome, data::Outcome::kFailed);
   EXPECT_EQ(ended_b.placed, 6'000) << "phases stay in order: placed no later than the start";
   EXPECT_EQ(ended_b.node, "node-2");
+  EXPECT_EQ(ended_b.unschedulable, 1'000) << "phases stay in order: no earlier than the submission";
   EXPECT_FALSE(core.attempts()[0].placed.has_value()) << "the core's own log keeps no phases (simulations)";
 }
 

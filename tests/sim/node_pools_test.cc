@@ -9,12 +9,14 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <queue>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "data/cluster_model.h"
 #include "data/error.h"
 #include "data/quantity.h"
 #include "sim/node_pools.h"
@@ -229,6 +231,77 @@ TEST(NodePools, PoolsFilesTakeDurationsAsTheOptionsDo) {
   ASSERT_EQ(pools.size(), 2u);
   EXPECT_EQ(pools[0].provision_delay, 120 * kSecond);
   EXPECT_EQ(pools[1].provision_delay, 30 * kSecond);
+}
+
+// A provision_delay left empty (CSV) or out (JSON) is not given: a fitted one may be drawn instead.
+TEST(NodePools, APoolsFileMayLeaveTheProvisionDelayOut) {
+  test_support::ScratchDir dir;
+  const std::string csv = dir.file("pools.csv");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu\na,1,0,2,,4\nb,1,0,2,0,4\n";
+  const std::vector<NodePool> from_csv = read_node_pools(csv);
+  EXPECT_FALSE(from_csv[0].provision_delay_given);
+  EXPECT_EQ(from_csv[0].provision_delay, 0);
+  EXPECT_TRUE(from_csv[1].provision_delay_given);
+  const std::string json = dir.file("pools.json");
+  std::ofstream(json) << R"([{"name": "a", "capacity": {"cpu": 4}}, {"name": "b", "provision_delay": 0, "capacity": {"cpu": 4}}])";
+  const std::vector<NodePool> from_json = read_node_pools(json);
+  EXPECT_FALSE(from_json[0].provision_delay_given);
+  EXPECT_TRUE(from_json[1].provision_delay_given);
+}
+
+// 40 pods of 2 CPUs at t=0 on a pool of one 2-CPU node that may grow to 41: 39 nodes are ordered at
+// once, and each pod waiting for one starts when its node is up.
+std::vector<data::Micros> ordered_node_starts(const NodePool& pool, std::shared_ptr<const data::ClusterModel> fitted,
+                                              std::uint64_t seed) {
+  std::vector<Pod> pods;
+  for (int i = 0; i < 40; ++i) pods.push_back({"P" + std::to_string(i), {{"cpu", q("2")}}, 1000 * kSecond});
+  auto config = job_per_item({pool}, Placement::kFirstFit);
+  config.cluster.fitted = std::move(fitted);
+  config.seed = seed;
+  std::vector<data::Micros> starts;
+  for (const auto& [id, started] : starts_of(simulate(items_of(pods), predicted_durations(), config))) {
+    if (started.at > 0) starts.push_back(started.at);
+  }
+  return starts;
+}
+
+std::shared_ptr<const data::ClusterModel> fitted_provisioning(std::vector<double> pooled_s,
+                                                              std::map<std::string, std::vector<double>> by_pool_s) {
+  auto model = std::make_shared<data::ClusterModel>();
+  const auto quantiles = [](std::vector<double> seconds) {
+    for (double& s : seconds) s *= kSecond;
+    return data::EmpiricalQuantiles::of(std::move(seconds));
+  };
+  model->provisioning.pooled = quantiles(std::move(pooled_s));
+  for (auto& [pool, values] : by_pool_s) model->provisioning.by_type[pool] = quantiles(std::move(values));
+  return model;
+}
+
+TEST(NodePools, EachOrderedNodeComesUpAfterADrawFromTheFittedProvisioningDelayUnlessThePoolGivesOne) {
+  NodePool pool = pool_of("p", 1, 1, 41, 0, {{"cpu", q("2")}});
+  pool.provision_delay_given = false;
+  const auto fitted = fitted_provisioning({60, 75, 90, 105, 120}, {});
+  const std::vector<data::Micros> drawn = ordered_node_starts(pool, fitted, 7);
+  ASSERT_EQ(drawn.size(), 39u);
+  for (data::Micros at : drawn) {
+    EXPECT_GE(at, 60 * kSecond);
+    EXPECT_LE(at, 120 * kSecond);
+  }
+  EXPECT_GT(std::set<data::Micros>(drawn.begin(), drawn.end()).size(), 30u) << "a draw per node, not one for all";
+  EXPECT_EQ(ordered_node_starts(pool, fitted, 7), drawn) << "equal seeds, equal draws";
+  EXPECT_NE(ordered_node_starts(pool, fitted, 8), drawn);
+
+  // The pool's own fitted delay before the pooled one.
+  const std::vector<data::Micros> own = ordered_node_starts(pool, fitted_provisioning({60, 120}, {{"p", {200, 200}}}), 7);
+  EXPECT_EQ(std::set<data::Micros>(own.begin(), own.end()), std::set<data::Micros>{200 * kSecond});
+  // A delay the pools file gives wins over the fitted one; nothing fitted: the pool's delay.
+  pool.provision_delay_given = true;
+  pool.provision_delay = 45 * kSecond;
+  const std::vector<data::Micros> given = ordered_node_starts(pool, fitted, 7);
+  EXPECT_EQ(std::set<data::Micros>(given.begin(), given.end()), std::set<data::Micros>{45 * kSecond});
+  pool.provision_delay_given = false;
+  const std::vector<data::Micros> unfitted = ordered_node_starts(pool, nullptr, 7);
+  EXPECT_EQ(std::set<data::Micros>(unfitted.begin(), unfitted.end()), std::set<data::Micros>{45 * kSecond});
 }
 
 TEST(NodePools, ABadDurationInAPoolsFileNamesTheFileTheLineOrKeyAndTheValue) {

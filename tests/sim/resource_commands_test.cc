@@ -221,5 +221,41 @@ TEST_F(ResourceCommands, SimulateTakesAMachineShorthand) {
       << no_nodes.output;
 }
 
+// A model whose cluster fit identified node provisioning (60, 90 and 120 s from the orders told by
+// unschedulable pods to the nodes' ready times; start-up 0, nothing else identified) brings up each
+// node the autoscaler orders after a draw from it, unless the pools file gives provision_delay.
+// The pods: a (3 CPUs, 100 s) and b (2 CPUs, 50 s) at 0 order a node each on a pool that starts
+// empty; c (1 CPU at 10 s) fits in the room ordered for a.
+TEST_F(ResourceCommands, NodesOrderedComeUpAfterTheFittedProvisioningDelayUnlessThePoolsFileGivesOne) {
+  write("scaled.csv",
+        "item,start_s,end_s,unschedulable_s,scheduled_s,node\n"
+        "p1,71,100,11,71,n1\np2,112,150,21,112,n2\np3,152,190,31,152,n3\n");
+  write("nodes.csv", "node,pool,created_s,ready_s\nn1,auto,15,71\nn2,auto,25,111\nn3,auto,35,151\n");
+  ASSERT_EQ(run_cli("import --store " + store() + " --format csv --name scaled " + file("scaled.csv") + " --nodes " +
+                    file("nodes.csv")).exit_code, 0);
+  const std::string model = file("model.json");
+  CommandResult fit = run_cli("fit --store " + store() + " --runs scaled -o " + model);
+  ASSERT_EQ(fit.exit_code, 0) << fit.output;
+  ASSERT_NE(fit.output.find("node provisioning   3 observations, p50 1.5 min"), std::string::npos) << fit.output;
+
+  write("auto.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory\nauto,0,0,3,,4,16Gi\n");
+  const auto makespan = [&](const std::string& pools, const std::string& seed) {
+    CommandResult r = simulate_jobs_on(pools, " --workers 10 --model " + model + " --seed " + seed + " --no-record --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    EXPECT_NE(out["cluster_source"].get<std::string>().find(
+                  "node provisioning (pools whose --node-pools file gives no provision_delay)"),
+              std::string::npos)
+        << out["cluster_source"];
+    return out["makespan_us"].get<std::int64_t>();
+  };
+  const std::int64_t drawn = makespan("auto.csv", "1");
+  EXPECT_GE(drawn, 160'000'000);  // a's node up after 60-120 s, then its 100 s
+  EXPECT_LE(drawn, 220'000'000);
+  EXPECT_EQ(makespan("auto.csv", "1"), drawn);
+  write("given.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory\nauto,0,0,3,30s,4,16Gi\n");
+  EXPECT_EQ(makespan("given.csv", "1"), 130'000'000);  // the file's 30 s wins
+}
+
 }  // namespace
 }  // namespace millrace::sim

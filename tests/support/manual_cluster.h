@@ -29,10 +29,11 @@ class ManualCluster : public scheduler::Cluster {
   }
   // A start that says where and when the attempt was placed before its work started.
   void start_placed(scheduler::AttemptHandle handle, const std::string& worker, data::Micros placed,
-                    const std::string& node) {
+                    const std::string& node, std::optional<data::Micros> unschedulable = std::nullopt) {
     scheduler::AttemptEvent event{handle, clock_.now(), worker, 0, "", std::nullopt};
     event.placed = placed;
     event.node = node;
+    event.unschedulable = unschedulable;
     listener_->on_started(event);
   }
   // `work_time`: the per-unit work part the attempt reports, when it reports one.

@@ -1,7 +1,8 @@
 // A trace store as an older millrace left it, for the migration tests: a store of today's schema
 // is made at a path, turned back into an older version's by SQL the test gives (dropping what
 // later migrations added and setting user_version), closed, and opened again, which migrates it
-// forward. kUndoMigration11 is the SQL that takes back the attempt phases of migration 11.
+// forward. kUndoMigration11 is the SQL that takes back the attempt phases of migration 11, and
+// kUndoMigration12 the node arrivals and unschedulable times of migration 12 (undo 12 before 11).
 #pragma once
 
 #include <sqlite3.h>
@@ -16,6 +17,10 @@ namespace millrace::test_support {
 inline constexpr const char* kUndoMigration11 =
     "ALTER TABLE attempts DROP COLUMN submitted_us; ALTER TABLE attempts DROP COLUMN placed_us; "
     "ALTER TABLE attempts DROP COLUMN node; ";
+
+inline constexpr const char* kUndoMigration12 =
+    "DROP TABLE node_arrivals; ALTER TABLE attempts DROP COLUMN unschedulable_us; "
+    "ALTER TABLE runs DROP COLUMN node_arrivals_unrecorded; ";
 
 // `older` runs on a fresh store at `path`, where `prepare` (given the store) may first add rows.
 template <typename Prepare>

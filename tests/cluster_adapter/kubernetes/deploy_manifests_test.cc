@@ -8,6 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
+#include <vector>
+
 #include "cluster_adapter/kubernetes/job_template.h"
 #include "tests/support/loose_plans.h"
 
@@ -68,6 +72,32 @@ TEST(DeployManifests, ReadmeShowsTheDeployedJobTemplateAndRbacAsTheyAre) {
   std::string pool = readme_block("json", "### Worker-pool mode");
   ASSERT_FALSE(pool.empty()) << "no json block in README's Worker-pool mode section";
   EXPECT_EQ(json::parse(pool), json::parse(source_file("deploy/pool-job-template.json")));
+}
+
+// Nodes are cluster-scoped: a namespaced Role cannot grant them. The node arrivals watch
+// (cluster_adapter/kubernetes/node_arrivals.h) needs a ClusterRole bound to the run's account.
+TEST(DeployManifests, RbacGrantsReadingNodesClusterWideToTheRunsServiceAccount) {
+  std::map<std::string, YAML::Node> by_kind;
+  for (const YAML::Node& document : YAML::LoadAll(source_file("deploy/rbac.yaml"))) {
+    by_kind[document["kind"].as<std::string>()] = document;
+  }
+  ASSERT_EQ(by_kind.count("ClusterRole"), 1u);
+  ASSERT_EQ(by_kind.count("ClusterRoleBinding"), 1u);
+  const YAML::Node role = by_kind["ClusterRole"];
+  ASSERT_EQ(role["rules"].size(), 1u);
+  const YAML::Node rule = role["rules"][0];
+  EXPECT_EQ(rule["apiGroups"].as<std::vector<std::string>>(), std::vector<std::string>{""});
+  EXPECT_EQ(rule["resources"].as<std::vector<std::string>>(), std::vector<std::string>{"nodes"});
+  EXPECT_EQ(rule["verbs"].as<std::vector<std::string>>(), (std::vector<std::string>{"get", "list", "watch"}));
+  const YAML::Node binding = by_kind["ClusterRoleBinding"];
+  EXPECT_EQ(binding["roleRef"]["kind"].as<std::string>(), "ClusterRole");
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), role["metadata"]["name"].as<std::string>());
+  ASSERT_EQ(binding["subjects"].size(), 1u);
+  EXPECT_EQ(binding["subjects"][0]["kind"].as<std::string>(), "ServiceAccount");
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), by_kind["ServiceAccount"]["metadata"]["name"].as<std::string>());
+  EXPECT_FALSE(binding["subjects"][0]["namespace"].as<std::string>("").empty())
+      << "a ClusterRoleBinding's ServiceAccount subject must name its namespace";
+  EXPECT_NE(role["metadata"]["name"].as<std::string>(), "");
 }
 
 TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {

@@ -24,7 +24,8 @@ struct ResourceInfo {
 const ResourceInfo& info(const std::string& resource) {
   static const ResourceInfo kJobs{"Job", "JobList", "batch/v1", "batch"};
   static const ResourceInfo kPods{"Pod", "PodList", "v1", ""};
-  return resource == "jobs" ? kJobs : kPods;
+  static const ResourceInfo kNodes{"Node", "NodeList", "v1", ""};
+  return resource == "jobs" ? kJobs : resource == "nodes" ? kNodes : kPods;
 }
 
 data::Micros steady_now() {
@@ -353,6 +354,8 @@ void FakeApiServer::route() {
     s.Post(pattern, collection("pods"));
     s.Delete(pattern, collection("pods"));
   }
+  // Nodes are cluster-scoped (no namespace), and only read.
+  s.Get(R"(/api/v1/()nodes(?:/([^/]+))?)", collection("nodes"));
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     bool by_certificate = options_.tls && !options_.tls->client_ca.empty();
     bool open = options_.required_token.empty() && !by_certificate;
@@ -461,6 +464,12 @@ bool FakeApiServer::take_malformed_answer(const std::string& resource, const std
 }
 
 void FakeApiServer::handle(const std::string& resource, const httplib::Request& req, httplib::Response& res) {
+  if (options_.forbidden.count(resource) > 0) {
+    return fail(res, 403, "Forbidden",
+                resource + " is forbidden: User \"system:serviceaccount:default:millrace\" cannot list resource \"" +
+                    resource + "\" in API group \"\" at the cluster scope",
+                {{"kind", resource}});
+  }
   if (take_injected_error(req, res)) return;
   std::string ns = req.matches.size() > 1 ? std::string(req.matches[1]) : "";
   if (take_malformed_answer(resource, ns, req, res)) return;
@@ -699,6 +708,25 @@ void FakeApiServer::remove(const std::string& resource, const std::string& ns, c
   reply(res, 200, store[key]);
 }
 
+void FakeApiServer::add_node(const std::string& name, const std::string& pool) {
+  std::lock_guard lock(mutex_);
+  json node = {{"kind", "Node"}, {"apiVersion", "v1"},
+               {"metadata", {{"name", name}, {"creationTimestamp", rfc3339_now()},
+                             {"labels", {{"kubernetes.io/hostname", name}}}}},
+               {"status", {{"conditions", {{{"type", "Ready"}, {"status", "False"}, {"reason", "KubeletNotReady"},
+                                            {"lastTransitionTime", rfc3339_now()}}}}}}};
+  if (!pool.empty()) node["metadata"]["labels"]["cloud.google.com/gke-nodepool"] = pool;
+  put("nodes", std::move(node), "ADDED");
+}
+
+void FakeApiServer::make_node_ready(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  json node = objects_["nodes"].at(key_of("default", name));
+  node["status"]["conditions"] = {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"},
+                                   {"lastTransitionTime", rfc3339_now()}}};
+  put("nodes", std::move(node), "MODIFIED");
+}
+
 void FakeApiServer::put(const std::string& resource, json object, const std::string& type) {
   object["metadata"]["resourceVersion"] = std::to_string(++rv_);
   objects_[resource][key_of(ns_of(object), name_of(object))] = object;
@@ -909,6 +937,9 @@ bool FakeApiServer::step_pod(json& pod, PodState& state, const std::string& stam
   std::string phase = pod["status"].value("phase", "");
   std::string container = pod["spec"]["containers"][0].value("name", "main");
   if (phase == "Pending" && now - state.since >= state.plan.pending) {
+    if (!pod["spec"].contains("nodeName")) {  // bound now, as the scheduler does once a node has room
+      pod["status"]["conditions"] = {{{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", stamp}}};
+    }
     pod["spec"]["nodeName"] = "fake-node";
     pod["status"]["phase"] = "Running";
     pod["status"]["startTime"] = stamp;

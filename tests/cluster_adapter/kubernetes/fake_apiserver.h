@@ -1,5 +1,6 @@
 // A loopback Kubernetes API server for the adapter's tests, in the spirit of KWOK: discovery
 // endpoints, batch/v1 Jobs and v1 Pods (create/get/list/delete/watch with labelSelector,
+// v1 Nodes to get/list/watch, added and made ready by the test,
 // fieldSelector metadata.name and resourceVersion), Status objects with the real codes, and
 // simulated kubelets plus a Job controller that move each Job's pod Pending -> Running ->
 // Succeeded/Failed after times a test chooses (or until the test ends them) and set the Job's
@@ -74,6 +75,8 @@ struct FakeApiServerOptions {
   // When set, a request must carry "Authorization: Bearer <token>" (or, with tls.client_ca, a
   // client certificate), else it gets 401 Unauthorized.
   std::string required_token;
+  // Resources ("nodes", ...) every request for is answered 403 Forbidden, as RBAC without them does.
+  std::set<std::string> forbidden;
 };
 
 struct FakeApiRecord {
@@ -117,6 +120,10 @@ class FakeApiServer {
   // every status field of the wrong type or out of range, non-JSON, a truncated body; watches
   // get a stream of such events. The simulated cluster runs on meanwhile.
   void answer_malformed(bool on);
+  // Cluster-scoped v1 Nodes (list, get, watch): a node joining now, not ready yet (with the GKE
+  // node pool label when `pool` is given), and its Ready condition turning True now.
+  void add_node(const std::string& name, const std::string& pool = "");
+  void make_node_ready(const std::string& name);
   // Stops answering (connections refused) until resume(); the simulated cluster runs on.
   void pause();
   void resume();

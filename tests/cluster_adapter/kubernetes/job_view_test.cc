@@ -87,10 +87,26 @@ TEST(PodView, TellsTheBindingTheContainersStartAndTheNodeAndLeavesMalformedTimes
   const json odd = json::parse(R"({"spec": {"nodeName": 7},
       "status": {"conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "yesterday"}],
                  "containerStatuses": [{"state": {"terminated": {"startedAt": 20261205}}}, "x"]}})");
+  EXPECT_FALSE(view.unschedulable_since.has_value());
   const PodView unknown = view_pod(odd);
   EXPECT_EQ(unknown.node, "");
   EXPECT_FALSE(unknown.scheduled_at.has_value());
   EXPECT_FALSE(unknown.running_since.has_value());
+}
+
+TEST(PodView, TellsWhenThePodWasSaidToFitOnNoNodeOnlyForTheUnschedulableReason) {
+  const json waiting = json::parse(R"({"status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+      "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 Insufficient cpu.",
+      "lastTransitionTime": "2026-12-05T10:00:02Z"}]}})");
+  const PodView view = view_pod(waiting);
+  EXPECT_EQ(view.unschedulable_since, parse_rfc3339("2026-12-05T10:00:02Z"));
+  EXPECT_EQ(view.scheduling_problem, "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.");
+  const json gated = json::parse(R"({"status": {"conditions": [{"type": "PodScheduled", "status": "False",
+      "reason": "SchedulingGated", "lastTransitionTime": "2026-12-05T10:00:02Z"}]}})");
+  EXPECT_FALSE(view_pod(gated).unschedulable_since.has_value());
+  const json malformed = json::parse(R"({"status": {"conditions": [{"type": "PodScheduled", "status": "False",
+      "reason": "Unschedulable", "lastTransitionTime": ["2026"]}]}})");
+  EXPECT_FALSE(view_pod(malformed).unschedulable_since.has_value());
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 // Shared pieces of the Kubernetes adapter tests: a steady clock, the recording listener of
-// tests/support, a client configuration for the loopback API test server, and a small Job template.
+// tests/support, a client configuration for the loopback API test server, a small Job template,
+// and waiting for a node arrivals watch's news.
 #pragma once
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster_adapter/kubernetes/job_template.h"
 #include "cluster_adapter/kubernetes/kube_client.h"
+#include "cluster_adapter/kubernetes/node_arrivals.h"
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "tests/cluster_adapter/kubernetes/fake_apiserver.h"
@@ -47,6 +51,21 @@ inline JobTemplate test_job_template() {
     "spec": {"template": {"spec": {"containers": [{"name": "worker", "image": "catchup:1",
       "command": ["catchup"], "args": ["--range", "{first}", "{count}", "--end={end}", "{id}/{attempt}"]}]}}}})",
                             "test template");
+}
+
+// Takes a node arrivals watch's news until `done` holds for what was gathered, or ~30 s pass (a
+// hang guard).
+template <typename Done>
+NodeArrivalNews gather_until(NodeArrivalWatch& watch, Done done) {
+  NodeArrivalNews gathered;
+  for (int i = 0; i < 3000 && !done(gathered); ++i) {
+    if (std::optional<NodeArrivalNews> news = watch.take_news()) {
+      for (data::NodeArrival& n : news->nodes) gathered.nodes.push_back(std::move(n));
+      gathered.unrecorded = news->unrecorded;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return gathered;
 }
 
 // Runs `poll` until `done` holds or ~30 s pass (a hang guard, not a timing assertion).

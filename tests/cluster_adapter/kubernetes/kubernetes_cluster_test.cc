@@ -164,6 +164,10 @@ class FailingPodsOnLoopbackServer : public KubernetesClusterOnLoopbackServer {
             plan.pending = 10 * data::kMicrosPerSecond;
             plan.unschedulable_message = "0/3 nodes are available: 3 Insufficient cpu.";
           }
+          if (item == "r5") {  // fits nowhere until a node arrives
+            plan.pending = 1500 * data::kMicrosPerMilli;
+            plan.unschedulable_message = "0/3 nodes are available: 3 Insufficient cpu.";
+          }
           return plan;
         }, 2 * data::kMicrosPerMilli}) {}
 };
@@ -178,6 +182,26 @@ TEST_F(FailingPodsOnLoopbackServer, FailedJobReportsTheExitCodeOnce) {
   const auto& failed = listener_.events.back().event;
   EXPECT_EQ(failed.exit_code, 3);
   EXPECT_EQ(failed.reason, "exit");
+}
+
+// The time the pod was first said to fit nowhere is kept although the condition that told it is
+// replaced when the pod is bound; a pod bound at once has none.
+TEST_F(FailingPodsOnLoopbackServer, APodThatFitNowhereAtFirstReportsWhenItWasToldSo) {
+  auto cluster = make_cluster();
+  cluster->submit(submission(5));
+  cluster->submit(submission(0));
+  ASSERT_TRUE(poll_until(*cluster, [&] { return listener_.count("started") == 2; }));
+  const RecordedEvent* waited = listener_.find("started", 51);
+  ASSERT_NE(waited, nullptr);
+  ASSERT_TRUE(waited->event.unschedulable.has_value());
+  ASSERT_TRUE(waited->event.placed.has_value());
+  EXPECT_LE(*waited->event.unschedulable, *waited->event.placed);
+  EXPECT_GE(*waited->event.placed - *waited->event.unschedulable, data::kMicrosPerSecond)
+      << "bound 1.5 s after it was told it fits nowhere (whole seconds on the server)";
+  EXPECT_EQ((waited->event.at - *waited->event.unschedulable) % data::kMicrosPerSecond, 0);
+  const RecordedEvent* at_once = listener_.find("started", 1);
+  ASSERT_NE(at_once, nullptr);
+  EXPECT_FALSE(at_once->event.unschedulable.has_value());
 }
 
 TEST_F(FailingPodsOnLoopbackServer, DeadlineExceededIsReportedAsTimeout) {
