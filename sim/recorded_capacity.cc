@@ -72,8 +72,8 @@ std::map<std::string, data::Quantities> recorded_node_capacity(const RecordedRun
 NodePoolsConfig pools_of(const std::map<std::string, data::Quantities>& node_capacity) {
   NodePoolsConfig config;
   for (const auto& [node, capacity] : node_capacity) {
-    auto pool = std::find_if(config.pools.begin(), config.pools.end(),
-                             [&](const NodePool& p) { return p.capacity == capacity; });
+    const data::Quantities& room = capacity;  // a structured binding is not captured by clang 14
+    auto pool = std::find_if(config.pools.begin(), config.pools.end(), [&](const NodePool& p) { return p.capacity == room; });
     if (pool == config.pools.end()) {
       config.pools.push_back({"recorded-" + std::to_string(config.pools.size() + 1), 0, 0, 0, 0, capacity});
       pool = config.pools.end() - 1;
