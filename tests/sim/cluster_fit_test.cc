@@ -20,6 +20,7 @@
 #include "data/queue_waits.h"
 #include "data/uniform_draws.h"
 #include "sim/cluster_fidelity.h"
+#include "tests/support/work_items.h"
 
 namespace millrace::sim {
 namespace {
@@ -35,6 +36,15 @@ struct GroundTruth {
 };
 
 Micros seconds(double s) { return static_cast<Micros>(s * kMicrosPerSecond); }
+
+// An item's first attempt, succeeded, with its phases: submitted, placed, started, ended.
+data::Attempt first_attempt(const std::string& item, const std::string& worker, Micros submitted, Micros placed,
+                            Micros start, Micros end) {
+  data::Attempt a = test_support::attempt(item, 1, worker, data::Outcome::kSucceeded, start, end);
+  a.submitted = submitted;
+  a.placed = placed;
+  return a;
+}
 
 // `pods` pods arriving on average every 45 s (the pool ~70% busy): residual delay uniform in
 // [10 s, 50 s], start-up uniform in [2 s, 8 s], work uniform in [60 s, 180 s]; a share
@@ -74,16 +84,9 @@ GroundTruth generate(int pods, std::uint64_t seed) {
     const auto [free_at, slot] = free.top();
     free.pop();
     const Micros placed = std::max(pod.ready, free_at);
-    data::Attempt a;
-    a.item_id = truth.run.items[pod.index].id;
-    a.number = 1;
-    a.worker = "slot-" + std::to_string(slot);
-    a.submitted = pod.submitted;
-    a.placed = placed;
-    a.start = placed + pod.startup;
-    a.end = a.start + pod.work;
-    a.outcome = data::Outcome::kSucceeded;
-    truth.run.attempts.push_back(a);
+    const data::Attempt& a = truth.run.attempts.emplace_back(
+        first_attempt(truth.run.items[pod.index].id, "slot-" + std::to_string(slot), pod.submitted, placed,
+                      placed + pod.startup, placed + pod.startup + pod.work));
     free.push({a.end, slot});
   }
   return truth;
@@ -185,16 +188,8 @@ TEST(ClusterFit, APodThatTookTheRoomJustLeftIsBracketedByTheLastMomentItWouldHav
     item.type = "pod";
     item.submit_at = seconds(pod.submitted);
     run.items.push_back(item);
-    data::Attempt a;
-    a.item_id = pod.id;
-    a.number = 1;
-    a.worker = std::string(pod.id) + "-pod";
-    a.submitted = seconds(pod.submitted);
-    a.placed = seconds(pod.placed);
-    a.start = seconds(pod.placed);
-    a.end = seconds(pod.end);
-    a.outcome = data::Outcome::kSucceeded;
-    run.attempts.push_back(a);
+    run.attempts.push_back(first_attempt(pod.id, std::string(pod.id) + "-pod", seconds(pod.submitted),
+                                         seconds(pod.placed), seconds(pod.placed), seconds(pod.end)));
   }
   const Recording recording = on_recorded_capacity(run, {});
   ASSERT_EQ(recording.capacity.cluster.nodes, 1) << recording.capacity_text;
@@ -290,17 +285,10 @@ GroundTruth generate_on_nodes(int pods, std::uint64_t seed, int nodes = 4, int n
         if (free[node].first < pod.cpu || free[node].second < pod.memory) continue;
         free[node].first -= pod.cpu;
         free[node].second -= pod.memory;
-        data::Attempt a;
-        a.item_id = truth.run.items[i].id;
-        a.number = 1;
-        a.worker = "pod-" + std::to_string(i);
+        data::Attempt& a = truth.run.attempts.emplace_back(first_attempt(
+            truth.run.items[i].id, "pod-" + std::to_string(i), pod.submitted, now, now + pod.startup,
+            now + pod.startup + pod.work));
         a.node = "node-" + std::to_string(node);
-        a.submitted = pod.submitted;
-        a.placed = now;
-        a.start = now + pod.startup;
-        a.end = a.start + pod.work;
-        a.outcome = data::Outcome::kSucceeded;
-        truth.run.attempts.push_back(a);
         running.emplace_back(a.end, node, i);
         return true;
       }
