@@ -4,9 +4,9 @@
 // every run, recorded, real or simulated: the run spans from its first attempt's start to its
 // last attempt's end, and the workers are the named ones that ran attempts. `millrace show`
 // prints it for a stored run, `millrace run` for the real run it just drove, and `millrace
-// simulate` for the simulated run (computed from the scheduler's compact records with
-// summarize_spans, which summarize() also uses), so the figures of a recording, of its replay
-// and of a real run compare: the same attempts give the same summary wherever they come from.
+// simulate` for the simulated run (tallied as its attempts end, data/run_tally.h, which
+// summarize() also uses), so the figures of a recording, of its replay and of a real run
+// compare: the same attempts give the same summary wherever they come from.
 #pragma once
 
 #include <cstddef>
@@ -16,41 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/busy_sweep.h"
 #include "data/queue_waits.h"
 #include "data/records.h"
 
 namespace millrace::data {
 
-// The straggler tail, over the busy profile of a run: at each moment, how many attempts run on
-// a worker (attempts with a worker and a positive duration). The run spans from its start (a
-// simulation's time 0, a recording's first start) to its last end.
-struct StragglerTail {
-  Micros below_tenth = 0;              // final stretch with fewer than 10% of the peak busy workers
-  Micros last_alone = 0;               // how long the last attempt ran with nothing else running
-  double utilisation_last_tenth = 0;   // busy share of the workers in the last 10% of the span
-  friend bool operator==(const StragglerTail&, const StragglerTail&) = default;
-};
-
-// How many attempts run at each moment, from their `starts` and `ends` (each attempt's end after
-// its start), each in any order; at equal times ends come before starts. Only the ends are sorted
-// (a simulation logs them in order already): each start is counted in the gap between the two
-// ends it falls between, since starts within a gap only add up.
-class BusyProfile {
- public:
-  BusyProfile(std::vector<Micros> starts, std::vector<Micros> ends);
-  // The most attempts running at once.
-  int peak() const { return peak_; }
-  // The straggler tail of a run over [run_start, run_end] with `workers` workers.
-  StragglerTail tail(Micros run_start, Micros run_end, std::size_t workers) const;
-
- private:
-  std::vector<Micros> starts_;
-  std::vector<Micros> ends_;                  // sorted
-  std::vector<std::uint32_t> starts_in_gap_;  // gap k: at or after end k - 1, before end k
-  int peak_ = 0;
-};
-
-// The tail of the attempts on workers (BusyProfile); `workers` is how many workers the run had.
+// The tail of the attempts [starts[i], ends[i]) on workers, in any order (data/busy_sweep.h);
+// `workers` is how many workers the run had.
 StragglerTail straggler_tail(std::vector<Micros> starts, std::vector<Micros> ends, Micros run_start,
                              Micros run_end, std::size_t workers);
 
@@ -95,7 +68,7 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
 
 // One attempt as the summary reads it, its item and its worker by number: a run's attempts
 // without their strings, as a simulation keeps them (one per attempt: what else an attempt has,
-// such as a reported work time, is kept aside by whoever has it).
+// such as a reported work time, is kept aside by whoever has it) and tallies them (data/run_tally.h).
 struct AttemptSpan {
   static constexpr std::uint32_t kNoWorker = UINT32_MAX;  // not on a named worker
   std::uint32_t item = 0;                                 // >= the item count: not in the plan
@@ -104,12 +77,5 @@ struct AttemptSpan {
   Micros end = 0;
   Outcome outcome = Outcome::kSucceeded;
 };
-
-// The summary of `spans` (a run of `items` items on `workers` numbered workers), all but the
-// longest attempts themselves and the recorded work time (left 0: a span does not carry it, the
-// caller adds it): `longest` gets the positions in `spans` of the longest ones, longest first
-// (ties: the earlier start, then the lower item and worker), at most `longest_count`.
-RunSummary summarize_spans(const std::vector<AttemptSpan>& spans, std::size_t items, std::size_t workers,
-                           std::size_t longest_count, std::vector<std::size_t>& longest);
 
 }  // namespace millrace::data

@@ -37,7 +37,6 @@ Scheduler::Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions o
   if (options_.retry.max_attempts < 1) {
     throw data::Error(options_.plan_name, "retry policy needs max attempts >= 1");
   }
-  attempt_spans_.reserve(work_.size());
   if (graph_.has_dependencies()) {
     waiting_on_.resize(work_.size());
     for (std::size_t i = 0; i < work_.size(); ++i) waiting_on_[i] = graph_.predecessor_count(i);
@@ -93,9 +92,15 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
   dispatch();
 }
 
+void Scheduler::tally_attempts(data::RunTally& tally, bool keep_spans) {
+  tally_ = &tally;
+  keep_spans_ = keep_spans;
+}
+
 void Scheduler::start() {
   if (started_) return;
   started_ = true;
+  if (keep_spans_) attempt_spans_.reserve(work_.size());
   policy_->attach(*this);
   for (std::size_t i = 0; i < work_.size(); ++i) {
     if (waiting_on(i) == 0) make_available(i);
@@ -202,6 +207,7 @@ void Scheduler::on_started(const AttemptEvent& event) {
   w.started = true;
   w.busy = true;
   w.item = flight->item;
+  if (tally_ != nullptr) tally_->started(event.at, logged_worker(flight->worker) != kNoWorkerRecord);
   if (observer_) {
     if (event.placed || !event.node.empty() || event.unschedulable) {
       placements_[event.handle] = Placement{event.placed, event.node, event.unschedulable};
@@ -228,6 +234,7 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   if (found == nullptr) return;
   Flight flight = *found;
   flights_.erase(event.handle);
+  const bool start_reported = flight.started.has_value();
   // A success whose start was never reported (lost, or overtaken by the end) ran nonetheless:
   // it is taken to have started when submitted, the earliest it can have, not to have lasted 0.
   if (outcome == data::Outcome::kSucceeded && !flight.started) flight.started = flight.submitted;
@@ -235,12 +242,12 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   ItemRecord& record = records_[index];
   std::uint32_t reason = reason_named(event.reason);
   if (observer_) notify(event.handle, flight, outcome, event.at, &event);
-  const std::uint32_t logged_worker =
-      flight.worker != kNoWorkerRecord && !workers_[flight.worker].name.empty() ? flight.worker : kNoWorkerRecord;
-  attempt_spans_.push_back(
-      data::AttemptSpan{flight.item, logged_worker, flight.started.value_or(event.at), event.at, outcome});
+  const data::AttemptSpan span{flight.item, logged_worker(flight.worker), flight.started.value_or(event.at), event.at,
+                               outcome};
+  if (keep_spans_) attempt_spans_.push_back(span);
+  if (tally_ != nullptr) tally_->ended(span, start_reported);
   work_time_ += event.work_time.value_or(0);
-  const AttemptDetail detail{attempt_spans_.size() - 1, flight.attempt, event.exit_code,
+  const AttemptDetail detail{finished_attempts_++, flight.attempt, event.exit_code,
                              outcome == data::Outcome::kSucceeded ? 0 : reason, event.work_time};
   if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.work_time) {
     attempt_details_.push_back(detail);
@@ -355,8 +362,7 @@ std::vector<data::Attempt> Scheduler::attempts() const {
   return all;
 }
 
-data::Attempt Scheduler::attempt(std::size_t position) const {
-  const data::AttemptSpan& span = attempt_spans_[position];
+data::Attempt Scheduler::attempt(const data::AttemptSpan& span, std::size_t position) const {
   auto kept = std::lower_bound(attempt_details_.begin(), attempt_details_.end(), position,
                                [](const AttemptDetail& d, std::size_t p) { return d.position < p; });
   const AttemptDetail detail =

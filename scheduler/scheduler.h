@@ -15,6 +15,7 @@
 
 #include "data/records.h"
 #include "data/run_summary.h"
+#include "data/run_tally.h"
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
@@ -90,6 +91,11 @@ class Scheduler : public ClusterListener, private PolicyHost {
   Scheduler& operator=(const Scheduler&) = delete;
 
   void set_observer(AttemptObserver observer) { observer_ = std::move(observer); }
+  // Called before start(): every attempt is also tallied into `tally` as it starts and ends
+  // (data/run_tally.h; its sweep needs the cluster to report in time order, as a simulation
+  // does), and unless `keep_spans` no span is kept: attempt_spans() and attempts() stay empty,
+  // and a run of millions of items holds its summary in a few bytes an item.
+  void tally_attempts(data::RunTally& tally, bool keep_spans);
   // Submits the first attempts; the rest follows from cluster events and timers.
   void start();
   // Stops the run gracefully (a Ctrl-C): nothing is submitted from now on, every attempt in
@@ -119,7 +125,9 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::size_t worker_count() const { return workers_.size(); }
   const std::string& worker_name(std::uint32_t worker) const;
   // The finished attempt at `position` (in attempt_spans()).
-  data::Attempt attempt(std::size_t position) const;
+  data::Attempt attempt(std::size_t position) const { return attempt(attempt_spans_[position], position); }
+  // The finished attempt `span`, the position-th to finish, whole.
+  data::Attempt attempt(const data::AttemptSpan& span, std::size_t position) const;
   std::size_t in_flight() const { return flights_.size(); }
   StatusReport status() const;
   SchedulerSnapshot snapshot() const;
@@ -201,6 +209,10 @@ class Scheduler : public ClusterListener, private PolicyHost {
   // The worker record of a started event's worker found by its key (AttemptEvent::worker_key).
   std::uint32_t keyed_worker(const AttemptEvent& event);
   std::uint32_t reason_named(const std::string& reason);
+  // The worker an attempt on `worker` is summarised under: none when unnamed.
+  std::uint32_t logged_worker(std::uint32_t worker) const {
+    return worker != kNoWorkerRecord && !workers_[worker].name.empty() ? worker : kNoWorkerRecord;
+  }
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   std::string label(std::size_t index) const;
   int cancelled(std::size_t index) const;
@@ -225,6 +237,9 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<std::string> reasons_{""};     // failure reasons, interned
   std::unordered_map<std::string, std::uint32_t> reason_index_{{"", 0}};
   std::vector<data::AttemptSpan> attempt_spans_;
+  bool keep_spans_ = true;
+  data::RunTally* tally_ = nullptr;
+  std::size_t finished_attempts_ = 0;
   std::vector<AttemptDetail> attempt_details_;
   data::Micros work_time_ = 0;
   AttemptObserver observer_;

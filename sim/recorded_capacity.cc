@@ -35,7 +35,7 @@ int peak_concurrency(const std::vector<data::Attempt>& attempts) {
     starts.push_back(a.placed.value_or(a.start));
     ends.push_back(std::max(a.end, starts.back()));
   }
-  return starts.empty() ? 1 : std::max(1, data::BusyProfile(std::move(starts), std::move(ends)).peak());
+  return starts.empty() ? 1 : std::max(1, data::BusySweep::of(std::move(starts), std::move(ends)).peak());
 }
 
 // Each recorded node as large as the most its attempts held at once, resource by resource (an

@@ -26,45 +26,21 @@ struct Dispatch {
   }
 };
 
-// The run's summary (data::summarize_spans, the one every run gets) from the scheduler's
-// attempt spans, whose workers are the named ones.
-data::RunSummary summary_of(const scheduler::Scheduler& core) {
-  std::vector<std::size_t> longest;
-  data::RunSummary summary =
-      data::summarize_spans(core.attempt_spans(), core.plan().size(), core.worker_count(), 5, longest);
+// The run's summary, tallied as the attempts ended (data::RunTally, the one every run gets).
+data::RunSummary summary_of(const scheduler::Scheduler& core, const data::RunTally& tally) {
+  data::RunSummary summary = tally.summary();
   summary.work_time = core.work_time();
-  for (std::size_t position : longest) summary.longest.push_back(core.attempt(position));
+  for (const auto& [span, position] : tally.longest()) summary.longest.push_back(core.attempt(span, position));
   return summary;
-}
-
-// On node pools a node runs several pods at once: the straggler tail's share is of the most
-// pods running at once, not of the nodes (over the attempts' span, as summarize_spans has it).
-data::StragglerTail pods_tail(const std::vector<data::AttemptSpan>& log) {
-  std::vector<data::Micros> starts, ends;
-  for (const data::AttemptSpan& a : log) {
-    if (a.end <= a.start) continue;
-    starts.push_back(a.start);
-    ends.push_back(a.end);
-  }
-  if (starts.empty()) return {};
-  const data::Micros first = *std::min_element(starts.begin(), starts.end());
-  const data::Micros last = *std::max_element(ends.begin(), ends.end());
-  const data::BusyProfile pods(std::move(starts), std::move(ends));
-  return pods.tail(first, last, static_cast<std::size_t>(pods.peak()));
 }
 
 // Each item's wait from its submit time to the start of its first attempt: the first starts,
 // turned into the waits of the items that started in place.
-data::WaitSummary waits_of(const scheduler::Scheduler& core, const std::vector<data::AttemptSpan>& log,
+data::WaitSummary waits_of(const scheduler::PlannedWork& plan, std::vector<data::Micros> waits,
                            data::Micros makespan) {
-  constexpr data::Micros kNever = -1;
-  std::vector<data::Micros> waits(core.plan().size(), kNever);
-  for (const data::AttemptSpan& a : log) {
-    if (waits[a.item] == kNever || a.start < waits[a.item]) waits[a.item] = a.start;
-  }
   std::size_t started = 0;
   for (std::size_t i = 0; i < waits.size(); ++i) {
-    if (waits[i] != kNever) waits[started++] = waits[i] - core.plan().submit_at(i);
+    if (waits[i] != data::RunTally::kNotStarted) waits[started++] = waits[i] - plan.submit_at(i);
   }
   waits.resize(started);
   return data::summarize_wait_times(std::move(waits), 0, makespan);
@@ -102,7 +78,13 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.
   const data::Micros lower_bound = plan->graph().critical_path(*plan, durations);
+  // On node pools a node runs several pods at once: the straggler tail's share is of the most
+  // pods running at once, not of the nodes.
+  data::RunTally tally(plan->size(), 5,
+                       config.cluster.pools.pools.empty() ? data::RunTally::Sweep::kWorkers
+                                                          : data::RunTally::Sweep::kWorkersAndPods);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
+  core.tally_attempts(tally, config.keep_attempt_log);
   Dispatch dispatch{clock, cluster};
   cluster.defer_due_starts();
   core.start();
@@ -121,17 +103,15 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   result.stalled = !core.finished();
   result.critical_path = lower_bound;
   result.cap = config.scheduler.params.max_in_flight;
-  const std::vector<data::AttemptSpan>& log = core.attempt_spans();
   if (config.keep_attempt_log) result.attempt_log = core.attempts();
+  result.makespan = tally.last_end();
   std::vector<WorkerUsage> usage(core.worker_count());
   for (std::uint32_t w = 0; w < usage.size(); ++w) usage[w].name = core.worker_name(w);
-  for (const data::AttemptSpan& a : log) {
-    result.makespan = std::max(result.makespan, a.end);
-    if (a.worker == data::AttemptSpan::kNoWorker) continue;
-    WorkerUsage& w = usage[a.worker];
-    w.busy += a.end - a.start;
-    ++w.attempts;
-    result.busy += a.end - a.start;
+  for (std::size_t w = 0; w < tally.worker_slots(); ++w) {
+    WorkerUsage& worker = usage[w];
+    worker.busy = tally.worker_busy(w);
+    worker.attempts = tally.worker_attempts(w);
+    result.busy += worker.busy;
   }
   for (WorkerUsage& w : usage) {
     if (w.attempts == 0) continue;
@@ -145,8 +125,8 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
                          (static_cast<double>(result.makespan) * static_cast<double>(result.workers.size()));
   }
   result.node_hours = static_cast<double>(cluster.slot_time()) / static_cast<double>(data::kMicrosPerHour);
-  result.summary = summary_of(core);
-  result.waits = waits_of(core, log, result.makespan);
+  result.summary = summary_of(core, tally);
+  result.waits = waits_of(core.plan(), tally.take_first_starts(), result.makespan);
   if (const PoolNodes* nodes = cluster.pool_nodes()) {
     result.node_hours = 0;
     double allocated = 0, offered = 0;  // of the first resource ("cpu" when pools have it)
@@ -167,7 +147,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
     }
     result.utilisation = offered > 0 ? allocated / offered : 0;
     result.waits_by_short_resource = cluster.waits_by_short_resource();
-    result.summary.tail = pods_tail(log);
+    result.summary.tail = tally.pods_tail();
   }
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;

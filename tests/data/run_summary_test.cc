@@ -149,7 +149,7 @@ TEST(StragglerTail, MatchesCountingOnBackToBackAttemptsLoggedInTheOrderTheyEnd) 
 
 // The peak of attempts at once (what a node pool's tail is a share of), against counting them at
 // every microsecond: an attempt ending when another starts does not overlap it.
-TEST(BusyProfile, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
+TEST(BusySweep, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
   std::mt19937_64 draw(41);
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<Micros> starts, ends;
@@ -162,7 +162,7 @@ TEST(BusyProfile, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
       for (Micros t = start; t < end; ++t) ++running[t];
     }
     const int peak = *std::max_element(running.begin(), running.end());
-    EXPECT_EQ(BusyProfile(starts, ends).peak(), peak) << "trial " << trial;
+    EXPECT_EQ(BusySweep::of(starts, ends).peak(), peak) << "trial " << trial;
   }
 }
 

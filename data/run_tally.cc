@@ -1,0 +1,148 @@
+#include "data/run_tally.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+namespace millrace::data {
+
+namespace {
+
+// The value below which `fraction` of the sorted values lie (nearest rank).
+Micros rank(const std::vector<Micros>& sorted, double fraction) {
+  auto index = static_cast<std::size_t>(fraction * static_cast<double>(sorted.size()) + 0.999999);
+  return sorted[std::clamp<std::size_t>(index, 1, sorted.size()) - 1];
+}
+
+// The earliest the last tenth of a run over [run_start, run_end] begins: its `from`, which only
+// grows with run_end (and with run_start).
+Micros last_tenth_from(Micros run_start, Micros run_end) { return run_end - (run_end - run_start) / 10; }
+
+// Out of line: the tally of every attempt stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_start_unreported(const AttemptSpan& a) {
+  throw std::logic_error("run tally: an attempt of item " + std::to_string(a.item) + " lasted from " +
+                         std::to_string(a.start) + " to " + std::to_string(a.end) +
+                         " us but its start was never reported");
+}
+
+}  // namespace
+
+RunTally::RunTally(std::size_t items, std::size_t longest, Sweep sweep, std::size_t forget_every)
+    : items_(items), longest_count_(longest), sweep_(sweep), first_starts_(items, kNotStarted), succeeded_(items, 0),
+      forget_every_(std::max<std::size_t>(1, forget_every)) {}
+
+void RunTally::started(Micros at, bool on_worker) {
+  if (sweep_ == Sweep::kNone) return;
+  if (!any_reported_) first_reported_ = at;
+  any_reported_ = true;
+  if (on_worker) workers_sweep_.start(at);
+  if (sweep_ == Sweep::kWorkersAndPods) pods_sweep_.start(at);
+}
+
+void RunTally::ended(const AttemptSpan& a, bool start_reported) {
+  const std::size_t position = attempts_++;
+  first_start_ = position == 0 ? a.start : std::min(first_start_, a.start);
+  last_end_ = position == 0 ? a.end : std::max(last_end_, a.end);
+  total_work_ += a.end - a.start;
+  if (a.outcome == Outcome::kFailed || a.outcome == Outcome::kCancelled) ++failed_attempts_;
+  if (a.item < items_) {
+    if (a.outcome == Outcome::kSucceeded && !succeeded_[a.item]) {
+      succeeded_[a.item] = 1;
+      ++succeeded_items_;
+    }
+    Micros& first = first_starts_[a.item];
+    if (first == kNotStarted || a.start < first) first = a.start;
+  }
+  const bool on_worker = a.worker != AttemptSpan::kNoWorker;
+  if (on_worker) {
+    if (a.worker >= worker_busy_.size()) {
+      worker_busy_.resize(a.worker + 1, 0);
+      worker_attempts_.resize(a.worker + 1, 0);
+    }
+    worker_busy_[a.worker] += a.end - a.start;
+    ++worker_attempts_[a.worker];
+  }
+
+  // Longest first; ties by start, item, worker, position, so the order the attempts come in does
+  // not matter. Most attempts are not longer than the last one kept.
+  auto longer = [](const std::pair<AttemptSpan, std::size_t>& p, const std::pair<AttemptSpan, std::size_t>& q) {
+    const AttemptSpan& x = p.first;
+    const AttemptSpan& y = q.first;
+    return std::make_tuple(y.end - y.start, x.start, x.item, x.worker, p.second) <
+           std::make_tuple(x.end - x.start, y.start, y.item, y.worker, q.second);
+  };
+  const auto shorter_than_kept = [&] {  // the first test of `longer` against the last one kept
+    const AttemptSpan& last = longest_.back().first;
+    return a.end - a.start < last.end - last.start;
+  };
+  if (longest_count_ > 0 && (longest_.size() < longest_count_ || !shorter_than_kept())) {
+    const std::pair<AttemptSpan, std::size_t> entry{a, position};
+    if (longest_.size() < longest_count_ || longer(entry, longest_.back())) {
+      if (longest_.size() == longest_count_) longest_.pop_back();
+      longest_.insert(std::upper_bound(longest_.begin(), longest_.end(), entry, longer), entry);
+    }
+  }
+
+  if (sweep_ == Sweep::kNone) return;
+  const bool pods = sweep_ == Sweep::kWorkersAndPods;
+  if (a.end > a.start) {
+    if (!start_reported) [[unlikely]] throw_start_unreported(a);
+    if (on_worker) workers_sweep_.end(a.end);
+    if (pods) {
+      pods_first_start_ = any_lasted_ ? std::min(pods_first_start_, a.start) : a.start;
+      pods_last_end_ = any_lasted_ ? std::max(pods_last_end_, a.end) : a.end;
+      pods_sweep_.end(a.end);
+    }
+    any_lasted_ = true;
+  } else if (start_reported) {
+    if (on_worker) workers_sweep_.take_back_start(a.start);
+    if (pods) pods_sweep_.take_back_start(a.start);
+  }
+  if (++since_forget_ >= forget_every_) forget_early();
+}
+
+// Every start of an attempt still running is at or after the first reported start, and every
+// attempt not started yet ends (and starts, if never reported) after now: so the earliest start
+// so far bounds the run's start from below, the latest end its end, and `from` cannot be earlier
+// than the bound worked out from them.
+void RunTally::forget_early() {
+  since_forget_ = 0;
+  if (!any_reported_) return;
+  workers_sweep_.forget_before(last_tenth_from(std::min(first_start_, first_reported_), last_end_));
+  if (sweep_ == Sweep::kWorkersAndPods && any_lasted_) {
+    pods_sweep_.forget_before(last_tenth_from(first_reported_, pods_last_end_));
+  }
+}
+
+RunSummary RunTally::summary(const BusySweep& workers_profile) const {
+  RunSummary s;
+  s.items = items_;
+  s.attempts = attempts_;
+  if (attempts_ == 0) {
+    s.items_without_success = items_;
+    return s;
+  }
+  s.failed_attempts = failed_attempts_;
+  s.total_work = total_work_;
+  s.makespan = last_end_ - first_start_;
+  s.items_without_success = items_ - succeeded_items_;
+  std::vector<Micros> busy_times;
+  for (std::size_t w = 0; w < worker_busy_.size(); ++w) {
+    if (worker_attempts_[w] > 0) busy_times.push_back(worker_busy_[w]);
+  }
+  s.workers = busy_times.size();
+  if (s.workers == 0) return s;
+  std::sort(busy_times.begin(), busy_times.end());
+  s.busy_min = busy_times.front();
+  s.busy_median = rank(busy_times, 0.5);
+  s.busy_max = busy_times.back();
+  s.tail = workers_profile.tail(first_start_, last_end_, s.workers);
+  return s;
+}
+
+StragglerTail RunTally::pods_tail() const {
+  if (!any_lasted_) return {};
+  return pods_sweep_.tail(pods_first_start_, pods_last_end_, static_cast<std::size_t>(pods_sweep_.peak()));
+}
+
+}  // namespace millrace::data
