@@ -1,7 +1,8 @@
-// Benchmarks of the simulator: the engine's hold model (a steady 10^5 pending events, each
-// handled event scheduling one more) against a naive engine measured in the same run
-// (std::priority_queue of std::function closures), and a whole simulated run of 4,000 ranges
-// on 256 workers with 1% failed attempts.
+// Benchmarks of the simulator: the engine's hold model (a steady number of pending events, each
+// handled event scheduling one more: 10^5, and 16 to 4,096 as a simulation of that many workers
+// holds) against a binary heap of the same plain events (std::priority_queue ordered by time
+// and insertion) and a naive engine (std::priority_queue of std::function closures) measured in
+// the same run, and a whole simulated run of 4,000 ranges on 256 workers with 1% failed attempts.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -43,11 +44,15 @@ struct Hold {
   }
 };
 
+// How many events a hold model keeps pending (the benchmark's argument).
+std::size_t pending_of(const benchmark::State& state) { return static_cast<std::size_t>(state.range(0)); }
+
 void BM_EngineHoldModel(benchmark::State& state) {
   const auto& inc = increments();
+  const std::size_t pending = pending_of(state);
   SimEngine engine;
-  engine.reserve(kPending + 1);
-  for (std::size_t i = 0; i < kPending; ++i) {
+  engine.reserve(pending + 1);
+  for (std::size_t i = 0; i < pending; ++i) {
     engine.at(inc[i & 0xffff] * 7, SimEvent{SimEvent::Kind::kStart, static_cast<std::uint32_t>(i), 0});
   }
   for (auto _ : state) {
@@ -57,7 +62,38 @@ void BM_EngineHoldModel(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kBatch));
 }
-BENCHMARK(BM_EngineHoldModel)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineHoldModel)->Arg(16)->Arg(256)->Arg(4096)->Arg(kPending)->Unit(benchmark::kMillisecond);
+
+// The alternative queue: a binary heap of the same plain events, ties by insertion order.
+void BM_BinaryHeapHoldModel(benchmark::State& state) {
+  struct Entry {
+    data::Micros at;
+    std::uint64_t seq;
+    SimEvent event;
+    bool operator>(const Entry& o) const { return at > o.at || (at == o.at && seq > o.seq); }
+  };
+  const auto& inc = increments();
+  const std::size_t pending = pending_of(state);
+  std::vector<Entry> storage;
+  storage.reserve(pending + 1);
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue(std::greater<Entry>(), std::move(storage));
+  std::uint64_t seq = 0;
+  for (std::size_t i = 0; i < pending; ++i) {
+    queue.push(Entry{inc[i & 0xffff] * 7, seq++, SimEvent{SimEvent::Kind::kStart, static_cast<std::uint32_t>(i), 0}});
+  }
+  std::uint64_t handled = 0;
+  for (auto _ : state) {
+    for (std::uint64_t n = 0; n < kBatch; ++n) {
+      const Entry top = queue.top();
+      queue.pop();
+      queue.push(Entry{top.at + inc[handled++ & 0xffff], seq++,
+                       SimEvent{SimEvent::Kind::kStart, top.event.index, top.event.value + 1}});
+    }
+    benchmark::DoNotOptimize(queue.top().at);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kBatch));
+}
+BENCHMARK(BM_BinaryHeapHoldModel)->Arg(16)->Arg(256)->Arg(4096)->Arg(kPending)->Unit(benchmark::kMillisecond);
 
 // The naive engine: a binary heap of (time, sequence, closure), each event its own std::function
 // capturing the engine and the event.

@@ -20,43 +20,6 @@ BusySweep BusySweep::of(std::vector<Micros> starts, std::vector<Micros> ends) {
   return sweep;
 }
 
-void BusySweep::start(Micros at) {
-  count_start(at);
-  late_starts_.push_back(at);
-}
-
-void BusySweep::take_back_start(Micros at) {
-  if (pending_ == 0 || pending_at_ != at) return;  // not the latest start: nothing to take back
-  --pending_;
-  late_starts_.pop_back();
-}
-
-void BusySweep::end(Micros at) {
-  count_end(at);
-  late_ends_.push_back(at);
-}
-
-void BusySweep::count_start(Micros at) {
-  if (pending_ > 0 && at > pending_at_) settle();
-  pending_at_ = at;
-  ++pending_;
-  any_ = true;
-}
-
-void BusySweep::count_end(Micros at) {
-  if (pending_ > 0 && at > pending_at_) settle();
-  const int before = busy_--;
-  const auto level = static_cast<std::size_t>(before);
-  if (level >= last_drop_.size()) last_drop_.resize(level + 1, 0);
-  last_drop_[level] = at;
-  if (busy_ >= 2) {
-    alone_ = false;
-  } else if (busy_ == 1 && before != 1) {
-    alone_ = true;
-    alone_since_ = at;
-  }
-}
-
 void BusySweep::settle() {
   const int before = busy_;
   busy_ += pending_;

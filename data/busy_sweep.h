@@ -28,12 +28,22 @@ class BusySweep {
   static BusySweep of(std::vector<Micros> starts, std::vector<Micros> ends);
 
   // Calls in time order (a time never before the last one given). An attempt starts at `at`.
-  void start(Micros at);
+  void start(Micros at) {
+    count_start(at);
+    late_starts_.push_back(at);
+  }
   // An attempt started at `at`, the last time given, ends there too: it is not part of the
   // profile, and its start is taken back.
-  void take_back_start(Micros at);
+  void take_back_start(Micros at) {
+    if (pending_ == 0 || pending_at_ != at) return;  // not the latest start: nothing to take back
+    --pending_;
+    late_starts_.pop_back();
+  }
   // An attempt ends at `at`.
-  void end(Micros at);
+  void end(Micros at) {
+    count_end(at);
+    late_ends_.push_back(at);
+  }
   // The last tenth of the run will begin after `at`: what it needs from before is dropped (the
   // caller works out the bound from the run's start and the latest end so far). Keeps memory to
   // the attempts of about the last tenth of the run so far.
@@ -47,8 +57,25 @@ class BusySweep {
 
  private:
   // The sweep itself: a start waits until a later time comes (ends at its time come first).
-  void count_start(Micros at);
-  void count_end(Micros at);
+  void count_start(Micros at) {
+    if (pending_ > 0 && at > pending_at_) settle();
+    pending_at_ = at;
+    ++pending_;
+    any_ = true;
+  }
+  void count_end(Micros at) {
+    if (pending_ > 0 && at > pending_at_) settle();
+    const int before = busy_--;
+    const auto level = static_cast<std::size_t>(before);
+    if (level >= last_drop_.size()) last_drop_.resize(level + 1, 0);
+    last_drop_[level] = at;
+    if (busy_ >= 2) {
+      alone_ = false;
+    } else if (busy_ == 1 && before != 1) {
+      alone_ = true;
+      alone_since_ = at;
+    }
+  }
   void settle();  // counts the starts at the latest time, once a later time comes
 
   Micros pending_at_ = 0;

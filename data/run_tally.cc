@@ -63,24 +63,10 @@ void RunTally::ended(const AttemptSpan& a, bool start_reported) {
     ++worker_attempts_[a.worker];
   }
 
-  // Longest first; ties by start, item, worker, position, so the order the attempts come in does
-  // not matter. Most attempts are not longer than the last one kept.
-  auto longer = [](const std::pair<AttemptSpan, std::size_t>& p, const std::pair<AttemptSpan, std::size_t>& q) {
-    const AttemptSpan& x = p.first;
-    const AttemptSpan& y = q.first;
-    return std::make_tuple(y.end - y.start, x.start, x.item, x.worker, p.second) <
-           std::make_tuple(x.end - x.start, y.start, y.item, y.worker, q.second);
-  };
-  const auto shorter_than_kept = [&] {  // the first test of `longer` against the last one kept
-    const AttemptSpan& last = longest_.back().first;
-    return a.end - a.start < last.end - last.start;
-  };
-  if (longest_count_ > 0 && (longest_.size() < longest_count_ || !shorter_than_kept())) {
-    const std::pair<AttemptSpan, std::size_t> entry{a, position};
-    if (longest_.size() < longest_count_ || longer(entry, longest_.back())) {
-      if (longest_.size() == longest_count_) longest_.pop_back();
-      longest_.insert(std::upper_bound(longest_.begin(), longest_.end(), entry, longer), entry);
-    }
+  if (longest_count_ > 0) {
+    const AttemptSpan* last = longest_.size() < longest_count_ ? nullptr : &longest_.back().first;
+    // Most attempts are shorter than the last one kept: `keep_if_longest` tells the rest.
+    if (last == nullptr || a.end - a.start >= last->end - last->start) keep_if_longest(a, position);
   }
 
   if (sweep_ == Sweep::kNone) return;
@@ -99,6 +85,23 @@ void RunTally::ended(const AttemptSpan& a, bool start_reported) {
     if (pods) pods_sweep_.take_back_start(a.start);
   }
   if (++since_forget_ >= forget_every_) forget_early();
+}
+
+// Longest first; ties by start, item, worker, position, so the order the attempts come in does
+// not matter.
+void RunTally::keep_if_longest(const AttemptSpan& a, std::size_t position) {
+  auto longer = [](const std::pair<AttemptSpan, std::size_t>& p, const std::pair<AttemptSpan, std::size_t>& q) {
+    const AttemptSpan& x = p.first;
+    const AttemptSpan& y = q.first;
+    return std::make_tuple(y.end - y.start, x.start, x.item, x.worker, p.second) <
+           std::make_tuple(x.end - x.start, y.start, y.item, y.worker, q.second);
+  };
+  const std::pair<AttemptSpan, std::size_t> entry{a, position};
+  if (longest_.size() == longest_count_) {
+    if (!longer(entry, longest_.back())) return;
+    longest_.pop_back();
+  }
+  longest_.insert(std::upper_bound(longest_.begin(), longest_.end(), entry, longer), entry);
 }
 
 // Every start of an attempt still running is at or after the first reported start, and every

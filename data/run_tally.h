@@ -59,6 +59,7 @@ class RunTally {
   StragglerTail pods_tail() const;
 
  private:
+  [[gnu::noinline]] void keep_if_longest(const AttemptSpan& span, std::size_t position);
   void forget_early();  // what no tail will read, every so many attempts
 
   std::size_t items_;
