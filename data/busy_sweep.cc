@@ -15,8 +15,8 @@ BusySweep BusySweep::of(std::vector<Micros> starts, std::vector<Micros> ends) {
     sweep.count_end(end);
   }
   while (next_start < starts.size()) sweep.count_start(starts[next_start++]);
-  sweep.late_starts_ = std::move(starts);
-  sweep.late_ends_ = std::move(ends);
+  sweep.late_starts_.assign(starts.begin(), starts.end());
+  sweep.late_ends_.assign(ends.begin(), ends.end());
   return sweep;
 }
 
@@ -34,19 +34,8 @@ void BusySweep::settle() {
 }
 
 void BusySweep::forget_before(Micros at) {
-  auto forget = [at](const std::vector<Micros>& times, std::size_t& first) {
-    while (first < times.size() && times[first] < at) ++first;
-  };
-  forget(late_starts_, late_starts_first_);
-  forget(late_ends_, late_ends_first_);
-  // The forgotten front goes once it is most of the vector (amortised: each time moves once).
-  auto compact = [](std::vector<Micros>& times, std::size_t& first) {
-    if (first < 1024 || first < times.size() / 2) return;
-    times.erase(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(first));
-    first = 0;
-  };
-  compact(late_starts_, late_starts_first_);
-  compact(late_ends_, late_ends_first_);
+  while (!late_starts_.empty() && late_starts_.front() < at) late_starts_.pop_front();
+  while (!late_ends_.empty() && late_ends_.front() < at) late_ends_.pop_front();
 }
 
 int BusySweep::peak() const { return std::max(peak_, busy_ + pending_); }
@@ -69,10 +58,8 @@ StragglerTail BusySweep::tail(Micros run_start, Micros run_end, std::size_t work
   // attempt starting after `from` also ends after it. Summed modulo 2^64, exact whenever the
   // busy time itself fits.
   const Micros from = run_end - (run_end - run_start) / 10;
-  const auto late_end = std::upper_bound(late_ends_.begin() + static_cast<std::ptrdiff_t>(late_ends_first_),
-                                         late_ends_.end(), from);
-  const auto late_start = std::upper_bound(late_starts_.begin() + static_cast<std::ptrdiff_t>(late_starts_first_),
-                                           late_starts_.end(), from);
+  const auto late_end = std::upper_bound(late_ends_.begin(), late_ends_.end(), from);
+  const auto late_start = std::upper_bound(late_starts_.begin(), late_starts_.end(), from);
   std::uint64_t busy_late = 0;
   for (auto end = late_end; end != late_ends_.end(); ++end) busy_late += static_cast<std::uint64_t>(*end);
   for (auto start = late_start; start != late_starts_.end(); ++start) busy_late -= static_cast<std::uint64_t>(*start);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <vector>
 
 #include "data/time.h"
@@ -85,11 +86,10 @@ class BusySweep {
   std::vector<Micros> last_drop_;      // by level n >= 1: the last end at which n running became n - 1
   bool alone_ = false;                 // one attempt runs alone since alone_since_ (or ran, last)
   Micros alone_since_ = 0;
-  // Starts and ends kept for the last tenth's utilisation, in time order, from *_first_ on.
-  std::vector<Micros> late_starts_;
-  std::vector<Micros> late_ends_;
-  std::size_t late_starts_first_ = 0;
-  std::size_t late_ends_first_ = 0;
+  // Starts and ends kept for the last tenth's utilisation, in time order. Deques: they grow and
+  // shrink at their ends a block at a time, never moving what they hold.
+  std::deque<Micros> late_starts_;
+  std::deque<Micros> late_ends_;
   bool any_ = false;                   // some attempt started
 };
 
