@@ -31,7 +31,7 @@ def part_of(source, function):
     if any(k in host for k in ("check_placeable", "check_fits", "critical_path", "PoolNodes::PoolNodes",
                                "SimCluster::SimCluster")):
         return "set-up"
-    if any(k in host for k in ("Scheduler::status", "summarize", "BusyProfile", "straggler", "waits_of",
+    if any(k in host for k in ("Scheduler::status", "summarize", "RunTally", "BusySweep", "straggler", "waits_of",
                                "pods_tail")):
         return "summary"
     if "SimCluster" in host or "PoolNodes" in host:

@@ -14,8 +14,8 @@
 namespace millrace::data {
 
 // The straggler tail, over the busy profile of a run: at each moment, how many attempts run on
-// a worker (attempts with a worker and a positive duration). The run spans from its start (a
-// simulation's time 0, a recording's first start) to its last end.
+// a worker (attempts with a worker and a positive duration). The run spans from its first
+// attempt's start to its last end.
 struct StragglerTail {
   Micros below_tenth = 0;              // final stretch with fewer than 10% of the peak busy workers
   Micros last_alone = 0;               // how long the last attempt ran with nothing else running
@@ -25,7 +25,8 @@ struct StragglerTail {
 
 class BusySweep {
  public:
-  // The profile of attempts [starts[i], ends[i]) (each end after its start), given in any order.
+  // The profile of attempts [starts[i], ends[i]), given in any order. An instant attempt (end =
+  // start) overlaps nothing: it leaves the peak as it is.
   static BusySweep of(std::vector<Micros> starts, std::vector<Micros> ends);
 
   // Calls in time order (a time never before the last one given). An attempt starts at `at`.
@@ -67,9 +68,11 @@ class BusySweep {
   void count_end(Micros at) {
     if (pending_ > 0 && at > pending_at_) settle();
     const int before = busy_--;
-    const auto level = static_cast<std::size_t>(before);
-    if (level >= last_drop_.size()) last_drop_.resize(level + 1, 0);
-    last_drop_[level] = at;
+    if (before >= 1) {  // an instant attempt's end comes before its start in `of`: the count may dip below 0
+      const auto level = static_cast<std::size_t>(before);
+      if (level >= last_drop_.size()) last_drop_.resize(level + 1, 0);
+      last_drop_[level] = at;
+    }
     if (busy_ >= 2) {
       alone_ = false;
     } else if (busy_ == 1 && before != 1) {

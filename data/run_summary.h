@@ -67,8 +67,9 @@ RunSummary summarize(const std::vector<WorkItem>& items, const std::vector<Attem
                      std::size_t longest = 5);
 
 // One attempt as the summary reads it, its item and its worker by number: a run's attempts
-// without their strings, as a simulation keeps them (one per attempt: what else an attempt has,
-// such as a reported work time, is kept aside by whoever has it) and tallies them (data/run_tally.h).
+// without their strings, as a simulation hands them to its tally (data/run_tally.h) and keeps them
+// when asked for its attempt log (what else an attempt has, such as a reported work time, is kept
+// aside by whoever has it).
 struct AttemptSpan {
   static constexpr std::uint32_t kNoWorker = UINT32_MAX;  // not on a named worker
   std::uint32_t item = 0;                                 // >= the item count: not in the plan

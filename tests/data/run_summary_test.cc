@@ -166,10 +166,16 @@ TEST(BusySweep, PeakMatchesCountingTheAttemptsRunningAtEveryMicrosecond) {
   }
 }
 
+// Instant attempts (a recording's attempts that failed before starting) overlap nothing: two at
+// the same microsecond with nothing else running leave the peak at what runs around them.
+TEST(BusySweep, InstantAttemptsLeaveThePeakAsItIs) {
+  EXPECT_EQ(BusySweep::of({5, 5, 0}, {5, 5, 3}).peak(), 1);
+  EXPECT_EQ(BusySweep::of({7, 7, 7}, {7, 7, 7}).peak(), 0);
+  EXPECT_EQ(BusySweep::of({0, 4, 4, 2}, {10, 4, 4, 6}).peak(), 2);
+}
+
 // The last stretch begins with one attempt starting alone after everything else ended: its start
-// (not an end) is where "alone" begins, found among starts that are not in order.
-// The last stretch begins with one attempt starting alone after everything else ended: its start
-// (not an end) is where "alone" begins, found among starts logged out of order.
+// (not an end) is where "alone" begins, with the starts given out of order.
 TEST(StragglerTail, LastAloneFromTheStartOfAnAttemptBegunAfterAllOthersEnded) {
   std::vector<std::pair<Micros, Micros>> spans = {{0, 10}, {0, 20}, {10, 30}, {20, 40}, {5, 45}, {50, 90}};
   std::vector<Micros> starts, ends;
