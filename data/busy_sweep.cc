@@ -57,7 +57,7 @@ StragglerTail BusySweep::tail(Micros run_start, Micros run_end, std::size_t work
   // Busy time after `from`: each attempt ending after it counts from max(start, from), and an
   // attempt starting after `from` also ends after it. Summed modulo 2^64, exact whenever the
   // busy time itself fits.
-  const Micros from = run_end - (run_end - run_start) / 10;
+  const Micros from = last_tenth_from(run_start, run_end);
   const auto late_end = std::upper_bound(late_ends_.begin(), late_ends_.end(), from);
   const auto late_start = std::upper_bound(late_starts_.begin(), late_starts_.end(), from);
   std::uint64_t busy_late = 0;

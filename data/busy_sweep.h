@@ -56,6 +56,9 @@ class BusySweep {
   // The straggler tail of a run over [run_start, run_end] with `workers` workers, once every
   // attempt started has ended.
   StragglerTail tail(Micros run_start, Micros run_end, std::size_t workers) const;
+  // Where the last tenth of a run over [run_start, run_end] begins (the tail's utilisation is of
+  // what runs after it): it only grows with run_end and with run_start.
+  static Micros last_tenth_from(Micros run_start, Micros run_end) { return run_end - (run_end - run_start) / 10; }
 
  private:
   // The sweep itself: a start waits until a later time comes (ends at its time come first).

@@ -8,16 +8,6 @@ namespace millrace::data {
 
 namespace {
 
-// The value below which `fraction` of the sorted values lie (nearest rank).
-Micros rank(const std::vector<Micros>& sorted, double fraction) {
-  auto index = static_cast<std::size_t>(fraction * static_cast<double>(sorted.size()) + 0.999999);
-  return sorted[std::clamp<std::size_t>(index, 1, sorted.size()) - 1];
-}
-
-// The earliest the last tenth of a run over [run_start, run_end] begins: its `from`, which only
-// grows with run_end (and with run_start).
-Micros last_tenth_from(Micros run_start, Micros run_end) { return run_end - (run_end - run_start) / 10; }
-
 // Out of line: the tally of every attempt stays small.
 [[noreturn, gnu::cold, gnu::noinline]] void throw_start_unreported(const AttemptSpan& a) {
   throw std::logic_error("run tally: an attempt of item " + std::to_string(a.item) + " lasted from " +
@@ -111,9 +101,9 @@ void RunTally::keep_if_longest(const AttemptSpan& a, std::size_t position) {
 void RunTally::forget_early() {
   since_forget_ = 0;
   if (!any_reported_) return;
-  workers_sweep_.forget_before(last_tenth_from(std::min(first_start_, first_reported_), last_end_));
+  workers_sweep_.forget_before(BusySweep::last_tenth_from(std::min(first_start_, first_reported_), last_end_));
   if (sweep_ == Sweep::kWorkersAndPods && any_lasted_) {
-    pods_sweep_.forget_before(last_tenth_from(first_reported_, pods_last_end_));
+    pods_sweep_.forget_before(BusySweep::last_tenth_from(first_reported_, pods_last_end_));
   }
 }
 
@@ -137,7 +127,7 @@ RunSummary RunTally::summary(const BusySweep& workers_profile) const {
   if (s.workers == 0) return s;
   std::sort(busy_times.begin(), busy_times.end());
   s.busy_min = busy_times.front();
-  s.busy_median = rank(busy_times, 0.5);
+  s.busy_median = nearest_rank(busy_times, 0.5);
   s.busy_max = busy_times.back();
   s.tail = workers_profile.tail(first_start_, last_end_, s.workers);
   return s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "data/error.h"
+#include "data/run_tally.h"
 
 namespace millrace::scheduler {
 

@@ -15,7 +15,6 @@
 
 #include "data/records.h"
 #include "data/run_summary.h"
-#include "data/run_tally.h"
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
@@ -25,6 +24,10 @@
 #include "scheduler/status_report.h"
 #include "scheduler/work_graph.h"
 #include "scheduler/work_queue.h"
+
+namespace millrace::data {
+class RunTally;
+}  // namespace millrace::data
 
 namespace millrace::scheduler {
 

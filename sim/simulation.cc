@@ -7,6 +7,7 @@
 
 #include "data/error.h"
 #include "data/run_summary.h"
+#include "data/run_tally.h"
 #include "sim/virtual_clock.h"
 
 namespace millrace::sim {
@@ -81,8 +82,8 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   // On node pools a node runs several pods at once: the straggler tail's share is of the most
   // pods running at once, not of the nodes.
   data::RunTally tally(plan->size(), 5,
-                       config.cluster.pools.pools.empty() ? data::RunTally::Sweep::kWorkers
-                                                          : data::RunTally::Sweep::kWorkersAndPods);
+                       cluster.pool_nodes() == nullptr ? data::RunTally::Sweep::kWorkers
+                                                       : data::RunTally::Sweep::kWorkersAndPods);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   core.tally_attempts(tally, config.keep_attempt_log);
   Dispatch dispatch{clock, cluster};
