@@ -59,8 +59,8 @@ std::string format_fidelity(const FitFidelity& f) {
       << "  makespan replayed with model durations " << readable_duration(f.model_makespan) << " vs recorded durations "
       << readable_duration(f.recorded_makespan) << " (" << std::showpos << 100 * f.makespan_error() << std::noshowpos
       << "%)\n"
-      << "  longest range: model " << readable_duration(f.model_longest) << " (" << f.model_longest_range.end_count()
-      << ") vs recorded " << readable_duration(f.recorded_longest) << " (" << f.recorded_longest_range.end_count()
+      << "  longest range: model " << readable_duration(f.model_longest) << " (" << f.model_longest_range.text()
+      << ") vs recorded " << readable_duration(f.recorded_longest) << " (" << f.recorded_longest_range.text()
       << ", " << std::showpos << 100 * f.longest_error() << std::noshowpos << "%)\n";
   return out.str();
 }

@@ -26,7 +26,7 @@ std::string fixed(double value, const char* format) {
 
 std::string range_text(const data::ItemMiss& miss, const std::vector<data::WorkItem>& items) {
   for (const data::WorkItem& item : items) {
-    if (item.id == miss.item_id) return item.range ? item.range->end_count() : item.id;
+    if (item.id == miss.item_id) return item.range ? item.range->text() : item.id;
   }
   return miss.item_id;
 }

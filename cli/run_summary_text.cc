@@ -17,7 +17,7 @@ namespace {
 
 std::string range_of(const data::Attempt& a, const std::vector<data::WorkItem>& items) {
   for (const auto& item : items) {
-    if (item.id == a.item_id) return item.range ? item.range->end_count() : item.id;
+    if (item.id == a.item_id) return item.range ? item.range->text() : item.id;
   }
   return a.item_id;
 }

@@ -20,8 +20,12 @@ struct Range {
 
   std::int64_t last() const { return first + count - 1; }  // inclusive
   std::int64_t end() const { return first + count; }       // exclusive
-  // The "END/COUNT" form used by parallel catch-up deployments (END = last unit, inclusive).
+  // The "END/COUNT" form used by parallel catch-up deployments (END = last unit, inclusive): for
+  // the files, queues and item ids in that form.
   std::string end_count() const { return std::to_string(last()) + "/" + std::to_string(count); }
+  // The one name a person reads for it wherever millrace prints a range (show, fit, the live
+  // page's failures and workers): "FIRST-LAST", both inclusive ("2500-2749").
+  std::string text() const { return std::to_string(first) + "-" + std::to_string(last()); }
 
   friend bool operator==(const Range&, const Range&) = default;
 };

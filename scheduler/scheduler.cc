@@ -419,6 +419,11 @@ InFlight Scheduler::in_flight_record(AttemptHandle handle, const Flight& flight)
 
 std::string Scheduler::label(std::size_t index) const {
   const data::Range* range = work_.range(index);
+  return range != nullptr ? range->text() : work_.id(index);
+}
+
+std::string Scheduler::end_count_label(std::size_t index) const {
+  const data::Range* range = work_.range(index);
   return range != nullptr ? range->end_count() : work_.id(index);
 }
 
@@ -444,7 +449,7 @@ StatusReport Scheduler::status() const {
       report.jobs_failed.push_back(FailedJob{work_.id(i), label(i), worker_name(trail.last_worker),
                                              static_cast<int>(r.attempts), reasons_[trail.last_reason]});
     }
-    if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(label(i));
+    if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(end_count_label(i));
   }
   for (const WorkerRecord& w : workers_) {
     if (!w.started) continue;

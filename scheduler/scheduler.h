@@ -217,7 +217,10 @@ class Scheduler : public ClusterListener, private PolicyHost {
     return worker != kNoWorkerRecord && !workers_[worker].name.empty() ? worker : kNoWorkerRecord;
   }
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
+  // Item `index` as the status report names it: its range as a person reads it (data::Range::text),
+  // or in the END/COUNT form of a catch-up monitor's jobs_in_progress; the item id for other work.
   std::string label(std::size_t index) const;
+  std::string end_count_label(std::size_t index) const;
   int cancelled(std::size_t index) const;
   std::uint32_t waiting_on(std::size_t index) const { return waiting_on_.empty() ? 0 : waiting_on_[index]; }
 

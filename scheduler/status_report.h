@@ -15,7 +15,7 @@ namespace millrace::scheduler {
 
 struct FailedJob {
   std::string item;
-  std::string range;          // END/COUNT, or the item id for non-range work
+  std::string range;          // FIRST-LAST (data::Range::text), or the item id for non-range work
   std::string worker;         // worker of the last attempt
   int attempts = 0;
   std::string reason;         // reason of the last attempt, or "dependency failed"
@@ -24,7 +24,7 @@ struct FailedJob {
 struct WorkerStatus {
   std::string name;
   bool busy = false;
-  std::string range;          // what it runs now (END/COUNT), empty when idle
+  std::string range;          // what it runs now (FIRST-LAST), empty when idle
   data::Micros busy_time = 0; // time spent in finished attempts
   int succeeded = 0;
   int failed = 0;

@@ -22,7 +22,7 @@ WatchReport::WatchReport(const std::vector<data::WorkItem>& items, const std::ve
       prediction_(data::to_json(data::kept_makespan_prediction(run_parameters(run)))) {
   for (const data::WorkItem& item : items) {
     plan_.push_back(item.id);
-    items_[item.id];
+    items_[item.id].range = item.range ? item.range->text() : item.id;
   }
   for (const data::Attempt& attempt : recorded) record(attempt);
 }
@@ -83,6 +83,11 @@ void WatchReport::observe(const WatchStep& step) {
   }
 }
 
+std::string WatchReport::range_text(const std::string& id) const {
+  const auto item = items_.find(id);
+  return item == items_.end() || item->second.range.empty() ? id : item->second.range;
+}
+
 scheduler::StatusReport WatchReport::status() const {
   scheduler::StatusReport report;
   report.at = now_;
@@ -98,7 +103,7 @@ scheduler::StatusReport WatchReport::status() const {
     if (item.succeeded) {
       ++report.num_succeeded;
     } else if (failed_.contains(id)) {
-      report.jobs_failed.push_back(scheduler::FailedJob{id, id, item.worker, item.attempts, item.reason});
+      report.jobs_failed.push_back(scheduler::FailedJob{id, range_text(id), item.worker, item.attempts, item.reason});
     }
   }
   report.run_failed = !report.jobs_failed.empty();
@@ -111,7 +116,7 @@ scheduler::StatusReport WatchReport::status() const {
     for (const auto& [range, hold] : holds_) {
       if (hold.worker == name) {
         w.busy = true;
-        w.range = range;
+        w.range = range_text(range);
       }
     }
     if (auto record = workers_.find(name); record != workers_.end()) {

@@ -36,6 +36,7 @@ class WatchReport {
 
  private:
   struct ItemRecord {
+    std::string range;   // as a person reads it (data::Range::text), the id for other work
     int attempts = 0;
     bool succeeded = false;
     std::string worker;  // of the last attempt
@@ -47,6 +48,8 @@ class WatchReport {
     int failed = 0;
   };
   void record(const data::Attempt& attempt);
+  // The range of item `id` as a person reads it; the id itself for an item not in the plan.
+  std::string range_text(const std::string& id) const;
   scheduler::StatusReport status() const;
 
   std::vector<std::string> plan_;  // item ids in plan order

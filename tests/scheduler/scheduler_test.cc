@@ -368,7 +368,8 @@ TEST(Scheduler, StatusReportsRemainingProgressAndWorkersAsJson) {
   EXPECT_EQ(status["workers"][0]["name"], "w000");
   EXPECT_EQ(status["workers"][0]["busy_us"], 5);
   EXPECT_EQ(status["workers"][1]["state"], "busy");
-  EXPECT_EQ(status["workers"][1]["range"], "199/100");
+  // The range a worker runs, as a person reads it: FIRST-LAST (the second range: units 100 to 199).
+  EXPECT_EQ(status["workers"][1]["range"], "100-199");
 }
 
 TEST(Scheduler, SnapshotAndRestoreResumeWithoutRerunningOrLosingItems) {

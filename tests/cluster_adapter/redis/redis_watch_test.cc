@@ -211,6 +211,10 @@ TEST_F(RedisWatchTest, TheStatusReportShowsTheQueueAsARealRunsStatusDoes) {
                                                 {"in_flight", 0}, {"remaining", 1}}));
   ASSERT_EQ(status["jobs_failed"].size(), 1u);
   EXPECT_EQ(status["jobs_failed"][0]["item"], failing);
+  // Its range as every output names one, FIRST-LAST, from the queue's END/COUNT entry.
+  const long long end = std::stoll(failing.substr(0, failing.find('/')));
+  const long long count = std::stoll(failing.substr(failing.find('/') + 1));
+  EXPECT_EQ(status["jobs_failed"][0]["range"], std::to_string(end - count + 1) + "-" + std::to_string(end));
   EXPECT_EQ(status["jobs_failed"][0]["worker"], "w1");
   EXPECT_EQ(status["jobs_failed"][0]["reason"], "listed in failed");
   EXPECT_EQ(status["recent_attempts"][0]["attempts"][0],
