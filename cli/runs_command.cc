@@ -6,7 +6,9 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/help_layout.h"
 #include "data/model_span.h"
+#include "data/readable_duration.h"
 #include "data/run_sessions.h"
 #include "data/trace_store.h"
 #include "sim/comparison_store.h"
@@ -14,6 +16,31 @@
 namespace millrace::cli {
 
 namespace {
+
+// "96, 192, 384 workers", or "40 worker counts from 1 to 512" when there are more than six.
+std::string worker_counts_text(const std::vector<int>& workers) {
+  if (workers.empty()) return "no worker counts";
+  if (workers.size() > 6) {
+    return std::to_string(workers.size()) + " worker counts from " + std::to_string(workers.front()) + " to " +
+           std::to_string(workers.back());
+  }
+  std::vector<std::string> counts;
+  for (int w : workers) counts.push_back(std::to_string(w));
+  return CLI::detail::join(counts, ", ") + (workers.size() == 1 && workers[0] == 1 ? " worker" : " workers");
+}
+
+// What a stored comparison compared: its candidates on which worker counts in which queue orders,
+// for which run and model; for a plan also the deadline it searched for and its answer.
+std::string compared_text(const sim::StoredComparison& c) {
+  std::string text = CLI::detail::join(c.candidates, ", ") + " on " + worker_counts_text(c.workers) + ", " +
+                     (c.orders.size() == 1 ? "queue order " : "queue orders ") + CLI::detail::join(c.orders, ", ");
+  if (c.deadline > 0) text += "; deadline " + data::readable_duration(c.deadline);
+  if (c.kind == "plan") {
+    text += c.answer_workers ? "; answer " + std::to_string(*c.answer_workers) + " workers" : "; no answer";
+  }
+  if (!c.run.empty()) text += "; run " + c.run;
+  return text + "; model " + (c.model.empty() ? "(none: a replay)" : c.model);
+}
 
 void print_comparisons(const data::TraceStore& store) {
   const std::vector<sim::StoredComparison> comparisons = sim::stored_comparisons(store);
@@ -24,7 +51,8 @@ void print_comparisons(const data::TraceStore& store) {
   for (const sim::StoredComparison& c : comparisons) {
     std::cout << std::left << std::setw(6) << c.id << std::setw(9) << c.kind << std::setw(25)
               << data::utc_text(c.created) << std::right << std::setw(6) << c.rows << "  "
-              << (c.experiment_sha256.empty() ? "-" : c.experiment_sha256) << "\n";
+              << (c.experiment_sha256.empty() ? "-" : c.experiment_sha256) << "\n"
+              << "      compared " << compared_text(c) << "\n";
   }
 }
 
@@ -34,19 +62,29 @@ void add_runs_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("runs", "List the runs of a trace store");
   cmd->add_option("--store", *store_path, "Trace store file")->required();
+  set_help_groups(*cmd, {{"What to list", {"--store"}}});
+  set_help_examples(*cmd, {{"The runs, stored comparisons and cost profiles of a store", "millrace runs --store out/t.db"},
+                           {"What the main job stored: its run, and the compare and plan it made",
+                            "millrace runs --store out/main-job.db"}});
   cmd->callback([store_path] {
     auto store = data::TraceStore::open_for_reading(*store_path);
     auto runs = store.runs();
-    int name_width = 6;
-    for (const auto& run : runs) name_width = std::max(name_width, static_cast<int>(run.name.size()) + 2);
-    std::cout << std::left << std::setw(6) << "id" << std::setw(name_width) << "name" << std::setw(10) << "source"
-              << std::setw(10) << "units" << std::right << std::setw(8) << "items" << std::setw(10) << "attempts"
-              << "\n";
+    // Each text column as wide as its longest entry, two spaces after it.
+    int id_width = 6, name_width = 6, source_width = 8, units_width = 7;
     for (const auto& run : runs) {
-      std::cout << std::left << std::setw(6) << run.id << std::setw(name_width) << run.name << std::setw(10)
-                << to_string(run.source) << std::setw(10) << run.units << std::right << std::setw(8)
-                << store.count_rows("items", run.id) << std::setw(10) << store.count_rows("attempts", run.id)
-                << "\n";
+      id_width = std::max(id_width, static_cast<int>(std::to_string(run.id).size()) + 2);
+      name_width = std::max(name_width, static_cast<int>(run.name.size()) + 2);
+      source_width = std::max(source_width, static_cast<int>(std::string(to_string(run.source)).size()) + 2);
+      units_width = std::max(units_width, static_cast<int>(run.units.size()) + 2);
+    }
+    std::cout << std::left << std::setw(id_width) << "id" << std::setw(name_width) << "name"
+              << std::setw(source_width) << "source" << std::setw(units_width) << "units" << std::right
+              << std::setw(8) << "items" << std::setw(10) << "attempts" << "\n";
+    for (const auto& run : runs) {
+      std::cout << std::left << std::setw(id_width) << run.id << std::setw(name_width) << run.name
+                << std::setw(source_width) << to_string(run.source) << std::setw(units_width) << run.units
+                << std::right << std::setw(8) << store.count_rows("items", run.id) << std::setw(10)
+                << store.count_rows("attempts", run.id) << "\n";
     }
     print_comparisons(store);
     const std::vector<std::string> profiles = store.profile_names();

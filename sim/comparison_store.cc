@@ -1,6 +1,8 @@
 #include "sim/comparison_store.h"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "data/error.h"
 #include "data/sqlite_db.h"
@@ -86,12 +88,45 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
 std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store) {
   data::Statement select(store.handle(), store.path(),
                          "SELECT c.id, c.kind, c.created_us, "
-                         "(SELECT count(*) FROM comparison_rows r WHERE r.comparison_id = c.id), e.sha256 "
+                         "(SELECT count(*) FROM comparison_rows r WHERE r.comparison_id = c.id), e.sha256, c.model, "
+                         "c.parameters "
                          "FROM comparisons c LEFT JOIN comparison_experiments e ON e.comparison_id = c.id "
                          "ORDER BY c.id");
   std::vector<StoredComparison> comparisons;
   while (select.step()) {
-    comparisons.push_back({select.int64(0), select.text(1), select.int64(2), select.int64(3), select.text(4)});
+    StoredComparison& c = comparisons.emplace_back();
+    c.id = select.int64(0);
+    c.kind = select.text(1);
+    c.created = select.int64(2);
+    c.rows = select.int64(3);
+    c.experiment_sha256 = select.text(4);
+    c.model = select.text(5);
+    const nlohmann::json parameters = nlohmann::json::parse(select.text(6), nullptr, false);
+    if (parameters.is_object()) {
+      if (parameters.contains("run") && parameters["run"].is_string()) c.run = parameters["run"].get<std::string>();
+      if (parameters.contains("deadline_us") && parameters["deadline_us"].is_number_integer()) {
+        c.deadline = parameters["deadline_us"].get<data::Micros>();
+      }
+      if (parameters.contains("answer_workers") && parameters["answer_workers"].is_number_integer()) {
+        c.answer_workers = parameters["answer_workers"].get<int>();
+      }
+    }
+  }
+  const auto add_new = [](std::vector<std::string>& seen, const std::string& value) {
+    if (std::find(seen.begin(), seen.end(), value) == seen.end()) seen.push_back(value);
+  };
+  for (StoredComparison& c : comparisons) {
+    data::Statement rows(store.handle(), store.path(),
+                         "SELECT partitioner, workers, queue_order FROM comparison_rows WHERE comparison_id = ? "
+                         "ORDER BY position");
+    rows.bind(1, c.id);
+    std::set<int> workers;
+    while (rows.step()) {
+      add_new(c.candidates, rows.text(0));
+      workers.insert(static_cast<int>(rows.int64(1)));
+      add_new(c.orders, rows.text(2));
+    }
+    c.workers.assign(workers.begin(), workers.end());
   }
   return comparisons;
 }

@@ -44,6 +44,16 @@ struct StoredComparison {
   data::Micros created = 0;
   std::int64_t rows = 0;
   std::string experiment_sha256;  // empty: run from the command line alone
+  // What it compared, from its rows: the candidates (partitioners, ranges files) and queue orders
+  // in the order of its rows, the worker counts ascending; and from its header the model file,
+  // the recorded run ("" when none), a plan's deadline (0 when it had none) and its answer.
+  std::vector<std::string> candidates;
+  std::vector<std::string> orders;
+  std::vector<int> workers;
+  std::string model;
+  std::string run;
+  data::Micros deadline = 0;
+  std::optional<int> answer_workers;
 };
 
 // Every stored comparison, oldest first.
