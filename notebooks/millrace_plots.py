@@ -490,9 +490,11 @@ def compare_results(conn, chosen=None, model_path=None, run_key=None):
 
 
 def plan_results(conn, chosen=None, model_path=None, run_key=None):
-    """The `millrace plan` result chosen as chosen_comparison chooses it, the best partitioner per
-    worker count, or None when the store has none. Columns: workers, partitioner, makespan_us,
-    node_hours, deadline_us, chosen; its description is in the frame's attrs["comparison"]."""
+    """The `millrace plan` result chosen as chosen_comparison chooses it: every candidate
+    (partitioner) at every worker count searched (best_rows' columns), or None when the store has
+    none. Added columns: deadline_us, best (the candidate with the lowest mean makespan at its
+    worker count) and chosen (that best one at the count the plan answered); its description is
+    in the frame's attrs["comparison"]."""
     found = chosen_comparison(conn, "plan", chosen, model_path, run_key)
     if found is None:
         return None
@@ -500,10 +502,10 @@ def plan_results(conn, chosen=None, model_path=None, run_key=None):
     frame = best_rows(conn, comparison_id)
     if frame.empty:
         return None
-    frame = frame.sort_values("makespan_us").groupby("workers", as_index=False).first()
+    frame = frame.sort_values(["workers", "makespan_us", "partitioner"]).reset_index(drop=True)
     frame["deadline_us"] = parameters["deadline_us"]
-    frame["chosen"] = frame["workers"] == parameters.get("answer_workers", -1)
-    frame = frame.sort_values("workers")
+    frame["best"] = ~frame["workers"].duplicated()
+    frame["chosen"] = frame["best"] & (frame["workers"] == parameters.get("answer_workers", -1))
     frame.attrs["comparison"] = description
     return frame
 
@@ -548,19 +550,30 @@ def compare_figure(results):
 
 
 def plan_figure(results):
-    """The cost/deadline curve: node-hours against makespan for each worker count, the deadline
-    and the chosen point; and makespan against workers."""
+    """The plan's cost curve: node-hours against makespan at each worker count searched (the best
+    candidate there; bars: p10 to p90 of the makespan over the replicas), the deadline and the
+    chosen point; and makespan against workers, the best candidate's band with each candidate's
+    own curve beside it (the best per count changes hands where they cross)."""
+    best = results[results["best"]]
     div, unit = time_unit(max(results["makespan_us"].max(), results["deadline_us"].max()))
     deadline = results["deadline_us"].iloc[0] / div
     chosen = results[results["chosen"]]
+    low = best["makespan_p10_us"].fillna(best["makespan_min_us"]) / div
+    high = best["makespan_p90_us"].fillna(best["makespan_max_us"]) / div
+    mean = best["makespan_us"] / div
+    band = "p10\u2013p90 of the makespan over the replicas"
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
-    ax.plot(results["makespan_us"] / div, results["node_hours"], marker="o", ms=4, label="candidates")
-    for _, row in results.iterrows():
+    ax.errorbar(mean, best["node_hours"], xerr=[(mean - low).clip(lower=0), (high - mean).clip(lower=0)], marker="o",
+                ms=4, capsize=3, label=f"best candidate per worker count (bars: {band})")
+    for _, row in best.iterrows():
         ax.annotate(f"{row['workers']}", (row["makespan_us"] / div, row["node_hours"]), fontsize=7,
                     xytext=(3, 3), textcoords="offset points")
     ax.axvline(deadline, color="tab:red", ls="--", label=f"deadline {deadline:.2f} {unit}")
-    ax2.plot(results["workers"], results["makespan_us"] / div, marker="o", ms=4, label="makespan")
-    ax2.axhline(deadline, color="tab:red", ls="--", label="deadline")
+    ax2.fill_between(best["workers"], low, high, color="tab:gray", alpha=0.35, lw=0, label=band + " (best)")
+    for name, rows in results.groupby("partitioner"):
+        ax2.plot(rows["workers"], rows["makespan_us"] / div, marker=".", ms=3, lw=0.8, label=name)
+    ax2.plot(best["workers"], mean, color="black", lw=1.6, label="best candidate per worker count")
+    ax2.axhline(deadline, color="tab:red", ls="--", label=f"deadline {deadline:.2f} {unit}")
     if not chosen.empty:
         pick = chosen.iloc[0]
         label = f"chosen: {pick['workers']} workers, {pick['partitioner']}"
@@ -568,12 +581,12 @@ def plan_figure(results):
                    zorder=3, label=label)
         ax2.scatter([pick["workers"]], [pick["makespan_us"] / div], s=150, marker="*", color="tab:orange",
                     zorder=3, label=label)
-    ax.set_xlabel(f"makespan ({unit})")
+    ax.set_xlabel(f"mean makespan ({unit})")
     ax.set_ylabel("cost (node-hours)")
     ax.set_title("cost vs makespan (labels: workers)")
     ax2.set_xlabel("workers")
-    ax2.set_ylabel(f"makespan ({unit})")
-    ax2.set_title("makespan vs workers")
+    ax2.set_ylabel(f"mean makespan ({unit})")
+    ax2.set_title("makespan vs workers, each candidate")
     for a in (ax, ax2):
         a.grid(alpha=0.3)
         a.legend(fontsize=8)
@@ -666,6 +679,23 @@ def figures_of_store(conn, model_path=None, run_key=None, compare_id=None, plan_
         lambda: real_vs_simulated(real, attempts(conn, real["id"]), sim, attempts(conn, sim["id"]))
 
 
+def figure_texts(fig):
+    """(titles, legend entries) of a figure's axes, in order: what it shows, in its own words."""
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    legend = [text.get_text() for ax in fig.axes if ax.get_legend() for text in ax.get_legend().get_texts()]
+    return titles, legend
+
+
+def figure_html(name, caption, fig):
+    """The report's <figure> of one PNG: its caption, and its titles and legend entries as data-titles
+    and data-legend (" | " between entries) for a reader that cannot see the picture, and for tests."""
+    titles, legend = figure_texts(fig)
+    attribute = lambda texts: html.escape(" | ".join(texts), quote=True)
+    return (f"<figure id=\"{name}\" data-titles=\"{attribute(titles)}\" data-legend=\"{attribute(legend)}\">"
+            f"<img src=\"{name}.png\" alt=\"{html.escape(caption, quote=True)}\">"
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
 def write_report(store, out, model_path=None, run_key=None, compare_id=None, plan_id=None):
     """Renders every figure to out/*.png and out/index.html; returns the PNG paths."""
     matplotlib.use("Agg")
@@ -676,10 +706,9 @@ def write_report(store, out, model_path=None, run_key=None, compare_id=None, pla
     for name, caption, build in figures_of_store(conn, model_path, run_key, compare_id, plan_id):
         fig = build()
         path = save(fig, out, name)
+        sections.append(figure_html(name, caption, fig))
         plt.close(fig)
         written.append(path)
-        sections.append(f"<figure><img src=\"{name}.png\" alt=\"{html.escape(caption)}\">"
-                        f"<figcaption>{html.escape(caption)}</figcaption></figure>")
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>millrace report</title>"
             "<style>body{font-family:sans-serif;max-width:1300px;margin:auto}img{max-width:100%}"
             "figure{margin:2em 0}</style></head><body>\n"

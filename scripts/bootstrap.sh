@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for the README's two set-up commands:
-#   bootstrap.sh main   install what is missing, build, run the main job on the bundled data
+#   bootstrap.sh main   install what is missing, build, run the main job on the bundled data; it ends
+#                       with its report (HTML and PNGs) and prints where that is
 #   bootstrap.sh test   install what is missing, build, run every test (ctest), then the fuzz targets,
 #                       then the input-parsing suites under ASan+UBSan
 set -euo pipefail
@@ -16,6 +17,8 @@ bash "$root/scripts/install-deps.sh"
 if [ "$mode" = test ]; then
   bash "$root/scripts/install-bench-deps.sh"
   bash "$root/scripts/install-notebook-deps.sh"  # the notebook tests execute them with Jupyter
+else
+  bash "$root/scripts/install-report-deps.sh"  # the main job's report draws with matplotlib
 fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)"

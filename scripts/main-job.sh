@@ -7,7 +7,10 @@
 #   3. fit the cost model at the recording's resolution (blocked cross-validation, apply time vs
 #      the rest, fidelity against the recording);
 #   4. compare queue orders, partitioners and worker counts on that model, and plan the fewest
-#      workers for a 24 h deadline, both from the experiment file examples/pcv2-experiment.yaml.
+#      workers for a 24 h deadline, both from the experiment file examples/pcv2-experiment.yaml;
+#   5. draw the report a person opens (millrace report: HTML and PNGs under out/report/): the
+#      recorded run, the cost model along the sequence with the recorded ranges, the candidates
+#      side by side, the plan's cost curve with its band and the deadline. Its last line says where.
 set -euo pipefail
 millrace=${1:?usage: main-job.sh PATH_TO_MILLRACE}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,3 +50,7 @@ step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 20 repli
 "$millrace" plan -f "$experiment" --store "$store" --model "$model"
 step "the stored comparisons, with the experiment file each ran (millrace show --experiment ID prints it back)"
 "$millrace" runs --store "$store"
+
+step "the report: the recorded run, the cost model, the candidates and the plan as pictures"
+"$millrace" report --store "$store" --model "$model" --run "$run" -o "$work/report" >/dev/null
+echo "the main job's report: file://$(cd "$work/report" && pwd)/index.html"
