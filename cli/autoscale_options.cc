@@ -1,5 +1,6 @@
 #include "cli/autoscale_options.h"
 
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 
 namespace millrace::cli {
@@ -12,6 +13,7 @@ void add_autoscale_options(CLI::App* cmd, scheduler::AutoscaleSettings& o) {
       ->transform(micros());
   cmd->add_option("--scale-up-delay", o.scale_up_delay, "autoscale: time for new workers to arrive")
       ->transform(micros());
+  put_in_group(*cmd, {kClusterGroup, {"--min-workers", "--deadline", "--scale-up-delay"}});
 }
 
 }  // namespace millrace::cli

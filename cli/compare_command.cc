@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
 #include "cli/current_step.h"
+#include "cli/help_layout.h"
 #include "cli/order_savings.h"
 #include "cli/stored_plan.h"
 #include "cli/progress_display.h"
@@ -94,6 +95,21 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->each([](const std::string& text) { parse_workers(text, "--workers"); });
   add_autoscale_options(cmd, options->autoscale);
+  set_help_groups(*cmd, {{kJobGroup, {}},
+                         {kCandidatesGroup, {"--workers"}},
+                         {kModelGroup, {}},
+                         {kClusterGroup, {}},
+                         {kFailuresGroup, {}},
+                         {kOutputGroup, {}}});
+  set_help_examples(
+      *cmd,
+      {{"Partitioners and worker counts on a fitted model, against the recorded run as it ran",
+        "millrace compare --store out/t.db --model out/model.json --run pcv2 --workers 96,192,384 --replicas 20"},
+       {"The recorded deployment's own ranges as one more candidate",
+        "millrace compare --store out/t.db --model out/model.json --run pcv2 --workers 192 --overlap 320 "
+        "--ranges theirs=out/theirs.txt"},
+       {"Everything from an experiment file, its store and model paths overridden",
+        "millrace compare -f examples/pcv2-experiment.yaml --store out/t.db --model out/model.json"}});
   cmd->callback([options] { run_compare(*options); });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
 #include "cli/fitted_cluster.h"
+#include "cli/help_layout.h"
 #include "cli/experiment_file.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
@@ -166,13 +167,13 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   cmd->add_option("--fail-prob", o.fail_prob,
-                  "Probability that an attempt fails part-way (replaces the model file's fitted failures)")
+                  "Probability that an attempt fails part-way (default: the model file's fitted failures, else 0)")
       ->capture_default_str()
       ->transform(real_number(0, 1))
       ->each([&o](const std::string&) { o.fail_prob_given = true; });
   cmd->add_option("--startup-latency", o.startup_latency,
-                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s); replaces "
-                  "the model file's fitted start-up")
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s) (default: "
+                  "the model file's fitted start-up, else 0)")
       ->capture_default_str()
       ->each([&o](const std::string& text) {
         parse_startup_latency(text, "--startup-latency");
@@ -193,7 +194,7 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_option("--overlap", o.overlap, "Units each range also replays before its first")
       ->transform(whole_number(0, kMaxUnit))
       ->each([&o](const std::string&) { o.partition_options_given.insert("--overlap"); });
-  cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride)")
+  cmd->add_option("--align", o.align, "Cuts fall on multiples of this (checkpoint stride; default: the preset's, else 1)")
       ->capture_default_str()
       ->transform(whole_number(1, kMaxUnit))
       ->each([&o](const std::string&) { o.partition_options_given.insert("--align"); });
@@ -206,6 +207,14 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   cmd->add_flag("--json", o.json, "Print JSON instead of a table");
   cmd->add_flag("--no-record", o.no_record, "Do not store the results");
   add_quiet_flag(cmd, o.quiet);
+  put_in_group(*cmd, {kJobGroup, {"-f", "--run", "--span", "--preset"}});
+  put_in_group(*cmd, {kCandidatesGroup,
+                      {"--partitioners", "--ranges", "--range-count", "--range-length", "--overlap", "--align",
+                       "--floor", "--order"}});
+  put_in_group(*cmd, {kModelGroup, {"--model", "--fit-runs", "--noise", "--replicas", "--seed"}});
+  put_in_group(*cmd, {kClusterGroup, {"--policy", "--startup-latency"}});
+  put_in_group(*cmd, {kFailuresGroup, {"--fail-prob", "--max-attempts"}});
+  put_in_group(*cmd, {kOutputGroup, {"--store", "--json", "--no-record", "--threads"}});
 }
 
 data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceStore& store) {

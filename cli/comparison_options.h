@@ -23,6 +23,10 @@
 
 namespace millrace::cli {
 
+// The --help groups of the options compare and plan share, beside help_layout.h's.
+inline constexpr const char* kJobGroup = "The job (what is cut into ranges)";
+inline constexpr const char* kCandidatesGroup = "The candidates (how it is cut and handed out)";
+
 struct ComparisonOptions {
   std::string store;
   std::string model_path;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/help_layout.h"
 #include "data/error.h"
 #include "data/importers/node_arrivals_csv.h"
 #include "data/trace_store.h"
@@ -65,6 +66,10 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--format", args->format, "csv (default) | json");
   cmd->add_option("-o,--output", args->output, "Output file (default: standard output)");
   cmd->add_option("--nodes", args->nodes, "Also write the run's node arrivals to this CSV (what import --nodes reads)");
+  set_help_groups(*cmd, {{"What to export", {"--store"}}, {kOutputGroup, {"--format", "-o", "--nodes"}}});
+  set_help_examples(*cmd, {{"A run's ranges as CSV, which `import --format csv` reads back",
+                            "millrace export --store out/t.db pcv2 --format csv -o out/pcv2.csv"},
+                           {"As JSON on standard output", "millrace export --store out/t.db pcv2 --format json"}});
   cmd->callback([args] { run_export(*args); });
 }
 

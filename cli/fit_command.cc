@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/fit_fidelity.h"
 #include "cli/current_step.h"
+#include "cli/help_layout.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/progress_display.h"
@@ -115,7 +116,7 @@ void run_fit(FitCommandOptions& options) {
 
 void add_fit_command(CLI::App& app) {
   auto options = std::make_shared<FitCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("fit", "fit the cost model from recorded runs and print the fit report");
+  CLI::App* cmd = app.add_subcommand("fit", "Fit the cost model from recorded runs and print the fit report");
   cmd->add_option("--store", options->store, "trace store (SQLite file)")->required();
   auto* runs = cmd->add_option("--runs", options->runs, "comma-separated run ids or names");
   auto* profile = cmd->add_option("--profile", options->profile, "a stored cost profile to turn into a model");
@@ -141,6 +142,15 @@ void add_fit_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("-o,--output", options->output, "model JSON to write")->required();
   add_quiet_flag(cmd, options->quiet);
+  set_help_groups(*cmd, {{"What to fit", {"--store", "--runs", "--profile", "--startup"}},
+                         {"How it is fitted", {"--bins", "--folds", "--cv-block", "--stretch-block", "--penalties"}},
+                         {kOutputGroup, {"-o"}}});
+  set_help_examples(*cmd, {{"The cost model (and the cluster's behaviour) of a recorded run",
+                            "millrace fit --store out/t.db --runs pcv2 -o out/model.json"},
+                           {"Refit from two runs of different range lengths",
+                            "millrace fit --store out/runs.db --runs first,planned -o out/worker-model.json"},
+                           {"A model from an imported cost profile, 30 s of start-up per range",
+                            "millrace fit --store out/t.db --profile series --startup 30s -o out/series-model.json"}});
   cmd->callback([options] {
     if (options->runs.empty() && options->profile.empty()) {
       throw data::Error("millrace fit", "give --runs (fit from recordings) or --profile (model from a series)");

@@ -15,6 +15,15 @@ std::string number_text(double value) {
   return text;
 }
 
+// What --help names the value of a whole-number option: "INT", "INT>=1" or "INT 0..65535"; a
+// bound beyond an int's is no bound a user meets, so it is left out.
+std::string whole_number_name(std::int64_t min, std::int64_t max) {
+  const bool has_min = min > std::numeric_limits<int>::min();
+  const bool has_max = max < std::numeric_limits<int>::max();
+  if (has_min && has_max) return "INT " + std::to_string(min) + ".." + std::to_string(max);
+  return has_min ? "INT>=" + std::to_string(min) : has_max ? "INT<=" + std::to_string(max) : "INT";
+}
+
 }  // namespace
 
 CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
@@ -34,7 +43,7 @@ CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
         text = std::to_string(value);
         return "";
       },
-      "INT " + range);
+      whole_number_name(min, max));
 }
 
 CLI::Validator real_number(double min, double max) {
@@ -51,7 +60,7 @@ CLI::Validator real_number(double min, double max) {
         }
         return "";
       },
-      "NUMBER " + range);
+      "NUMBER " + number_text(min) + ".." + number_text(max));
 }
 
 CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& seed) {
@@ -74,7 +83,7 @@ CLI::Option* add_seed_option(CLI::App& command, std::uint64_t& seed) {
         text = std::to_string(value);
         return "";
       },
-      "SEED " + range);
+      "SEED");
   return command.add_option("--seed", seed, "Seed of every random draw")->check(seed_number)->capture_default_str();
 }
 
@@ -90,7 +99,6 @@ enum class DurationAs { kSeconds, kMicros, kWholeSeconds };
 // A duration (duration_problem: the one parser of durations) rewritten as `as` says, for CLI11
 // to convert into the option's type.
 CLI::Validator duration_in(data::Micros max, DurationAs as) {
-  static const char* const kTypeNames[] = {"SECONDS", "DURATION", "WHOLE SECONDS"};
   return CLI::Validator(
       [max, as](std::string& text) -> std::string {
         data::Micros micros = 0;
@@ -111,7 +119,7 @@ CLI::Validator duration_in(data::Micros max, DurationAs as) {
         }
         return "";
       },
-      std::string(kTypeNames[static_cast<int>(as)]) + " 0 to " + data::typed_duration_text(max));
+      max < data::kMaxDuration ? "DURATION<=" + data::typed_duration_text(max) : std::string("DURATION"));
 }
 
 }  // namespace

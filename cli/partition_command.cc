@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/current_step.h"
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
 #include "cli/span_option.h"
@@ -157,7 +158,7 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
 
 void add_partition_command(CLI::App& app) {
   auto options = std::make_shared<PartitionOptions>();
-  CLI::App* cmd = app.add_subcommand("partition", "cut a span of units into ranges with a named partitioner");
+  CLI::App* cmd = app.add_subcommand("partition", "Cut a span of units into ranges with a named partitioner");
   std::string presets;
   for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
   cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)");
@@ -185,6 +186,18 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--format", options->format, "csv, json or end-count")
       ->check(CLI::IsMember({"csv", "json", "end-count"}));
   cmd->add_option("-o,--output", options->output, "write here instead of stdout");
+  set_help_groups(*cmd, {{"What to cut", {"--span", "--tip", "--start", "--preset"}},
+                         {"How it is cut",
+                          {"--partitioner", "--model", "--range-count", "--range-length", "--workers", "--overlap",
+                           "--align", "--floor"}},
+                         {kOutputGroup, {"--format", "--request", "-o"}}});
+  set_help_examples(
+      *cmd,
+      {{"The ranges a Stellar pubnet parallel catch-up to ledger 54326463 runs",
+        "millrace partition --preset stellar-pubnet --tip 54326463 --format end-count -o out/ranges.txt"},
+       {"Only the top 8 of them", "millrace partition --preset stellar-pubnet --tip 54326463 --start 54198463"},
+       {"Balanced on a fitted cost model: 64 ranges of about equal predicted time",
+        "millrace partition --span 0:54326463 --partitioner cost-balanced --model out/model.json --range-count 64"}});
   cmd->callback([options, cmd] { run_partition(*options, *cmd); });
 }
 

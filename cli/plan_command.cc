@@ -22,6 +22,7 @@
 #include "cli/stored_plan.h"
 #include "data/readable_duration.h"
 #include "cli/current_step.h"
+#include "cli/help_layout.h"
 #include "data/typed_duration.h"
 #include "cli/option_checks.h"
 #include "cli/progress_display.h"
@@ -425,7 +426,9 @@ void add_plan_command(CLI::App& app) {
       "plan", "Fewest workers (and partition), or with --node-pools/--machine fewest nodes and caps, meeting a target");
   add_comparison_options(cmd, options->common);
   cmd->get_option("--model")->required(false);
-  cmd->get_option("--policy")->each([options](const std::string&) { options->policy_given = true; });
+  cmd->get_option("--policy")
+      ->description("Concurrency policy (default: fixed-pool; job-per-item in a node search)")
+      ->each([options](const std::string&) { options->policy_given = true; });
   cmd->add_option("--deadline", options->deadline, "Wanted makespan (e.g. 24h); autoscale's deadline too")
       ->transform(micros());
   for (auto [name, target] : {std::pair{"--wait-p50", &options->wait_p50}, {"--wait-p90", &options->wait_p90},
@@ -453,6 +456,24 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--max-nodes", options->max_nodes, "Node search (--node-pools or --machine): largest node count searched")
       ->transform(whole_number(1));
   cmd->add_option("--pool", options->pool, "Node search: the pool of --node-pools whose size is searched (default: the only one)");
+  set_help_groups(*cmd, {{"The target", {"--deadline", "--wait-p50", "--wait-p90", "--wait-p99", "--confidence"}},
+                         {"The search",
+                          {"--min-workers", "--max-workers", "--min-nodes", "--max-nodes", "--pool", "--seed-spread"}},
+                         {kJobGroup, {}},
+                         {kCandidatesGroup, {}},
+                         {kModelGroup, {}},
+                         {kClusterGroup, {}},
+                         {kFailuresGroup, {}},
+                         {kOutputGroup, {}}});
+  set_help_examples(
+      *cmd,
+      {{"Fewest workers that finish the recorded catch-up in 24 h in 9 replicas of 10",
+        "millrace plan --store out/t.db --model out/model.json --run pcv2 --deadline 24h --max-workers 512 "
+        "--replicas 10 --confidence 0.9"},
+       {"Fewest 4-CPU nodes for a 4 h deadline, Jobs placed by their requests",
+        "millrace plan --store out/t.db --run pods --machine cpu=4,memory=16Gi --deadline 4h --max-nodes 64"},
+       {"Then run what it chose (its comparison id, from `millrace runs`)",
+        "millrace run --store out/runs.db --name planned --plan 1 --command 'examples/worker.sh {first} {count}'"}});
   cmd->callback([options] { run_plan(*options); });
 }
 

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/help_layout.h"
+
 namespace millrace::cli {
 
 namespace {
@@ -65,7 +67,7 @@ void ProgressDisplay::finish() { line_.finish(); }
 bool progress_wanted(bool quiet) { return !quiet && isatty(STDERR_FILENO) == 1; }
 
 void add_quiet_flag(CLI::App* command, bool& quiet) {
-  command->add_flag("--quiet", quiet, "No progress line on the terminal");
+  command->add_flag("--quiet", quiet, "No progress line on the terminal")->group(kOutputGroup);
 }
 
 }  // namespace millrace::cli

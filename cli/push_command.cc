@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "cli/redis_options.h"
 #include "cli/run_prediction.h"
@@ -141,7 +142,7 @@ void run_resume(const PushOptions& options) {
 
 void add_push_command(CLI::App& app) {
   auto options = std::make_shared<PushOptions>();
-  CLI::App* cmd = app.add_subcommand("push", "write a plan (END/COUNT lines) into a Redis work queue");
+  CLI::App* cmd = app.add_subcommand("push", "Write a plan (END/COUNT lines) into a Redis work queue");
   cmd->add_option("--redis", options->redis, kRedisAddressHelp)->required();
   cmd->add_option("--plan", options->plan, "END/COUNT lines, tip first ('-': stdin)")->capture_default_str();
   cmd->add_option("--order", options->order, "plan (as given), tip-first (highest END first), lpt (longest predicted first, needs --model)")
@@ -161,6 +162,16 @@ void add_push_command(CLI::App& app) {
                   "attempt and are in no list of the queue")
       ->excludes("--plan", "--order", "--model", "--workers", "--run", "--append");
   add_redis_names_options(*cmd, options->names);
+  set_help_groups(*cmd, {{"What to push", {"--redis", "--plan", "--order", "--append", "--resume"}},
+                         {kModelGroup, {"--model", "--workers"}},
+                         {"The run it records", {"--store", "--run"}}});
+  set_help_examples(
+      *cmd,
+      {{"A plan into the queue, longest predicted first, recorded as run 'live'",
+        "millrace push --redis 127.0.0.1:6390 --plan out/top8.txt --order lpt --model out/dropin-model.json "
+        "--workers 2 --store out/dropin.db --run live"},
+       {"Push back what run 'live' has not finished and no list holds",
+        "millrace push --redis 127.0.0.1:6390 --store out/dropin.db --resume live"}});
   cmd->callback([options] {
     if (!options->resume.empty()) return run_resume(*options);
     if (!options->store_path.empty() && options->run_name.empty()) throw data::Error("push", "--store needs --run");

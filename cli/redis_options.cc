@@ -1,5 +1,7 @@
 #include "cli/redis_options.h"
 
+#include "cli/help_layout.h"
+
 namespace millrace::cli {
 
 void add_redis_names_options(CLI::App& cmd, cluster_adapter::RedisQueueNames& names) {
@@ -12,6 +14,9 @@ void add_redis_names_options(CLI::App& cmd, cluster_adapter::RedisQueueNames& na
   cmd.add_option("--owners-hash", names.owners, "hash range -> worker holding it")->capture_default_str();
   cmd.add_option("--heartbeat-prefix", names.heartbeat_prefix, "key prefix of worker heartbeats")
       ->capture_default_str();
+  put_in_group(cmd, {"Redis key names (as the workers use them)",
+                     {"--ranges-list", "--in-progress-list", "--succeeded-list", "--failed-list", "--metrics-set",
+                      "--owners-hash", "--heartbeat-prefix"}});
 }
 
 }  // namespace millrace::cli

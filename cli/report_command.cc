@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "data/error.h"
 
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kModule = "millrace_plots.py";
-constexpr const char* kInstallHint = "install them with scripts/install-notebook-deps.sh (Debian's python3-matplotlib, python3-pandas)";
+constexpr const char* kInstallHint = "install them with scripts/install-report-deps.sh (Debian's python3-matplotlib, python3-pandas)";
 
 struct ReportOptions {
   std::string store;
@@ -102,7 +103,7 @@ void run_report(const ReportOptions& o) {
 void add_report_command(CLI::App& app) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "render the notebooks' figures of a trace store to PNG files and an HTML page (no Jupyter)");
+      "report", "Render the notebooks' figures of a trace store to PNG files and an HTML page (no Jupyter)");
   cmd->add_option("--store", options->store, "trace store (SQLite file)")->required();
   cmd->add_option("-o,--output", options->output, "directory for the PNG files and index.html")->required();
   cmd->add_option("--model", options->model, "cost model JSON (from `millrace fit`) for the cost model figures");
@@ -113,6 +114,14 @@ void add_report_command(CLI::App& app) {
       ->transform(whole_number(1));
   cmd->add_option("--plan", options->plan, "the stored plan to draw (its id; default as --compare's)")
       ->transform(whole_number(1));
+  set_help_groups(*cmd, {{"What to draw", {"--store", "--model", "--run", "--compare", "--plan"}},
+                         {kOutputGroup, {"-o"}}});
+  set_help_examples(
+      *cmd, {{"Every figure of the main job: its run, cost model, compare and plan",
+              "millrace report --store out/main-job.db --model out/main-job-model.json --run pcv2-2024-11 "
+              "-o out/report"},
+             {"A chosen compare and plan (ids from `millrace runs`)",
+              "millrace report --store out/t.db --compare 1 --plan 2 -o out/report"}});
   cmd->callback([options] { run_report(*options); });
 }
 

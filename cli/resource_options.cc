@@ -3,6 +3,7 @@
 #include <charconv>
 #include <filesystem>
 
+#include "cli/help_layout.h"
 #include "data/error.h"
 #include "data/quantity.h"
 #include "data/typed_duration.h"
@@ -35,6 +36,8 @@ void add_resource_options(CLI::App& command, ResourceOptions& options) {
   command.add_option("--type-limit", options.type_limits,
                      "TYPE=K: at most K attempts of items of TYPE at once (job-per-item; repeatable)")
       ->each([](const std::string& text) { parse_type_limits({text}); });
+  put_in_group(command, {kClusterGroup,
+                         {"--node-pools", "--machine", "--placement", "--expander", "--scale-down-delay", "--type-limit"}});
 }
 
 std::map<std::string, int> parse_type_limits(const std::vector<std::string>& texts) {

@@ -12,6 +12,7 @@
 #include "cli/cluster_kinds.h"
 #include "cli/commands.h"
 #include "cli/current_step.h"
+#include "cli/help_layout.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
@@ -95,7 +96,7 @@ std::vector<data::WorkItem> plan_items(RunOptions& o) {
   std::vector<data::WorkItem> items;
   for (const data::Range& range : work_ranges_in_plan_order(partition)) {
     data::WorkItem& item = items.emplace_back();
-    item.id = std::to_string(range.first) + "-" + std::to_string(range.last());
+    item.id = range.text();
     item.range = range;
     item.predicted = model ? model->predict(range) : 0;
     if (items.size() <= listed_requests.size()) item.requests = listed_requests[items.size() - 1];
@@ -144,7 +145,7 @@ void take_chosen_plan(RunOptions& o) {
 
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "run a plan for real (local processes or Kubernetes Jobs), recording every attempt");
+  CLI::App* cmd = app.add_subcommand("run", "Run a plan for real (local processes or Kubernetes Jobs), recording every attempt");
   cmd->add_option("--cluster", o->session.cluster, "where attempts run: " + o->kinds.names())->default_val("local");
   cmd->add_option("--store", o->session.common.store_path, "trace store (SQLite file) that records the run")->required();
   CLI::Option* resume =
@@ -218,7 +219,36 @@ void add_run_command(CLI::App& app) {
       [](std::int64_t min, std::int64_t max) { return whole_number(min, max); },
       [](data::Micros max) { return seconds(max); }, [](data::Micros max) { return whole_seconds(max); },
       [] { return tcp_port(); }, data::kMaxDuration};
-  for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) kind->add_options(*cmd, checks);
+  for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) {
+    const std::size_t before = cmd->get_options().size();
+    kind->add_options(*cmd, checks);
+    for (std::size_t i = before; i < cmd->get_options().size(); ++i) {
+      cmd->get_options()[i]->group("With --cluster " + kind->name());
+    }
+  }
+  std::vector<HelpGroup> groups = {
+      {"What to run",
+       {"--name", "--units", "--plan", "--ranges", "--span", "--partitioner", "--range-count", "--range-length",
+        "--overlap", "--align", "--order", "--request"}},
+      {kModelGroup, {"--model"}},
+      {kClusterGroup, {"--cluster", "--policy", "--workers", "--node-pools"}},
+      {kFailuresGroup, {"--max-attempts", "--backoff"}},
+      {"Resuming a run", {"--resume", "--leftovers", "--leftover-wait"}},
+      {kOutputGroup, {"--store", "--status-port"}}};
+  for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) {
+    groups.push_back({"With --cluster " + kind->name(), {}});
+  }
+  set_help_groups(*cmd, groups);
+  set_help_examples(
+      *cmd,
+      {{"10,000 units in 40 ranges on 4 local processes, with the live page on a free port",
+        "millrace run --cluster local --store out/runs.db --name first --span 0:9999 --partitioner uniform "
+        "--range-count 40 --workers 4 --status-port 0 --command 'examples/worker.sh {first} {count}'"},
+       {"What a stored plan chose (its comparison id, from `millrace runs`)",
+        "millrace run --store out/runs.db --name planned --plan 1 --command 'examples/worker.sh {first} {count}'"},
+       {"Carry on a run a killed millrace left, waiting for the attempts it left running",
+        "millrace run --store out/runs.db --resume first --leftovers wait "
+        "--command 'examples/worker.sh {first} {count}'"}});
   cmd->callback([o] {
     if (!o->plan.empty()) take_chosen_plan(*o);
     if (!o->model_path.empty()) {

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/experiment_file.h"
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "cli/run_summary_text.h"
 #include "data/readable_duration.h"
@@ -83,6 +84,13 @@ void add_show_command(CLI::App& app) {
                   "Print the experiment file comparison ID was run from (ids: `millrace runs`), byte for byte")
       ->excludes(run)
       ->transform(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  set_help_groups(*cmd, {{"What to show", {"--store", "--experiment"}}});
+  set_help_examples(*cmd, {{"A recorded run: items, failures, worker-hours, longest ranges, stragglers",
+                            "millrace show --store out/t.db pcv2"},
+                           {"A real run planned with a model: also predicted against actual",
+                            "millrace show --store out/runs.db planned"},
+                           {"The experiment file comparison 3 ran from, byte for byte",
+                            "millrace show --store out/t.db --experiment 3 > again.yaml"}});
   cmd->callback([store_path, run_ref, comparison] {
     auto store = data::TraceStore::open_for_reading(*store_path);
     if (*comparison > 0) {

@@ -18,6 +18,7 @@
 #include "cli/current_step.h"
 #include "cli/duration_option.h"
 #include "cli/fitted_cluster.h"
+#include "cli/help_layout.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
 #include "cli/resource_options.h"
@@ -343,17 +344,19 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str()
       ->transform(whole_number(1));
   add_autoscale_options(cmd, options->autoscale);
-  cmd->add_option("--order", options->order, "Queue order: plan, tip-first, lpt (longest recorded first) or priority")
+  cmd->add_option("--order", options->order,
+                  "Queue order: plan (the recorded run's own order, or the ranges file's), tip-first, lpt (longest "
+                  "recorded first) or priority (default: plan)")
       ->capture_default_str();
   add_seed_option(*cmd, options->seed);
   cmd->add_option("--fail-prob", options->fail_prob,
-                  "Probability that an attempt fails part-way (replaces the model's fitted failures)")
+                  "Probability that an attempt fails part-way (default: the model's fitted failures, else 0)")
       ->capture_default_str()
       ->transform(real_number(0, 1))
       ->each([options](const std::string&) { options->fail_prob_given = true; });
   cmd->add_option("--startup-latency", options->startup_latency,
-                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s); replaces "
-                  "the model's fitted start-up")
+                  "Pod start-up latency, or comma-separated samples drawn uniformly (e.g. 20s,30s,90s) (default: "
+                  "the model's fitted start-up, else 0)")
       ->capture_default_str()
       ->each([options](const std::string&) { options->startup_latency_given = true; });
   cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->transform(micros());
@@ -376,6 +379,25 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");
   cmd->add_flag("--timeline", options->timeline, "Include the timeline of cluster events in the JSON");
   cmd->add_flag("--no-record", options->no_record, "Do not store the simulated run");
+  set_help_groups(*cmd, {{"What to simulate", {"--run", "--ranges", "--order", "--seed"}},
+                         {kModelGroup, {"--model", "--noise"}},
+                         {kClusterGroup,
+                          {"--policy", "--workers", "--startup-latency", "--create-overhead", "--delete-overhead",
+                           "--nodes", "--slots-per-node"}},
+                         {kFailuresGroup,
+                          {"--fail-prob", "--node-loss", "--api-down", "--max-attempts", "--backoff",
+                           "--report-exhausted"}},
+                         {kOutputGroup, {"--store", "--json", "--timeline", "--no-record"}}});
+  set_help_examples(
+      *cmd,
+      {{"Replay the recorded run as it ran: a fixed pool of 192 workers, in its own order",
+        "millrace simulate --store out/t.db --run pcv2 --policy fixed-pool --workers 192 --order plan"},
+       {"The same ranges as one Job each, at most 192 at once, with pod start-up and 1% failures",
+        "millrace simulate --store out/t.db --run pcv2 --policy job-per-item --workers 192 "
+        "--startup-latency 20s,30s,90s --fail-prob 0.01 --seed 1"},
+       {"A ranges file on the fitted cost model",
+        "millrace simulate --store out/t.db --model out/model.json --ranges out/theirs.txt --workers 192 "
+        "--order tip-first"}});
   cmd->callback([options] { run_simulate(*options); });
 }
 

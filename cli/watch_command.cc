@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "cli/redis_options.h"
 #include "cli/run_prediction.h"
@@ -117,7 +118,7 @@ void run_watch(const WatchCommandOptions& options) {
 
 void add_watch_command(CLI::App& app) {
   auto options = std::make_shared<WatchCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("watch", "follow a live run through its Redis work queue into the trace store");
+  CLI::App* cmd = app.add_subcommand("watch", "Follow a live run through its Redis work queue into the trace store");
   cmd->add_option("--redis", options->redis, kRedisAddressHelp)->required();
   cmd->add_option("--store", options->store_path, "trace store file")->required();
   cmd->add_option("--run", options->run_name, "run name (as given to push; planned from the queue when new)")
@@ -136,6 +137,15 @@ void add_watch_command(CLI::App& app) {
                   "plan predicts on them")
       ->transform(whole_number(1));
   add_redis_names_options(*cmd, options->names);
+  set_help_groups(*cmd, {{"What to watch", {"--redis", "--poll"}},
+                         {"The run it records", {"--store", "--run"}},
+                         {kModelGroup, {"--model", "--workers"}},
+                         {kOutputGroup, {"--status-port"}}});
+  set_help_examples(
+      *cmd, {{"Record the run push started, looking at the queue 5 times a second",
+              "millrace watch --redis 127.0.0.1:6390 --store out/dropin.db --run live --poll 200ms"},
+             {"With the live page and /metrics on port 9090",
+              "millrace watch --redis 127.0.0.1:6390 --store out/dropin.db --run live --status-port 9090"}});
   cmd->callback([options] {
     if (options->workers > 0 && options->model_path.empty()) {
       throw data::Error("--workers", "predicts the run's makespan: give the cost model (--model)");
