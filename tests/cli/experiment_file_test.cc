@@ -109,7 +109,24 @@ TEST_F(ExperimentFile, TheStoredTextRunAgainGivesByteIdenticalResults) {
   ASSERT_EQ(sum.exit_code, 0);
   EXPECT_EQ(query_store(store_, "SELECT sha256 FROM comparison_experiments WHERE comparison_id = 1"),
             std::vector<std::string>{sum.output.substr(0, 64)});
-  EXPECT_NE(run_cli("runs --store " + store_).output.find(sum.output.substr(0, 64)), std::string::npos);
+  const std::string runs = run_cli("runs --store " + store_).output;
+  EXPECT_NE(runs.find(sum.output.substr(0, 64)), std::string::npos);
+  // Each comparison listed with what it compared, under its row: the file's candidates, worker
+  // counts and orders, the model; the plan's answer as stored.
+  const std::size_t compared = runs.find("\n      compared ");
+  ASSERT_NE(compared, std::string::npos) << runs;
+  const std::string compare_line = runs.substr(compared + 1, runs.find('\n', compared + 1) - compared - 1);
+  for (const std::string& part : {"uniform", "cost-balanced", "theirs", " on 2, 4 workers, queue orders plan, lpt"}) {
+    EXPECT_NE(compare_line.find(part), std::string::npos) << part << ": " << compare_line;
+  }
+  EXPECT_TRUE(compare_line.ends_with("; model " + model_)) << compare_line;
+  const std::size_t planned_at = runs.find("\n      compared ", compared + 1);
+  ASSERT_NE(planned_at, std::string::npos) << runs;
+  const std::string plan_line = runs.substr(planned_at + 1, runs.find('\n', planned_at + 1) - planned_at - 1);
+  const std::string answer = nlohmann::json::parse(
+      query_store(store_, "SELECT parameters FROM comparisons WHERE kind = 'plan'").at(0))["answer_workers"].dump();
+  EXPECT_NE(plan_line.find("; answer " + answer + " workers; model " + model_), std::string::npos) << plan_line;
+  EXPECT_NE(plan_line.find("; deadline "), std::string::npos) << plan_line;
 
   // Written back to a file elsewhere and run again: the same table, the same stored rows.
   const std::string again = path("again.yaml");
