@@ -9,7 +9,8 @@
 # creating and renaming one leaves it, counted under "left"). Prints one table row per writer;
 # exits 1 when any file was found broken.
 # Usage: scripts/output-kill-probe.sh [MILLRACE_BINARY] [KILLS] [SEED]   (defaults:
-# build/cli/millrace, 40, 1). Needs python3 (the generated trace; report: matplotlib, pandas).
+# build/cli/millrace, 40, 1). Needs python3 (the generated trace); report is probed where
+# $MILLRACE_PYTHON (default /usr/bin/python3, as report runs) has matplotlib and pandas.
 M=$(realpath "${1:-build/cli/millrace}")
 KILLS=${2:-40}
 SEED=${3:-1}
@@ -77,7 +78,7 @@ probe "export -o (csv)" export.csv "$M" export --store "$D/s.db" big -o export.c
 probe "export -o (json)" export.json "$M" export --store "$D/s.db" big --format json -o export.json
 probe "export --nodes" nodes.csv "$M" export --store "$D/s.db" big -o /dev/null --nodes nodes.csv
 probe "partition -o" ranges.csv "$M" partition --span 0:99999999 --partitioner uniform --range-count 200000 -o ranges.csv
-if python3 -c "import matplotlib, pandas" 2> /dev/null; then
+if ${MILLRACE_PYTHON:-/usr/bin/python3} -c "import matplotlib, pandas" 2> /dev/null; then
   probe "report -o" report/ "$M" report --store "$D/s.db" -o report
 fi
 exit $failed

@@ -28,7 +28,18 @@ using cli_test::lines_of;
 using cli_test::read_text;
 using Result = CliResult;
 
-class RunCommandTest : public cli_test::CliRunTest {};
+class RunCommandTest : public cli_test::CliRunTest {
+ protected:
+  // Starts a run of 6 ranges on one worker whose command appends to `started` and waits for
+  // `go` to exist; interrupts it (SIGINT) once the first range started, leaving run 1 to resume.
+  void interrupt_first_range(const std::string& command, const std::string& started) {
+    pid_t pid = start(run_args(command, 6, 1));
+    for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
+    ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
+    kill(pid, SIGINT);
+    ASSERT_EQ(finish(pid).exit_code, 1);
+  }
+};
 
 TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {
   std::string marker = (dir / "done").string();
@@ -339,11 +350,8 @@ TEST_F(RunCommandTest, ResumeRefusesAChangedCommandAndAppliesWorkersAndTheStatus
   const std::string started = (dir / "started").string();
   const std::string go = (dir / "go").string();
   const std::string command = "echo {id} {worker} >> " + started + "; test -e " + go + " || sleep 30; sleep 0.3";
-  pid_t pid = start(run_args(command, 6, 1));
-  for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
-  ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
-  kill(pid, SIGINT);
-  ASSERT_EQ(finish(pid).exit_code, 1);
+  interrupt_first_range(command, started);
+  if (HasFatalFailure()) return;
 
   Result changed = run({"run", "--store", store, "--resume", "1", "--command", "echo other {id}"});
   EXPECT_EQ(changed.exit_code, 1);
@@ -376,11 +384,8 @@ TEST_F(RunCommandTest, AResumeRefusesByNameEveryOptionItWouldIgnore) {
   const std::string started = (dir / "started").string();
   const std::string go = (dir / "go").string();
   const std::string command = "echo {id} >> " + started + "; test -e " + go + " || sleep 30";
-  pid_t pid = start(run_args(command, 6, 1));
-  for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
-  ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
-  kill(pid, SIGINT);
-  ASSERT_EQ(finish(pid).exit_code, 1);
+  interrupt_first_range(command, started);
+  if (HasFatalFailure()) return;
 
   const std::vector<std::vector<std::string>> ignored = {
       {"--span", "0:9"}, {"--range-count", "3"}, {"--timeout", "5"}, {"--max-attempts", "5"},
