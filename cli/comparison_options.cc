@@ -18,6 +18,7 @@
 #include "cli/progress_display.h"
 #include "cli/recorded_observations.h"
 #include "cli/span_option.h"
+#include "cli/stored_plan.h"
 #include "data/error.h"
 #include "data/model_span.h"
 #include "partitioners/preset.h"
@@ -367,7 +368,7 @@ std::pair<std::string, std::string> candidate_name_and_file(const std::string& t
 }
 
 nlohmann::json parameters_of(const ComparisonOptions& o) {
-  return {{"run", o.run},
+  nlohmann::json parameters = {{"run", o.run},
           {"fit_runs", o.fit_runs},
           {"partitioners", o.partitioners},
           {"ranges_files", o.ranges_files},
@@ -385,6 +386,8 @@ nlohmann::json parameters_of(const ComparisonOptions& o) {
           {"overlap", o.overlap},
           {"align", o.align},
           {"floor", o.floor}};
+  if (!o.model_path.empty()) parameters["model_sha256"] = model_sha256(o.model_path);
+  return parameters;
 }
 
 }  // namespace millrace::cli

@@ -1,14 +1,15 @@
 // `millrace export RUN`: writes a run's timing table as CSV or JSON (data/timing_table.h), and
 // with --nodes its node arrivals (data/importers/node_arrivals_csv.h).
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/help_layout.h"
 #include "data/error.h"
 #include "data/importers/node_arrivals_csv.h"
 #include "data/trace_store.h"
+#include "data/whole_file.h"
 
 namespace millrace::cli {
 
@@ -22,37 +23,29 @@ struct ExportArgs {
   std::string nodes;
 };
 
-// Opens `path` for writing; throws Error naming it when it cannot be.
-std::ofstream output_file(const std::string& path) {
-  std::ofstream file(path, std::ios::binary);
-  if (!file) throw data::Error(path, "cannot open for writing");
-  return file;
-}
-
-void check_written(std::ostream& out, const std::string& name) {
-  out.flush();
-  if (!out) throw data::Error(name, "write failed");
-}
-
 void run_export(const ExportArgs& args) {
   if (args.format != "csv" && args.format != "json") {
     throw data::Error("--format " + args.format, "unknown export format (known: csv, json)");
   }
   auto store = data::TraceStore::open_for_reading(args.store);
   auto id = store.find_run(args.run);
-  std::ofstream file;
-  if (!args.output.empty()) file = output_file(args.output);
-  std::ostream& out = args.output.empty() ? std::cout : file;
+  std::optional<data::WholeFile> file;
+  if (!args.output.empty()) file.emplace(args.output);
+  std::ostream& out = file ? file->stream() : std::cout;
   if (args.format == "csv") {
     store.export_csv(id, out);
   } else {
     store.export_json(id, out);
   }
-  check_written(out, args.output.empty() ? "stdout" : args.output);
+  if (file) {
+    file->commit();
+  } else if (!std::cout.flush()) {
+    throw data::Error("stdout", "write failed");
+  }
   if (!args.nodes.empty()) {
-    std::ofstream nodes = output_file(args.nodes);
-    data::importers::write_node_arrivals_csv(store.node_arrivals(id), nodes);
-    check_written(nodes, args.nodes);
+    data::WholeFile nodes(args.nodes);
+    data::importers::write_node_arrivals_csv(store.node_arrivals(id), nodes.stream());
+    nodes.commit();
   }
 }
 

@@ -2,7 +2,6 @@
 // them as CSV, JSON, or the END/COUNT lines parallel catch-up deployments consume. With a
 // model, units outside the model's span are refused rather than extrapolated.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -18,6 +17,7 @@
 #include "data/error.h"
 #include "data/model_span.h"
 #include "data/quantity.h"
+#include "data/whole_file.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
 #include "partitioners/preset.h"
@@ -139,8 +139,7 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
   if (options.output.empty()) {
     std::cout << text.str();
   } else {
-    std::ofstream file(options.output);
-    if (!file || !(file << text.str())) throw data::Error(options.output, "cannot write the partition");
+    data::write_whole_file(options.output, text.str());
   }
   std::cerr << partition.ranges.size() << " ranges";
   if (model) {

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "cli/autoscale_options.h"
 #include "cli/cluster_kinds.h"
@@ -138,7 +139,26 @@ void take_chosen_plan(RunOptions& o) {
   o.session.common.policy = chosen.policy;
   o.session.autoscale = chosen.autoscale;
   o.session.chosen_plan = chosen.to_json();
+  if (!chosen.model_unchecked.empty()) std::cerr << "millrace: warning: --plan " << o.plan << " " << chosen.model_unchecked << "\n";
   std::cerr << "millrace: running " << chosen.text() << "\n";
+}
+
+// A resumed run is the run it was started as: its span, ranges, limits and cluster settings are
+// kept in the store. Besides --resume it takes the options below and those its kinds name
+// (ClusterKind::resume_options); any other given with it would be ignored, so it is refused.
+void refuse_ignored_by_resume(const CLI::App& cmd, const cluster_adapter::ClusterKinds& kinds) {
+  std::set<std::string> taken = {"--store", "--resume", "--leftovers", "--leftover-wait", "--workers", "--status-port",
+                                 "--order"};
+  for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : kinds.all()) {
+    for (const std::string& name : kind->resume_options()) taken.insert(name);
+  }
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->count() == 0 || taken.contains(option->get_name())) continue;
+    throw data::Error(option->get_name(), "a resumed run keeps what it was started with (its span, ranges, limits and "
+                                          "cluster settings, kept in the store), so this would be ignored: drop " +
+                                              option->get_name() + ", or start a new run to change it (resume takes " +
+                                              "--workers, --order, --leftovers, --leftover-wait and --status-port)");
+  }
 }
 
 }  // namespace
@@ -249,7 +269,8 @@ void add_run_command(CLI::App& app) {
        {"Carry on a run a killed millrace left, waiting for the attempts it left running",
         "millrace run --store out/runs.db --resume first --leftovers wait "
         "--command 'examples/worker.sh {first} {count}'"}});
-  cmd->callback([o] {
+  cmd->callback([o, cmd] {
+    if (!o->session.resume.empty()) refuse_ignored_by_resume(*cmd, o->kinds);
     if (!o->plan.empty()) take_chosen_plan(*o);
     if (!o->model_path.empty()) {
       o->model = data::CostModel::load(o->model_path);

@@ -26,6 +26,8 @@ struct ChosenPlan {
   std::int64_t row = 0;         // from 1
   std::string kind;             // "plan" or "compare"
   std::string model_path;
+  // Why the model at model_path cannot be checked against the comparison's ("": it was checked).
+  std::string model_unchecked;
   std::string partitioner;      // a generator's name; empty for a ranges file
   std::string ranges_file;      // the file a listed candidate was read from
   partitioners::PartitionParams partition;  // span, workers and settings; no model
@@ -44,10 +46,15 @@ struct ChosenPlan {
 // The effective partition settings a comparison simulated, as its parameters keep them.
 nlohmann::json partition_settings(const partitioners::PartitionParams& params);
 
+// The hex SHA-256 of the cost model file at `path`, as a comparison's parameters keep it
+// ("model_sha256"), so a run of what it chose can tell whether the file is still that model.
+std::string model_sha256(const std::string& path);
+
 // `reference` is "ID" or "ID:ROW". Throws data::Error naming the reference for a malformed one,
 // a missing comparison or row, a compare without a row, a plan without an answer, a row that
-// replays a recorded run, a model fitted on the fly (no file to run with) and a comparison
-// stored before its partition settings were kept.
+// replays a recorded run, a model fitted on the fly (no file to run with), a model file that is
+// no longer the one the comparison was made with (its SHA-256 differs) and a comparison stored
+// before its partition settings were kept.
 ChosenPlan chosen_plan(const data::TraceStore& store, const std::string& reference);
 
 }  // namespace millrace::cli

@@ -21,6 +21,11 @@ std::optional<Micros> micros_from_real(double value, double micros_per_unit) {
   return static_cast<Micros>(std::llround(micros));
 }
 
+Micros saturated_micros(double micros) {
+  if (!(micros < static_cast<double>(kMaxMicros))) return kMaxMicros;  // NaN too
+  return micros <= 0 ? 0 : static_cast<Micros>(std::llround(micros));
+}
+
 std::optional<std::int64_t> whole_number(double value) {
   constexpr double kLimit = static_cast<double>(std::int64_t{1} << 53);
   if (!std::isfinite(value) || std::fabs(value) > kLimit || value != std::trunc(value)) return std::nullopt;

@@ -18,6 +18,13 @@ namespace millrace::data {
 // exact as a double number of seconds, so exported times import back unchanged, and sums of a
 // few hundred such times still fit in 64 bits.
 inline constexpr Micros kMaxMicros = Micros{1} << 53;
+// kMaxMicros in words, for the errors that refuse a time beyond it.
+inline constexpr const char* kMaxMicrosText = "9007199254740992 us (2^53, about 285 years: the simulator's clock)";
+
+// A duration computed in floating point (a drawn delay, a prediction times a noise factor) in
+// whole microseconds, rounded and held within [0, kMaxMicros] (NaN: kMaxMicros) instead of
+// wrapping into a negative or zero time.
+Micros saturated_micros(double micros);
 
 inline std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t sum = 0;

@@ -1,9 +1,8 @@
 #include "data/cluster_model.h"
 
-#include <cmath>
-
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 
 namespace millrace::data {
@@ -36,13 +35,19 @@ Json delays_json(const TypedDelays& d) {
   return {{"pooled", d.pooled.to_json("quantiles_us")}, {"by_type", by_type}, {"unidentified", d.unidentified}};
 }
 
+// A delay's quantiles, each at most what the simulator's clock holds.
+EmpiricalQuantiles delay_quantiles(const Json& json, const std::string& where, const std::string& input) {
+  return EmpiricalQuantiles::from_json(json, "quantiles_us", static_cast<double>(kMaxMicros), kMaxMicrosText, where,
+                                       input);
+}
+
 TypedDelays delays_of(const Json& json, const std::string& where, const std::string& input) {
   TypedDelays d;
-  d.pooled = EmpiricalQuantiles::from_json(member(json, "pooled", where, input), "quantiles_us", true, where + ".pooled", input);
+  d.pooled = delay_quantiles(member(json, "pooled", where, input), where + ".pooled", input);
   const Json& by_type = member(json, "by_type", where, input);
   if (!by_type.is_object()) throw Error(input, where + ".by_type: must be a JSON object of item types");
   for (const auto& [type, q] : by_type.items()) {
-    d.by_type[type] = EmpiricalQuantiles::from_json(q, "quantiles_us", true, where + ".by_type." + type, input);
+    d.by_type[type] = delay_quantiles(q, where + ".by_type." + type, input);
   }
   d.unidentified = text_of(json, "unidentified", where, input);
   return d;
@@ -78,7 +83,8 @@ TypeFailures type_failures_of(const Json& json, const std::string& where, const 
       throw Error(input, at + ".probability: must be a number in [0, 1], not " + p.dump());
     }
     m.probability = p.get<double>();
-    m.timing = EmpiricalQuantiles::from_json(member(modes[i], "timing", at, input), "fractions", true, at + ".timing", input);
+    m.timing = EmpiricalQuantiles::from_json(member(modes[i], "timing", at, input), "fractions", 1, "1 (the whole attempt)",
+                                             at + ".timing", input);
     f.modes.push_back(std::move(m));
   }
   double total = 0;
@@ -95,9 +101,7 @@ const EmpiricalQuantiles& TypedDelays::of_type(const std::string& type) const {
   return found == by_type.end() ? pooled : found->second;
 }
 
-Micros TypedDelays::draw(const std::string& type, double u) const {
-  return static_cast<Micros>(std::llround(of_type(type).draw(u)));
-}
+Micros TypedDelays::draw(const std::string& type, double u) const { return saturated_micros(of_type(type).draw(u)); }
 
 const TypeFailures& FittedFailures::of_type(const std::string& type) const {
   if (by_type.empty()) return pooled;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/error.h"
 #include "data/model_file.h"
 
@@ -33,6 +34,32 @@ const nlohmann::json& require(const nlohmann::json& object, const char* key, nlo
     throw Error(input, where + ": key '" + key + "' has type " + value.type_name());
   }
   return value;
+}
+
+// A noise factor multiplies a prediction: the largest factor times the costliest range over the
+// model's span must stay within the simulator's clock (kMaxMicros), or a draw would only saturate.
+void check_noise_within_clock(const CostModel& model, const std::string& input) {
+  const double costliest = std::max(model.costliest(), 1.0);
+  const double largest = static_cast<double>(kMaxMicros) / costliest;
+  const auto beyond = [&](const std::string& field, double factor) {
+    return Error(input, field + ": " + shortest(factor) + " times the costliest range over the model's span (" +
+                            shortest(costliest / kMicrosPerSecond) + " s) passes " + kMaxMicrosText);
+  };
+  const std::vector<double>& runs = model.noise().runs().factors;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i] > largest) throw beyond("noise.run_factors[" + std::to_string(i) + "]", runs[i]);
+  }
+  const double run = runs.empty() ? 1 : std::max(1.0, *std::max_element(runs.begin(), runs.end()));
+  const std::vector<NoiseSegment>& segments = model.noise().segments();
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    for (std::size_t k = 0; k < segments[i].quantiles.size(); ++k) {
+      if (segments[i].quantiles[k] * run > largest) {
+        throw beyond("noise.segments[" + std::to_string(i) + "].quantiles[" + std::to_string(k) + "]" +
+                         (run > 1 ? " (with the largest run factor " + shortest(run) + ")" : ""),
+                     segments[i].quantiles[k] * run);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -74,11 +101,8 @@ CostModel::CostModel(std::vector<CostBin> bins, std::string units, std::string s
     edges_.push_back(end);
     prefix_.push_back(total);
   }
-  const double largest_startup =
-      std::max_element(bins_.begin(), bins_.end(), [](const CostBin& a, const CostBin& b) { return a.startup_micros < b.startup_micros; })
-          ->startup_micros;
-  if (prefix_.back() + largest_startup > kMaxModelMicros) {
-    throw Error(input, "start-up plus the work over the model's span reaches " + shortest(prefix_.back() + largest_startup) +
+  if (costliest() > kMaxModelMicros) {
+    throw Error(input, "start-up plus the work over the model's span reaches " + shortest(costliest()) +
                            " us (a range's cost must stay below " + shortest(kMaxModelMicros) + " us, about 31,700 years)");
   }
   const std::int64_t width = bins_.front().range.count;
@@ -95,6 +119,13 @@ CostModel CostModel::from_profile(const CostProfile& profile, Micros startup) {
   }
   return CostModel(std::move(bins), profile.units, profile.source.empty() ? profile.name : profile.source,
                    "cost profile '" + profile.name + "'");
+}
+
+double CostModel::costliest() const {
+  const auto largest_startup = std::max_element(bins_.begin(), bins_.end(), [](const CostBin& a, const CostBin& b) {
+    return a.startup_micros < b.startup_micros;
+  });
+  return prefix_.back() + largest_startup->startup_micros;
 }
 
 Range CostModel::span() const { return {edges_.front(), edges_.back() - edges_.front()}; }
@@ -186,7 +217,10 @@ CostModel CostModel::from_json(const nlohmann::json& json, const std::string& in
   }
   CostModel model(std::move(bins), require(json, "units", Type::string, "model", input).get<std::string>(),
                   require(json, "source", Type::string, "model", input).get<std::string>(), input);
-  if (json.contains("noise")) model.set_noise(DurationNoise::from_json(json.at("noise"), input));
+  if (json.contains("noise")) {
+    model.set_noise(DurationNoise::from_json(json.at("noise"), input));
+    check_noise_within_clock(model, input);
+  }
   return model;
 }
 

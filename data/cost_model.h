@@ -43,6 +43,8 @@ class CostModel {
   const std::string& units() const { return units_; }
   const std::string& source() const { return source_; }
   Range span() const;  // the units the bins cover
+  // The costliest range over the span, micros: the largest start-up plus all the work.
+  double costliest() const;
 
   double startup(std::int64_t first) const;                  // s(first), micros
   double work(std::int64_t from, std::int64_t to) const;     // integral of w over [from, to), micros

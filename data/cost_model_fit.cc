@@ -465,6 +465,10 @@ int default_stretch(std::size_t observations, int folds) {
 
 void validate(const std::vector<Observation>& observations, const FitOptions& options, const std::string& input) {
   if (options.bins < 0) throw Error(input, "--bins must be positive (or 0 for the recording's own resolution)");
+  if (static_cast<std::size_t>(options.bins) > kMaxModelBins) {
+    throw Error(input, "--bins " + std::to_string(options.bins) + ": a model has at most " +
+                           std::to_string(kMaxModelBins) + " bins (so that its file stays within what readers accept)");
+  }
   if (options.folds < 2) throw Error(input, "cross-validation needs at least 2 folds");
   if (options.cv_block < 1) throw Error(input, "the cross-validation block must be at least 1 range");
   if (options.stretch_block < 0) throw Error(input, "the held-out stretch must be at least 1 range (or 0: chosen)");
@@ -512,8 +516,8 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
                          const std::string& input) {
   validate(observations, options, input);
   const bool penalised = options.bins == 0;
-  const FitDesign design =
-      make_fit_design(observations, penalised ? recorded_edges(observations) : equal_edges(observations, options.bins));
+  const std::vector<std::int64_t> edges = penalised ? recorded_edges(observations) : equal_edges(observations, options.bins);
+  const FitDesign design = make_fit_design(observations, merged_edges(edges, kMaxModelBins));
   const Folds folds = blocked_folds(observations, options.folds, options.cv_block);
   const int stretch = options.stretch_block > 0 ? options.stretch_block : default_stretch(observations.size(), options.folds);
   const Folds stretch_folds = blocked_folds(observations, options.folds, stretch);
@@ -528,6 +532,11 @@ FitReport fit_cost_model(const std::vector<Observation>& observations, const Fit
                    0, options.folds, options.cv_block, stretch, 0, 0, true, {}};
   report.resolution = penalised ? "recorded boundaries, " + std::to_string(design.bins()) + " bins"
                                 : std::to_string(design.bins()) + " equal bins";
+  if (design.bins() < edges.size() - 1) {
+    report.resolution += " (the recording's " + std::to_string(edges.size() - 1) + " stretches merged into " +
+                         std::to_string(design.bins()) + ": a model has at most " + std::to_string(kMaxModelBins) +
+                         " bins)";
+  }
   assess_split(joint, chosen, design, observations, report);
 
   const Eigen::VectorXd observed = joint.parts.front().target;

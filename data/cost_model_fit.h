@@ -52,6 +52,11 @@ struct Observation {
 std::vector<Observation> observations_of(const std::vector<WorkItem>& items, const std::vector<Attempt>& attempts,
                                          std::size_t run = 0);
 
+// The most bins a fitted model has: what keeps its file (at most about 190 bytes a bin) well
+// within the kMaxModelBytes its readers accept (data/model_file.h), whatever the recording's size.
+// A recording with more distinct stretches has neighbouring ones merged, and the fit says so.
+inline constexpr std::size_t kMaxModelBins = 32'768;
+
 struct FitOptions {
   int bins = 0;                   // 0: the recording's own resolution, penalised; N: N equal bins (dense NNLS)
   int folds = 5;                  // k of the blocked k-fold cross-validation

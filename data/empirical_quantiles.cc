@@ -118,8 +118,9 @@ nlohmann::json EmpiricalQuantiles::to_json(const char* key) const {
   return {{"observations", observations}, {key, knots}};
 }
 
-EmpiricalQuantiles EmpiricalQuantiles::from_json(const nlohmann::json& json, const char* key, bool non_negative,
-                                                 const std::string& where, const std::string& input) {
+EmpiricalQuantiles EmpiricalQuantiles::from_json(const nlohmann::json& json, const char* key, double max,
+                                                 const std::string& max_text, const std::string& where,
+                                                 const std::string& input) {
   if (!json.is_object()) throw Error(input, where + ": must be a JSON object");
   if (!json.contains("observations") || !json.at("observations").is_number_unsigned()) {
     throw Error(input, where + ".observations: missing, or not a whole number from 0");
@@ -132,8 +133,8 @@ EmpiricalQuantiles EmpiricalQuantiles::from_json(const nlohmann::json& json, con
     const std::string field = where + "." + key + "[" + std::to_string(k) + "]";
     if (!knots[k].is_number()) throw Error(input, field + ": " + knots[k].dump() + " is not a number");
     const double value = knots[k].get<double>();
-    if (!std::isfinite(value) || (non_negative && value < 0)) {
-      throw Error(input, field + ": " + knots[k].dump() + (non_negative ? " must be finite and >= 0" : " must be finite"));
+    if (!std::isfinite(value) || value < 0 || value > max) {
+      throw Error(input, field + ": " + knots[k].dump() + " must be a finite number from 0 to " + max_text);
     }
     if (k > 0 && value < out.knots.back()) throw Error(input, field + ": quantiles must be non-decreasing");
     out.knots.push_back(value);

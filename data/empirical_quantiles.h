@@ -49,10 +49,10 @@ struct EmpiricalQuantiles {
 
   // {"observations", key: knots}; from_json throws Error naming `input` and `where` (the field's
   // path, e.g. "cluster.startup.pooled") for a missing or mistyped key, knots that are not finite
-  // numbers, decreasing ones, or (with `non_negative`) negative ones.
+  // numbers, decreasing ones, or ones outside [0, max] (`max_text` says what max is).
   nlohmann::json to_json(const char* key) const;
-  static EmpiricalQuantiles from_json(const nlohmann::json& json, const char* key, bool non_negative,
-                                      const std::string& where, const std::string& input);
+  static EmpiricalQuantiles from_json(const nlohmann::json& json, const char* key, double max,
+                                      const std::string& max_text, const std::string& where, const std::string& input);
 
   friend bool operator==(const EmpiricalQuantiles&, const EmpiricalQuantiles&) = default;
 };

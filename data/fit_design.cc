@@ -45,6 +45,16 @@ std::vector<std::int64_t> equal_edges(const std::vector<Observation>& observatio
   return edges;
 }
 
+std::vector<std::int64_t> merged_edges(const std::vector<std::int64_t>& edges, std::size_t max_bins) {
+  const std::size_t bins = edges.size() - 1;
+  if (bins <= max_bins) return edges;
+  const std::size_t step = (bins + max_bins - 1) / max_bins;
+  std::vector<std::int64_t> merged;
+  for (std::size_t i = 0; i < bins; i += step) merged.push_back(edges[i]);
+  merged.push_back(edges.back());
+  return merged;
+}
+
 FitDesign make_fit_design(const std::vector<Observation>& observations, std::vector<std::int64_t> edges) {
   FitDesign design;
   design.edges = std::move(edges);

@@ -22,6 +22,9 @@ struct Observation;
 std::vector<std::int64_t> recorded_edges(const std::vector<Observation>& observations);
 // `bins` equal bins over the recorded span (fewer when the span has fewer units).
 std::vector<std::int64_t> equal_edges(const std::vector<Observation>& observations, int bins);
+// Every `step`-th of `edges` and the last, so that at most `max_bins` bins remain (neighbouring
+// recorded stretches merged into one bin); edges already few enough come back as they are.
+std::vector<std::int64_t> merged_edges(const std::vector<std::int64_t>& edges, std::size_t max_bins);
 
 struct FitDesign {
   std::vector<std::int64_t> edges;

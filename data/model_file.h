@@ -5,6 +5,7 @@
 // model from it is refused with a message saying so.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -19,12 +20,15 @@ class CostModel;
 inline constexpr const char* kCostModelFormat = "millrace-cost-model";
 inline constexpr const char* kClusterModelFormat = "millrace-cluster-model";
 inline constexpr int kModelFileVersion = 1;
+// The largest model file readers accept, and so the largest one `fit` writes.
+inline constexpr std::size_t kMaxModelBytes = 8 << 20;
 
 // The file's JSON; throws Error naming the path when it cannot be read or is not JSON.
 nlohmann::json read_model_json(const std::string& path);
 
 // Writes the cost model (or none: a cluster-only file), the cluster model (or none) and `fit`
-// (or null) to `path`; throws Error naming the path when it cannot be written.
+// (or null) to `path`, whole or not at all (data/whole_file.h); throws Error naming the path when
+// it cannot be written or would be larger than kMaxModelBytes (what no reader would accept).
 void write_model_file(const std::string& path, const CostModel* cost, const ClusterModel* cluster,
                       const nlohmann::json& fit);
 

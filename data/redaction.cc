@@ -23,6 +23,9 @@ std::vector<std::string>& secrets() {
 struct Rule {
   std::regex pattern;
   const char* replacement;
+  // The credential-named fields: a name that ends a file's path (".../big_token: the token
+  // file is ...") is the path of an input, not a field, and what follows it is no value.
+  bool field = false;
 };
 
 // Ordered: a whole header value first, then what is left of a bearer token, URL passwords and
@@ -39,9 +42,40 @@ const std::vector<Rule>& rules() {
       {std::regex(R"(([a-z][a-z0-9+.\-]*://[^/\s:@"']*):[^/\s@"']*@)", flags), "$1:[redacted]@"},
       {std::regex(R"(((?:[a-z0-9]+[_-])*(?:token|password|passwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?key(?:[_-]data)?)["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"'\\,;&]+)",
                   flags),
-       "$1[redacted]"},
+       "$1[redacted]", true},
   };
   return list;
+}
+
+// Whether the text at `at` ends a path: the word it is part of (back to a blank or a quote)
+// holds a '/'.
+bool ends_a_path(const std::string& text, std::size_t at) {
+  for (std::size_t i = at; i > 0; --i) {
+    const char c = text[i - 1];
+    if (c == '/') return true;
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == '=' || c == ',') return false;
+  }
+  return false;
+}
+
+// `rule` applied to every credential-named field of `text` but those whose name ends a path.
+std::string redact_fields(const std::string& text, const Rule& rule) {
+  std::string out;
+  std::size_t from = 0;
+  std::smatch match;
+  auto flags = std::regex_constants::match_default;
+  while (std::regex_search(text.begin() + static_cast<std::ptrdiff_t>(from), text.end(), match, rule.pattern, flags)) {
+    const std::size_t at = from + static_cast<std::size_t>(match.position(0));
+    const std::size_t name_end = at + static_cast<std::size_t>(match.length(1));
+    const bool path = ends_a_path(text, at);
+    out.append(text, from, name_end - from);
+    if (!path) out += kRedacted;
+    // Past a path and its separator, the rest is looked at again (it may hold a field).
+    from = path ? name_end : at + static_cast<std::size_t>(match.length(0));
+    flags = std::regex_constants::match_prev_avail;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
 }
 
 bool contains_ignoring_case(std::string_view text, std::string_view word) {
@@ -77,7 +111,9 @@ std::string redact(std::string_view text) {
     }
   }
   if (!may_hold_credentials(out)) return out;
-  for (const Rule& rule : rules()) out = std::regex_replace(out, rule.pattern, rule.replacement);
+  for (const Rule& rule : rules()) {
+    out = rule.field ? redact_fields(out, rule) : std::regex_replace(out, rule.pattern, rule.replacement);
+  }
   return out;
 }
 

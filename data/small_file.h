@@ -12,7 +12,7 @@
 namespace millrace::data {
 
 inline constexpr std::size_t kMaxCredentialBytes = 1 << 20;  // a token, a certificate, a key
-inline constexpr std::size_t kMaxConfigBytes = 8 << 20;      // a kubeconfig, a template, a model
+inline constexpr std::size_t kMaxConfigBytes = 8 << 20;      // a kubeconfig, a template, an experiment file
 
 // Throws Error(path, ...) unless `path` is a readable regular file of at most `max_bytes`;
 // `what` names its use ("token file").

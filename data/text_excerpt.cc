@@ -1,5 +1,9 @@
 #include "data/text_excerpt.h"
 
+#include <cstdio>
+
+#include "data/error.h"
+
 namespace millrace::data {
 
 namespace {
@@ -50,6 +54,21 @@ std::string valid_utf8(std::string_view text) {
   }
   out += text;
   return out;
+}
+
+std::string utf8_problem(std::string_view text) {
+  const std::size_t at = invalid_utf8_at(text);
+  if (at == std::string_view::npos) return "";
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[at])));
+  return "byte " + std::string(byte) + " at column " + std::to_string(at + 1);
+}
+
+void require_utf8(std::string_view text, const std::string& what, const std::string& input) {
+  const std::string problem = utf8_problem(text);
+  if (problem.empty()) return;
+  throw Error(input, what + " " + excerpt(valid_utf8(text)) + " is not UTF-8 (" + problem +
+                         "): it is kept as text and written to JSON; give it in UTF-8");
 }
 
 std::string shortened(std::string_view text, std::size_t limit) {

@@ -23,6 +23,13 @@ std::size_t invalid_utf8_at(std::string_view text);
 // `text` with every byte that breaks UTF-8 replaced by U+FFFD (one per byte); valid text unchanged.
 std::string valid_utf8(std::string_view text);
 
+// What breaks UTF-8 in `text`, "byte 0xFF at column 2", or "" when it is valid.
+std::string utf8_problem(std::string_view text);
+
+// Throws Error(input, "<what> 'n\uFFFD' is not UTF-8 (byte 0xFF at column 2) ...") unless `text`
+// is UTF-8: for names entering the store, which every JSON that carries them must be able to hold.
+void require_utf8(std::string_view text, const std::string& what, const std::string& input);
+
 // "'text'" or, when longer than `limit` bytes, "'first ~limit bytes…' (N bytes)".
 std::string excerpt(std::string_view text, std::size_t limit = kExcerptLimit);
 

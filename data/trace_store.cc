@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -22,6 +23,7 @@
 #include "data/csv.h"
 #include "data/error.h"
 #include "data/item_rows.h"
+#include "data/json_output.h"
 #include "data/schema_sql.h"
 #include "data/sqlite_db.h"
 #include "data/text_excerpt.h"
@@ -95,6 +97,35 @@ std::string file_uri(const std::string& path) {
 bool on_read_only_filesystem(const std::string& path) {
   struct statvfs fs {};
   return statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
+}
+
+std::filesystem::path directory_of(const std::string& path) {
+  const std::filesystem::path absolute = std::filesystem::absolute(path);
+  return absolute.parent_path();
+}
+
+// Why a writer cannot write the store at `path` (or create it there), "" when it can: a
+// read-only mount, a file without write permission, or a directory where SQLite cannot make the
+// write-ahead log and its index beside the store.
+std::string read_only_reason(const std::string& path) {
+  std::error_code ignored;
+  const bool exists = std::filesystem::exists(path, ignored);
+  const std::string dir = directory_of(path).string();
+  if (on_read_only_filesystem(exists ? path : dir)) return "on a read-only filesystem";
+  if (exists && ::access(path.c_str(), W_OK) != 0) return "the file is not writable";
+  const bool side_files = ::access((path + "-wal").c_str(), W_OK) == 0 && ::access((path + "-shm").c_str(), W_OK) == 0;
+  if (::access(dir.c_str(), W_OK) != 0 && !side_files) {
+    return "its directory " + dir + " is not writable (a store being written needs its -wal and -shm files beside it)";
+  }
+  return "";
+}
+
+// A store whose write-ahead log holds changes not yet in the file: read as immutable, those
+// changes would be missed.
+bool has_unmerged_log(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path + "-wal", error);
+  return !error && size > 0;
 }
 
 // Switching a store to WAL takes an exclusive lock that SQLite does not wait for through the busy
@@ -206,6 +237,8 @@ void insert_attempts(sqlite3* db, const std::string& path, std::int64_t run_id, 
 }
 
 std::int64_t insert_run(sqlite3* db, const std::string& path, const Run& run) {
+  require_utf8(run.name, "run name", path);
+  require_utf8(run.units, "units", path);
   Statement insert(db, path,
                    "INSERT INTO runs (name, source, units, partitioner, policy, parameters, started_us, ended_us) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
@@ -254,6 +287,10 @@ void check_bins(const CostProfile& profile) {
 
 TraceStore TraceStore::open(const std::string& path) {
   check_header(path);
+  if (const std::string reason = read_only_reason(path); !reason.empty()) {
+    throw Error(path, "read-only store (" + reason + "): this command writes to it; commands that only read it (runs, "
+                      "show, export, fit) work as they are");
+  }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   TraceStore store(path, raw);  // owns the handle from here, even on failure
@@ -287,13 +324,25 @@ TraceStore TraceStore::open_existing(const std::string& path) {
 
 TraceStore TraceStore::open_for_reading(const std::string& path) {
   if (!std::filesystem::exists(path)) throw Error(path, "no such trace store");
+  std::error_code ignored;
+  if (std::filesystem::is_regular_file(path, ignored) && std::filesystem::file_size(path, ignored) == 0) {
+    throw Error(path, "an empty file, no millrace store (`millrace import` or `millrace run` makes one)");
+  }
   check_header(path);
   try {
     return open_read_only(path, "mode=ro");
+  } catch (const StoreFull&) {
+    throw;
   } catch (const Error&) {
-    // A WAL store on a read-only mount: its shared-memory index cannot be made, and nobody
-    // can change the file, so SQLite may read it as immutable.
-    if (!on_read_only_filesystem(path)) throw;
+    // A WAL store on a read-only mount or in a read-only directory: its shared-memory index
+    // cannot be made, and no writer can be at work without one, so SQLite may read the file as
+    // immutable; unless the write-ahead log holds changes, which only the index would find.
+    if (read_only_reason(path).empty()) throw;
+    if (has_unmerged_log(path)) {
+      throw Error(path, "read-only store whose write-ahead log (" + path +
+                            "-wal) holds changes that cannot be read without its index, which cannot be made here; "
+                            "copy the store with its -wal file to a writable place and read the copy");
+    }
   }
   return open_read_only(path, "immutable=1");
 }
@@ -305,7 +354,10 @@ TraceStore TraceStore::open_read_only(const std::string& path, const std::string
   TraceStore store(path, raw);
   check_sqlite(rc, raw, path, "cannot open");
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  check_existing(raw, path);
+  if (check_existing(raw, path) == 0) {
+    throw Error(path, "no millrace store (an SQLite database without tables; `millrace import` or `millrace run` "
+                      "makes one)");
+  }
   return store;
 }
 
@@ -565,6 +617,8 @@ std::int64_t TraceStore::count_rows(const std::string& table, std::int64_t run_i
 
 void TraceStore::put_profile(const CostProfile& profile) {
   check_bins(profile);
+  require_utf8(profile.name, "profile name", path_);
+  require_utf8(profile.units, "units", path_);
   Transaction tx(db_, path_);
   Statement remove(db_, path_, "DELETE FROM profiles WHERE name = ?");
   remove.bind(1, profile.name);
@@ -635,7 +689,7 @@ void TraceStore::export_json(std::int64_t run_id, std::ostream& out) const {
                 {"started_s", seconds_from_micros(r.started)},
                 {"ended_s", seconds_from_micros(r.ended)}};
   doc["rows"] = timing_rows(items(run_id), attempts(run_id));
-  out << doc.dump(1) << "\n";
+  out << json_text(doc, 1, run_label(run_id)) << "\n";
 }
 
 }  // namespace millrace::data

@@ -1,20 +1,55 @@
 // The fuzz entry points of configuration files and request bodies (entry_points.h).
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cluster_adapter/kubernetes/job_template.h"
 #include "cluster_adapter/kubernetes/kube_config.h"
 #include "cluster_adapter/kubernetes/worker_pool/lease_request.h"
+#include "data/checked_numbers.h"
 #include "data/cost_model.h"
 #include "data/error.h"
+#include "data/model_file.h"
 #include "fuzz/entry_points.h"
 
 namespace millrace::fuzz {
 
+namespace {
+
+// Every delay drawn from an accepted cluster lies on the simulator's clock: [0, kMaxMicros].
+void check_draws(const data::TypedDelays& delays, const std::string& part) {
+  if (!delays.identified()) return;
+  std::vector<std::string> types = {""};
+  for (const auto& [type, quantiles] : delays.by_type) types.push_back(type);
+  for (const std::string& type : types) {
+    for (const double u : {0.0, 0.5, 0.99, 0.999999}) {
+      const data::Micros drawn = delays.draw(type, u);
+      if (drawn < 0 || drawn > data::kMaxMicros) {
+        throw ContractViolation("cluster." + part + " drew " + std::to_string(drawn) + " us, off the simulator's clock");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void cost_model_json(std::string_view input, const InputFolder& folder) {
-  const data::CostModel model = data::CostModel::load(folder.write("model.json", input));
-  const data::Range span = model.span();
-  (void)model.predict(span);
-  (void)model.furthest_end(span.first, model.cost(span) / 2, span.end());
+  const std::string path = folder.write("model.json", input);
+  run_all({[&] {
+             const data::CostModel model = data::CostModel::load(path);
+             const data::Range span = model.span();
+             (void)model.predict(span);
+             (void)model.furthest_end(span.first, model.cost(span) / 2, span.end());
+           },
+           [&] {
+             const std::optional<data::ClusterModel> cluster = data::load_cluster_model(path);
+             if (!cluster) return;
+             check_draws(cluster->placement, "placement_residual");
+             check_draws(cluster->startup, "startup");
+             check_draws(cluster->worker_gap, "worker_gap");
+             check_draws(cluster->job_overhead, "job_overhead");
+             check_draws(cluster->provisioning, "provisioning");
+           }});
 }
 
 void kubeconfig(std::string_view input, const InputFolder& folder) {

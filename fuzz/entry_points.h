@@ -66,7 +66,8 @@ void ranges_file(std::string_view input, const InputFolder& folder);
 void preset_span(std::string_view input, const InputFolder& folder);
 
 // Configuration and requests (config_entries.cc). cost_model_json: a model file through
-// CostModel::load; an accepted model predicts over its whole span. kubeconfig: load_kubeconfig
+// CostModel::load and load_cluster_model; an accepted cost model predicts over its whole span,
+// and every delay an accepted cluster draws lies within the simulator's clock. kubeconfig: load_kubeconfig
 // with its current context. job_template: JobTemplate::parse, then render for a range item and
 // a payload item and render_pool. lease_request: a body as a lease request and as a completion
 // report; an accepted completion has a non-negative work time.

@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import sys
+import tempfile
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -179,10 +180,33 @@ def time_unit(span_us):
     return MICROS_PER_SECOND, "s"
 
 
+def write_whole(path, write, mode="wb"):
+    """Writes `path` whole or not at all: `write(file)` fills a temporary file beside it, which is
+    flushed to disk and renamed over `path`; a kill or a full disk leaves the old file as it was."""
+    directory, name = os.path.split(os.path.abspath(path))
+    encoding = None if "b" in mode else "utf-8"
+    with tempfile.NamedTemporaryFile(mode, encoding=encoding, dir=directory, prefix=f".{name}.", delete=False) as f:
+        try:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        except BaseException:
+            os.unlink(f.name)
+            raise
+    os.chmod(f.name, 0o666 & ~current_umask())
+    os.replace(f.name, path)
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def save(fig, directory, name):
-    """Writes `fig` to directory/name.png and returns the path."""
+    """Writes `fig` to directory/name.png (whole or not at all) and returns the path."""
     path = os.path.join(directory, f"{name}.png")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_whole(path, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     return path
 
 
@@ -719,8 +743,7 @@ def write_report(store, out, model_path=None, run_key=None, compare_id=None, pla
             "figure{margin:2em 0}</style></head><body>\n"
             f"<h1>millrace report</h1><p>trace store: {html.escape(os.path.abspath(store))}</p>\n"
             + "\n".join(sections) + "\n</body></html>\n")
-    with open(os.path.join(out, "index.html"), "w") as f:
-        f.write(page)
+    write_whole(os.path.join(out, "index.html"), lambda f: f.write(page), mode="w")
     return written
 
 

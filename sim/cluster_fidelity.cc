@@ -1,7 +1,10 @@
 #include "sim/cluster_fidelity.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -91,6 +94,21 @@ nlohmann::json figures_json(const WaitFigures& f) {
           {"wait_p99_us", f.p99}};
 }
 
+// How many times the later items' recorded wait p90 is the forecast one (or its inverse, the
+// larger of the two over the smaller), when they differ by at least kDriftRatio and a second:
+// the later part of the recording waited otherwise than the earlier part foretold.
+constexpr double kDriftRatio = 1.5;
+
+std::optional<double> drift_of(const ClusterFidelity& f) {
+  if (f.fitted_items == 0 || f.later_recorded.items == 0) return std::nullopt;
+  const auto recorded = static_cast<double>(f.later_recorded.p90);
+  const auto forecast = static_cast<double>(f.later_replayed.p90);
+  if (std::abs(recorded - forecast) < static_cast<double>(data::kMicrosPerSecond)) return std::nullopt;
+  const double ratio = std::max(recorded, forecast) / std::max(1.0, std::min(recorded, forecast));
+  if (ratio < kDriftRatio) return std::nullopt;
+  return ratio;
+}
+
 }  // namespace
 
 ClusterFidelity check_cluster_fidelity(const Recording& recording, const data::ClusterModel& model,
@@ -124,6 +142,14 @@ std::string format_cluster_fidelity(const ClusterFidelity& f) {
         << f.later_recorded.items << " after them):\n"
         << "    recorded: " << figures_text(f.later_recorded) << "\n"
         << "    forecast: " << figures_text(f.later_replayed) << "\n";
+    if (const std::optional<double> drift = drift_of(f)) {
+      char times[32];
+      std::snprintf(times, sizeof times, "%.1fx", *drift);
+      out << "  the cluster's behaviour drifted over the recording: its later items waited p90 "
+          << data::readable_duration(f.later_recorded.p90) << " where the earlier ones forecast "
+          << data::readable_duration(f.later_replayed.p90) << " (" << times << (f.later_recorded.p90 > f.later_replayed.p90 ? " longer" : " shorter")
+          << "); the fitted cluster describes the recorded conditions as a whole, and its band covers those only\n";
+    }
   }
   return out.str();
 }
@@ -135,7 +161,8 @@ nlohmann::json to_json(const ClusterFidelity& f) {
           {"held_out", {{"fitted_share", f.fitted_share},
                         {"fitted_items", f.fitted_items},
                         {"recorded", figures_json(f.later_recorded)},
-                        {"forecast", figures_json(f.later_replayed)}}}};
+                        {"forecast", figures_json(f.later_replayed)},
+                        {"drift_p90_ratio", drift_of(f) ? nlohmann::json(*drift_of(f)) : nlohmann::json(nullptr)}}}};
 }
 
 }  // namespace millrace::sim

@@ -4,7 +4,9 @@
 // and waits (submission to start: p50, p90, p99) are set beside the recorded ones. Held out in
 // time: the cluster is fitted on the first 70% of the items by submission alone, the whole
 // recording replayed with it, and the waits of the last 30% (and the makespan) set beside the
-// recorded ones: a forecast, not a fit.
+// recorded ones: a forecast, not a fit. When the later items' wait p90 and its forecast differ by
+// 1.5 times or more (and a second), the report says the cluster's behaviour drifted over the
+// recording, and by how much (JSON: held_out.drift_p90_ratio, else null).
 #pragma once
 
 #include <cstddef>

@@ -307,9 +307,18 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
       }
     } else {
       any_jobs = true;
-      bool phases = false;
-      for (const data::Attempt& a : recording.attempts) phases = phases || a.submitted.has_value();
-      if (phases) fit_residuals(recording, fit, placement);
+      // A first attempt without its submission recorded counts as submitted at its item's
+      // submit time (ItemTrace), so items with submit times give waits too.
+      bool submissions = false, placements = false;
+      for (const data::Attempt& a : recording.attempts) {
+        submissions = submissions || a.submitted.has_value();
+        placements = placements || a.placed.has_value();
+      }
+      for (const data::WorkItem& item : recording.items) submissions = submissions || item.submit_at != 0;
+      if (submissions) {
+        fit_residuals(recording, fit, placement);
+        fit.residual_includes_startup = fit.residual_includes_startup || !placements;
+      }
     }
   }
   fit.model.source = "runs " + [&] {
@@ -320,7 +329,8 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
   for (const std::string& c : capacities) fit.model.capacity += (fit.model.capacity.empty() ? "" : "; ") + c;
 
   const std::string no_submissions =
-      "no submission times recorded (attempts' submitted phase): the wait before placement cannot be told apart";
+      "no submission times recorded (the attempts' submitted_s, or the items' submit_s): the wait before placement "
+      "cannot be told apart";
   fit.model.placement = delays_of(placement, options, no_submissions);
   if (fit.model.placement.identified() && fit.model.placement.pooled.quantile(1) == 0) {
     fit.model.placement = {};
@@ -387,6 +397,9 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
 
 namespace {
 
+// Fewer observations than this give quantiles that are the values seen rather than an estimate.
+constexpr std::size_t kFewObservations = 5;
+
 void print_delays(std::ostream& out, const char* name, const data::TypedDelays& d) {
   char line[64];
   std::snprintf(line, sizeof line, "  %-20s", name);
@@ -404,6 +417,10 @@ void print_delays(std::ostream& out, const char* name, const data::TypedDelays& 
     return text.str();
   };
   out << quantiles(d.pooled) << "\n";
+  if (d.pooled.observations < kFewObservations) {
+    out << "    from " << d.pooled.observations << (d.pooled.observations == 1 ? " observation" : " observations")
+        << " only: its percentiles are the values seen, not an estimate of the spread\n";
+  }
   for (const auto& [type, q] : d.by_type) out << "    type " << type << ": " << quantiles(q) << "\n";
 }
 
@@ -420,6 +437,14 @@ std::string format_cluster_fit(const ClusterFit& fit) {
         << " (their residual lies between the last moment they would have fitted and their whole wait; estimated with the others by Turnbull's interval-censored maximum likelihood)\n";
   }
   print_delays(out, "placement residual", m.placement);
+  if (m.placement.identified() && fit.with_submitted == 0) {
+    out << "    submission times: the items' submit_s (no attempt recorded submitted_s; a first attempt counts as "
+           "submitted at its item's submit time)\n";
+  }
+  if (m.placement.identified() && fit.residual_includes_startup) {
+    out << "    no placement times recorded (scheduled_s): this is the whole wait from submission to start that "
+           "capacity does not explain, placement and start-up together, and is drawn as such\n";
+  }
   print_delays(out, "start-up", m.startup);
   print_delays(out, "per-Job overhead", m.job_overhead);
   print_delays(out, "worker gap", m.worker_gap);

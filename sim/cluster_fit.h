@@ -1,7 +1,8 @@
 // The cluster model (data/cluster_model.h) fitted from recordings, each on its own capacity
 // (sim/recorded_capacity.h):
 //  - one Job per item (job-per-item runs, pod and job traces): the placement delay that
-//    capacity does not explain. An item placed while a slot stood free waited for no capacity,
+//    capacity does not explain, from each item's submission (its first attempt's, else the
+//    item's submit time) to its placement (else its start: the residual then holds the start-up). An item placed while a slot stood free waited for no capacity,
 //    so its whole wait (submission to placement) is residual; one placed when every slot was
 //    held may also have waited for capacity: its residual lies between the last moment since
 //    its submission when it would have fitted and its whole wait. The residual's distribution is
@@ -41,6 +42,9 @@ struct ClusterFit {
   std::size_t bounded = 0;         // items placed while every slot was held: residual in an interval
   std::size_t nodes_arrived = 0;   // node arrivals recorded
   std::size_t nodes_ordered = 0;   // of them, with their order told by an unschedulable pod placed on them
+  // A recording without placement times gave waits from submission to start: the placement
+  // residual then holds the start-up too.
+  bool residual_includes_startup = false;
 };
 
 // Throws data::Error naming a recording that has no attempts.

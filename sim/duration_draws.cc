@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "data/checked_numbers.h"
 #include "data/uniform_draws.h"
 
 namespace millrace::sim {
@@ -33,13 +34,14 @@ std::vector<data::Micros> draw_durations(const data::CostModel& model, const std
     run_factor = model.noise().runs().draw(data::unit_draw(run_engine));
   }
   for (const data::Range& r : ranges) {
-    const data::Micros predicted = model.predict(r);
+    // Held within the simulator's clock (data/checked_numbers.h), never wrapped.
+    const data::Micros predicted = data::saturated_micros(static_cast<double>(model.predict(r)));
     if (!draw) {
       durations.push_back(predicted);
       continue;
     }
     const double factor = run_factor * model.noise().factor(r.first, r.count, data::unit_draw(engine));
-    durations.push_back(static_cast<data::Micros>(std::llround(static_cast<double>(predicted) * factor)));
+    durations.push_back(data::saturated_micros(static_cast<double>(predicted) * factor));
   }
   return durations;
 }

@@ -13,6 +13,7 @@
 #include "data/importers/text_input.h"
 #include "data/quantity.h"
 #include "data/registry.h"
+#include "data/text_excerpt.h"
 #include "data/typed_duration.h"
 
 namespace millrace::sim {
@@ -40,16 +41,50 @@ const data::Registry<Expander>& expanders() {
   return registry;
 }
 
+// Every field of a pool, as its CSV column and its JSON key (capacities besides: capacity.NAME
+// columns, a "capacity" object): the one list both readers check a file against, so that a
+// misspelt field is refused by file:line rather than dropped. `required`: a CSV must have it.
+struct PoolField {
+  const char* column;
+  const char* key;
+  bool required;
+};
+constexpr PoolField kPoolFields[] = {{"pool", "name", true},
+                                     {"count", "count", true},
+                                     {"min", "min", true},
+                                     {"max", "max", true},
+                                     {"provision_delay", "provision_delay", true}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
+constexpr const char* kCapacityKey = "capacity";
+
+// "pool, count, ..., capacity.NAME" (CSV columns) or "name, count, ..., capacity" (JSON keys).
+std::string known_fields(bool columns) {
+  std::string known;
+  for (const PoolField& field : kPoolFields) known += std::string(columns ? field.column : field.key) + ", ";
+  return known + (columns ? std::string(kCapacityPrefix) + "NAME" : kCapacityKey);
+}
+
+bool is_pool_field(std::string_view name, bool columns) {
+  if (columns && name.starts_with(kCapacityPrefix) && name.size() > kCapacityPrefix.size()) return true;
+  if (!columns && name == kCapacityKey) return true;
+  for (const PoolField& field : kPoolFields) {
+    if (name == (columns ? field.column : field.key)) return true;
+  }
+  return false;
+}
 
 std::vector<NodePool> read_csv(const std::string& path) {
   data::importers::TextInput input(path);
   data::importers::CsvReader csv(input);
   const std::vector<std::string>& header = csv.header();
-  for (const char* column : {"pool", "count", "min", "max", "provision_delay"}) {
-    if (!csv.column(column)) {
-      throw data::Error(path + ":1", std::string("missing column ") + column +
-                                         " (pool,count,min,max,provision_delay,capacity.NAME...)");
+  for (const PoolField& field : kPoolFields) {
+    if (field.required && !csv.column(field.column)) {
+      throw data::Error(path + ":1", std::string("missing column ") + field.column + " (" + known_fields(true) + ")");
+    }
+  }
+  for (const std::string& column : header) {
+    if (!is_pool_field(column, true)) {
+      throw data::Error(path + ":1", "unknown column " + data::excerpt(column) + " (known: " + known_fields(true) + ")");
     }
   }
   std::vector<NodePool> pools;
@@ -79,14 +114,10 @@ std::vector<NodePool> read_csv(const std::string& path) {
 
 std::vector<NodePool> read_json(const std::string& path) {
   data::importers::TextInput input(path);
-  const nlohmann::json doc = data::importers::parse_json(input);
-  const nlohmann::json* list = &doc;
-  if (doc.is_object() && doc.contains("pools")) list = &doc["pools"];
-  if (!list->is_array()) throw data::Error(path, "expected an array of pools or {\"pools\": [...]}");
   std::vector<NodePool> pools;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const nlohmann::json& p = (*list)[i];
-    const std::string where = path + ": pool " + std::to_string(i + 1);
+  const nlohmann::json doc = data::importers::parse_json_list(input, "pools", [&](const nlohmann::json& p,
+                                                                                  const std::string& line) {
+    const std::string where = line + ": pool " + std::to_string(pools.size() + 1);
     auto integer = [&](const char* key, int fallback) {
       if (!p.contains(key)) return fallback;
       if (!p[key].is_number_integer()) throw data::Error(where, std::string(key) + " must be an integer");
@@ -94,6 +125,11 @@ std::vector<NodePool> read_json(const std::string& path) {
     };
     if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
       throw data::Error(where, "a pool is an object with a \"name\"");
+    }
+    for (const auto& [key, value] : p.items()) {
+      if (!is_pool_field(key, false)) {
+        throw data::Error(where, "unknown key " + data::excerpt(key) + " (known: " + known_fields(false) + ")");
+      }
     }
     NodePool pool;
     pool.name = p["name"].get<std::string>();
@@ -115,6 +151,16 @@ std::vector<NodePool> read_json(const std::string& path) {
     }
     check_node_pools({pool}, where);
     pools.push_back(std::move(pool));
+  });
+  const std::string top = input.where(1);
+  if (doc.is_object()) {
+    if (!doc.contains("pools")) throw data::Error(top, "expected an array of pools or {\"pools\": [...]}");
+    for (const auto& [key, value] : doc.items()) {
+      if (key != "pools") throw data::Error(top, "unknown key " + data::excerpt(key) + " (known: pools)");
+    }
+    if (!doc.at("pools").is_array()) throw data::Error(top, "expected an array of pools or {\"pools\": [...]}");
+  } else if (!doc.is_array()) {
+    throw data::Error(top, "expected an array of pools or {\"pools\": [...]}");
   }
   return pools;
 }

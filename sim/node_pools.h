@@ -11,7 +11,9 @@
 //   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q}}]}
 //         or the bare array (provision_delay a number of seconds or a duration string: "2m";
 //         absent: not given)
-// Errors name file:line (JSON: the pool's index) and the field, with the value.
+// Errors name file:line (JSON: the line the pool starts on, and its index) and the field, with
+// the value; a column or key that is no pool field (`prise`, `capcity.cpu`) is refused so, naming
+// the known ones.
 #pragma once
 
 #include <cstdint>

@@ -82,6 +82,8 @@ class KubernetesKind : public ClusterKind {
     return "a resumed Kubernetes run adopts the Jobs its dead session left and follows them to their end (the "
            "Kubernetes form of wait); they are not ended";
   }
+  // Credentials may have moved since the run started.
+  std::vector<std::string> resume_options() const override { return {"--kubeconfig", "--context"}; }
   void save(nlohmann::json& parameters) const override;
   void load(const nlohmann::json& parameters) override;
   std::unique_ptr<RunCluster> open(const ClusterSession& session) override;

@@ -17,6 +17,7 @@ class LocalKind : public ClusterKind {
   void add_options(CLI::App& command, const OptionChecks& checks) override;
   void check(RunCommon& common) override;
   void check_plan(const std::vector<data::WorkItem>& items) const override;
+  std::vector<std::string> resume_options() const override { return {"--command"}; }
   void save(nlohmann::json& parameters) const override;
   void load(const nlohmann::json& parameters) override;
   std::unique_ptr<RunCluster> open(const ClusterSession& session) override;

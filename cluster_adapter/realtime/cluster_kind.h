@@ -110,6 +110,9 @@ class ClusterKind {
   // Why a resumed run of this kind always adopts what a dead session left running, so that
   // `--leftovers end` is refused (empty: it can end it).
   virtual std::string adopts_leftovers() const { return ""; }
+  // Its options a resumed run takes (load() checks them against what the run recorded, or lets
+  // them win over it); any other of its options given with --resume is refused.
+  virtual std::vector<std::string> resume_options() const { return {}; }
   // Its options as kept in the run's parameters (for --resume), and read back from them.
   virtual void save(nlohmann::json& parameters) const = 0;
   virtual void load(const nlohmann::json& parameters) = 0;

@@ -2,7 +2,6 @@
 
 #include <zlib.h>
 
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -152,12 +151,9 @@ int TextInput::next_line_byte() {
 }
 
 void TextInput::check_utf8() const {
-  const std::size_t at = invalid_utf8_at(line_);
-  if (at == std::string_view::npos) return;
-  char byte[8];
-  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(line_[at])));
-  throw Error(where(), "not UTF-8: byte " + std::string(byte) + " at column " + std::to_string(at + 1) +
-                           " (convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8)");
+  const std::string problem = utf8_problem(line_);
+  if (problem.empty()) return;
+  throw Error(where(), "not UTF-8: " + problem + " (convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8)");
 }
 
 void TextInput::note_content(std::string_view text) {

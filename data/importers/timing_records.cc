@@ -161,7 +161,14 @@ void TimingRecordReader::add(const TimingRecord& r) {
                                      " has none (give every attempt start_s/end_s, or none)"
                                : "missing start_s (other records have start times, e.g. " + first_attempt_where_ + ")");
   }
-  sink_.add_attempt(record_attempt(r, item.id, attempt_number(r, sink_, item.id), timed), r.where);
+  const Attempt attempt = record_attempt(r, item.id, attempt_number(r, sink_, item.id), timed);
+  // Without submitted_s a first attempt counts as submitted at the item's submit_s: nothing of it
+  // can come before that.
+  if (attempt.number == 1 && !attempt.submitted && attempt.unschedulable && *attempt.unschedulable < item.submit_at) {
+    throw Error(r.where, "unschedulable_s is before the item's submit_s (a first attempt without submitted_s counts as "
+                         "submitted at submit_s)");
+  }
+  sink_.add_attempt(attempt, r.where);
 }
 
 void TimingRecordReader::finish(const std::string& input) {

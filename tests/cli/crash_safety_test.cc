@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_process.h"
+#include "tests/cli/cli_runner.h"
 #include "tests/cli/store_query.h"
 #include "tests/support/idle_connections.h"
 
@@ -324,16 +325,174 @@ TEST_F(CrashSafetyTest, AStoreOnAReadOnlyMountIsReadable) {
   fs::create_directories(view);
   // A private mount namespace: the read-only bind mount disappears with the shell.
   const std::string ro_store = "'" + (view / "trace.db").string() + "'";
+  std::ofstream(dir / "t.csv") << "item,worker,duration_s\na,w,1\n";
   const std::string script = "mount --bind '" + dir.string() + "' '" + view.string() + "' && mount -o remount,bind,ro '" +
                              view.string() + "' || exit 99; touch '" + view.string() + "/probe' 2>/dev/null && exit 98; " +
                              MILLRACE_CLI + " runs --store " + ro_store + " && " + MILLRACE_CLI + " show --store " +
-                             ro_store + " 1";
+                             ro_store + " 1 || exit 1; " + MILLRACE_CLI + " import --store " + ro_store +
+                             " --format csv '" + (dir / "t.csv").string() + "' && exit 2; exit 0";
   const int code = in_mount_namespace(script);
   const std::string err = read_text(dir / "mount.err");
   if (code == 99 || code == 127) GTEST_SKIP() << "no read-only bind mount here (needs CAP_SYS_ADMIN): " << err;
   ASSERT_NE(code, 98) << "the bind mount is not read-only";
   EXPECT_EQ(code, 0) << err;
   EXPECT_NE(read_text(dir / "mount.out").find("real"), std::string::npos) << read_text(dir / "mount.out");
+  // import said "corrupt" here: a writer is told the store is read-only.
+  EXPECT_EQ(err, "millrace: " + (view / "trace.db").string() +
+                     ": read-only store (on a read-only filesystem): this command writes to it; commands that only "
+                     "read it (runs, show, export, fit) work as they are\n");
+}
+
+// A store in a read-only directory (its WAL side files cannot be made there) read as
+// "unreadable or corrupt store (... unable to open database file)" for runs, show and fit: they
+// read it, and a writer says the store is read-only. As another user than root (root writes
+// anywhere): `setpriv` to nobody when the test runs as root.
+TEST_F(CrashSafetyTest, AStoreInAReadOnlyDirectoryIsReadAndWritersAreToldItIsReadOnly) {
+  ASSERT_EQ(run(run_args("true", 12, 2)).exit_code, 0);
+  const fs::path ro = dir / "ro";
+  const fs::path out = dir / "out";
+  fs::create_directories(ro);
+  fs::create_directories(out);
+  fs::copy_file(store, ro / "trace.db");
+  const std::string before = read_text(ro / "trace.db");
+  const auto all = fs::perms::all;
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  fs::permissions(out, all);
+  // The store file is its user's to write; only the directory is read-only.
+  const bool root = geteuid() == 0;
+  if (root) {
+    ASSERT_EQ(::chown((ro / "trace.db").c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chown(ro.c_str(), 65534, 65534), 0);
+  }
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                          fs::perms::others_read | fs::perms::others_exec);
+  const std::string as_user = root ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const std::string ro_store = (ro / "trace.db").string();
+  const auto cli = [&](const std::string& args) { return test_support::run_cli(args, as_user); };
+  const test_support::CommandResult runs = cli("runs --store " + ro_store);
+  EXPECT_EQ(runs.exit_code, 0) << runs.output;
+  const test_support::CommandResult show = cli("show --store " + ro_store + " 1");
+  EXPECT_EQ(show.exit_code, 0) << show.output;
+  const test_support::CommandResult fit = cli("fit --store " + ro_store + " --runs 1 -o " + (out / "model.json").string());
+  EXPECT_EQ(fit.exit_code, 0) << fit.output;
+  EXPECT_TRUE(fs::exists(out / "model.json"));
+  std::ofstream(out / "t.csv") << "item,worker,duration_s\na,w,1\n";
+  const test_support::CommandResult import =
+      cli("import --store " + ro_store + " --format csv " + (out / "t.csv").string());
+  EXPECT_EQ(import.exit_code, 1);
+  EXPECT_EQ(import.output, "millrace: " + ro_store + ": read-only store (its directory " + ro.string() +
+                               " is not writable (a store being written needs its -wal and -shm files beside it)): "
+                               "this command writes to it; commands that only read it (runs, show, export, fit) work "
+                               "as they are\n");
+  EXPECT_EQ(read_text(ro / "trace.db"), before);
+  EXPECT_EQ(std::distance(fs::directory_iterator(ro), fs::directory_iterator()), 1);  // no side files made
+  fs::permissions(ro, all);
+}
+
+// A recording of `ranges` ranges of varying length (so a fit keeps a bin for each) as a timing
+// CSV, imported into the store as run "big".
+void import_big_run(const std::string& store, const fs::path& dir, int ranges) {
+  std::ofstream csv(dir / "big.csv");
+  csv << "first,count,worker,start_s,end_s\n";
+  std::int64_t first = 0;
+  double at = 0;
+  for (int i = 0; i < ranges; ++i) {
+    const int count = 10 + (i * 7919) % 97;
+    const double duration = 0.001 * count * (1 + (i % 13) / 10.0);
+    csv << first << "," << count << ",w" << i % 8 << "," << at << "," << at + duration << "\n";
+    first += count;
+    at += duration / 8;
+  }
+  csv.close();
+  const CliResult imported =
+      cli_test::finish_cli(dir, cli_test::start_cli(dir, {"import", "--store", store, "--format", "csv", "--name", "big",
+                                                          (dir / "big.csv").string()}));
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+}
+
+// Starts the CLI with `args` and SIGKILLs it the moment it holds a file in `folder` open for
+// writing; false when it ended before it was seen to.
+bool killed_while_writing(const fs::path& dir, const std::vector<std::string>& args, const fs::path& folder) {
+  const pid_t pid = cli_test::start_cli(dir, args);
+  const std::string inside = folder.string() + "/";
+  const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
+  while (process_runs(pid)) {
+    std::error_code gone;
+    for (const auto& fd : fs::directory_iterator(fds, gone)) {
+      const std::string target = fs::read_symlink(fd.path(), gone).string();
+      if (gone || target.rfind(inside, 0) != 0) continue;
+      const std::string info = read_text("/proc/" + std::to_string(pid) + "/fdinfo/" + fd.path().filename().string());
+      const std::size_t flags = info.find("flags:");
+      if (flags == std::string::npos || (std::stoul(info.substr(flags + 6), nullptr, 8) & 3) == 0) continue;
+      kill(pid, SIGKILL);
+      cli_test::finish_cli(dir, pid);
+      return true;
+    }
+  }
+  cli_test::finish_cli(dir, pid);
+  return false;
+}
+
+// `fit -o` opened the model with std::ofstream before its text existed: a SIGKILL while it wrote
+// left the previous model as 0 bytes or a prefix of invalid JSON. Every file a command writes
+// over (fit -o, export -o, export --nodes, partition -o) is killed with a real SIGKILL while it is
+// being written, and the old file is whole, with nothing left beside it.
+TEST_F(CrashSafetyTest, AWriterKilledWhileWritingItsFileLeavesTheOldFileWhole) {
+  import_big_run(store, dir, 20'000);
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  const std::string old = "the previous file, which must survive\n";
+  const struct {
+    const char* file;
+    std::vector<std::string> args;
+  } writers[] = {
+      {"model.json", {"fit", "--store", store, "--runs", "big", "-o", (out / "model.json").string()}},
+      {"export.csv", {"export", "--store", store, "big", "-o", (out / "export.csv").string()}},
+      {"export.json", {"export", "--store", store, "big", "--format", "json", "-o", (out / "export.json").string()}},
+      {"ranges.csv",
+       {"partition", "--span", "0:99999999", "--partitioner", "uniform", "--range-count", "500000", "-o",
+        (out / "ranges.csv").string()}},
+  };
+  for (const auto& writer : writers) {
+    const fs::path target = out / writer.file;
+    std::ofstream(target) << old;
+    bool caught = false;
+    for (int attempt = 0; attempt < 5 && !caught; ++attempt) caught = killed_while_writing(dir, writer.args, out);
+    ASSERT_TRUE(caught) << writer.file << ": never seen writing";
+    EXPECT_EQ(read_text(target), old) << writer.file;
+    EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1) << writer.file << ": left files";
+    fs::remove(target);
+  }
+}
+
+// A full disk while fit, export or partition writes: each says the disk is full, naming the
+// file, and the old file stays as it was, with nothing left beside it. On a tmpfs filled to its
+// last block, in a private mount namespace.
+TEST_F(CrashSafetyTest, AWriterOnAFullDiskSaysSoAndLeavesTheOldFileWhole) {
+  import_big_run(store, dir, 300);
+  const fs::path full = dir / "full";
+  fs::create_directories(full);
+  const std::string f = full.string();
+  const std::string cli = MILLRACE_CLI;
+  const std::string script =
+      "mount -t tmpfs -o size=1m tmpfs '" + f + "' || exit 99; for name in model.json export.csv ranges.csv; do "
+      "echo old > '" + f + "'/$name; done; dd if=/dev/zero of='" + f + "/fill' bs=4k 2>/dev/null; " + cli +
+      " fit --store '" + store + "' --runs big -o '" + f + "/model.json' > /dev/null; echo fit $?; " + cli +
+      " export --store '" + store + "' big -o '" + f + "/export.csv'; echo export $?; " + cli +
+      " partition --span 0:999 --range-count 10 -o '" + f + "/ranges.csv' 2> /dev/null; echo partition $?; "
+      "cat '" + f + "/model.json' '" + f + "/export.csv' '" + f + "/ranges.csv'; ls -A '" + f + "'";
+  const int code = in_mount_namespace(script);
+  const std::string err = read_text(dir / "mount.err");
+  if (code == 99 || code == 127) GTEST_SKIP() << "no tmpfs mount here (needs CAP_SYS_ADMIN): " << err;
+  EXPECT_EQ(read_text(dir / "mount.out"),
+            "fit 1\nexport 1\npartition 1\nold\nold\nold\nexport.csv\nfill\nmodel.json\nranges.csv\n");
+  EXPECT_NE(err.find("millrace: " + f + "/model.json: cannot write: disk is full; the file is left as it was\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("millrace: " + f + "/export.csv: cannot write: disk is full; the file is left as it was\n"),
+            std::string::npos)
+      << err;
 }
 
 // One local process holding 500 idle connections made /status refuse connections: now 1,000

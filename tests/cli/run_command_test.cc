@@ -28,7 +28,18 @@ using cli_test::lines_of;
 using cli_test::read_text;
 using Result = CliResult;
 
-class RunCommandTest : public cli_test::CliRunTest {};
+class RunCommandTest : public cli_test::CliRunTest {
+ protected:
+  // Starts a run of 6 ranges on one worker whose command appends to `started` and waits for
+  // `go` to exist; interrupts it (SIGINT) once the first range started, leaving run 1 to resume.
+  void interrupt_first_range(const std::string& command, const std::string& started) {
+    pid_t pid = start(run_args(command, 6, 1));
+    for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
+    ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
+    kill(pid, SIGINT);
+    ASSERT_EQ(finish(pid).exit_code, 1);
+  }
+};
 
 TEST_F(RunCommandTest, LocalRunRecordsEveryRangeSucceededExactlyOnceWithItsTiming) {
   std::string marker = (dir / "done").string();
@@ -339,11 +350,8 @@ TEST_F(RunCommandTest, ResumeRefusesAChangedCommandAndAppliesWorkersAndTheStatus
   const std::string started = (dir / "started").string();
   const std::string go = (dir / "go").string();
   const std::string command = "echo {id} {worker} >> " + started + "; test -e " + go + " || sleep 30; sleep 0.3";
-  pid_t pid = start(run_args(command, 6, 1));
-  for (int i = 0; i < 3000 && lines_of(read_text(started)).empty(); ++i) usleep(10'000);
-  ASSERT_EQ(lines_of(read_text(started)).size(), 1u);
-  kill(pid, SIGINT);
-  ASSERT_EQ(finish(pid).exit_code, 1);
+  interrupt_first_range(command, started);
+  if (HasFatalFailure()) return;
 
   Result changed = run({"run", "--store", store, "--resume", "1", "--command", "echo other {id}"});
   EXPECT_EQ(changed.exit_code, 1);
@@ -367,6 +375,38 @@ TEST_F(RunCommandTest, ResumeRefusesAChangedCommandAndAppliesWorkersAndTheStatus
   std::set<std::string> slots;
   for (const std::string& line : lines_of(read_text(started))) slots.insert(line.substr(line.find(' ') + 1));
   EXPECT_EQ(slots, (std::set<std::string>{"w000", "w001", "w002"}));  // three at once after the resume
+}
+
+// run --resume accepted --span, --range-count, --timeout and --max-attempts and ignored them (it
+// finished the original 6 ranges over 0:59 when asked for 3 over 0:9): every option a resumed
+// run cannot honour is refused by name before anything runs.
+TEST_F(RunCommandTest, AResumeRefusesByNameEveryOptionItWouldIgnore) {
+  const std::string started = (dir / "started").string();
+  const std::string go = (dir / "go").string();
+  const std::string command = "echo {id} >> " + started + "; test -e " + go + " || sleep 30";
+  interrupt_first_range(command, started);
+  if (HasFatalFailure()) return;
+
+  const std::vector<std::vector<std::string>> ignored = {
+      {"--span", "0:9"}, {"--range-count", "3"}, {"--timeout", "5"}, {"--max-attempts", "5"},
+      {"--partitioner", "logarithmic"}, {"--name", "other"}, {"--cluster", "local"}, {"--backoff", "2"}};
+  for (const std::vector<std::string>& option : ignored) {
+    std::vector<std::string> args = {"run", "--store", store, "--resume", "1"};
+    args.insert(args.end(), option.begin(), option.end());
+    Result refused = run(args);
+    EXPECT_EQ(refused.exit_code, 1) << option[0];
+    EXPECT_NE(refused.err.find("millrace: " + option[0] + ": a resumed run keeps what it was started with (its span, "
+                               "ranges, limits and cluster settings, kept in the store), so this would be ignored: "
+                               "drop " + option[0] + ", or start a new run to change it"),
+              std::string::npos)
+        << refused.err;
+  }
+  EXPECT_EQ(lines_of(read_text(started)).size(), 1u);  // nothing ran
+
+  std::ofstream(go) << "go";
+  Result resumed = run({"run", "--store", store, "--resume", "1", "--command", command, "--workers", "2"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(successes().size(), 6u);  // the run's own 6 ranges
 }
 
 TEST_F(RunCommandTest, SigkillThenResumeLosesNothingAndDoesNotRerunCompletedItems) {

@@ -149,5 +149,33 @@ TEST_F(RunPlanTest, WhatCannotBeCarriedOutIsRefusedBeforeAnythingIsRecorded) {
       << second.err;
 }
 
+// run --plan used whatever was at the plan's model path: replaced by another model, the run went
+// ahead and set that model's predictions against the plan's makespan. The plan keeps its model's
+// SHA-256, and a file that is no longer that model is refused before anything is recorded; put
+// back, the plan runs.
+TEST_F(RunPlanTest, APlanWhoseModelFileWasReplacedIsRefusedBeforeAnythingIsRecorded) {
+  ASSERT_EQ(run({"plan", "--store", store, "--model", model, "--span", "0:999", "--deadline", "1s", "--max-workers",
+                 "8", "--partitioners", "uniform", "--range-count", "20", "--replicas", "3", "--quiet"})
+                .exit_code,
+            0);
+  const std::string original = cli_test::read_text(model);
+  data::CostModel({{{0, 1000}, 0, 2.0}}, "units", "another").save(model);  // 2 us a unit
+  const CliResult refused = run({"run", "--store", store, "--plan", "1", "--command", "true"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("millrace: --plan 1: was made with the cost model " + model + " of SHA-256 "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find(", and that file now holds another (SHA-256 "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("plan again with this model, or put back the one the plan was made with"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(runs(), 0u);
+
+  std::ofstream(model, std::ios::trunc) << original;
+  const CliResult ran = run({"run", "--store", store, "--plan", "1", "--command", "true"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(ran.err.find("warning"), std::string::npos) << ran.err;
+}
+
 }  // namespace
 }  // namespace millrace

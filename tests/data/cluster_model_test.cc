@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "data/checked_numbers.h"
 #include "data/cost_model.h"
+#include "data/duration_noise.h"
 #include "data/empirical_quantiles.h"
 #include "data/error.h"
 #include "data/model_file.h"
@@ -185,7 +187,7 @@ std::string cluster_error(const std::function<void(nlohmann::json&)>& edit) {
 
 TEST(ModelFile, AMalformedClusterSectionNamesTheField) {
   EXPECT_THAT(cluster_error([](nlohmann::json& c) { c.at("startup").at("pooled").at("quantiles_us")[0] = -1; }),
-              AllOf(HasSubstr("cluster.startup.pooled.quantiles_us[0]"), HasSubstr(">= 0")));
+              AllOf(HasSubstr("cluster.startup.pooled.quantiles_us[0]"), HasSubstr("from 0 to")));
   EXPECT_THAT(cluster_error([](nlohmann::json& c) { c.at("placement_residual").at("pooled").at("quantiles_us")[50] = 0; }),
               AllOf(HasSubstr("cluster.placement_residual.pooled.quantiles_us[50]"), HasSubstr("non-decreasing")));
   EXPECT_THAT(cluster_error([](nlohmann::json& c) { c.erase("worker_gap"); }),
@@ -194,6 +196,85 @@ TEST(ModelFile, AMalformedClusterSectionNamesTheField) {
               HasSubstr("cluster.failures.pooled.reasons[0].probability: must be a number in [0, 1]"));
   EXPECT_THAT(cluster_error([](nlohmann::json& c) { c.at("placement_residual").at("by_type")["gpu"]["observations"] = "two"; }),
               HasSubstr("cluster.placement_residual.by_type.gpu.observations"));
+}
+
+// Start-up quantiles of 1e19..1e308 acted as zero and 1e18 gave 3e12 s; worker gaps of 1e308 as
+// zero: every delay beyond the simulator's clock (2^53 us) is refused by its field, and a
+// failure's timing beyond the whole attempt too.
+TEST(ModelFile, DelaysBeyondTheSimulatorsClockAreRefusedByField) {
+  const std::string clock = "must be a finite number from 0 to 9007199254740992 us (2^53, about 285 years";
+  for (const double huge : {1e16, 1e18, 1e19, 1e308}) {
+    EXPECT_THAT(cluster_error([&](nlohmann::json& c) { c.at("startup").at("pooled").at("quantiles_us")[100] = huge; }),
+                AllOf(HasSubstr("cluster.startup.pooled.quantiles_us[100]"), HasSubstr(clock)))
+        << huge;
+  }
+  EXPECT_THAT(cluster_error([](nlohmann::json& c) {
+                nlohmann::json& q = c.at("placement_residual").at("by_type").at("gpu").at("quantiles_us");
+                for (auto& knot : q) knot = 1e308;
+              }),
+              AllOf(HasSubstr("cluster.placement_residual.by_type.gpu.quantiles_us[0]"), HasSubstr(clock)));
+  EXPECT_THAT(cluster_error([](nlohmann::json& c) {
+                c.at("worker_gap") = {{"pooled", {{"observations", 1}, {"quantiles_us", {1e308}}}},
+                                      {"by_type", nlohmann::json::object()}, {"unidentified", ""}};
+              }),
+              AllOf(HasSubstr("cluster.worker_gap.pooled.quantiles_us[0]"), HasSubstr(clock)));
+  EXPECT_THAT(cluster_error([](nlohmann::json& c) {
+                c.at("failures").at("pooled").at("reasons")[0].at("timing").at("fractions")[100] = 2;
+              }),
+              AllOf(HasSubstr("cluster.failures.pooled.reasons[0].timing.fractions[100]"),
+                    HasSubstr("from 0 to 1 (the whole attempt)")));
+  // The largest delay the clock holds is kept.
+  EXPECT_EQ(cluster_error([](nlohmann::json& c) {
+              c.at("startup").at("pooled").at("quantiles_us")[100] = 9007199254740992.0;
+            }),
+            "no error");
+}
+
+// A draw held in floating point beyond the clock saturates at its end, never wraps to a
+// negative or zero time.
+TEST(ClusterModel, ADrawBeyondTheClockSaturates) {
+  TypedDelays d;
+  d.pooled.observations = 2;
+  d.pooled.knots = {1e6, 1e300};
+  EXPECT_EQ(d.draw("any", 0.999), kMaxMicros);
+  EXPECT_EQ(d.draw("any", 0.0), 1'000'000);
+  EXPECT_EQ(saturated_micros(1e19), kMaxMicros);
+  EXPECT_EQ(saturated_micros(std::numeric_limits<double>::quiet_NaN()), kMaxMicros);
+  EXPECT_EQ(saturated_micros(-5), 0);
+  EXPECT_EQ(saturated_micros(2.5e6 + 0.4), 2'500'000);
+}
+
+// noise.run_factors of 1e15 or 1e308 made simulate print a makespan of 0.000 s: a noise factor
+// that would take the model's costliest range past the simulator's clock is refused by field.
+TEST(ModelFile, NoiseFactorsBeyondTheClockAreRefusedByField) {
+  const test_support::ScratchDir scratch;
+  const std::string path = scratch.file("model.json");
+  CostModel model({{{0, 100}, 1e6, 1e4}}, "ledgers", "test");  // costliest range: 2 s
+  model.set_noise(DurationNoise({{0, {0.5, 1.0, 2.0}}}));
+  nlohmann::json json = model.to_json();
+  const auto refusal = [&](const nlohmann::json& edited) -> std::string {
+    std::ofstream(path) << edited.dump();
+    try {
+      CostModel::load(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  for (const double huge : {1e15, 1e308}) {
+    nlohmann::json edited = json;
+    edited["noise"]["run_factors"] = {1.0, huge, 1.1};
+    EXPECT_THAT(refusal(edited), AllOf(HasSubstr("noise.run_factors[1]"),
+                                       HasSubstr("times the costliest range over the model's span (2 s) passes "
+                                                 "9007199254740992 us")))
+        << huge;
+  }
+  nlohmann::json edited = json;
+  edited["noise"]["segments"][0]["quantiles"] = {0.5, 1.0, 1e300};
+  EXPECT_THAT(refusal(edited), HasSubstr("noise.segments[0].quantiles[2]"));
+  edited = json;
+  edited["noise"]["run_factors"] = {0.9, 1.0, 1.1};
+  EXPECT_EQ(refusal(edited), "no error");
 }
 
 TEST(ModelFile, AFileOfAnotherFormatIsNoModel) {

@@ -2,6 +2,7 @@
 // cross-validation) against recordings drawn from a known truth (data/synthetic_recording.h).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -10,7 +11,9 @@
 
 #include "data/cost_model_fit.h"
 #include "data/error.h"
+#include "data/model_file.h"
 #include "data/synthetic_recording.h"
+#include "tests/support/scratch_dir.h"
 
 namespace millrace::data {
 namespace {
@@ -171,6 +174,36 @@ TEST(CostModelFitTruth, TheNoiseComesFromOutOfFoldResidualsAlongTheSequence) {
     EXPECT_NEAR(noise.quantile(segment.first, 0.5), 1.0, 0.05) << "segment at " << segment.first;
     EXPECT_GT(noise.quantile(segment.first, 0.9) / noise.quantile(segment.first, 0.1), std::exp(2 * 1.28 * 0.05) * 0.9);
   }
+}
+
+// A fit of `scripts/make-timing-csv.py 10` (100,457 ranges) wrote a 14.9 MB model that no
+// reader accepted (over 8 MiB): a recording of more distinct stretches than a model holds has
+// neighbouring ones merged into at most kMaxModelBins bins, the fit says so, and its model file
+// is written within what the reader accepts and reads back.
+TEST(CostModelFitTruth, ARecordingOfMoreStretchesThanAModelHoldsIsMergedAndItsFileReadsBack) {
+  SyntheticRecordingOptions options;
+  options.span = {0, 4'000'000};
+  options.mean_length = 100;
+  options.varied_lengths = true;
+  options.noise_sigma = 0.05;
+  options.seed = 5;
+  const std::vector<Observation> observations = synthetic_recording(smooth_truth(options.span, 2'000), options);
+  ASSERT_GT(observations.size(), kMaxModelBins);
+  FitOptions fit;
+  fit.penalties = {1.0};
+  const FitReport report = fit_cost_model(observations, fit, "synthetic");
+  EXPECT_LE(report.model.bins().size(), kMaxModelBins);
+  EXPECT_GT(report.model.bins().size(), kMaxModelBins / 2);
+  EXPECT_THAT(report.resolution, HasSubstr("stretches merged into " + std::to_string(report.model.bins().size()) +
+                                           ": a model has at most 32768 bins)"));
+  const test_support::ScratchDir scratch;
+  const std::string path = scratch.file("model.json");
+  report.model.save(path, fit_summary_json(report));
+  EXPECT_LE(std::filesystem::file_size(path), kMaxModelBytes);
+  EXPECT_EQ(CostModel::load(path).bins(), report.model.bins());
+  FitOptions too_many;
+  too_many.bins = 40'000;
+  EXPECT_THROW(fit_cost_model(observations, too_many, "synthetic"), Error);
 }
 
 TEST(CostModelFitTruth, RefusesOptionsOutOfRangeNamingTheInput) {

@@ -42,6 +42,18 @@ TEST(RedactionTest, TextWithoutCredentialsIsLeftAsItWas) {
   }
 }
 
+// A token file's path ending in "token" masked the next word of the message about it
+// ("big_token: [redacted] token file is ..."): a name that ends a path is no field, and a field
+// after it is still masked.
+TEST(RedactionTest, AFilePathEndingInACredentialNameIsNotTakenForAField) {
+  EXPECT_EQ(redact("millrace: /tmp/x/big_token: the token file is 2147483648 bytes, over the limit of 1048576"),
+            "millrace: /tmp/x/big_token: the token file is 2147483648 bytes, over the limit of 1048576");
+  EXPECT_EQ(redact("'/srv/secrets/api_key': cannot read"), "'/srv/secrets/api_key': cannot read");
+  EXPECT_EQ(redact("/var/run/token: token=abc123 and password: p4ss"),
+            "/var/run/token: token=[redacted] and password: [redacted]");
+  EXPECT_EQ(redact("lease_token: t1"), "lease_token: [redacted]");
+}
+
 TEST(RedactionTest, RegisteredSecretsAreMaskedWhereverTheyAppear) {
   register_secret("zq-7f3a9-registered");
   register_secret("ab");  // too short to mask safely: ignored

@@ -126,6 +126,12 @@ TEST(TimingCsvImport, PhasesOutOfOrderOrWithoutStartTimesNameTheLineAndColumn) {
   refused("item,start_s,end_s,unschedulable_s\na,5,6,5.5\n", "unschedulable_s is after start_s");
   refused("item,start_s,end_s,submitted_s,unschedulable_s\na,5,6,3,2\n", "submitted_s is after unschedulable_s");
   refused("item,duration_s,unschedulable_s\na,5,1\n", "need the attempt's start_s and end_s");
+  // Without submitted_s a first attempt counts as submitted at the item's submit_s.
+  refused("item,submit_s,start_s,end_s,unschedulable_s\na,3,5,6,2\n",
+          "unschedulable_s is before the item's submit_s (a first attempt without submitted_s counts as submitted "
+          "at submit_s)");
+  write_file(dir.file("t.csv"), "item,submit_s,start_s,end_s,unschedulable_s\na,3,5,6,3\n");
+  EXPECT_EQ(read_timing_csv(dir.file("t.csv")).attempts.at(0).unschedulable, 3'000'000);  // at submit_s: fine
 }
 
 TEST_F(ExportedRun, NodeArrivalsImportBesideTheRunAndExportBackUnchanged) {

@@ -594,5 +594,76 @@ TEST(TraceStore, ExportsARunAsJsonWithItsRunAndRows) {
   EXPECT_EQ(doc["rows"][3]["payload"], R"({"processors":"4"})");
 }
 
+// `run --name $'n\xff\xfe'` was accepted, and export --format json and fit then failed with a
+// raw "[json.exception.type_error.316]": a name that is not UTF-8 is refused where it enters the
+// store, and nothing is written.
+TEST(TraceStore, ANameThatIsNotUtf8IsRefusedAndNothingIsWritten) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("s.db"));
+  try {
+    store.add_run(sample_run_named("n\xff\xfe"), sample_items(), sample_attempts());
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), dir.file("s.db"));
+    EXPECT_EQ(e.problem(), "run name 'n\uFFFD\uFFFD' is not UTF-8 (byte 0xFF at column 2): it is kept as text and "
+                           "written to JSON; give it in UTF-8");
+  }
+  EXPECT_EQ(store.count_rows("runs"), 0);
+  CostProfile profile{"p\xc3", "units", "", {{{0, 10}, 1.0}}};
+  EXPECT_THROW(store.put_profile(profile), Error);
+}
+
+// A name stored by an older millrace (or another program) that is not UTF-8: the JSON export
+// names the field instead of failing with the library's raw error.
+TEST(TraceStore, AStoredNameThatIsNotUtf8FailsTheJsonExportNamingTheField) {
+  TempDir dir;
+  const std::string path = dir.file("s.db");
+  std::int64_t id = 0;
+  {
+    auto store = TraceStore::open(path);
+    id = store.add_run(sample_run(), sample_items(), sample_attempts());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE runs SET name = CAST(X'6EFFFE' AS TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = TraceStore::open_for_reading(path);
+  std::ostringstream out;
+  try {
+    store.export_json(id, out);
+    FAIL() << "exported";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "run " + std::to_string(id) +
+                                         ": cannot be written as JSON: field run.name is not UTF-8 (byte 0xFF at "
+                                         "column 2)");
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+// An empty file read as a store said "no such table: runs".
+TEST(TraceStore, AnEmptyFileOrAnEmptyDatabaseIsNoStoreToAReader) {
+  TempDir dir;
+  write_file(dir.file("empty.db"), "");
+  try {
+    TraceStore::open_for_reading(dir.file("empty.db"));
+    FAIL() << "opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.problem(), "an empty file, no millrace store (`millrace import` or `millrace run` makes one)");
+  }
+  EXPECT_EQ(read_bytes(dir.file("empty.db")), "");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir.file("bare.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t (x); DROP TABLE t", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  ASSERT_GT(std::filesystem::file_size(dir.file("bare.db")), 0u);
+  try {
+    TraceStore::open_for_reading(dir.file("bare.db"));
+    FAIL() << "opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.problem(), "no millrace store (an SQLite database without tables; `millrace import` or `millrace "
+                           "run` makes one)");
+  }
+}
+
 }  // namespace
 }  // namespace millrace::data

@@ -211,6 +211,7 @@ TEST(ClusterFit, ARecordingWithoutPhasesSaysWhatItCannotIdentify) {
     a.submitted.reset();
     a.placed.reset();
   }
+  for (data::WorkItem& item : truth.run.items) item.submit_at = 0;  // no submit times either
   const ClusterFit fit = fit_cluster({on_recorded_capacity(truth.run, {})});
   EXPECT_FALSE(fit.model.placement.identified());
   EXPECT_NE(fit.model.placement.unidentified.find("no submission times recorded"), std::string::npos);

@@ -321,8 +321,40 @@ TEST(NodePools, ABadDurationInAPoolsFileNamesTheFileTheLineOrKeyAndTheValue) {
   refused(csv, csv + ":2: provision_delay '-2m': is negative; a duration is at least 0");
   const std::string json = dir.file("pools.json");
   std::ofstream(json) << R"([{"name": "a", "provision_delay": "2 weeks", "capacity": {"cpu": 4}}])";
-  refused(json, json + ": pool 1: provision_delay '2 weeks': not a duration (e.g. 30s, 500ms, 2m, 1h; a bare number "
+  refused(json, json + ":1: pool 1: provision_delay '2 weeks': not a duration (e.g. 30s, 500ms, 2m, 1h; a bare number "
                        "is seconds)");
+}
+
+// A misspelt column (`prise` for `price`, `capcity.cpu`) or key was dropped without a word: each
+// is refused by file:line, naming the fields a pool has.
+TEST(NodePools, AnUnknownColumnOrKeyIsRefusedByFileAndLineNamingTheKnownOnes) {
+  test_support::ScratchDir dir;
+  const auto refused = [](const std::string& path) -> std::string {
+    try {
+      read_node_pools(path);
+      ADD_FAILURE() << "accepted " << path;
+    } catch (const data::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string csv = dir.file("pools.csv");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capcity.cpu\np,1,0,2,90s,4\n";
+  EXPECT_EQ(refused(csv), csv + ":1: unknown column 'capcity.cpu' (known: pool, count, min, max, provision_delay, "
+                                "capacity.NAME)");
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu,prise\np,1,0,2,90s,4,0.5\n";
+  EXPECT_EQ(refused(csv), csv + ":1: unknown column 'prise' (known: pool, count, min, max, provision_delay, "
+                                "capacity.NAME)");
+  const std::string json = dir.file("pools.json");
+  std::ofstream(json) << "{\"pools\": [\n  {\"name\": \"a\", \"capacity\": {\"cpu\": 4}},\n"
+                         "  {\"name\": \"b\", \"prise\": 0.5, \"capacity\": {\"cpu\": 4}}\n]}\n";
+  EXPECT_EQ(refused(json), json + ":3: pool 2: unknown key 'prise' (known: name, count, min, max, provision_delay, "
+                                  "capacity)");
+  std::ofstream(json) << R"({"pools": [{"name": "a", "capacity": {"cpu": 4}}], "placement": "first-fit"})";
+  EXPECT_EQ(refused(json), json + ":1: unknown key 'placement' (known: pools)");
+  // The known fields still read.
+  std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu\np,1,0,2,90s,4\n";
+  EXPECT_EQ(read_node_pools(csv).size(), 1u);
 }
 
 TEST(NodePools, APodLargerThanEveryMachineIsAnErrorNamingIt) {
