@@ -414,6 +414,7 @@ std::int64_t TraceStore::add_hidden_run() {
 void TraceStore::publish_staged_import(std::int64_t import_id, const Run& run) {
   Transaction tx(db_, path_);
   check_new_run_name(run.name);
+  require_utf8(run.units, "units", path_);
   Statement update(db_, path_,
                    "UPDATE runs SET name = ?, source = ?, units = ?, partitioner = ?, policy = ?, parameters = ?, "
                    "started_us = ?, ended_us = ? WHERE id = ?");
@@ -499,6 +500,7 @@ std::vector<std::int64_t> TraceStore::runs_named(const std::string& name) const 
 }
 
 void TraceStore::check_new_run_name(const std::string& name, const std::string& option) const {
+  require_utf8(name, "run name", path_);
   if (name.empty()) return;  // an unnamed run (made through the API) is found by id alone
   const std::vector<std::int64_t> taken = runs_named(name);
   if (taken.empty()) return;

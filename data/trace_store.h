@@ -73,8 +73,9 @@ class TraceStore {
   std::int64_t find_run(const std::string& id_or_name) const;
   // The ids of the runs called `name`, in id order.
   std::vector<std::int64_t> runs_named(const std::string& name) const;
-  // Run names are unique: throws Error naming the store, the name and the run that has it when
-  // `name` is taken, suggesting another `option` (the command's option that names a new run).
+  // Run names are unique and UTF-8: throws Error naming the store, the name and the run that has
+  // it when `name` is taken, suggesting another `option` (the command's option that names a new
+  // run), and naming the byte when `name` is not UTF-8 (it is written to JSON).
   // Commands call it before they write anything; add_run and the staged import check it again.
   // The empty name (runs added through the API without one) is never taken.
   void check_new_run_name(const std::string& name, const std::string& option = "--name") const;

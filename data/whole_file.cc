@@ -25,7 +25,9 @@ std::string problem_of(int error) {
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& step, int error) {
-  throw Error(path, step + ": " + problem_of(error) + "; the file is left as it was");
+  std::error_code ignored;
+  const bool existed = std::filesystem::exists(path, ignored);
+  throw Error(path, step + ": " + problem_of(error) + (existed ? "; the file is left as it was" : ""));
 }
 
 // The permissions of a plain create (0666 less the umask), or the replaced file's own.

@@ -5,8 +5,9 @@
 # then KILLS times it runs over the old file again and is SIGKILLed at a seeded random moment
 # between its start and a little past its usual end. After each kill the file must be the old
 # one byte for byte or the new one whole, and nothing may be left beside it (report's PNG files
-# are written by Python through named temporary files: one killed in its few lines between
-# creating and renaming one leaves it, counted under "left"). Prints one table row per writer;
+# are written by Python through named temporary files, .NAME.png.XXXXXXXX: a report killed while
+# it draws one leaves it, counted under "left"; the PNG and index.html themselves stay whole).
+# Prints one table row per writer;
 # exits 1 when any file was found broken.
 # Usage: scripts/output-kill-probe.sh [MILLRACE_BINARY] [KILLS] [SEED]   (defaults:
 # build/cli/millrace, 40, 1). Needs python3 (the generated trace); report is probed where

@@ -436,10 +436,11 @@ bool killed_while_writing(const fs::path& dir, const std::vector<std::string>& a
 
 // `fit -o` opened the model with std::ofstream before its text existed: a SIGKILL while it wrote
 // left the previous model as 0 bytes or a prefix of invalid JSON. Every file a command writes
-// over (fit -o, export -o, export --nodes, partition -o) is killed with a real SIGKILL while it is
-// being written, and the old file is whole, with nothing left beside it.
+// over (fit -o, export -o, partition -o) is killed with a real SIGKILL while it holds its output
+// open for writing, and the file is then the old one or the new one (what an unkilled run
+// writes), whole, with nothing left beside it.
 TEST_F(CrashSafetyTest, AWriterKilledWhileWritingItsFileLeavesTheOldFileWhole) {
-  import_big_run(store, dir, 20'000);
+  import_big_run(store, dir, 5'000);
   const fs::path out = dir / "out";
   fs::create_directories(out);
   const std::string old = "the previous file, which must survive\n";
@@ -456,11 +457,15 @@ TEST_F(CrashSafetyTest, AWriterKilledWhileWritingItsFileLeavesTheOldFileWhole) {
   };
   for (const auto& writer : writers) {
     const fs::path target = out / writer.file;
+    ASSERT_EQ(cli_test::finish_cli(dir, cli_test::start_cli(dir, writer.args)).exit_code, 0) << writer.file;
+    const std::string written = read_text(target);
     std::ofstream(target) << old;
     bool caught = false;
     for (int attempt = 0; attempt < 5 && !caught; ++attempt) caught = killed_while_writing(dir, writer.args, out);
     ASSERT_TRUE(caught) << writer.file << ": never seen writing";
-    EXPECT_EQ(read_text(target), old) << writer.file;
+    const std::string left = read_text(target);
+    EXPECT_TRUE(left == old || left == written) << writer.file << ": " << left.size() << " bytes, neither the old "
+                                                << old.size() << " nor the new " << written.size();
     EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1) << writer.file << ": left files";
     fs::remove(target);
   }

@@ -609,6 +609,7 @@ TEST(TraceStore, ANameThatIsNotUtf8IsRefusedAndNothingIsWritten) {
                            "written to JSON; give it in UTF-8");
   }
   EXPECT_EQ(store.count_rows("runs"), 0);
+  EXPECT_THROW(store.check_new_run_name("x\xff"), Error);  // what import and run ask before anything is read
   CostProfile profile{"p\xc3", "units", "", {{{0, 10}, 1.0}}};
   EXPECT_THROW(store.put_profile(profile), Error);
 }
