@@ -16,8 +16,8 @@
 #include "cli/partition_spec.h"
 #include "cli/span_option.h"
 #include "data/error.h"
-#include "data/model_span.h"
 #include "data/quantity.h"
+#include "data/readable_duration.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
 #include "partitioners/preset.h"
@@ -97,13 +97,15 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
     std::ofstream file(options.output);
     if (!file || !(file << text.str())) throw data::Error(options.output, "cannot write the partition");
   }
-  std::cerr << partition.ranges.size() << " ranges";
+  std::cerr << data::counted(static_cast<std::int64_t>(partition.ranges.size()), "range");
   if (model) {
     const std::vector<double> costs = partitioners::predicted_costs(*model, partition.ranges, partition.overlap);
-    std::cerr << ", predicted longest " << *std::max_element(costs.begin(), costs.end()) / data::kMicrosPerSecond << " s";
+    std::cerr << ", predicted longest "
+              << data::readable_duration(static_cast<data::Micros>(*std::max_element(costs.begin(), costs.end())));
     if (options.params.workers > 0) {
-      std::cerr << ", LPT makespan on " << options.params.workers << " workers "
-                << partitioners::lpt_makespan(costs, options.params.workers) / data::kMicrosPerSecond << " s";
+      std::cerr << ", LPT makespan on " << data::counted(options.params.workers, "worker") << " "
+                << data::readable_duration(
+                       static_cast<data::Micros>(partitioners::lpt_makespan(costs, options.params.workers)));
     }
   }
   std::cerr << "\n";

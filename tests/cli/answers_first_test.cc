@@ -134,6 +134,24 @@ TEST_F(AnswersFirst, SimulateOfAPresetOnTheModelLeadsWithTheMakespanBand) {
   EXPECT_NE(text.output.find("reaches below the start (0), as the deployment's generator cuts it"), std::string::npos);
 }
 
+// README.md quotes the first line of its own simulate block (on the model fitted as its blocks fit
+// it): the figures it quotes are the ones printed.
+TEST_F(AnswersFirst, TheReadmeQuotesTheMakespanItsSimulateBlockPrints) {
+  std::ifstream file(kSource + "/README.md");
+  std::stringstream readme;
+  readme << file.rdbuf();
+  const std::string block = "$m simulate --model out/model.json --preset stellar-pubnet --tip 54326463 --workers 250";
+  ASSERT_NE(readme.str().find(block), std::string::npos) << "the README no longer has the block";
+  std::smatch quoted;
+  const std::string text = readme.str();
+  ASSERT_TRUE(std::regex_search(text, quoted, std::regex("`(makespan [^`]*) on 250 workers, \\.\\.\\.`")));
+  // The README's prose wraps lines: compare with single spaces.
+  const std::string figures = std::regex_replace(quoted[1].str(), std::regex("\\s+"), " ");
+  const CommandResult r = run_cli("simulate --model " + model_ + " --preset stellar-pubnet --tip 54326463 --workers 250");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(first_line(r.output).rfind(figures + " on 250 workers, ", 0), 0u) << first_line(r.output) << "\nREADME: " << figures;
+}
+
 // Without --replicas a model with noise gets enough replicas for a band, and says how many.
 TEST_F(AnswersFirst, ReplicasDefaultToABandWhenTheModelHasNoise) {
   const CommandResult simulated = run_cli("simulate --model " + model_ +

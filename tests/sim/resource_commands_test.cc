@@ -81,8 +81,8 @@ TEST_F(ResourceCommands, SimulateOnNodePoolsGivesTheHandComputedSchedule) {
   CommandResult r = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --workers 10 "
                             "--node-pools " + file("pools.csv") + " --max-attempts 1 --report-exhausted --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("1 of 1 items never started and have no predicted duration"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("1 items failed in the recording"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 of 1 item never started and has no predicted duration"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 item failed in the recording"), std::string::npos) << r.output;
   nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find('{')));
   // a runs 0-100 on the 4-CPU node, c 10-14 beside it (fails: OOMKilled), b (2 CPU) waits for
   // a's end: 100-150.
@@ -154,7 +154,7 @@ TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   CommandResult r = run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 120s "
                             "--max-nodes 4 --confidence 1 --max-attempts 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("items never started and have no predicted duration"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("item never started and has no predicted duration"), std::string::npos) << r.output;
   nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
   EXPECT_EQ(out["answer"]["nodes"], 2);
   EXPECT_EQ(out["answer"]["makespan_mean_us"], 100'000'000);
