@@ -232,6 +232,21 @@ TEST_F(AnswersFirst, CompareLeadsWithTheBestCandidateAndTheOthersAsMultiplesOfIt
   EXPECT_EQ(r.output.find(" bound "), std::string::npos);
 }
 
+// A candidate of one range per worker on a coarse model (--bins 64, README's drop-in), whose noise
+// does not narrow over long ranges, is marked extrapolated; on the fine model it is not.
+TEST_F(AnswersFirst, RangesFarLongerThanTheRecordedOnesOnACoarseModelAreMarkedExtrapolated) {
+  const std::string coarse = scratch_->file("coarse.json");
+  ASSERT_EQ(run_cli("fit --store " + store_ + " --runs pcv2 --bins 64 --quiet -o " + coarse).exit_code, 0);
+  const std::string args = " --run pcv2 --workers 192 --partitioners uniform --replicas 3 --no-record --store " + store_;
+  const CommandResult on_coarse = run_cli("compare --model " + coarse + args);
+  ASSERT_EQ(on_coarse.exit_code, 0) << on_coarse.output;
+  EXPECT_NE(first_line(on_coarse.output).find("uniform/tip-first (extrapolated)"), std::string::npos) << on_coarse.output;
+  EXPECT_NE(on_coarse.output.find("(extrapolated: ranges more than 4 times the recorded ones' length"), std::string::npos);
+  const CommandResult on_fine = run_cli("compare --model " + model_ + args);
+  ASSERT_EQ(on_fine.exit_code, 0) << on_fine.output;
+  EXPECT_EQ(on_fine.output.find("extrapolated"), std::string::npos) << on_fine.output;
+}
+
 // 3. "How many workers do I need for 24 h?": plan leads with the answer, its share of replicas on
 // time, its band; it equals the curve's row for that count and the JSON answer.
 TEST_F(AnswersFirst, PlanLeadsWithTheFewestWorkersAndTheirBand) {
@@ -289,6 +304,46 @@ TEST_F(AnswersFirst, FitLeadsWithWhatTheModelIsGoodForAndHowFarItReplays) {
                 100 * (model_longest - recorded_longest) / recorded_longest);
   EXPECT_EQ(second, std::string("replays run pcv2 (its partition on 192 workers, model durations against the recorded "
                                 "ones): ") + figures);
+}
+
+// show and a replay of the same recording print two makespans that used to read as one: each is
+// named, and the replay's first line sets its own beside the recording's, which for a recording
+// that starts at its time 0 is show's figure.
+TEST_F(AnswersFirst, ShowAndAReplayNameTheirMakespansAndAgreeOnTheRecordings) {
+  const CommandResult shown = run_cli("show --store " + store_ + " pcv2");
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  std::smatch show_makespan;
+  ASSERT_TRUE(std::regex_search(shown.output, show_makespan,
+                                std::regex("makespan: +([0-9.]+ h) \\(first start to last end\\)")))
+      << shown.output;
+  const CommandResult replayed =
+      run_cli("simulate --store " + store_ + " --run pcv2 --policy fixed-pool --workers 192 --no-record");
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.output;
+  std::smatch answer;
+  const std::string line = first_line(replayed.output);
+  ASSERT_TRUE(std::regex_match(line, answer, std::regex("makespan ([0-9.]+ h) replaying run pcv2 with fixed-pool on 192 "
+                                                        "workers, plan order; recorded ([0-9.]+ h) \\([-+][0-9.]+%\\), "
+                                                        "both from the recording's time 0 to the last end")))
+      << line;
+  EXPECT_EQ(answer[2].str(), show_makespan[1].str());
+  // The simulated figure is the table's makespan row below it.
+  EXPECT_NE(replayed.output.find("\nmakespan                     " + answer[1].str() + " ("), std::string::npos)
+      << replayed.output;
+}
+
+// fit's two makespans of one run are named for what each is: the recorded partition
+// list-scheduled with the recorded durations, and the recording itself from first submit to last end.
+TEST_F(AnswersFirst, FitNamesEachRecordedMakespan) {
+  EXPECT_NE(fit_.output.find("makespan of the recorded partition list-scheduled: with model durations"),
+            std::string::npos)
+      << fit_.output;
+  EXPECT_NE(fit_.output.find("vs with the recorded durations"), std::string::npos);
+  const CommandResult pods = run_cli("import --store " + store_ + " --format csv --name pods " + kSource +
+                                     "/examples/pods.csv");
+  ASSERT_EQ(pods.exit_code, 0) << pods.output;
+  const CommandResult fitted = run_cli("fit --store " + store_ + " --runs pods --quiet -o " + scratch_->file("pods.json"));
+  ASSERT_EQ(fitted.exit_code, 0) << fitted.output;
+  EXPECT_NE(fitted.output.find("recorded (first submit to last end): makespan"), std::string::npos) << fitted.output;
 }
 
 // A plan that cuts ranges far from the recorded lengths, on a model that could not tell their
