@@ -63,8 +63,9 @@ std::string ranking_text(const std::vector<std::vector<RankedRow>>& ranking) {
     const sim::ComparisonRow& best = *rows.front().row;
     text += "on " + data::counted(best.workers, "worker") + ": " + name(rows.front()) + " fastest, " +
             data::readable_duration(best.makespan_p50);
-    text += best.replicas > 1 ? " (p10-p90 " + data::readable_band(best.makespan_p10, best.makespan_p90) + ")"
-                              : std::string(" (1 replica: no spread)");
+    text += best.replicas <= 1                         ? std::string(" (1 replica: no spread)")
+            : best.makespan_p10 == best.makespan_p90 ? " (every one of " + data::counted(best.replicas, "replica") + " alike)"
+                                                     : " (p10-p90 " + data::readable_band(best.makespan_p10, best.makespan_p90) + ")";
     for (std::size_t i = 1; i < rows.size(); ++i) {
       char times[32];
       if (i > kRankedOthers) {

@@ -57,7 +57,8 @@ std::string scope_text(const FitScope& scope, const std::string& units) {
   if (scope.split_identifiable) {
     return "good for ranges of any length over its span: start-up and per-unit work told apart (" + recorded + ")";
   }
-  return "good for ranges of about the recorded length (" + lengths_text(scope, units) +
+  return std::string("good for ranges of about the recorded ") + (scope.distinct > 1 ? "lengths (" : "length (") +
+         lengths_text(scope, units) +
          ") only: start-up and per-unit work could not be told apart, so much longer or shorter ranges are "
          "extrapolated (" + recorded + ")";
 }
