@@ -289,11 +289,17 @@ void simulate_ranges(const SimulateOptions& o) {
     std::cout << out.dump(2) << "\n";
     return;
   }
+  const bool noisy = o.noise == "on" && !model.noise().empty();
+  std::cout << "makespan " << data::readable_duration(result.makespan) << " on "
+            << data::counted(result.cap, "worker") << ", " << result.policy << ", " << result.order << " order ("
+            << (noisy ? "one draw of the model's noise; a partition given by --span and --partitioner gets a band "
+                        "over replicas"
+                      : "the model's predictions")
+            << ")\n";
   std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(listed.span) << " ("
             << listed.span.count << " " << model.units() << ", overlap " << listed.overlap << "), durations from "
             << o.model_path
-            << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"
-                                                          : " as predicted")
+            << (noisy ? " drawn with its noise (seed " + std::to_string(o.seed) + ")" : " as predicted")
             << "\n";
   std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);
