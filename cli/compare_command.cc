@@ -9,11 +9,15 @@
 #include "cli/autoscale_options.h"
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/comparison_ranking.h"
+#include "cli/fit_scope.h"
 #include "cli/current_step.h"
 #include "cli/help_layout.h"
 #include "cli/order_savings.h"
 #include "cli/stored_plan.h"
 #include "cli/progress_display.h"
+#include "data/model_span.h"
+#include "data/readable_duration.h"
 #include "sim/comparison_store.h"
 
 namespace millrace::cli {
@@ -25,6 +29,19 @@ struct CompareOptions {
   std::string workers = "32,64,128";
   scheduler::AutoscaleSettings autoscale;
 };
+
+// The queue orders of rows beyond the ones chosen (the recorded plan's tip-first and lpt rows the
+// savings need), said beside the chosen ones so the header and the rows agree.
+std::string added_orders(const sim::Comparison& comparison, const QueueOrderChoice& chosen) {
+  std::string added;
+  const std::string listed = "," + chosen.orders + ",";
+  for (const sim::ComparisonRow& row : comparison.rows) {
+    const bool known = listed.find("," + row.order + ",") != std::string::npos ||
+                       ("," + added + ",").find("," + row.order + ",") != std::string::npos;
+    if (!known) added += (added.empty() ? "" : ",") + row.order;
+  }
+  return added.empty() ? "" : "; the recorded run also in " + added + ", for the savings below";
+}
 
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
@@ -58,6 +75,7 @@ void run_compare(const CompareOptions& o) {
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common);
     parameters["workers"] = o.workers;
+    parameters["replicas"] = spec.replicas;
     parameters["partition"] = partition_settings(spec.partition);
     parameters.update(scheduler::to_json(o.autoscale));
     stored = sim::record_comparison(
@@ -76,9 +94,19 @@ void run_compare(const CompareOptions& o) {
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::cout << "span " << spec.span.first << ":" << spec.span.last() << " (" << spec.span.count << " units), "
-            << spec.replicas << " replica(s) per combination, seed " << spec.seed << "\n";
-  std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
+  std::vector<std::vector<RankedRow>> ranking = rank_by_workers(comparison);
+  mark_extrapolated(ranking, spec);
+  std::cout << ranking_text(ranking);
+  for (const std::vector<RankedRow>& rows : ranking) {
+    const sim::ComparisonRow& best = *rows.front().row;
+    std::cout << extrapolated_ranges(o.common, spec, best, model.units(),
+                                     best.partitioner + "'s ranges on " + data::counted(best.workers, "worker"));
+  }
+  std::cout << "(ranked by the median makespan over " << data::counted(spec.replicas, "replica")
+            << "; beyond the spread: its p10 above the best's p90)\n\n";
+  std::cout << "span " << data::span_text(spec.span) << " (" << data::grouped(spec.span.count) << " " << model.units()
+            << "), " << data::counted(spec.replicas, "replica") << " per combination, seed " << spec.seed << "\n";
+  std::cout << "queue order: " << order.orders << " (" << order.why << ")" << added_orders(comparison, order) << "\n";
   std::cout << spec.cluster_source << "\n";
   sim::print_table(comparison, std::cout);
   if (spec.recorded_items) print_savings(savings, o.common.run, recorded, std::cout);

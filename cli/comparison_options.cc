@@ -158,8 +158,11 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
                   "a deployment's settings (" + presets + "): its queue order, range length, overlap, alignment and "
                   "floor where not given")
       ->each([](const std::string& text) { partitioners::find_preset(text); });
-  cmd->add_option("--replicas", o.replicas, "Simulations per combination, each with its own seed")
-      ->capture_default_str()
+  cmd->add_option("--replicas", o.replicas,
+                  "Simulations per combination, each with its own seed (default: " +
+                      std::to_string(sim::kBandReplicas) +
+                      " when they differ: durations drawn from the model's noise, failures, start-up samples or a "
+                      "fitted cluster; else 1)")
       ->transform(whole_number(1));
   add_seed_option(*cmd, o.seed);
   cmd->add_option("--noise", o.noise,
@@ -274,7 +277,6 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& given, const data::
     throw data::Error("--model", "give a cost model (to simulate partitions) or --run (a recorded run to replay)");
   }
   if (!o.partitioners.empty() && (model != nullptr || o.partitioners_given)) spec.partitioners = split_list(o.partitioners);
-  spec.replicas = o.replicas;
   spec.seed = o.seed;
   spec.noise = o.noise == "on";
   spec.threads = o.threads;
@@ -290,6 +292,7 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& given, const data::
   spec.base.scheduler.retry.max_attempts = o.max_attempts;
   spec.base.scheduler.on_exhausted = scheduler::OnExhausted::kReport;
   apply_resource_options(o.resources, spec.base);
+  spec.replicas = o.replicas > 0 ? o.replicas : spec.draws_at_random() ? sim::kBandReplicas : 1;
   spec.partition.ranges = o.ranges;
   spec.partition.range_length = o.range_length;
   spec.partition.overlap = o.overlap;
@@ -318,7 +321,13 @@ sim::ComparisonSpec comparison_spec(const ComparisonOptions& given, const data::
   if (!o.span.empty()) {
     spec.span = parse_span(o.span);
   } else if (o.run.empty()) {
-    spec.span = model->span();
+    // The model's span holds every unit its recorded ranges replayed, their overlap included: the
+    // work spans it less the overlap at the bottom, as the recorded run's work did (recorded_span).
+    const data::Range known = model->span();
+    if (known.count <= o.overlap) {
+      throw data::Error("--overlap " + std::to_string(o.overlap), "leaves nothing of the model's span " + data::span_text(known));
+    }
+    spec.span = {known.first + o.overlap, known.count - o.overlap};
     span_source = "the model's span";
   }
   data::require_within_model_span(*model, {spec.span.first - o.overlap, spec.span.count + o.overlap},

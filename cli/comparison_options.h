@@ -41,7 +41,7 @@ struct ComparisonOptions {
   bool orders_given = false;  // --order given: else the preset's or the recorded run's order (queue_order_choice)
   std::string preset;         // a deployment's settings (partitioners/preset.h) where options are not given
   std::set<std::string> partition_options_given;  // of --range-count, --range-length, --overlap, --align, --floor
-  int replicas = 1;
+  int replicas = 0;  // 0: not given, sim::kBandReplicas when replicas differ, else 1 (comparison_spec)
   std::uint64_t seed = 1;
   std::string noise = "on";
   double fail_prob = 0;
@@ -82,9 +82,10 @@ std::vector<int> parse_workers(const std::string& text, const std::string& optio
 
 // The spec of everything but the worker counts: the span (--span; with --run the units the
 // recorded ranges cover, less --overlap at the bottom so the partitions' work covers the same
-// units; else the model's span), the recorded baseline (with --run: replayed as `simulate`
-// replays it, sim/replay.h, its warnings on stderr), partitioners, ranges files, orders,
-// replicas, cluster and partition parameters. `model` must outlive the spec; without one (a
+// units; else the model's span, less --overlap at the bottom likewise: the units a preset cuts
+// from the recording's tip), the recorded baseline (with --run: replayed as `simulate` replays
+// it, sim/replay.h, its warnings on stderr), partitioners, ranges files, orders, replicas (not
+// given: sim::kBandReplicas when they differ, else 1), cluster and partition parameters. `model` must outlive the spec; without one (a
 // node search of `plan`) only the recorded run is simulated and there is no span. Throws
 // data::Error for bad options, unreadable ranges files and units outside the model's span.
 sim::ComparisonSpec comparison_spec(const ComparisonOptions& options, const data::TraceStore& store,

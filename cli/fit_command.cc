@@ -3,6 +3,7 @@
 // The model file also keeps the fit report's figures and the fidelity checks (cli/fit_fidelity.h)
 // under "fit". With --profile instead of --runs, the model comes directly from a stored
 // per-unit cost profile (e.g. the imported Ethereum block-size series) plus one start-up cost.
+#include <cstdio>
 #include <iostream>
 #include <optional>
 
@@ -10,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/fit_fidelity.h"
+#include "cli/fit_scope.h"
 #include "cli/current_step.h"
 #include "cli/help_layout.h"
 #include "cli/memory_budget.h"
@@ -19,6 +21,7 @@
 #include "data/cost_model_fit.h"
 #include "data/error.h"
 #include "data/model_file.h"
+#include "data/readable_duration.h"
 #include "data/trace_store.h"
 #include "data/typed_duration.h"
 #include "sim/cluster_fidelity.h"
@@ -44,6 +47,26 @@ struct FitCommandOptions {
 // by side, and the solver's copy; 8 bytes a cell each.
 constexpr double kBytesPerDesignCell = 4 * 8;
 
+// fit's first lines: what the model covers and is good for, and how far it replays each run.
+// "model of ledgers -9,856 to 54,326,463 from 3,396 recorded ranges of runs pcv2: good for ..."
+// "replays run pcv2 (its partition on 192 workers): makespan -1.35%, longest range -3.80%".
+std::string fit_headline(const data::CostModel& model, const RecordedObservations& recorded, const FitScope& scope,
+                         const std::vector<FitFidelity>& fidelities) {
+  const data::Range span = model.span();
+  std::string text = "model of " + model.units() + " " + data::grouped(span.first) + " to " +
+                     data::grouped(span.last()) + " from " +
+                     data::counted(static_cast<std::int64_t>(recorded.observations.size()), "recorded range") +
+                     " of runs " + recorded.names + ": " + scope_text(scope, model.units()) + "\n";
+  for (const FitFidelity& f : fidelities) {
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "makespan %+.2f%%, longest range %+.2f%%", 100 * f.makespan_error(),
+                  100 * f.longest_error());
+    text += "replays run " + f.run + " (its partition on " + data::counted(f.workers, "worker") + ", model " +
+            "durations against the recorded ones): " + figures + "\n";
+  }
+  return text;
+}
+
 // The work's cost model from the runs' recorded ranges: the fit report and each run's fidelity
 // printed, their figures into `summary`.
 data::CostModel fit_work(FitCommandOptions& options, const RecordedObservations& recorded,
@@ -63,11 +86,16 @@ data::CostModel fit_work(FitCommandOptions& options, const RecordedObservations&
   options.fit.progress = progress.report("fit", "cross-validation steps");
   const data::FitReport report = data::fit_cost_model(observations, options.fit, options.store + " runs " + options.runs);
   progress.finish();
-  std::cout << data::format_fit_report(report);
-  summary = data::fit_summary_json(report);
-  summary["fidelity"] = nlohmann::json::array();
+  const FitScope scope = fit_scope(report, observations);
+  std::vector<FitFidelity> fidelities;
   for (const data::Run& run : recorded.runs) {
-    const FitFidelity fidelity = check_fidelity(run, store.items(run.id), store.attempts(run.id), report.model);
+    fidelities.push_back(check_fidelity(run, store.items(run.id), store.attempts(run.id), report.model));
+  }
+  std::cout << fit_headline(report.model, recorded, scope, fidelities) << "\n" << data::format_fit_report(report);
+  summary = data::fit_summary_json(report);
+  summary["range_lengths"] = to_json(scope);
+  summary["fidelity"] = nlohmann::json::array();
+  for (const FitFidelity& fidelity : fidelities) {
     std::cout << format_fidelity(fidelity);
     summary["fidelity"].push_back(fidelity_json(fidelity));
   }

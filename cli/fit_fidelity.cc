@@ -56,7 +56,8 @@ std::string format_fidelity(const FitFidelity& f) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(2);
   out << "fidelity on run " << f.run << " (recorded plan order, " << f.workers << " workers):\n"
-      << "  makespan replayed with model durations " << readable_duration(f.model_makespan) << " vs recorded durations "
+      << "  makespan of the recorded partition list-scheduled: with model durations "
+      << readable_duration(f.model_makespan) << " vs with the recorded durations "
       << readable_duration(f.recorded_makespan) << " (" << std::showpos << 100 * f.makespan_error() << std::noshowpos
       << "%)\n"
       << "  longest range: model " << readable_duration(f.model_longest) << " (" << f.model_longest_range.text()

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "data/error.h"
+#include "data/readable_duration.h"
 
 namespace millrace::cli {
 
@@ -86,10 +87,11 @@ void print_savings(const std::vector<OrderSaving>& savings, const std::string& r
   for (const OrderSaving& s : savings) largest = std::max(largest, s.makespan);
   const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
-  std::snprintf(line, sizeof line, "%.3f %s on %zu workers, %.1f node-h with every worker held to the end",
-                unit.of(recorded.makespan), unit.name, recorded.workers,
-                held_to_the_end(static_cast<int>(recorded.workers), recorded.makespan));
-  out << "\nwhat each queue order would have saved on run " << run << " (as recorded: " << line << ")\n"
+  out << "\nwhat each queue order would have saved on run " << run
+      << " (as recorded: " << data::readable_duration(recorded.makespan) << " on "
+      << data::counted(static_cast<std::int64_t>(recorded.workers), "worker") << ", "
+      << data::node_time(held_to_the_end(static_cast<int>(recorded.workers), recorded.makespan))
+      << " with every worker held to the end)\n"
       << "saved: against tip-first replayed with the recorded durations on as many workers, every worker held "
          "to the end\nlpt = longest predicted first (cost model); scale-down = idle workers leave once the queue is "
          "drained; times in "
@@ -98,9 +100,10 @@ void print_savings(const std::vector<OrderSaving>& savings, const std::string& r
                 "node-h", "node-h saved");
   out << line;
   for (const OrderSaving& s : savings) {
-    std::snprintf(line, sizeof line, "%7d %-24s %9.3f %9.3f %5.1f%% %10.1f %10.1f %5.1f%%\n", s.workers,
-                  s.strategy.c_str(), unit.of(s.makespan), unit.of(s.saved), 100 * s.saved_share, s.node_hours,
-                  s.node_hours_saved, 100 * s.node_hours_share);
+    std::snprintf(line, sizeof line, "%7d %-24s %9.3f %9.3f %5.1f%% %10s %10s %5.1f%%\n", s.workers,
+                  s.strategy.c_str(), unit.of(s.makespan), unit.of(s.saved), 100 * s.saved_share,
+                  data::readable_number(s.node_hours).c_str(), data::readable_number(s.node_hours_saved).c_str(),
+                  100 * s.node_hours_share);
     out << line;
   }
 }

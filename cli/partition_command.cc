@@ -13,11 +13,12 @@
 #include "cli/help_layout.h"
 #include "cli/option_checks.h"
 #include "cli/partition_size.h"
+#include "cli/partition_spec.h"
 #include "cli/span_option.h"
 #include "data/error.h"
-#include "data/model_span.h"
 #include "data/quantity.h"
 #include "data/whole_file.h"
+#include "data/readable_duration.h"
 #include "partitioners/cost_cuts.h"
 #include "partitioners/list_schedule.h"
 #include "partitioners/preset.h"
@@ -27,17 +28,11 @@ namespace millrace::cli {
 
 namespace {
 
-struct PartitionOptions {
-  std::string span;
-  std::string preset;
-  std::optional<std::int64_t> tip;
-  std::int64_t start = 0;
-  std::string partitioner;
+struct PartitionOptions : PartitionSpec {
   std::string model_path;
   std::string format = "csv";
   std::string output;
   std::string requests;  // --request: every range's, in the JSON plan
-  partitioners::PartitionParams params;
 };
 
 // Peak memory per range (the partition, its work ranges and the text written), measured with
@@ -79,55 +74,16 @@ void write_partition(const partitioners::Partition& partition, const PartitionOp
   }
 }
 
-// Fills what the preset sets and the command line left unset, then the span: --span as given,
-// or the units above --start up to --tip, cut from the tip down as the deployment's uniform
-// generator does (see partitioners/preset.h).
-void resolve_span(PartitionOptions& options, const CLI::App& cmd) {
-  if (!options.preset.empty()) {
-    const partitioners::Preset& preset = partitioners::find_preset(options.preset);
-    auto unset = [&cmd](const char* flag) { return cmd.count(flag) == 0; };
-    if (unset("--partitioner")) options.partitioner = preset.partitioner;
-    if (unset("--range-length") && unset("--range-count")) options.params.range_length = preset.range_length;
-    if (unset("--overlap")) options.params.overlap = preset.overlap;
-    if (unset("--align")) options.params.align = preset.align;
-    if (unset("--floor")) options.params.floor = preset.floor;
-    if (unset("--workers")) options.params.workers = preset.workers;
-  }
-  if (options.partitioner.empty()) throw data::Error("partition", "needs --partitioner or --preset");
-  if (options.span.empty() == !options.tip) throw data::Error("partition", "needs exactly one of --span and --tip");
-  if (!options.tip) {
-    options.params.span = parse_span(options.span);
-    return;
-  }
-  const std::int64_t tip = *options.tip;
-  if (options.partitioner == "uniform" && options.params.range_length > 0) {
-    options.params.span = partitioners::tip_down_span(tip, options.start, options.params.range_length);
-    if (!partitioners::ends_checkpoint(tip, options.params.align)) {
-      std::cerr << "millrace: tip " << tip << " is not the last unit of a checkpoint of " << options.params.align
-                << "; ranges are cut from it unaligned, as the deployment's generator does\n";
-      options.params.align = 1;
-    }
-  } else {
-    if (tip <= options.start) throw data::Error("--tip " + std::to_string(tip), "must be above --start");
-    options.params.span = {options.start + 1, tip - options.start};
-  }
-}
-
 void run_partition(PartitionOptions& options, const CLI::App& cmd) {
   if (!options.requests.empty()) {
     if (options.format != "json") throw data::Error("--request", "only --format json carries requests (request.NAME)");
     data::parse_quantity_list(options.requests, "--request");
   }
-  resolve_span(options, cmd);
+  resolve_partition_spec(options, [&cmd](const char* option) { return cmd.count(option) > 0; });
   std::optional<data::CostModel> model;
   if (!options.model_path.empty()) {
     model = data::CostModel::load(options.model_path);
-    const data::Range& span = options.params.span;
-    data::require_within_model_span(*model, {span.first - options.params.overlap, span.count + options.params.overlap},
-                                    (options.tip ? "--tip " + std::to_string(*options.tip) : "--span " + options.span) +
-                                        (options.params.overlap > 0
-                                             ? " with overlap " + std::to_string(options.params.overlap)
-                                             : std::string()));
+    require_within_model(options, *model);
   }
   options.params.model = model ? &*model : nullptr;
   require_memory_for_ranges(options.partitioner, options.params,
@@ -141,13 +97,15 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
   } else {
     data::write_whole_file(options.output, text.str());
   }
-  std::cerr << partition.ranges.size() << " ranges";
+  std::cerr << data::counted(static_cast<std::int64_t>(partition.ranges.size()), "range");
   if (model) {
     const std::vector<double> costs = partitioners::predicted_costs(*model, partition.ranges, partition.overlap);
-    std::cerr << ", predicted longest " << *std::max_element(costs.begin(), costs.end()) / data::kMicrosPerSecond << " s";
+    std::cerr << ", predicted longest "
+              << data::readable_duration(static_cast<data::Micros>(*std::max_element(costs.begin(), costs.end())));
     if (options.params.workers > 0) {
-      std::cerr << ", LPT makespan on " << options.params.workers << " workers "
-                << partitioners::lpt_makespan(costs, options.params.workers) / data::kMicrosPerSecond << " s";
+      std::cerr << ", LPT makespan on " << data::counted(options.params.workers, "worker") << " "
+                << data::readable_duration(
+                       static_cast<data::Micros>(partitioners::lpt_makespan(costs, options.params.workers)));
     }
   }
   std::cerr << "\n";
@@ -158,27 +116,10 @@ void run_partition(PartitionOptions& options, const CLI::App& cmd) {
 void add_partition_command(CLI::App& app) {
   auto options = std::make_shared<PartitionOptions>();
   CLI::App* cmd = app.add_subcommand("partition", "Cut a span of units into ranges with a named partitioner");
-  std::string presets;
-  for (const std::string& n : partitioners::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
-  cmd->add_option("--span", options->span, "FIRST:LAST, inclusive (use --span=-5:100 for a negative FIRST)");
-  cmd->add_option("--tip", options->tip, "instead of --span: cut the units above --start up to TIP from the tip down")
-      ->transform(whole_number(-kMaxUnit, kMaxUnit));
-  cmd->add_option("--start", options->start, "with --tip: the ranges cover units above this one (default 0)")
-      ->transform(whole_number(-kMaxUnit, kMaxUnit));
-  cmd->add_option("--preset", options->preset, "a deployment's settings (" + presets + "); explicit options win");
-  cmd->add_option("--partitioner", options->partitioner, "one of: " + partitioners::partitioner_list());
+  add_partition_spec_options(cmd, *options);
   cmd->add_option("--model", options->model_path, "cost model JSON (from `millrace fit`)");
-  cmd->add_option("--range-count", options->params.ranges, "number of ranges")->transform(whole_number(1, kMaxUnit));
-  cmd->add_option("--range-length", options->params.range_length, "uniform: units per range, cut from the top")
-      ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--workers", options->params.workers, "workers (logarithmic's parallelism; optimal's pool)")
       ->transform(whole_number(1));
-  cmd->add_option("--overlap", options->params.overlap, "units each range also replays before its first")
-      ->transform(whole_number(0, kMaxUnit));
-  cmd->add_option("--align", options->params.align, "cuts fall on multiples of this (checkpoint stride)")
-      ->transform(whole_number(1, kMaxUnit));
-  cmd->add_option("--floor", options->params.floor, "logarithmic: smallest range length")
-      ->transform(whole_number(1, kMaxUnit));
   cmd->add_option("--request", options->requests,
                   "--format json: what each range asks for, e.g. cpu=2,memory=4Gi (request.NAME fields, which "
                   "simulate/compare --ranges read back)");

@@ -15,10 +15,12 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/comparison_options.h"
+#include "cli/fit_scope.h"
 #include "cli/stored_plan.h"
 #include "data/readable_duration.h"
 #include "cli/current_step.h"
@@ -104,13 +106,70 @@ void print_worker_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
          "off):\n"
       << line;
   for (const sim::ComparisonRow& r : answer.curve) {
-    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10.1f %7.0f%%\n", r.workers,
+    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%\n", r.workers,
                   r.partitioner.c_str(), r.ranges, unit.of(r.makespan_mean), unit.of(r.makespan_p50),
-                  unit.of(r.makespan_p90), unit.of(r.makespan_max), r.node_hours, 100 * *r.deadline_met);
+                  unit.of(r.makespan_p90), unit.of(r.makespan_max), data::readable_number(r.node_hours).c_str(),
+                  100 * *r.deadline_met);
     out << line;
   }
-  out << "best mean makespan " << (answer.monotone ? "never rose" : "ROSE somewhere")
-      << " with more workers over the evaluated counts\n";
+  out << (answer.monotone ? "more workers never lengthened the best mean makespan over these counts\n"
+                           : "the best mean makespan is longer at some count than at a smaller one: another candidate, "
+                             "or other draws, was best there (each candidate's own share below)\n");
+}
+
+// Each candidate's share of replicas on target at the curve's counts ("-": its own search did
+// not ask that count). The curve takes the best candidate per count, so its `met` jumps where
+// the best changes; here each candidate's own share shows why.
+void print_candidate_shares(const sim::CapacityAnswer& answer, std::ostream& out) {
+  std::set<std::string> orders;
+  for (const sim::ComparisonRow& r : answer.evaluated.rows) orders.insert(r.order);
+  const auto name_of = [&orders](const sim::ComparisonRow& r) {
+    return orders.size() > 1 ? r.partitioner + "/" + r.order : r.partitioner;
+  };
+  std::vector<std::string> candidates;
+  for (const sim::ComparisonRow& r : answer.evaluated.rows) {
+    const std::string name = name_of(r);
+    if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) candidates.push_back(name);
+  }
+  if (candidates.size() < 2) return;
+  out << "share of replicas on target, per candidate (the curve takes the best at each count):\n";
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "%7s", "workers");
+  out << cell;
+  for (const std::string& c : candidates) {
+    std::snprintf(cell, sizeof cell, "  %*s", static_cast<int>(std::max<std::size_t>(c.size(), 4)), c.c_str());
+    out << cell;
+  }
+  out << "\n";
+  for (const sim::ComparisonRow& point : answer.curve) {
+    std::snprintf(cell, sizeof cell, "%7d", point.workers);
+    out << cell;
+    for (const std::string& c : candidates) {
+      std::string share = "-";
+      for (const sim::ComparisonRow& r : answer.evaluated.rows) {
+        if (r.workers == point.workers && name_of(r) == c && r.deadline_met) {
+          share = std::to_string(static_cast<int>(std::lround(100 * *r.deadline_met))) + "%";
+        }
+      }
+      std::snprintf(cell, sizeof cell, "  %*s", static_cast<int>(std::max<std::size_t>(c.size(), 4)), share.c_str());
+      out << cell;
+    }
+    out << "\n";
+  }
+}
+
+// The plan's answer, its first line: "143 workers meet 24h in 90% of 20 replicas (asked: 90%):
+// cost-balanced, 3,396 ranges, median makespan 23.51 h (p10-p90 22.90-24.10 h), 4,727 node-hours".
+std::string worker_answer(const sim::ComparisonRow& b, const PlanOptions& o) {
+  return data::counted(b.workers, "worker") + " meet " + data::typed_duration_text(o.deadline) + " in " +
+         std::to_string(static_cast<int>(std::lround(100 * *b.deadline_met))) + "% of " +
+         data::counted(b.replicas, "replica") + " (asked: " + std::to_string(static_cast<int>(std::lround(100 * o.confidence))) +
+         "%): " + b.partitioner + " in " + b.order + " order, " + data::counted(static_cast<std::int64_t>(b.ranges), "range") +
+         (b.replicas > 1 ? ", median makespan " + data::readable_duration(b.makespan_p50) + " (p10-p90 " +
+                               data::readable_band(b.makespan_p10, b.makespan_p90) + "), mean " +
+                               data::readable_duration(b.makespan_mean)
+                         : ", makespan " + data::readable_duration(b.makespan_p50)) +
+         ", " + data::node_time(b.node_hours) + "\n";
 }
 
 void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool, std::ostream& out) {
@@ -124,13 +183,28 @@ void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool
       << "; makespan over the replicas, waits submit -> start as means over the replicas):\n"
       << line;
   for (const sim::ComparisonRow& r : answer.curve) {
-    std::snprintf(line, sizeof line, "%6d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.2f %7.0f%%\n", r.nodes,
+    std::snprintf(line, sizeof line, "%6d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%\n", r.nodes,
                   unit.of(r.makespan_mean), unit.of(r.makespan_p90), unit.of(r.makespan_max), unit.of(r.wait_p50),
-                  unit.of(r.wait_p90), unit.of(r.wait_p99), r.node_hours, 100 * *r.deadline_met);
+                  unit.of(r.wait_p90), unit.of(r.wait_p99), data::readable_number(r.node_hours).c_str(),
+                  100 * *r.deadline_met);
     out << line;
   }
   out << "mean makespan and wait p90 " << (answer.monotone ? "never rose" : "ROSE somewhere")
       << " with more nodes over the evaluated counts\n";
+}
+
+// The node search's answer, its first line: "4 nodes of pool 'standard' meet makespan <= 4.00 h
+// in 100% of 5 replicas (asked: 90%; searched 1 to 64 nodes): mean makespan ...".
+std::string node_answer(const sim::ComparisonRow& b, const PlanOptions& o, const std::string& pool,
+                        const std::string& target) {
+  return data::counted(b.nodes, "node") + " of pool '" + pool + "' meet " + target + " in " +
+         std::to_string(static_cast<int>(std::lround(100 * *b.deadline_met))) + "% of " +
+         data::counted(b.replicas, "replica") + " (asked: " +
+         std::to_string(static_cast<int>(std::lround(100 * o.confidence))) + "%; searched " +
+         std::to_string(o.min_nodes) + " to " + data::counted(o.max_nodes, "node") + "): mean makespan " +
+         data::readable_duration(b.makespan_mean) + ", p90 " + data::readable_duration(b.makespan_p90) +
+         ", wait p50/p90/p99 " + data::readable_duration(b.wait_p50) + " / " + data::readable_duration(b.wait_p90) +
+         " / " + data::readable_duration(b.wait_p99) + ", " + data::node_time(b.node_hours) + "\n";
 }
 
 void print_caps(const sim::CapAnswer& caps, std::ostream& out) {
@@ -164,8 +238,9 @@ void print_caps(const sim::CapAnswer& caps, std::ostream& out) {
   auto curve = [&](const sim::CapFinding& f) {
     for (const sim::CapPoint& p : f.curve) {
       if (p.cap > 2 * f.saturating && &p != &f.curve.back()) continue;
-      std::snprintf(line, sizeof line, "%-16s %7d %10.3f %10.3f %10.2f\n", f.type.empty() ? "(total)" : f.type.c_str(),
-                    p.cap, unit.of(p.row.makespan_mean), unit.of(p.row.wait_p90), p.row.node_hours);
+      std::snprintf(line, sizeof line, "%-16s %7d %10.3f %10.3f %10s\n", f.type.empty() ? "(total)" : f.type.c_str(),
+                    p.cap, unit.of(p.row.makespan_mean), unit.of(p.row.wait_p90),
+                    data::readable_number(p.row.node_hours).c_str());
       out << line;
     }
   };
@@ -204,6 +279,7 @@ sim::CapacityQuestion question_of(const PlanOptions& o, sim::ComparisonSpec spec
 
 nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion& q) {
   nlohmann::json parameters = parameters_of(o.common);
+  parameters["replicas"] = q.spec.replicas;
   parameters.update(resource_parameters(o.common.resources));
   parameters["deadline_us"] = q.deadline;
   for (const auto& [key, target] : {std::pair{"wait_p50_us", q.waits.p50}, {"wait_p90_us", q.waits.p90},
@@ -281,9 +357,14 @@ void run_worker_plan(const PlanOptions& o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
-    print_worker_curve(answer, std::cout);
+    if (answer.best) {
+      std::cout << worker_answer(*answer.best, o) << spread
+                << extrapolated_ranges(o.common, question.spec, *answer.best, model.units(), "the answer's ranges") << "\n";
+    }
     std::cout << "queue order: " << order.orders << " (" << order.why << ")\n";
     std::cout << question.spec.cluster_source << "\n";
+    print_worker_curve(answer, std::cout);
+    print_candidate_shares(answer, std::cout);
     if (!answer.by_candidate.empty()) {
       std::cout << "each candidate's own fewest (its own search):";
       for (const sim::CandidateFewest& c : answer.by_candidate) {
@@ -301,16 +382,6 @@ void run_worker_plan(const PlanOptions& o) {
                           data::readable_duration(at_max.makespan_mean) + ", " +
                           std::to_string(static_cast<int>(100 * *at_max.deadline_met)) +
                           "% of replicas on target)");
-  }
-  if (!o.common.json) {
-    const sim::ComparisonRow& b = *answer.best;
-    using data::readable_duration;
-    std::cout << "fewest workers meeting " << data::typed_duration_text(o.deadline) << " with confidence " << o.confidence << ": "
-              << b.workers << " with " << b.partitioner << " (" << b.ranges << " ranges), mean makespan "
-              << readable_duration(b.makespan_mean) << ", p50 " << readable_duration(b.makespan_p50) << ", p90 "
-              << readable_duration(b.makespan_p90) << ", max " << readable_duration(b.makespan_max) << ", "
-              << b.node_hours << " node-hours (" << b.replicas << " replicas)\n";
-    std::cout << spread;
   }
 }
 
@@ -346,11 +417,11 @@ void run_node_plan(PlanOptions o) {
   // search, each answer checked against the count below it (sim/capacity_plan.h), the pool's
   // nodes themselves being counted, not built.
   const double searched_counts = 2 * (std::floor(std::log2(std::max(1, o.max_nodes - o.min_nodes + 1))) + 1) + 1;
-  require_memory_for_replicas(searched_counts, o.common.replicas,
-                              "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
-                                  std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
   data::TraceStore store = comparison_store(o.common);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
+  require_memory_for_replicas(searched_counts, question.spec.replicas,
+                              "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
+                                  std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
   question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);
   const std::string pool = question.spec.base.cluster.pools.pools[*question.node_pool].name;
   CurrentStep step("planning nodes of pool '" + pool + "' from " + std::to_string(o.min_nodes) + " to " +
@@ -389,6 +460,7 @@ void run_node_plan(PlanOptions o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
+    if (answer.best) std::cout << node_answer(*answer.best, o, pool, sim::target_text(question)) << "\n";
     print_node_curve(answer, pool, std::cout);
     print_caps(caps, std::cout);
     if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
@@ -400,15 +472,6 @@ void run_node_plan(PlanOptions o) {
                           std::to_string(o.max_nodes) + " nodes of pool '" + pool + "' (there: mean makespan " +
                           data::duration_text(at_max.makespan_mean) + ", wait p90 " + data::duration_text(at_max.wait_p90) + ", " +
                           std::to_string(static_cast<int>(100 * *at_max.deadline_met)) + "% of replicas on target)");
-  }
-  if (!o.common.json) {
-    const sim::ComparisonRow& b = *answer.best;
-    std::cout << "fewest nodes of pool '" << pool << "' meeting " << sim::target_text(question) << " with confidence "
-              << o.confidence << ": " << b.nodes << " (the pool's max), mean makespan "
-              << data::duration_text(b.makespan_mean) << ", p90 " << data::duration_text(b.makespan_p90)
-              << ", wait p50/p90/p99 " << data::duration_text(b.wait_p50) << " / " << data::duration_text(b.wait_p90)
-              << " / " << data::duration_text(b.wait_p99) << ", " << b.node_hours << " node-hours (" << b.replicas
-              << " replicas)\n";
   }
 }
 

@@ -89,16 +89,18 @@ void print_failures(const std::vector<data::WorkItem>& items, const std::vector<
 
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items,
                        const std::vector<data::Attempt>& attempts, const data::RunSummary& s, std::ostream& out) {
-  out << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", units " << run.units << ")\n";
-  out << "  items:          " << s.items << " (" << s.items_without_success << " without a successful attempt)\n";
-  out << "  attempts:       " << s.attempts << " (" << s.failed_attempts << " failed or cancelled)\n";
+  out << "run " << run.id << " '" << run.name << "' (" << to_string(run.source) << ", in " << run.units << ")\n";
+  const auto count = [](std::size_t n) { return data::grouped(static_cast<std::int64_t>(n)); };
+  out << "  items:          " << count(s.items) << " (" << count(s.items_without_success)
+      << " without a successful attempt)\n";
+  out << "  attempts:       " << count(s.attempts) << " (" << count(s.failed_attempts) << " failed or cancelled)\n";
   print_failures(items, attempts, out);
   out << "  total work:     " << data::readable_duration(s.total_work) << " (worker time)";
   if (s.work_time > 0) {
     out << ", " << data::readable_duration(s.work_time) << " of it per-unit work ("
         << static_cast<int>(100.0 * static_cast<double>(s.work_time) / static_cast<double>(s.total_work) + 0.5) << "%)";
   }
-  out << "\n  makespan:       " << data::readable_duration(s.makespan) << "\n";
+  out << "\n  makespan:       " << data::readable_duration(s.makespan) << " (first start to last end)\n";
   if (!s.longest.empty()) {
     const auto& top = s.longest.front();
     out << "  longest:        " << range_of(top, items) << ", " << data::readable_duration(top.duration());
@@ -116,7 +118,10 @@ void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& 
     return;
   }
   out << "  workers:        " << s.workers << ", busy min " << data::readable_duration(s.busy_min) << " / median "
-      << data::readable_duration(s.busy_median) << " / max " << data::readable_duration(s.busy_max) << "\n";
+      << data::readable_duration(s.busy_median) << " / max " << data::readable_duration(s.busy_max);
+  // Workers named by node (a pod trace) run several attempts at once: their busy time sums them.
+  if (s.busy_max > s.makespan) out << " (summed over the attempts a worker ran at once)";
+  out << "\n";
   for (const data::TailRow& tail : data::tail_rows(s.tail)) {
     char row[160];
     std::snprintf(row, sizeof row, "  %-28s %s\n", tail.label, tail.value.c_str());

@@ -21,15 +21,23 @@
 #include "cli/help_layout.h"
 #include "cli/memory_budget.h"
 #include "cli/option_checks.h"
+#include "cli/comparison_options.h"
+#include "cli/partition_spec.h"
+#include "cli/stored_plan.h"
 #include "cli/resource_options.h"
 #include "data/error.h"
 #include "data/model_span.h"
+#include "data/readable_duration.h"
 #include "data/trace_store.h"
+#include "partitioners/preset.h"
 #include "partitioners/ranges_file.h"
 #include "sim/duration_draws.h"
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/retry_policy.h"
+#include "sim/comparison.h"
+#include "sim/comparison_store.h"
 #include "sim/duration_model.h"
+#include "sim/recorded_capacity.h"
 #include "sim/replay.h"
 #include "sim/simulation.h"
 
@@ -38,6 +46,8 @@ namespace millrace::cli {
 namespace {
 
 struct SimulateOptions {
+  PartitionSpec partition;  // --preset, --tip, --span, --partitioner...: a partition simulated on --model
+  int replicas = 0;         // of a partition; 0: sim::kBandReplicas when they differ, else 1
   std::string store;
   std::string run;
   std::string model_path;
@@ -152,6 +162,29 @@ nlohmann::json parameters_of(const SimulateOptions& o) {
   return parameters;
 }
 
+// The recording's makespan as a replay counts it: both clocks start at the recording's time 0
+// (submit times are kept), so the last ends compare. `show` counts from the first start.
+data::Micros last_end(const sim::RecordedRun& recorded) {
+  data::Micros end = 0;
+  for (const data::Attempt& a : recorded.attempts) end = std::max(end, a.end);
+  return end;
+}
+
+// The first line of a replay: "makespan 24.62 h replaying run pcv2 with fixed-pool on 192
+// workers, plan order; recorded 24.62 h (-0.01%), both from the recording's time 0 to the last end".
+std::string replay_answer(const sim::SimulationResult& result, const sim::RecordedRun& recorded) {
+  std::string text = "makespan " + data::readable_duration(result.makespan) + " replaying run " + recorded.run.name +
+                     " with " + result.policy + " on " + data::counted(result.cap, "worker") + ", " + result.order +
+                     " order";
+  const data::Micros recorded_end = last_end(recorded);
+  if (recorded_end <= 0) return text;
+  char diff[32];
+  std::snprintf(diff, sizeof diff, "%+.2f%%",
+                100.0 * static_cast<double>(result.makespan - recorded_end) / static_cast<double>(recorded_end));
+  return text + "; recorded " + data::readable_duration(recorded_end) + " (" + diff +
+         "), both from the recording's time 0 to the last end";
+}
+
 void print_recorded(const sim::RecordedRun& recorded, const data::RunSummary& s,
                     const sim::SimulationResult& result, std::ostream& out) {
   char line[240];
@@ -161,18 +194,10 @@ void print_recorded(const sim::RecordedRun& recorded, const data::RunSummary& s,
                 static_cast<long long>(recorded.run.id), recorded.run.name.c_str(),
                 data::to_string(recorded.run.source), recorded.items.size(), s.attempts, workers.c_str());
   out << line;
-  std::snprintf(line, sizeof line, "%-28s %.2f\n", "recorded busy worker-hours",
-                data::seconds_from_micros(s.total_work) / 3600);
-  out << line;
-  if (s.workers > 1) {
-    std::snprintf(line, sizeof line, "%-28s %.3f s (%.2f h)\n", "recorded busiest worker",
-                  data::seconds_from_micros(s.busy_max), data::seconds_from_micros(s.busy_max) / 3600);
-    out << line;
-  }
+  out << line_of("recorded busy", data::node_time(data::seconds_from_micros(s.total_work) / 3600, "worker"));
+  if (s.workers > 1) out << line_of("recorded busiest worker", data::duration_text(s.busy_max));
   if (s.has_submit_times) out << line_of("recorded queue wait", data::waits_text(s.waits));
-  // Both clocks start at the recording's time 0 (submit times are kept): compare the last ends.
-  data::Micros recorded_end = 0;
-  for (const data::Attempt& a : recorded.attempts) recorded_end = std::max(recorded_end, a.end);
+  const data::Micros recorded_end = last_end(recorded);
   out << line_of("recorded makespan (last end)", data::duration_text(recorded_end));
   if (recorded_end > 0) {
     double diff = 100.0 * static_cast<double>(result.makespan - recorded_end) / static_cast<double>(recorded_end);
@@ -265,25 +290,159 @@ void simulate_ranges(const SimulateOptions& o) {
     std::cout << out.dump(2) << "\n";
     return;
   }
+  const bool noisy = o.noise == "on" && !model.noise().empty();
+  std::cout << "makespan " << data::readable_duration(result.makespan) << " on "
+            << data::counted(result.cap, "worker") << ", " << result.policy << ", " << result.order << " order ("
+            << (noisy ? "one draw of the model's noise; a partition given by --span and --partitioner gets a band "
+                        "over replicas"
+                      : "the model's predictions")
+            << ")\n";
   std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(listed.span) << " ("
             << listed.span.count << " " << model.units() << ", overlap " << listed.overlap << "), durations from "
             << o.model_path
-            << (o.noise == "on" && !model.noise().empty() ? " drawn with its noise (seed " + std::to_string(o.seed) + ")"
-                                                          : " as predicted")
+            << (noisy ? " drawn with its noise (seed " + std::to_string(o.seed) + ")" : " as predicted")
             << "\n";
   std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);
   if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
 }
 
-void run_simulate(const SimulateOptions& o) {
+// The first line of a partition's simulation: its makespan, the band over the replicas and on
+// what. "makespan 24.62 h (median of 20 replicas, p10-p90 24.40-24.91 h) on 192 workers, ...".
+std::string makespan_answer(const sim::ComparisonRow& row, const SimulateOptions& o, bool draws_at_random) {
+  std::string text = "makespan " + data::readable_duration(row.makespan_p50);
+  if (row.replicas > 1) {
+    text += " (median of " + std::to_string(row.replicas) + " replicas, p10-p90 " +
+            data::readable_band(row.makespan_p10, row.makespan_p90) + ")";
+  } else {
+    text += draws_at_random ? " (1 replica: --replicas N for a band)"
+                            : " (nothing drawn at random: the model's predictions, every replica alike)";
+  }
+  return text + " on " + data::counted(row.workers, "worker") + ", " + o.policy + ", " + row.order + " order";
+}
+
+// A partition (--preset/--tip/--span with --partitioner...) simulated on the model's durations
+// for several replicas, each drawing the durations from the model's noise: its makespan band
+// first, then the row as compare prints it. With --store (and not --no-record) the row is stored
+// as a comparison, so `run --plan ID:1` runs it.
+void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
+  PartitionSpec& p = o.partition;
+  if (o.model_path.empty()) {
+    throw data::Error(p.preset.empty() ? "--partitioner" : "--preset " + p.preset,
+                      "simulating a partition needs --model (the cost model its durations come from)");
+  }
+  const auto given = [&cmd](const char* option) { return cmd.count(option) > 0; };
+  if (!p.preset.empty()) {
+    const partitioners::Preset& preset = partitioners::find_preset(p.preset);
+    if (!given("--policy")) o.policy = preset.policy;
+    if (!given("--order")) o.order = preset.order;
+  }
+  p.params.workers = o.workers;
+  resolve_partition_spec(p, given);
+  o.workers = p.params.workers;
+  const data::CostModel model = data::CostModel::load(o.model_path);
+  require_within_model(p, model);
+  std::string cluster_text;
+  sim::ComparisonSpec spec;
+  spec.base = config_of(o, cluster_text);
+  spec.model = &model;
+  spec.cluster_source = cluster_text;
+  spec.span = p.params.span;
+  spec.partitioners = {p.partitioner};
+  spec.workers = {o.workers};
+  spec.orders = {scheduler::queue_order_from_string(o.order)};
+  spec.seed = o.seed;
+  spec.noise = o.noise == "on";
+  spec.partition = p.params;
+  spec.replicas = o.replicas > 0 ? o.replicas : spec.draws_at_random() ? sim::kBandReplicas : 1;
+  cli::require_memory_for(spec, spec.workers);
+  CurrentStep step("simulating " + std::to_string(spec.replicas) + " replicas of " + p.partitioner + " on " +
+                   std::to_string(o.workers) + " workers");
+  const sim::Comparison comparison = sim::run_comparison(spec);
+  std::int64_t stored = 0;
+  if (!o.store.empty() && !o.no_record) {
+    data::TraceStore store = data::TraceStore::open(o.store);
+    nlohmann::json parameters = parameters_of(o);
+    parameters.update({{"preset", p.preset},
+                       {"partitioners", p.partitioner},
+                       {"ranges_files", nlohmann::json::array()},
+                       {"replicas", spec.replicas},
+                       {"noise", o.noise},
+                       {"partition", partition_settings(p.params)}});
+    stored = sim::record_comparison(store, {"compare", o.model_path, spec.span, parameters, {}}, comparison);
+  }
+  const sim::ComparisonRow& row = comparison.rows.front();
+  if (o.json) {
+    nlohmann::json out = sim::to_json(comparison);
+    out["span"] = {{"first", spec.span.first}, {"last", spec.span.last()}, {"overlap", p.params.overlap}};
+    out["cluster_source"] = cluster_text;
+    if (stored != 0) out["stored_comparison"] = stored;
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::cout << makespan_answer(row, o, spec.draws_at_random()) << "\n";
+  std::cout << "the partition: " << data::counted(static_cast<std::int64_t>(row.ranges), "range") << " by "
+            << p.partitioner << (p.preset.empty() ? "" : " (preset " + p.preset + ")") << ", each with "
+            << p.params.overlap << " " << model.units() << " of overlap, over " << span_description(p, model.units())
+            << "; durations from "
+            << o.model_path << (spec.noise && !model.noise().empty() ? " drawn with its noise" : " as predicted")
+            << " (seed " << o.seed << ")\n";
+  std::cout << cluster_text << "\n";
+  sim::print_table(comparison, std::cout);
+  if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.store << " (run it: run --plan " << stored << ":1)\n";
+}
+
+void replay_run(SimulateOptions o, const CLI::App& cmd);
+
+void run_simulate(const SimulateOptions& o, const CLI::App& cmd) {
+  const PartitionSpec& p = o.partition;
+  const bool partition = !p.preset.empty() || p.tip || !p.span.empty() || !p.partitioner.empty();
+  if (partition) {
+    if (!o.run.empty() || !o.ranges.empty()) {
+      throw data::Error(o.run.empty() ? "--ranges " + o.ranges : "--run " + o.run,
+                        "give a recorded run, a ranges file or a partition (--preset, --tip, --span, --partitioner), "
+                        "not two");
+    }
+    return simulate_partition(o, cmd);
+  }
+  if (o.replicas > 0) throw data::Error("--replicas", "only a partition (--preset, --tip, --span) is simulated in replicas");
   if (o.run.empty() == o.ranges.empty()) {
-    throw data::Error("millrace simulate", "give --run R (replay a recorded run) or --model M --ranges FILE");
+    throw data::Error("millrace simulate", "give --run R (replay a recorded run), --model M --ranges FILE, or --model M "
+                                           "with a partition (--preset P --tip T, or --span and --partitioner)");
   }
   if (!o.ranges.empty()) return simulate_ranges(o);
+  replay_run(o, cmd);
+}
+
+// With --run and no capacity typed in (--policy, --workers, --nodes, --slots-per-node,
+// --node-pools, --machine), the capacity is the recording's, as `fit` replays it for its cluster
+// fidelity (sim/recorded_capacity.h): its policy, worker count and slots into `o`, its recorded
+// nodes into `pools` where it has them. Returns what came from where, for the output; empty when
+// any capacity option was typed in (they then all take their own defaults, as before).
+std::string recorded_capacity(SimulateOptions& o, const CLI::App& cmd, const sim::RecordedRun& recorded,
+                              sim::NodePoolsConfig& pools) {
+  for (const char* option : {"--policy", "--workers", "--nodes", "--slots-per-node", "--node-pools", "--machine"}) {
+    if (cmd.count(option) > 0) return "";
+  }
+  const sim::Recording recording = sim::on_recorded_capacity(recorded, {});
+  const sim::SimulationConfig& capacity = recording.capacity;
+  o.policy = capacity.scheduler.policy;
+  o.workers = capacity.scheduler.params.workers;
+  o.nodes = capacity.cluster.nodes;
+  o.slots_per_node = capacity.cluster.slots_per_node;
+  pools = capacity.cluster.pools;
+  return "capacity: " + recording.capacity_text + ", from run " + recorded.run.name +
+         " (--policy, --workers, --nodes or --node-pools to choose)";
+}
+
+// A recorded run replayed with its recorded durations under a policy: the makespan first, beside
+// the recording's, then the simulated run's summary and the recording's.
+void replay_run(SimulateOptions o, const CLI::App& cmd) {
   if (o.store.empty()) throw data::Error("--run " + o.run, "replaying a recorded run needs --store (where it is recorded)");
   data::TraceStore store = data::TraceStore::open(o.store);
   sim::RecordedRun recorded = sim::load_run(store, o.run);
+  sim::NodePoolsConfig recorded_pools;
+  const std::string capacity_text = recorded_capacity(o, cmd, recorded, recorded_pools);
   require_memory_for(o, recorded.items.size());
   CurrentStep step("simulating run " + o.run + " (" + std::to_string(recorded.items.size()) + " items)");
   sim::ReplayPlan plan = sim::replay_plan(recorded);
@@ -291,6 +450,7 @@ void run_simulate(const SimulateOptions& o) {
   sim::DurationModel durations = sim::table_model(std::move(plan.durations), o.store + " run " + o.run);
   std::string cluster_text;
   sim::SimulationConfig config = config_of(o, cluster_text);
+  if (!recorded_pools.pools.empty()) config.cluster.pools = std::move(recorded_pools);
   config.cluster.recorded_ends = std::move(plan.recorded_ends);
   sim::SimulationResult result = sim::simulate(plan.items, durations, config);
   data::RunSummary summary = data::summarize(recorded.items, recorded.attempts);
@@ -298,6 +458,7 @@ void run_simulate(const SimulateOptions& o) {
   if (!o.no_record) {
     nlohmann::json parameters = parameters_of(o);
     parameters["simulated_from_run"] = recorded.run.id;
+    if (!capacity_text.empty()) parameters["capacity"] = capacity_text;
     stored = sim::record_simulation(store, recorded.run, plan.items, result, parameters);
   }
   if (o.json) {
@@ -305,10 +466,13 @@ void run_simulate(const SimulateOptions& o) {
     out["recorded"] = sim::to_json(summary);
     out["recorded"]["run"] = recorded.run.id;
     if (!o.model_path.empty()) out["cluster_source"] = cluster_text;
+    if (!capacity_text.empty()) out["capacity_source"] = capacity_text;
     if (stored != 0) out["stored_run"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
   }
+  std::cout << replay_answer(result, recorded) << "\n";
+  if (!capacity_text.empty()) std::cout << capacity_text << "\n";
   if (!o.model_path.empty()) std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);
   print_recorded(recorded, summary, result, std::cout);
@@ -379,7 +543,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--json", options->json, "Print JSON instead of a table");
   cmd->add_flag("--timeline", options->timeline, "Include the timeline of cluster events in the JSON");
   cmd->add_flag("--no-record", options->no_record, "Do not store the simulated run");
-  set_help_groups(*cmd, {{"What to simulate", {"--run", "--ranges", "--order", "--seed"}},
+  add_partition_spec_options(cmd, options->partition);
+  cmd->add_option("--replicas", options->replicas,
+                  "A partition: simulations, each drawing its own durations (default: " +
+                      std::to_string(sim::kBandReplicas) + " when they differ, else 1)")
+      ->transform(whole_number(1));
+  set_help_groups(*cmd, {{"What to simulate", {"--run", "--ranges", "--preset", "--tip", "--start", "--span", "--partitioner", "--range-count", "--range-length", "--overlap", "--align", "--floor", "--order", "--seed", "--replicas"}},
                          {kModelGroup, {"--model", "--noise"}},
                          {kClusterGroup,
                           {"--policy", "--workers", "--startup-latency", "--create-overhead", "--delete-overhead",
@@ -398,7 +567,7 @@ void add_simulate_command(CLI::App& app) {
        {"A ranges file on the fitted cost model",
         "millrace simulate --store out/t.db --model out/model.json --ranges out/theirs.txt --workers 192 "
         "--order tip-first"}});
-  cmd->callback([options] { run_simulate(*options); });
+  cmd->callback([options, cmd] { run_simulate(*options, *cmd); });
 }
 
 }  // namespace millrace::cli

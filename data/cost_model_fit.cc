@@ -637,8 +637,8 @@ std::string format_fit_report(const FitReport& report) {
       << readable_seconds(quantile(0.9)) << ", max " << readable_seconds(abs_residuals.back()) << "\n";
   const DurationNoise& noise = report.model.noise();
   if (!noise.empty()) {
-    out << std::setprecision(2) << "duration noise (observed / out-of-fold prediction): " << noise.segments().size()
-        << " segments along the sequence; at the start p10 " << noise.quantile(noise.segments().front().first, 0.1)
+    out << std::setprecision(2) << "duration noise (observed / out-of-fold prediction): "
+        << counted(static_cast<std::int64_t>(noise.segments().size()), "segment") << " along the sequence; at the start p10 " << noise.quantile(noise.segments().front().first, 0.1)
         << ", p50 " << noise.quantile(noise.segments().front().first, 0.5) << ", p90 "
         << noise.quantile(noise.segments().front().first, 0.9) << "\n";
     if (!noise.lengths().empty()) {

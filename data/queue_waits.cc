@@ -59,8 +59,8 @@ nlohmann::json to_json(const WaitSummary& w) {
 std::string waits_text(const WaitSummary& w) {
   char pending[64];
   std::snprintf(pending, sizeof pending, "; %.2f pending on average", w.mean_pending);
-  return "p50 " + duration_text(w.p50) + ", p90 " + duration_text(w.p90) + ", p99 " + duration_text(w.p99) +
-         ", max " + duration_text(w.max) + pending;
+  return "p50 " + readable_duration(w.p50) + ", p90 " + readable_duration(w.p90) + ", p99 " + readable_duration(w.p99) +
+         ", max " + readable_duration(w.max) + pending;
 }
 
 }  // namespace millrace::data

@@ -28,17 +28,6 @@ nlohmann::json to_json(const StragglerTail& tail) {
           {"utilisation_last_tenth", tail.utilisation_last_tenth}};
 }
 
-std::string duration_text(Micros us) {
-  char text[64];
-  double s = seconds_from_micros(us);
-  if (s >= 3600) {
-    std::snprintf(text, sizeof text, "%.3f s (%.2f h)", s, s / 3600);
-  } else {
-    std::snprintf(text, sizeof text, "%.3f s", s);
-  }
-  return text;
-}
-
 namespace {
 
 // Each planned item's wait from its submit time to its first start (data/queue_waits.h).

@@ -18,6 +18,7 @@
 
 #include "data/busy_sweep.h"
 #include "data/queue_waits.h"
+#include "data/readable_duration.h"
 #include "data/records.h"
 
 namespace millrace::data {
@@ -36,9 +37,6 @@ std::vector<TailRow> tail_rows(const StragglerTail& tail);
 
 // {"below_tenth_us", "last_alone_us", "utilisation_last_tenth"}
 nlohmann::json to_json(const StragglerTail& tail);
-
-// "12.345 s", or "12345.000 s (3.43 h)" from an hour up.
-std::string duration_text(Micros us);
 
 struct RunSummary {
   std::size_t items = 0;

@@ -18,7 +18,7 @@ work=${MILLRACE_OUT:-$root/out}
 mkdir -p "$work"
 store=$work/main-job.db
 model=$work/main-job-model.json
-run=pcv2-2024-11
+run=pcv2   # the name README.md imports it under, which examples/pcv2-experiment.yaml replays
 rm -f "$store" "$store-wal" "$store-shm" "$model"
 
 step() { printf '\n== %s\n' "$*"; }

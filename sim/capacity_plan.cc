@@ -9,6 +9,7 @@
 
 #include "data/error.h"
 #include "data/run_summary.h"
+#include "data/typed_duration.h"
 #include "sim/fewest_meeting.h"
 #include "sim/sweep_pool.h"
 
@@ -224,7 +225,7 @@ std::vector<CandidateFewest> fewest_per_candidate(Evaluator& eval, const Capacit
 std::string target_text(const CapacityQuestion& q) {
   std::string text;
   auto add = [&](const std::string& what, data::Micros limit) {
-    text += (text.empty() ? "" : ", ") + what + " <= " + data::duration_text(limit);
+    text += (text.empty() ? "" : ", ") + what + " <= " + data::typed_duration_text(limit);
   };
   if (q.deadline > 0) add("makespan", q.deadline);
   if (q.waits.p50) add("wait p50", *q.waits.p50);

@@ -85,7 +85,7 @@ CapacityAnswer plan_capacity(const CapacityQuestion& question);
 
 // What follows is shared with sim/cap_search.h.
 
-// "makespan <= 4.000 h, wait p90 <= 30.000 min"
+// "makespan <= 4h, wait p90 <= 30m"
 std::string target_text(const CapacityQuestion& question);
 
 // Sets row.deadline_met to the share of its replicas meeting the question's target.

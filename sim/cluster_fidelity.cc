@@ -135,7 +135,7 @@ ClusterFidelity check_cluster_fidelity(const Recording& recording, const data::C
 std::string format_cluster_fidelity(const ClusterFidelity& f) {
   std::ostringstream out;
   out << "cluster fidelity on run " << f.run << " (replayed on its capacity with the fitted cluster):\n"
-      << "  recorded: " << figures_text(f.recorded) << "\n"
+      << "  recorded (first submit to last end): " << figures_text(f.recorded) << "\n"
       << "  replayed: " << figures_text(f.replayed) << "\n";
   if (f.fitted_items > 0) {
     out << "  held out in time (fitted on the first " << f.fitted_items << " items by submission, forecasting the "

@@ -12,6 +12,7 @@
 
 #include "data/error.h"
 #include "data/model_span.h"
+#include "data/readable_duration.h"
 #include "partitioners/contiguous_bound.h"
 #include "partitioners/registry.h"
 #include "scheduler/concurrency_policy.h"
@@ -215,6 +216,12 @@ double replica_spread(const std::vector<data::Micros>& values) {
 
 unsigned ComparisonSpec::thread_count() const {
   return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+bool ComparisonSpec::draws_at_random() const {
+  const bool drawn_durations = noise && model != nullptr && !model->noise().empty();
+  return drawn_durations || base.cluster.fail_prob > 0 || base.cluster.startup.samples.size() > 1 ||
+         base.cluster.fitted != nullptr;
 }
 
 // A partition built in steps (partitioners::Partitioner::candidates): one task per candidate of
@@ -465,23 +472,24 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   auto t = [&](data::Micros us) { return unit.of(us); };
   char line[320];
   std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s %9s\n",
-                "partitioner", "workers", "order", "ranges", "longest", "bound", "ratio", "contig", "c-rat", "mean",
+                "partitioner", "workers", "order", "ranges", "longest", "pred-lb", "m/lb", "contig", "m/ct", "mean",
                 "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed", "wait-p90");
   out << "times in " << unit.name
-      << "; bound = max(critical path, work / workers) + start-up of the row's own partition; contig = the best any "
-         "contiguous partition of the span could reach on these workers + start-up; ratio, c-rat = mean / bound, "
-         "mean / contig; mean, p50, p90, max of the makespan over replicas; tail = final stretch with < 10% of "
-         "peak workers busy; wait-p90 = items' submit -> start wait, p90 (mean over replicas)\n"
+      << "; pred-lb = max(critical path, work / workers) + start-up of the row's own partition with its durations "
+         "as predicted (the recorded run: as recorded), the least a run taking exactly those needs: replicas drawing "
+         "from the noise may beat it (m/lb < 1); contig = the same for the best contiguous partition of the span on "
+         "these workers; m/lb, m/ct = mean / pred-lb, mean / contig; mean, p50, p90, max of the makespan over "
+         "replicas; tail = final stretch with < 10% of peak workers busy; wait-p90 = items' submit -> start wait, "
+         "p90 (mean over replicas)\n"
       << line;
   for (const ComparisonRow& r : comparison.rows) {
     std::snprintf(line, sizeof line,
-                  "%-14s %7d %-9s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10.1f %9.3f "
+                  "%-14s %7d %-9s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10s %9.3f "
                   "%6.1f %9.3f\n",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
                   r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
                   t(r.makespan_p50), t(r.makespan_p90), t(r.makespan_max), t(r.makespan_stddev), r.utilisation,
-                  r.node_hours,
-                  t(r.tail_below_tenth), r.failed_attempts, t(r.wait_p90));
+                  data::readable_number(r.node_hours).c_str(), t(r.tail_below_tenth), r.failed_attempts, t(r.wait_p90));
     out << line;
   }
 }

@@ -76,7 +76,15 @@ struct ComparisonSpec {
 
   // The threads the sweep runs on: `threads`, or one per hardware thread when it is 0.
   unsigned thread_count() const;
+  // Whether replicas differ: durations drawn from the model's noise, failures, start-up samples
+  // or a fitted cluster. When none is, every replica gives the same makespan.
+  bool draws_at_random() const;
 };
+
+// Replicas when none are asked for and replicas differ (ComparisonSpec::draws_at_random): enough
+// for the p10 and p90 of the makespan to be two different replicas' (nearest rank over 20: the
+// 2nd and the 18th); 1 when every replica would be the same.
+inline constexpr int kBandReplicas = 20;
 
 // One combination, summarised over its replicas. Times in microseconds.
 struct ComparisonRow {

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "data/error.h"
+#include "data/readable_duration.h"
 
 namespace millrace::sim {
 
@@ -71,20 +72,23 @@ ReplayPlan replay_plan(const RecordedRun& recorded) {
 std::string replay_warnings(const ReplayPlan& plan, const std::string& run_name) {
   std::string text;
   if (plan.skipped > 0) {
-    text += "warning: " + run_name + ": " + std::to_string(plan.skipped) + " of " + std::to_string(plan.never_started) +
-            " items never started and have no predicted duration: left out of the simulation\n";
+    text += "warning: " + run_name + ": " + std::to_string(plan.skipped) + " of " +
+            data::counted(static_cast<std::int64_t>(plan.never_started), "item") +
+            (plan.never_started == 1 ? " never started and has" : " never started and have") +
+            " no predicted duration: left out of the simulation\n";
   }
   if (plan.never_started > plan.skipped) {
-    text += "warning: " + run_name + ": " + std::to_string(plan.never_started - plan.skipped) +
-            " items never started: simulated with their predicted durations\n";
+    text += "warning: " + run_name + ": " + data::counted(static_cast<std::int64_t>(plan.never_started - plan.skipped), "item") +
+            " never started: simulated with their predicted durations\n";
   }
   if (plan.still_running > 0) {
-    text += "warning: " + run_name + ": " + std::to_string(plan.still_running) +
-            " items were still running when recorded: replayed with the time they had run\n";
+    text += "warning: " + run_name + ": " + data::counted(static_cast<std::int64_t>(plan.still_running), "item") +
+            (plan.still_running == 1 ? " was" : " were") + " still running when recorded: replayed with the time "
+            "they had run\n";
   }
   if (plan.failed > 0) {
-    text += "note: " + run_name + ": " + std::to_string(plan.failed) +
-            " items failed in the recording: replayed as failures with their recorded reasons\n";
+    text += "note: " + run_name + ": " + data::counted(static_cast<std::int64_t>(plan.failed), "item") +
+            " failed in the recording: replayed as failures with their recorded reasons\n";
   }
   return text;
 }

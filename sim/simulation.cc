@@ -212,9 +212,11 @@ void print_table(const SimulationResult& r, std::ostream& out) {
     return std::string(buf);
   };
   row("policy", r.policy + " (order " + r.order + ", seed " + std::to_string(r.seed) + ")");
-  row("items", std::to_string(r.items) + " (" + std::to_string(r.succeeded) + " succeeded, " +
-                   std::to_string(r.failed_items) + " failed" + (r.stalled ? ", STALLED" : "") + ")");
-  row("attempts", std::to_string(r.summary.attempts) + " (" + std::to_string(r.summary.failed_attempts) + " failed)");
+  row("items", data::grouped(static_cast<std::int64_t>(r.items)) + " (" + data::grouped(static_cast<std::int64_t>(r.succeeded)) +
+                   " succeeded, " + data::grouped(static_cast<std::int64_t>(r.failed_items)) + " failed" +
+                   (r.stalled ? ", STALLED" : "") + ")");
+  row("attempts", data::grouped(static_cast<std::int64_t>(r.summary.attempts)) + " (" +
+                      data::grouped(static_cast<std::int64_t>(r.summary.failed_attempts)) + " failed)");
   row("makespan", data::duration_text(r.makespan));
   row("critical path (lower bound)", data::duration_text(r.critical_path));
   row("queue wait (submit->start)", data::waits_text(r.waits));
@@ -226,7 +228,7 @@ void print_table(const SimulationResult& r, std::ostream& out) {
       std::string held;
       for (const auto& [resource, share] : p.allocated) held += ", " + resource + number(100 * share, " %.1f %%");
       row(("pool " + p.name).c_str(),
-          number(p.node_hours, "%.2f node-hours") + ", " + std::to_string(p.nodes_at_end) + " nodes at the end" + held);
+          data::node_time(p.node_hours) + ", " + data::counted(p.nodes_at_end, "node") + " at the end" + held);
     }
     std::string short_text;
     for (const auto& [resource, pods] : r.waits_by_short_resource) {
@@ -235,12 +237,16 @@ void print_table(const SimulationResult& r, std::ostream& out) {
     if (!short_text.empty()) row("pods that waited for room", short_text);
   }
   if (s.workers > 0) {
-    row("worker busy min/median/max", data::duration_text(s.busy_min) + " / " + data::duration_text(s.busy_median) +
-                                          " / " + data::duration_text(s.busy_max));
+    // On node pools the attempts run on nodes, several at once: a node's busy time is the sum of
+    // its pods' times and may exceed the makespan.
+    row(r.pools.empty() ? "worker busy min/median/max" : "node pod-time min/med/max",
+        data::readable_duration(s.busy_min) + " / " + data::readable_duration(s.busy_median) + " / " +
+            data::readable_duration(s.busy_max) + (r.pools.empty() ? "" : " (summed over a node's pods at once)"));
   }
-  row("busy worker-hours", number(data::seconds_from_micros(r.busy) / 3600, "%.2f"));
+  row("busy", data::node_time(data::seconds_from_micros(r.busy) / 3600, "worker"));
   row(r.pools.empty() ? "utilisation" : "utilisation (first resource)", number(100 * r.utilisation, "%.1f %%"));
-  row(r.pools.empty() ? "node-hours (pod slot time)" : "node-hours (pools)", number(r.node_hours, "%.2f"));
+  row(r.pools.empty() ? "held (worker slots)" : "node-hours (pools)",
+      data::node_time(r.node_hours, r.pools.empty() ? "slot" : "node"));
   for (const data::TailRow& tail : data::tail_rows(r.summary.tail)) row(tail.label, tail.value);
   row("events", std::to_string(r.events));
 }

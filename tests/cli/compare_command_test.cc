@@ -263,7 +263,7 @@ TEST_F(CompareCommand, PlanFindsTheFewestWorkersMeetingTheDeadline) {
   const CommandResult r = run_cli("plan " + common() + " --partitioners cost-balanced --deadline 140s --confidence 1"
                                   " --max-workers 64");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("fewest workers meeting 140s with confidence 1: 12 with cost-balanced"), std::string::npos)
+  EXPECT_NE(r.output.find("12 workers meet 140s in 100% of 1 replica (asked: 100%): cost-balanced in plan order, 12 ranges, makespan 2.3 min"), std::string::npos)
       << r.output;
   EXPECT_EQ(rows_of(store_, "comparisons"), 1);
 }

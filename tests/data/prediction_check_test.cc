@@ -116,7 +116,7 @@ TEST(ReadableDuration, EachDurationReadsInTheUnitThatFitsIt) {
   EXPECT_EQ(readable_duration(12'345 * kMicrosPerMilli), "12.3 s");
   EXPECT_EQ(readable_duration(270 * kMicrosPerSecond), "4.5 min");
   EXPECT_EQ(readable_duration(9 * kMicrosPerHour + 15 * 60 * kMicrosPerSecond), "9.25 h");
-  EXPECT_EQ(readable_duration(0), "0 ms");
+  EXPECT_EQ(readable_duration(0), "0 s");
   EXPECT_EQ(readable_duration(-2 * kMicrosPerSecond), "-2.0 s");
 }
 

@@ -196,8 +196,8 @@ TEST(StragglerTail, RowsAreTheOnesShowAndSimulatePrint) {
   std::vector<TailRow> rows = tail_rows(tail);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_STREQ(rows[0].label, "tail: < 10% of peak busy");
-  EXPECT_EQ(rows[0].value, "10974.000 s (3.05 h)");
-  EXPECT_EQ(rows[1].value, "344.000 s");
+  EXPECT_EQ(rows[0].value, "3.05 h (10,974 s)");
+  EXPECT_EQ(rows[1].value, "5.7 min (344 s)");
   EXPECT_EQ(rows[2].value, "1.8 %");
   EXPECT_EQ(to_json(tail).dump(),
             R"({"below_tenth_us":10974000000,"last_alone_us":344000000,"utilisation_last_tenth":0.018})");

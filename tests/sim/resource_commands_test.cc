@@ -70,7 +70,7 @@ TEST_F(ResourceCommands, ShowReportsRecordedWaitsAndRequests) {
   CommandResult r = run_cli("show --store " + store() + " pods");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Waits a 0, b 100 s, c 0: p50 0, p90 100 s (3rd of 3), max 100 s; d never started.
-  EXPECT_NE(r.output.find("queue wait:     p50 0.000 s, p90 100.000 s, p99 100.000 s, max 100.000 s"),
+  EXPECT_NE(r.output.find("queue wait:     p50 0 s, p90 1.7 min, p99 1.7 min, max 1.7 min"),
             std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 never started"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("request cpu: 4 items, min 1 / median 1 / max 3"), std::string::npos) << r.output;
@@ -81,8 +81,8 @@ TEST_F(ResourceCommands, SimulateOnNodePoolsGivesTheHandComputedSchedule) {
   CommandResult r = run_cli("simulate --store " + store() + " --run pods --policy job-per-item --workers 10 "
                             "--node-pools " + file("pools.csv") + " --max-attempts 1 --report-exhausted --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("1 of 1 items never started and have no predicted duration"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("1 items failed in the recording"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 of 1 item never started and has no predicted duration"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 item failed in the recording"), std::string::npos) << r.output;
   nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find('{')));
   // a runs 0-100 on the 4-CPU node, c 10-14 beside it (fails: OOMKilled), b (2 CPU) waits for
   // a's end: 100-150.
@@ -154,7 +154,7 @@ TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   CommandResult r = run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 120s "
                             "--max-nodes 4 --confidence 1 --max-attempts 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("items never started and have no predicted duration"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("item never started and has no predicted duration"), std::string::npos) << r.output;
   nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
   EXPECT_EQ(out["answer"]["nodes"], 2);
   EXPECT_EQ(out["answer"]["makespan_mean_us"], 100'000'000);
@@ -175,9 +175,36 @@ TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   CommandResult text = run_cli("plan --store " + store() + " --run pods --node-pools " + file("pools.csv") +
                                " --wait-p90 0 --max-nodes 3 --confidence 1 --max-attempts 1 --no-record");
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_NE(text.output.find("fewest nodes of pool 'small' meeting wait p90 <= 0.000 s with confidence 1: 2 (the pool's max)"),
+  EXPECT_NE(text.output.find("2 nodes of pool 'small' meet wait p90 <= 0s in 100% of 1 replica (asked: 100%; searched 1 to 3 nodes)"),
             std::string::npos) << text.output;
   EXPECT_NE(text.output.find("saturation curves"), std::string::npos) << text.output;
+}
+
+// On node pools a "worker" of the summary is a node running several pods at once: its busy time
+// sums them and may exceed the makespan, so it is named for what it is, never "worker busy".
+TEST_F(ResourceCommands, ANodesPodTimeIsNotCalledAWorkersBusyTime) {
+  CommandResult r = simulate_jobs_on("pools.csv", " --workers 4 --max-attempts 1 --report-exhausted --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("worker busy"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("node pod-time min/med/max"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(summed over a node's pods at once)"), std::string::npos) << r.output;
+}
+
+// simulate --run with no capacity typed in replays on the recording's, as fit's cluster fidelity
+// does (one Job per pod, as many at once as the recording ran), and says so; typed in, it is the
+// options' own.
+TEST_F(ResourceCommands, AReplayTakesTheRecordedCapacityWhereNoneIsTypedIn) {
+  CommandResult r = run_cli("simulate --store " + store() + " --run pods --max-attempts 1 --report-exhausted --no-record");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("capacity: job-per-item (a trace of payload items)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("from run pods (--policy, --workers, --nodes or --node-pools to choose)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("policy                       job-per-item"), std::string::npos) << r.output;
+  CommandResult typed = run_cli("simulate --store " + store() +
+                                " --run pods --policy fixed-pool --workers 2 --max-attempts 1 --report-exhausted --no-record");
+  ASSERT_EQ(typed.exit_code, 0) << typed.output;
+  EXPECT_EQ(typed.output.find("capacity:"), std::string::npos) << typed.output;
+  EXPECT_NE(typed.output.find("policy                       fixed-pool"), std::string::npos) << typed.output;
 }
 
 TEST_F(ResourceCommands, PlanNodeSearchErrorsNameTheOption) {
