@@ -152,12 +152,16 @@ void refuse_ignored_by_resume(const CLI::App& cmd, const cluster_adapter::Cluste
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : kinds.all()) {
     for (const std::string& name : kind->resume_options()) taken.insert(name);
   }
+  std::vector<std::string> also;  // what --resume takes besides --store, as the refusal names it
+  for (const std::string& name : taken) {
+    if (name != "--store" && name != "--resume") also.push_back(name);
+  }
   for (const CLI::Option* option : cmd.get_options()) {
     if (option->count() == 0 || taken.contains(option->get_name())) continue;
     throw data::Error(option->get_name(), "a resumed run keeps what it was started with (its span, ranges, limits and "
                                           "cluster settings, kept in the store), so this would be ignored: drop " +
-                                              option->get_name() + ", or start a new run to change it (resume takes " +
-                                              "--workers, --order, --leftovers, --leftover-wait and --status-port)");
+                                              option->get_name() + ", or start a new run to change it (--resume " +
+                                              "takes " + CLI::detail::join(also, ", ") + ")");
   }
 }
 

@@ -6,7 +6,7 @@
 
 namespace millrace::cli {
 
-// "millrace 0.1.0", then "source: git 2e6c450 (as configured)" when there is one.
+// "millrace 0.1.0", then "source: git 2e6c450 (when the build was configured)" when there is one.
 std::string version_text();
 
 }  // namespace millrace::cli

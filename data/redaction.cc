@@ -47,13 +47,16 @@ const std::vector<Rule>& rules() {
   return list;
 }
 
-// Whether the text at `at` ends a path: the word it is part of (back to a blank or a quote)
-// holds a '/'.
+// Whether the text at `at` ends a path: the word it is part of (back to a blank, a quote or
+// a URL query's '?', '&' or ';', so that `https://host/api?token=...` stays a field) holds a '/'.
 bool ends_a_path(const std::string& text, std::size_t at) {
   for (std::size_t i = at; i > 0; --i) {
     const char c = text[i - 1];
     if (c == '/') return true;
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == '=' || c == ',') return false;
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == '=' || c == ',' || c == '?' ||
+        c == '&' || c == ';') {
+      return false;
+    }
   }
   return false;
 }

@@ -287,6 +287,10 @@ void check_bins(const CostProfile& profile) {
 
 TraceStore TraceStore::open(const std::string& path) {
   check_header(path);
+  std::error_code ignored;
+  if (const std::filesystem::path dir = directory_of(path); !std::filesystem::is_directory(dir, ignored)) {
+    throw Error(path, "no such directory " + dir.string() + " to make the store in (create it first)");
+  }
   if (const std::string reason = read_only_reason(path); !reason.empty()) {
     throw Error(path, "read-only store (" + reason + "): this command writes to it; commands that only read it (runs, "
                       "show, export, fit) work as they are");

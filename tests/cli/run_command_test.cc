@@ -397,7 +397,9 @@ TEST_F(RunCommandTest, AResumeRefusesByNameEveryOptionItWouldIgnore) {
     EXPECT_EQ(refused.exit_code, 1) << option[0];
     EXPECT_NE(refused.err.find("millrace: " + option[0] + ": a resumed run keeps what it was started with (its span, "
                                "ranges, limits and cluster settings, kept in the store), so this would be ignored: "
-                               "drop " + option[0] + ", or start a new run to change it"),
+                               "drop " + option[0] + ", or start a new run to change it (--resume takes "
+                               "--command, --context, --kubeconfig, --leftover-wait, --leftovers, --order, "
+                               "--status-port, --workers)"),
               std::string::npos)
         << refused.err;
   }

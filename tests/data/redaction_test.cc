@@ -52,6 +52,11 @@ TEST(RedactionTest, AFilePathEndingInACredentialNameIsNotTakenForAField) {
   EXPECT_EQ(redact("/var/run/token: token=abc123 and password: p4ss"),
             "/var/run/token: token=[redacted] and password: [redacted]");
   EXPECT_EQ(redact("lease_token: t1"), "lease_token: [redacted]");
+  // A URL's query is no path: its credential-named parameters are fields.
+  EXPECT_EQ(redact("GET https://api.example/v1/runs?token=abc123 failed"),
+            "GET https://api.example/v1/runs?token=[redacted] failed");
+  EXPECT_EQ(redact("redis://10.0.0.1:6379/0?db=1&password=p4ss;api_key=k9"),
+            "redis://10.0.0.1:6379/0?db=1&password=[redacted];api_key=[redacted]");
 }
 
 TEST(RedactionTest, RegisteredSecretsAreMaskedWhereverTheyAppear) {

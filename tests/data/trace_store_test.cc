@@ -449,6 +449,21 @@ TEST(TraceStore, RejectsAnSqliteFileWithoutTheMillraceSchema) {
   expect_open_fails_untouched(path, "not a millrace trace store");
 }
 
+// A writer's store in a directory that does not exist is said to be that, not a read-only store.
+TEST(TraceStore, AStoreInADirectoryThatDoesNotExistSaysSo) {
+  TempDir dir;
+  const std::string path = dir.file("no/such/dir/s.db");
+  try {
+    TraceStore::open(path);
+    FAIL() << "opened a store in a directory that does not exist";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.input(), path);
+    EXPECT_EQ(e.problem(), "no such directory " + std::filesystem::path(path).parent_path().string() +
+                               " to make the store in (create it first)");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("no")));
+}
+
 TEST(TraceStore, RejectsACorruptStoreAndLeavesItUntouched) {
   TempDir dir;
   std::string path = dir.file("s.db");
