@@ -18,6 +18,7 @@
 #include "data/time.h"
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
+#include "scheduler/lane_pool.h"
 
 namespace millrace::scheduler {
 
@@ -45,23 +46,43 @@ class PolicyHost {
   virtual void wake() = 0;
 };
 
+// The scheduler asks a policy about every attempt (may one start, on which lane, it ended):
+// those calls are inline, reading the places the policy keeps in this base, a pool's lanes or a
+// count of attempts in flight under a cap, so an attempt costs no virtual call. The virtual hooks
+// are the policy's decisions: the pool's size, a type's limit, a lane that left the pool.
 class ConcurrencyPolicy {
  public:
   virtual ~ConcurrencyPolicy() = default;
   virtual void attach(PolicyHost& host) = 0;
-  // Whether one more attempt of an item of `type` may start now.
-  virtual bool admits(const std::string& type) const = 0;
+
   // True when no attempt of any item may start now (the scheduler stops looking).
-  virtual bool saturated() const = 0;
+  bool saturated() const { return lanes_ != nullptr ? lanes_->none_idle() : in_flight_ >= cap_; }
+  // Whether one more attempt of an item of `type` may start now.
+  bool admits(const std::string& type) const { return limits_types_ ? admits_type(type) : !saturated(); }
   // Takes a place for an item of `type`: a pool worker's lane, or kNoLane when each attempt is its own Job.
-  virtual int acquire(const std::string& type) = 0;
-  virtual void release(const std::string& type, int lane) = 0;
+  int acquire(const std::string& type) {
+    if (limits_types_) count_type(type, 1);
+    if (lanes_ != nullptr) return lanes_->take();
+    ++in_flight_;
+    return kNoLane;
+  }
+  void release(const std::string& type, int lane) {
+    if (limits_types_) count_type(type, -1);
+    if (lanes_ == nullptr) {
+      --in_flight_;
+    } else if (!lanes_->give_back(lane)) {
+      left_pool(lane);
+    }
+  }
   // The name the worker of a lane is submitted under, kept as long as the policy. Only called
   // for a lane (not kNoLane).
-  virtual const std::string& worker_name(int lane) const = 0;
+  const std::string& worker_name(int lane) const { return lanes_->name(lane); }
+  // An item succeeded or exhausted its attempts: a policy that re-plans on progress does.
+  void progressed() {
+    if (replans_on_progress_) on_progress();
+  }
+
   virtual void on_capacity_changed(int slots) = 0;
-  // An item succeeded or exhausted its attempts (deadline-driven policies re-plan here).
-  virtual void on_progress() = 0;
   // Nothing is queued or waiting, only attempts in flight: idle long-lived workers may go (a
   // retry later brings one back, paying its start-up again).
   virtual void on_queue_drained() = 0;
@@ -69,6 +90,30 @@ class ConcurrencyPolicy {
   virtual void on_run_finished() = 0;
   // How many attempts the policy would run at once now (workers in the pool, or K).
   virtual int target() const = 0;
+
+ protected:
+  // A pool policy: its lanes, owned by it.
+  explicit ConcurrencyPolicy(LanePool& lanes) : lanes_(&lanes) {}
+  // A policy without lanes: at most `cap` attempts at once.
+  explicit ConcurrencyPolicy(int cap) : cap_(cap) {}
+
+  // What a policy that limits item types decides (limits_types() was called): whether one more
+  // of `type` may start, and `delta` attempts of it started (1) or ended (-1).
+  void limits_types() { limits_types_ = true; }
+  virtual bool admits_type(const std::string& /*type*/) const { return !saturated(); }
+  virtual void count_type(const std::string& /*type*/, int /*delta*/) {}
+  // on_progress() is called as items settle (replans_on_progress() was called).
+  void replans_on_progress() { replans_on_progress_ = true; }
+  virtual void on_progress() {}
+  // A lane given back that is no longer below the pool's target.
+  virtual void left_pool(int /*lane*/) {}
+
+ private:
+  LanePool* lanes_ = nullptr;
+  int cap_ = 0;
+  int in_flight_ = 0;
+  bool limits_types_ = false;
+  bool replans_on_progress_ = false;
 };
 
 // Autoscale's settings as every command that runs a policy takes them (cli/autoscale_options.h)

@@ -275,7 +275,7 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
     for (std::size_t next : graph_.dependents(index)) {
       if (--waiting_on_[next] == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
     }
-    policy_->on_progress();
+    policy_->progressed();
   } else if (stopping_ && outcome == data::Outcome::kCancelled) {
     record.state = ItemState::kWaiting;  // stopped, not failed: a resume runs it again
   } else if (static_cast<int>(record.attempts) - cancelled(index) < options_.retry.max_attempts &&
@@ -292,7 +292,7 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
     }
   } else {
     give_up(index);
-    policy_->on_progress();
+    policy_->progressed();
   }
   dispatch();
 }

@@ -7,12 +7,10 @@
 // running (a retry brings a worker back).
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include <optional>
 
 #include "scheduler/concurrency_policy.h"
-#include "scheduler/index_set.h"
+#include "scheduler/lane_pool.h"
 
 namespace millrace::scheduler {
 
@@ -22,18 +20,14 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   WorkerPoolPolicy(Sizing sizing, const PolicyParams& params);
 
   void attach(PolicyHost& host) override;
-  bool admits(const std::string&) const override { return !idle_.empty(); }
-  bool saturated() const override { return idle_.empty(); }
-  int acquire(const std::string& type) override;
-  void release(const std::string& type, int lane) override;
-  const std::string& worker_name(int lane) const override { return names_[lane]; }
   void on_capacity_changed(int slots) override;
-  void on_progress() override;
   void on_queue_drained() override;
   void on_run_finished() override;
-  int target() const override { return target_; }
+  int target() const override { return lanes_.target(); }
 
  private:
+  void on_progress() override;
+  void left_pool(int lane) override { retire(lane); }
   void resize(int target);
   void retire(int lane);
   int wanted_by_deadline() const;
@@ -42,16 +36,9 @@ class WorkerPoolPolicy : public ConcurrencyPolicy {
   Sizing sizing_;
   PolicyParams params_;
   PolicyHost* host_ = nullptr;
-  int target_ = 0;
   data::Micros started_at_ = 0;
   std::optional<TimerId> scale_up_timer_;
-  // All by lane (0 .. workers - 1); lanes below target_ are the pool now.
-  std::vector<std::string> names_;  // w000, w001, ...: zero-padded to the widest lane
-  IndexSet idle_;                   // idle lanes below target_, lowest served first
-  // Flags as bytes, not std::vector<bool>'s bits: they are set and cleared on every attempt.
-  std::vector<std::uint8_t> busy_;
-  std::vector<std::uint8_t> alive_; // its worker was acquired at least once since last retired
-  IndexSet warm_;                   // idle and alive: retired when the queue drains
+  LanePool lanes_;  // by lane (0 .. workers - 1); lanes below its target are the pool now
 };
 
 }  // namespace millrace::scheduler

@@ -177,7 +177,7 @@ TEST(WorkerPoolPolicy, AutoscaleGrowsAfterItsDelayToMeetTheDeadlineAndShrinksAsW
   for (int lane = 0; lane < 7; ++lane) pool.release(kType, lane);
   host.clock_.advance(50);
   host.remaining = 100;
-  pool.on_progress();  // ceil(100 / 50) = 2: the idle lanes 2..6 are retired at once
+  pool.progressed();  // ceil(100 / 50) = 2: the idle lanes 2..6 are retired at once
   EXPECT_EQ(pool.target(), 2);
   EXPECT_EQ(host.retired, (std::vector<std::string>{"w002", "w003", "w004", "w005", "w006"}));
 }
@@ -191,11 +191,11 @@ TEST(WorkerPoolPolicy, AutoscalePastItsDeadlineWithWorkLeftUsesEveryWorker) {
   WorkerPoolPolicy pool(WorkerPoolPolicy::Sizing::kAutoscale, params);
   pool.attach(host);
   host.clock_.advance(10);
-  pool.on_progress();
+  pool.progressed();
   host.clock_.advance(10);  // the scale-up delay is 0: the timer is due at once
   EXPECT_EQ(pool.target(), 5);
   host.remaining = 0;
-  pool.on_progress();
+  pool.progressed();
   EXPECT_EQ(pool.target(), 2) << "no work left: back to the minimum";
 }
 
