@@ -35,7 +35,7 @@ class InstantCluster : public Cluster {
       pending_.pop_front();
       event.handle = s.handle;
       event.at = now;
-      event.worker = s.worker.empty() ? worker_ : std::string(s.worker);
+      event.worker = s.worker.empty() ? std::string_view(worker_) : s.worker;
       listener_->on_started(event);
       event.at = ++now;
       listener_->on_succeeded(event);

@@ -59,14 +59,16 @@ struct Submission {
   const data::Quantities& requests() const { return plan->requests(index); }
 };
 
-// What a cluster reports about one attempt.
+// What a cluster reports about one attempt. Built without strings: its texts are views of what
+// the cluster holds, valid during the call that reports the event (a listener copies what it
+// keeps); an event reported later is kept as a KeptAttemptEvent.
 struct AttemptEvent {
   AttemptHandle handle = 0;
   data::Micros at = 0;                 // clock time of the event
-  std::string worker;                  // started events: the pod / process / slot that runs it;
+  std::string_view worker;             // started events: the pod / process / slot that runs it;
                                        // empty when it is the submitted worker (Submission::worker)
   int exit_code = 0;
-  std::string reason;                  // failure reason: "exit", "timeout", "node-lost", ...
+  std::string_view reason;             // failure reason: "exit", "timeout", "node-lost", ...
   std::optional<data::Micros> work_time;  // per-unit work part of the duration, when reported
   // Started events, optionally: the cluster's own dense number for `worker` (a slot, a node),
   // the same number always with the same name, so the listener can find the worker by it
@@ -77,11 +79,37 @@ struct AttemptEvent {
   // node, local slot granted), at or before `at`, and the node or slot's name. A real run's
   // recorded attempt keeps them (data::Attempt::placed, node); simulations leave them empty.
   std::optional<data::Micros> placed;
-  std::string node;
+  std::string_view node;
   // Started events, when the cluster knows it: when its scheduler first said the attempt fits on
   // no node (what makes an autoscaler order one), at or before `placed` (data::Attempt::unschedulable).
   std::optional<data::Micros> unschedulable;
 };
+
+// An AttemptEvent kept past the moment it happened (queued to be reported later, recorded by a
+// test): the same fields, owning their texts.
+struct KeptAttemptEvent {
+  AttemptHandle handle = 0;
+  data::Micros at = 0;
+  std::string worker;
+  int exit_code = 0;
+  std::string reason;
+  std::optional<data::Micros> work_time;
+  std::uint32_t worker_key = AttemptEvent::kNoWorkerKey;
+  std::optional<data::Micros> placed;
+  std::string node;
+  std::optional<data::Micros> unschedulable;
+
+  // The event to report, viewing this one's texts.
+  AttemptEvent view() const {
+    return AttemptEvent{handle, at, worker, exit_code, reason, work_time, worker_key, placed, node, unschedulable};
+  }
+};
+
+// `e` kept, its texts copied.
+inline KeptAttemptEvent kept(const AttemptEvent& e) {
+  return KeptAttemptEvent{e.handle,   e.at,         std::string(e.worker), e.exit_code,       std::string(e.reason),
+                          e.work_time, e.worker_key, e.placed,              std::string(e.node), e.unschedulable};
+}
 
 class ClusterListener {
  public:

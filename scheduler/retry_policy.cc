@@ -4,7 +4,7 @@
 
 namespace millrace::scheduler {
 
-bool RetryPolicy::retries(const std::string& reason) const {
+bool RetryPolicy::retries(std::string_view reason) const {
   if (retry_on.empty()) return reason != "cancelled";
   return std::find(retry_on.begin(), retry_on.end(), reason) != retry_on.end();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "data/time.h"
@@ -17,7 +18,7 @@ struct RetryPolicy {
   data::Micros max_backoff = 10 * 60 * data::kMicrosPerSecond;
   std::vector<std::string> retry_on;    // reasons that retry; empty: every reason but "cancelled"
 
-  bool retries(const std::string& reason) const;
+  bool retries(std::string_view reason) const;
   // Wait before attempt number `attempt` (2 for the first retry).
   data::Micros delay_before(int attempt) const;
 };

@@ -211,7 +211,7 @@ void Scheduler::on_started(const AttemptEvent& event) {
   if (tally_ != nullptr) tally_->started(event.at, logged_worker(flight->worker) != kNoWorkerRecord);
   if (observer_) {
     if (event.placed || !event.node.empty() || event.unschedulable) {
-      placements_[event.handle] = Placement{event.placed, event.node, event.unschedulable};
+      placements_[event.handle] = Placement{event.placed, std::string(event.node), event.unschedulable};
     }
     notify(event.handle, *flight, data::Outcome::kRunning, event.at, &event);
   }
@@ -332,13 +332,13 @@ void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome
   attempt.outcome = outcome;
   if (done && event != nullptr) {
     attempt.exit_code = event->exit_code;
-    attempt.failure_reason = outcome == data::Outcome::kSucceeded ? "" : event->reason;
+    attempt.failure_reason = outcome == data::Outcome::kSucceeded ? "" : std::string(event->reason);
     attempt.work_time = event->work_time;
   }
   auto placement = placements_.find(handle);
   if (!done && event != nullptr) {
     attempt.placed = event->placed;
-    attempt.node = event->node;
+    attempt.node = std::string(event->node);
     attempt.unschedulable = event->unschedulable;
   } else if (placement != placements_.end()) {
     attempt.placed = placement->second.placed;
@@ -385,9 +385,9 @@ const std::string& Scheduler::worker_name(std::uint32_t worker) const {
   return worker == kNoWorkerRecord ? kNoName : workers_[worker].name;
 }
 
-std::uint32_t Scheduler::worker_named(const std::string& name) {
-  auto [found, added] = worker_index_.try_emplace(name, static_cast<std::uint32_t>(workers_.size()));
-  if (added) workers_.push_back(WorkerRecord{name});
+std::uint32_t Scheduler::worker_named(std::string_view name) {
+  auto [found, added] = worker_index_.try_emplace(std::string(name), static_cast<std::uint32_t>(workers_.size()));
+  if (added) workers_.push_back(WorkerRecord{found->first});
   return found->second;
 }
 
@@ -405,10 +405,10 @@ std::uint32_t Scheduler::keyed_worker(const AttemptEvent& event) {
   return worker;
 }
 
-std::uint32_t Scheduler::reason_named(const std::string& reason) {
+std::uint32_t Scheduler::reason_named(std::string_view reason) {
   if (reason.empty()) return 0;
-  auto [found, added] = reason_index_.try_emplace(reason, static_cast<std::uint32_t>(reasons_.size()));
-  if (added) reasons_.push_back(reason);
+  auto [found, added] = reason_index_.try_emplace(std::string(reason), static_cast<std::uint32_t>(reasons_.size()));
+  if (added) reasons_.push_back(found->first);
   return found->second;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -201,7 +202,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void settle(std::size_t index, ItemState state);
   void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
-  std::uint32_t worker_named(const std::string& name);
+  std::uint32_t worker_named(std::string_view name);
   // The worker record of a pool lane, named on the lane's first attempt.
   std::uint32_t lane_worker(int lane) {
     auto at = static_cast<std::size_t>(lane);
@@ -211,7 +212,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::uint32_t name_lane_worker(int lane);
   // The worker record of a started event's worker found by its key (AttemptEvent::worker_key).
   std::uint32_t keyed_worker(const AttemptEvent& event);
-  std::uint32_t reason_named(const std::string& reason);
+  std::uint32_t reason_named(std::string_view reason);
   // The worker an attempt on `worker` is summarised under: none when unnamed.
   std::uint32_t logged_worker(std::uint32_t worker) const {
     return worker != kNoWorkerRecord && !workers_[worker].name.empty() ? worker : kNoWorkerRecord;

@@ -17,14 +17,14 @@ using nlohmann::json;
 namespace {
 
 // What the scheduler is told of an attempt: started (exit code 0, no reason), succeeded or failed.
-scheduler::AttemptEvent event_at(scheduler::AttemptHandle handle, data::Micros at, std::string worker, int exit_code,
-                                 std::string reason) {
+scheduler::AttemptEvent event_at(scheduler::AttemptHandle handle, data::Micros at, std::string_view worker,
+                                 int exit_code, std::string_view reason) {
   scheduler::AttemptEvent event;
   event.handle = handle;
   event.at = at;
-  event.worker = std::move(worker);
+  event.worker = worker;
   event.exit_code = exit_code;
-  event.reason = std::move(reason);
+  event.reason = reason;
   return event;
 }
 
@@ -382,7 +382,7 @@ void KubernetesCluster::report_end(Attempt& attempt, bool succeeded, const std::
   if (!listener_) return;
   const scheduler::AttemptEvent event =
       event_at(attempt.submission.handle, clock_.now(), attempt.pod.empty() ? attempt.name : attempt.pod,
-               succeeded ? 0 : attempt.exit_code.value_or(1), succeeded ? "" : reason);
+               succeeded ? 0 : attempt.exit_code.value_or(1), succeeded ? std::string_view() : reason);
   if (succeeded) {
     listener_->on_succeeded(event);
   } else {

@@ -197,7 +197,7 @@ void LocalProcessCluster::start(const scheduler::Submission& submission) {
     for (const auto& [resource, milli] : item.requests) free_[resource] -= milli;
   }
   if (tree_observer_) tree_observer_(item, submission.attempt, worker, running.tree);
-  scheduler::AttemptEvent started;
+  scheduler::KeptAttemptEvent started;
   started.handle = submission.handle;
   started.at = running.started;
   started.worker = worker;
@@ -227,7 +227,7 @@ void LocalProcessCluster::cancel(scheduler::AttemptHandle handle) {
   auto waiting = std::find_if(held_.begin(), held_.end(), [&](const scheduler::Submission& h) { return h.handle == handle; });
   if (waiting != held_.end()) {
     held_.erase(waiting);
-    scheduler::AttemptEvent event;
+    scheduler::KeptAttemptEvent event;
     event.handle = handle;
     event.at = clock_.now();
     event.reason = "cancelled";
@@ -256,7 +256,7 @@ void LocalProcessCluster::finish(scheduler::AttemptHandle handle) {
   slot_busy_[running.slot] = false;
   for (const auto& [resource, milli] : running.requests) free_[resource] += milli;
 
-  scheduler::AttemptEvent event;
+  scheduler::KeptAttemptEvent event;
   event.handle = handle;
   event.at = clock_.now();
   event.worker = running.worker;
@@ -350,9 +350,9 @@ void LocalProcessCluster::deliver() {
     Pending next = std::move(pending_.front());
     pending_.pop_front();
     switch (next.kind) {
-      case EventKind::kStarted: listener_->on_started(next.event); break;
-      case EventKind::kSucceeded: listener_->on_succeeded(next.event); break;
-      case EventKind::kFailed: listener_->on_failed(next.event); break;
+      case EventKind::kStarted: listener_->on_started(next.event.view()); break;
+      case EventKind::kSucceeded: listener_->on_succeeded(next.event.view()); break;
+      case EventKind::kFailed: listener_->on_failed(next.event.view()); break;
     }
   }
 }

@@ -113,7 +113,7 @@ class LocalProcessCluster : public PolledCluster {
   enum class EventKind { kStarted, kSucceeded, kFailed };
   struct Pending {
     EventKind kind;
-    scheduler::AttemptEvent event;
+    scheduler::KeptAttemptEvent event;
   };
 
   TreeIdentity spawn(const std::string& key, const std::string& command, const std::string& log_stem, int* pidfd);

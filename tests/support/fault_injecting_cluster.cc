@@ -58,12 +58,13 @@ void FaultInjectingCluster::pass(Kind kind, const scheduler::AttemptEvent& event
   }
   if (happens(faults.delay)) {
     ++injected_.delayed;
-    clock_.call_at(clock_.now() + faults.delay_by, [this, kind, event] { deliver(kind, event); });
+    clock_.call_at(clock_.now() + faults.delay_by,
+                   [this, kind, later = scheduler::kept(event)] { deliver(kind, later.view()); });
     return;
   }
   if (!held_ && happens(faults.reorder)) {
     ++injected_.reordered;
-    held_ = Held{kind, event};
+    held_ = Held{kind, scheduler::kept(event)};
     return;
   }
   deliver(kind, event);
@@ -86,7 +87,7 @@ void FaultInjectingCluster::release_held() {
   if (!held_) return;
   Held held = *held_;
   held_.reset();
-  deliver(held.kind, held.event);
+  deliver(held.kind, held.event.view());
 }
 
 const EventFaults& FaultInjectingCluster::faults_of(Kind kind) const {

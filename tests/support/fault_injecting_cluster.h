@@ -75,7 +75,7 @@ class FaultInjectingCluster : public ClusterWrapper, private scheduler::ClusterL
   scheduler::ClusterListener* listener_ = nullptr;
   struct Held {
     Kind kind;
-    scheduler::AttemptEvent event;
+    scheduler::KeptAttemptEvent event;
   };
   std::optional<Held> held_;
   InjectedFaults injected_;

@@ -11,14 +11,14 @@ namespace millrace::test_support {
 
 struct RecordedEvent {
   std::string kind;  // "started", "succeeded", "failed"
-  scheduler::AttemptEvent event;
+  scheduler::KeptAttemptEvent event;
 };
 
 class RecordingListener : public scheduler::ClusterListener {
  public:
-  void on_started(const scheduler::AttemptEvent& e) override { events.push_back({"started", e}); }
-  void on_succeeded(const scheduler::AttemptEvent& e) override { events.push_back({"succeeded", e}); }
-  void on_failed(const scheduler::AttemptEvent& e) override { events.push_back({"failed", e}); }
+  void on_started(const scheduler::AttemptEvent& e) override { events.push_back({"started", scheduler::kept(e)}); }
+  void on_succeeded(const scheduler::AttemptEvent& e) override { events.push_back({"succeeded", scheduler::kept(e)}); }
+  void on_failed(const scheduler::AttemptEvent& e) override { events.push_back({"failed", scheduler::kept(e)}); }
   void on_capacity_changed(int slots, data::Micros) override { capacities.push_back(slots); }
 
   int count(const std::string& kind) const {

@@ -60,7 +60,7 @@ enum class LeaseReply { kOk, kSucceeded, kFailed, kExpired, kCancelled, kUnknown
 struct LeaseEvent {
   enum class Kind { kStarted, kSucceeded, kFailed };
   Kind kind = Kind::kStarted;
-  scheduler::AttemptEvent event;
+  scheduler::KeptAttemptEvent event;
 };
 
 struct LeaseBookStatus {

@@ -209,9 +209,9 @@ void WorkerPoolCluster::poll(data::Micros max_wait) {
   for (const LeaseEvent& e : book_.wait_events(max_wait)) {
     if (!listener_) continue;
     switch (e.kind) {
-      case LeaseEvent::Kind::kStarted: listener_->on_started(e.event); break;
-      case LeaseEvent::Kind::kSucceeded: listener_->on_succeeded(e.event); break;
-      case LeaseEvent::Kind::kFailed: listener_->on_failed(e.event); break;
+      case LeaseEvent::Kind::kStarted: listener_->on_started(e.event.view()); break;
+      case LeaseEvent::Kind::kSucceeded: listener_->on_succeeded(e.event.view()); break;
+      case LeaseEvent::Kind::kFailed: listener_->on_failed(e.event.view()); break;
     }
   }
 }
