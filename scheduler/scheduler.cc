@@ -241,15 +241,15 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   if (outcome == data::Outcome::kSucceeded && !flight.started) flight.started = flight.submitted;
   std::size_t index = flight.item;
   ItemRecord& record = records_[index];
-  std::uint32_t reason = reason_named(event.reason);
+  // A success's reason is never read (its detail and trail take none): only others are interned.
+  const std::uint32_t reason = outcome == data::Outcome::kSucceeded ? 0 : reason_named(event.reason);
   if (observer_) notify(event.handle, flight, outcome, event.at, &event);
   const data::AttemptSpan span{flight.item, logged_worker(flight.worker), flight.started.value_or(event.at), event.at,
                                outcome};
   if (keep_spans_) attempt_spans_.push_back(span);
   if (tally_ != nullptr) tally_->ended(span, start_reported);
   work_time_ += event.work_time.value_or(0);
-  const AttemptDetail detail{finished_attempts_++, flight.attempt, event.exit_code,
-                             outcome == data::Outcome::kSucceeded ? 0 : reason, event.work_time};
+  const AttemptDetail detail{finished_attempts_++, flight.attempt, event.exit_code, reason, event.work_time};
   if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.work_time) {
     attempt_details_.push_back(detail);
   }
@@ -272,8 +272,10 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
     settle(index, ItemState::kSucceeded);
     ++succeeded_;
     remaining_predicted_ -= work_.predicted(index);
-    for (std::size_t next : graph_.dependents(index)) {
-      if (--waiting_on_[next] == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
+    if (!waiting_on_.empty()) {  // else no item depends on another
+      for (std::size_t next : graph_.dependents(index)) {
+        if (--waiting_on_[next] == 0 && records_[next].state == ItemState::kWaiting) make_available(next);
+      }
     }
     policy_->progressed();
   } else if (stopping_ && outcome == data::Outcome::kCancelled) {
