@@ -163,6 +163,34 @@ TEST_F(RunKubernetesOnLoopbackServer, ANodeJoiningDuringTheRunIsRecordedAsAnArri
   EXPECT_EQ(trace.node_arrivals_unrecorded(1), "");
 }
 
+// Spot nodes taken back while the run runs (deleted) are recorded as departures with their
+// capacity type from their labels: one there at the start (recorded for it), one that joined; an
+// on-demand node there at the start is not recorded.
+TEST_F(RunKubernetesOnLoopbackServer, SpotNodesTakenBackDuringTheRunAreRecordedAsDepartures) {
+  FakeApiServer server(pods_running(400));
+  server.add_node("spot-0", "cheap", {{"cloud.google.com/gke-spot", "true"}});
+  server.add_node("steady-0", "steady");
+  std::thread cloud([&] {
+    for (int i = 0; i < 3000 && (server.objects("jobs").empty() || server.record().lists < 3); ++i) usleep(10'000);
+    server.add_node("spot-1", "cheap", {{"karpenter.sh/capacity-type", "spot"}});
+    usleep(50'000);
+    server.delete_node("spot-0");
+    server.delete_node("spot-1");
+  });
+  CliResult result = run(run_args(server, 8, 2));
+  cloud.join();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  data::TraceStore trace = data::TraceStore::open(store);
+  const std::vector<data::NodeArrival> nodes = trace.node_arrivals(1);
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const data::NodeArrival& node : nodes) {
+    EXPECT_EQ(node.capacity_type, "spot") << node.node;
+    EXPECT_EQ(node.pool, "cheap") << node.node;
+    EXPECT_TRUE(node.departed.has_value()) << node.node;
+    EXPECT_EQ(node.present_at_start, node.node == "spot-0") << node.node;
+  }
+}
+
 // Nodes are cluster-scoped: an account whose Role covers only its namespace is refused them. The
 // run goes on, and its record says why node arrivals are missing (no credentials in it).
 TEST_F(RunKubernetesOnLoopbackServer, ARunRefusedTheNodesGoesOnAndRecordsWhyArrivalsAreMissing) {
