@@ -80,9 +80,7 @@ data::SpotInterruptions fit_interruptions(const std::vector<Recording>& recordin
     if (watched.departures > 0) fit.by_pool[pool] = estimate(watched);
   }
   if (all.nodes == 0) {
-    fit.unidentified = "no spot node recorded (node labels karpenter.sh/capacity-type, eks.amazonaws.com/capacityType, "
-                       "cloud.google.com/gke-spot, kubernetes.azure.com/scalesetpriority)" +
-                       (unrecorded.empty() ? std::string() : " (" + unrecorded + ")");
+    fit.unidentified = "no spot node recorded" + (unrecorded.empty() ? std::string() : " (" + unrecorded + ")");
   } else if (all.departures == 0) {
     fit.unidentified = data::counted(static_cast<std::int64_t>(all.nodes), "spot node") + " watched over " +
                        data::node_time(fit.pooled.node_hours) + ", none seen to leave (the rate is below " +
