@@ -83,6 +83,21 @@ TEST(SpotCapacity, InterruptionsPerNodeHourMatchTheTypedRateOverSeeds) {
   EXPECT_NEAR(interruptions, expected, 4 * std::sqrt(expected));
 }
 
+// An item that fails for good early (the run failed, the other items carry on) stops no
+// interruption: they go on at the rate until every item is settled.
+TEST(SpotCapacity, InterruptionsGoOnAfterAnItemFailedForGood) {
+  const double rate = 0.5;
+  SimulationConfig config = job_per_item({spot(one_cpu_pool("spot", 10, 10, 10, 0), rate)}, 3);
+  config.scheduler.retry.max_attempts = 2;
+  config.cluster.recorded_ends["I0"] = {RecordedEnd{kSecond, "exit", 1}};
+  const SimulationResult r = simulate(one_cpu_items(2000, 6 * 60 * kSecond), predicted_durations(), config);
+  EXPECT_TRUE(r.run_failed);
+  EXPECT_GE(r.failed_items, 1u);  // I0, and any item interrupted twice
+  const double expected = rate * r.pools.at(0).node_hours;
+  ASSERT_GT(expected, 50);
+  EXPECT_NEAR(static_cast<double>(r.nodes_interrupted), expected, 4 * std::sqrt(expected));
+}
+
 // One spot node (min 1) and one item longer than the node's first life and shorter than its
 // replacement's: the attempt is lost when the node goes, the replacement is up the provisioning
 // delay later, and the retry runs there to the end. The lives are drawn here from the
