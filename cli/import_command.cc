@@ -57,7 +57,8 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--name", args->options.name, "Run or profile name (default: the file name)");
   cmd->add_option("--series", args->options.series, "ethereum only: size (default) | gas");
   cmd->add_option("--nodes", args->options.nodes_file,
-                  "The run's node arrivals: CSV node,pool,created_s,ready_s (data/importers/node_arrivals_csv.h)");
+                  "The run's node arrivals and departures: CSV node,pool,created_s,ready_s,... "
+                  "(data/importers/node_arrivals_csv.h)");
   add_quiet_flag(cmd, args->quiet);
   set_help_groups(*cmd, {{"What to import", {"--format", "--name", "--series", "--nodes"}},
                          {kOutputGroup, {"--store"}}});

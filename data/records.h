@@ -79,12 +79,17 @@ struct Attempt {
 };
 
 // A node that joined a run's cluster while it ran (an autoscaled pool's new node): when the
-// cluster created it and when it became ready to take pods, each when recorded.
+// cluster created it and when it became ready to take pods, each when recorded; and when it left,
+// and whether it was spot capacity, from which spot pools' interruption rates are fitted.
 struct NodeArrival {
   std::string node;
   std::string pool;                    // its node pool, "" when not known
   std::optional<Micros> created;
   std::optional<Micros> ready;
+  std::optional<Micros> departed{};    // when it left the cluster (deleted), if it did while watched
+  std::string capacity_type{};         // "spot", "on-demand", "" when its labels do not say
+  bool present_at_start = false;       // there before the run (a spot node watched for departure):
+                                       // not an arrival of the run
 
   friend bool operator==(const NodeArrival&, const NodeArrival&) = default;
 };

@@ -283,3 +283,12 @@ CREATE TABLE node_arrivals (
 ) WITHOUT ROWID;
 ALTER TABLE attempts ADD COLUMN unschedulable_us INTEGER;
 ALTER TABLE runs ADD COLUMN node_arrivals_unrecorded TEXT NOT NULL DEFAULT '';
+
+-- migration 13: node departures (data/records.h NodeArrival): when a watched node left the run's
+-- cluster (NULL when it did not, or was not seen to), its capacity type from its labels ('spot',
+-- 'on-demand', '' when they do not say), and whether it was there before the run (1: a spot
+-- node watched for its departure, not an arrival). Stores from before keep their arrivals with
+-- no departure, capacity type unknown.
+ALTER TABLE node_arrivals ADD COLUMN departed_us INTEGER;
+ALTER TABLE node_arrivals ADD COLUMN capacity_type TEXT NOT NULL DEFAULT '';
+ALTER TABLE node_arrivals ADD COLUMN present_at_start INTEGER NOT NULL DEFAULT 0;

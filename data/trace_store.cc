@@ -197,6 +197,7 @@ void migrate(sqlite3* db, const std::string& path) {
 
 constexpr int kRequestsSchema = 8;  // migration 8 adds item_requests
 constexpr int kNodeArrivalsSchema = 12;  // migration 12 adds node arrivals and unschedulable_us
+constexpr int kNodeDeparturesSchema = 13;  // migration 13 adds their departures and capacity types
 
 std::string run_label(std::int64_t run_id) { return "run " + std::to_string(run_id); }
 
@@ -442,9 +443,11 @@ void TraceStore::add_attempts(std::int64_t run_id, const std::vector<Attempt>& a
 void TraceStore::put_node_arrivals(std::int64_t run_id, const std::vector<NodeArrival>& nodes) {
   Transaction tx(db_, path_);  // a missing run is refused by the row's foreign key
   Statement put(db_, path_,
-                "INSERT OR REPLACE INTO node_arrivals (run_id, node, pool, created_us, ready_us) VALUES (?, ?, ?, ?, ?)");
+                "INSERT OR REPLACE INTO node_arrivals (run_id, node, pool, created_us, ready_us, departed_us, "
+                "capacity_type, present_at_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const NodeArrival& n : nodes) {
-    put.bind(1, run_id).bind(2, n.node).bind(3, n.pool).bind(4, n.created).bind(5, n.ready);
+    put.bind(1, run_id).bind(2, n.node).bind(3, n.pool).bind(4, n.created).bind(5, n.ready).bind(6, n.departed);
+    put.bind(7, n.capacity_type).bind(8, static_cast<std::int64_t>(n.present_at_start));
     put.run();
   }
   tx.commit();
@@ -554,11 +557,17 @@ std::vector<WorkItem> TraceStore::items(std::int64_t run_id) const {
 std::vector<NodeArrival> TraceStore::node_arrivals(std::int64_t run_id) const {
   std::vector<NodeArrival> out;
   if (schema_version() < kNodeArrivalsSchema) return out;  // a store read as it is may predate them
+  const std::string departures = schema_version() >= kNodeDeparturesSchema
+                                     ? "departed_us, capacity_type, present_at_start"
+                                     : "NULL, '', 0";
   Statement s(db_, path_,
-              "SELECT node, pool, created_us, ready_us FROM node_arrivals WHERE run_id = ? "
-              "ORDER BY created_us, ready_us, node");
+              "SELECT node, pool, created_us, ready_us, " + departures +
+                  " FROM node_arrivals WHERE run_id = ? ORDER BY created_us, ready_us, node");
   s.bind(1, run_id);
-  while (s.step()) out.push_back(NodeArrival{s.text(0), s.text(1), s.optional_int64(2), s.optional_int64(3)});
+  while (s.step()) {
+    out.push_back(NodeArrival{s.text(0), s.text(1), s.optional_int64(2), s.optional_int64(3), s.optional_int64(4),
+                              s.text(5), s.int64(6) != 0});
+  }
   return out;
 }
 

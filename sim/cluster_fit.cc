@@ -12,6 +12,7 @@
 
 #include "data/error.h"
 #include "data/readable_duration.h"
+#include "sim/interruption_fit.h"
 
 namespace millrace::sim {
 
@@ -200,6 +201,7 @@ data::TypedDelays fit_provisioning(const std::vector<Recording>& recordings, con
     }
     std::unordered_map<std::string, const data::NodeArrival*> arrived;
     for (const data::NodeArrival& n : recording.node_arrivals) {
+      if (n.present_at_start) continue;  // a spot node watched for its departure, not an arrival
       fit.nodes_arrived += 1;
       if (n.ready || n.created) arrived[n.node] = &n;
     }
@@ -349,6 +351,7 @@ ClusterFit fit_cluster(const std::vector<Recording>& recordings, const ClusterFi
     fit.model.job_overhead.unidentified = "no run of one Job per item among these runs";
   }
   fit.model.provisioning = fit_provisioning(recordings, options, fit);
+  fit.model.interruptions = fit_interruptions(recordings);
 
   // Failures: per attempt, by reason; when in the attempt: its duration over the item's
   // succeeded one (uniform when the item never succeeded).
@@ -453,6 +456,7 @@ std::string format_cluster_fit(const ClusterFit& fit) {
     out << "    " << fit.nodes_arrived - fit.nodes_ordered << " of " << fit.nodes_arrived
         << " node arrivals left out: no pod first placed on them was recorded as unschedulable before they arrived\n";
   }
+  out << "  spot interruptions  " << interruptions_text(m.interruptions) << "\n";
   out << "  failures            ";
   if (!m.failures.identified()) {
     out << "not identified: " << m.failures.unidentified << "\n";

@@ -13,6 +13,7 @@
 //    previous item's end and its own start.
 //  - start-up: placed -> working wherever both are recorded. Failures: per attempt by reason,
 //    and when (the failed attempt's duration over its item's succeeded one).
+//  - spot interruptions, per pool: departures of spot nodes per node-hour (sim/interruption_fit.h).
 //  - node provisioning, per pool: from a node's order, the earliest time the scheduler told a pod
 //    first placed on it that it fits on no node (before the node arrived), to its arrival, when it
 //    became ready (else was created). A node no such pod was placed on is left out.

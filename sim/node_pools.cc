@@ -15,6 +15,7 @@
 #include "data/registry.h"
 #include "data/text_excerpt.h"
 #include "data/typed_duration.h"
+#include "sim/spot_capacity.h"
 
 namespace millrace::sim {
 
@@ -53,7 +54,9 @@ constexpr PoolField kPoolFields[] = {{"pool", "name", true},
                                      {"count", "count", true},
                                      {"min", "min", true},
                                      {"max", "max", true},
-                                     {"provision_delay", "provision_delay", true}};
+                                     {"provision_delay", "provision_delay", true},
+                                     {"capacity_type", "capacity_type", false},
+                                     {"interruption_rate", "interruption_rate", false}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
 constexpr const char* kCapacityKey = "capacity";
 
@@ -101,6 +104,12 @@ std::vector<NodePool> read_csv(const std::string& path) {
     if (pool.provision_delay_given) {
       pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
     }
+    auto optional_cell = [&](const char* column) -> std::string_view {
+      const auto index = csv.column(column);
+      return index ? std::string_view(row.fields[*index]) : std::string_view();
+    };
+    read_spot_fields(pool, optional_cell("capacity_type"), optional_cell("interruption_rate"), where);
+    pool.declared_at = where;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
       pool.capacity[header[c].substr(kCapacityPrefix.size())] =
@@ -142,6 +151,12 @@ std::vector<NodePool> read_json(const std::string& path) {
       pool.provision_delay =
           data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");
     }
+    const auto text_of = [&](const char* key) {
+      if (!p.contains(key)) return std::string();
+      return p[key].is_string() ? p[key].get<std::string>() : p[key].dump();
+    };
+    read_spot_fields(pool, text_of("capacity_type"), text_of("interruption_rate"), where);
+    pool.declared_at = where;
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");
       for (const auto& [name, value] : p["capacity"].items()) {

@@ -1,5 +1,7 @@
 #include "cluster_adapter/kubernetes/node_arrivals.h"
 
+#include <algorithm>
+
 #include "cluster_adapter/kubernetes/job_view.h"
 #include "cluster_adapter/kubernetes/json_fields.h"
 
@@ -23,6 +25,25 @@ std::string pool_of(const json& labels) {
   return "";
 }
 
+// "spot", "on-demand" or "" from the labels the clouds' autoscalers put on a node.
+std::string capacity_type_of(const json& labels) {
+  struct Label {
+    const char* name;
+    const char* spot;       // the value that says spot
+    const char* on_demand;  // the value that says on-demand
+  };
+  constexpr Label kLabels[] = {{"karpenter.sh/capacity-type", "spot", "on-demand"},
+                               {"eks.amazonaws.com/capacityType", "SPOT", "ON_DEMAND"},
+                               {"cloud.google.com/gke-spot", "true", "false"},
+                               {"kubernetes.azure.com/scalesetpriority", "spot", "regular"}};
+  for (const Label& label : kLabels) {
+    const std::string value = text_field(labels, label.name);
+    if (value == label.spot) return "spot";
+    if (value == label.on_demand) return "on-demand";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<data::NodeArrival> view_node(const json& node) {
@@ -31,6 +52,7 @@ std::optional<data::NodeArrival> view_node(const json& node) {
   data::NodeArrival arrival;
   arrival.node = name_of(node);
   arrival.pool = pool_of(object_field(metadata, "labels"));
+  arrival.capacity_type = capacity_type_of(object_field(metadata, "labels"));
   arrival.created = micros_of(parse_rfc3339(text_field(metadata, "creationTimestamp")));
   for (const json& condition : array_field(object_field(node, "status"), "conditions")) {
     if (text_field(condition, "type") != "Ready") continue;
@@ -67,17 +89,32 @@ void NodeArrivalWatch::note(const json& object) {
   }
   if (!listed_) {
     before_.insert(node->node);
+    // A spot node there before the run is watched for its departure (its life is observed).
+    if (node->capacity_type != "spot") return;
+    node->present_at_start = true;
+  } else if (before_.count(node->node) > 0 && arrivals_.count(node->node) == 0) {
     return;
   }
-  if (before_.count(node->node) > 0) return;
   auto [at, added] = arrivals_.try_emplace(node->node, *node);
   if (!added) {
+    node->present_at_start = at->second.present_at_start;
+    node->departed = at->second.departed;
     if (at->second == *node) return;
     // What was told once stays told: a later object without a time does not take it back.
     if (!node->created) node->created = at->second.created;
     if (!node->ready) node->ready = at->second.ready;
     at->second = *node;
   }
+  changed_.insert(node->node);
+}
+
+// A node deleted: a recorded one departs now (on the run's clock: seen here, not told).
+void NodeArrivalWatch::note_departure(const json& object) {
+  const std::optional<data::NodeArrival> node = view_node(object);
+  if (!node) return;
+  auto recorded = arrivals_.find(node->node);
+  if (recorded == arrivals_.end() || recorded->second.departed) return;
+  recorded->second.departed = clock_.now();
   changed_.insert(node->node);
 }
 
@@ -88,9 +125,12 @@ void NodeArrivalWatch::on_list(const std::vector<json>& items) {
 }
 
 void NodeArrivalWatch::on_event(const std::string& type, const json& object) {
-  if (type != "ADDED" && type != "MODIFIED") return;  // a node leaving keeps its arrival
   std::lock_guard lock(mutex_);
-  note(object);
+  if (type == "DELETED") {
+    note_departure(object);  // a node leaving keeps its arrival
+  } else if (type == "ADDED" || type == "MODIFIED") {
+    note(object);
+  }
 }
 
 void NodeArrivalWatch::on_trouble(const std::string& problem) {
@@ -117,7 +157,11 @@ std::optional<NodeArrivalNews> NodeArrivalWatch::take_news() {
   NodeArrivalNews news;
   for (const std::string& name : changed_) {
     data::NodeArrival arrival = arrivals_.at(name);
-    for (std::optional<data::Micros>* told : {&arrival.created, &arrival.ready}) {
+    if (arrival.present_at_start) {  // its life is watched from the run's start: no arrival times
+      arrival.created.reset();
+      arrival.ready.reset();
+    }
+    for (std::optional<data::Micros>* told : {&arrival.created, &arrival.ready}) {  // departed is ours
       if (*told) *told = **told + *offset_;
     }
     news.nodes.push_back(std::move(arrival));
@@ -130,7 +174,8 @@ std::optional<NodeArrivalNews> NodeArrivalWatch::take_news() {
 
 std::size_t NodeArrivalWatch::arrivals() const {
   std::lock_guard lock(mutex_);
-  return arrivals_.size();
+  return static_cast<std::size_t>(std::count_if(arrivals_.begin(), arrivals_.end(),
+                                                [](const auto& node) { return !node.second.present_at_start; }));
 }
 
 bool NodeArrivalWatch::listed() const {

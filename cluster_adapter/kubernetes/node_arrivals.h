@@ -4,7 +4,13 @@
 // arrival, with its pool (the first label present of cloud.google.com/gke-nodepool,
 // eks.amazonaws.com/nodegroup, karpenter.sh/nodepool, agentpool, else
 // node.kubernetes.io/instance-type, else ""), its creation (metadata.creationTimestamp) and when
-// it became ready (the Ready condition's lastTransitionTime, once it is True). Those are the API
+// it became ready (the Ready condition's lastTransitionTime, once it is True); a recorded node
+// deleted meanwhile departs when the deletion is seen, and spot nodes of the first list are
+// recorded too (present at the start, without their times) so their departures are: the spot
+// pools' interruption rates
+// are fitted from them (sim/cluster_fit.h). Whether a node is spot comes from its labels
+// (karpenter.sh/capacity-type, eks.amazonaws.com/capacityType, cloud.google.com/gke-spot,
+// kubernetes.azure.com/scalesetpriority). Created and ready are the API
 // server's times; the news gives them on the run's clock (the attempts' phases are on it), shifted
 // by the least difference seen between when an object was seen here and a time it told: the
 // server's clock and ours need not agree, and an object is seen after its times, so that least
@@ -49,7 +55,7 @@ class NodeArrivalWatch {
 
   // nullopt when nothing changed since the last call; times on the run's clock. Thread-safe.
   std::optional<NodeArrivalNews> take_news();
-  std::size_t arrivals() const;
+  std::size_t arrivals() const;  // nodes that joined during the run (not those present at the start)
   std::size_t skipped() const;  // objects that were no node with a name
   bool listed() const;          // its first list came: nodes seen from now on are arrivals
 
@@ -59,7 +65,8 @@ class NodeArrivalWatch {
   void on_trouble(const std::string& problem);
 
  private:
-  void note(const nlohmann::json& object);  // mutex held
+  void note(const nlohmann::json& object);            // mutex held
+  void note_departure(const nlohmann::json& object);  // mutex held
 
   KubeClient client_;
   const scheduler::Clock& clock_;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -68,6 +69,21 @@ class RunKubernetesOnLoopbackServer : public cli_test::CliRunTest {
     std::vector<data::Attempt> attempts = data::TraceStore::open(store).attempts(1);
     EXPECT_EQ(attempts.size(), cancelled);
     for (const data::Attempt& a : attempts) EXPECT_EQ(a.outcome, data::Outcome::kCancelled) << a.item_id;
+  }
+
+  // The nodes a run of 8 items 2 at a time on `server` records, `cloud` changing the cluster's
+  // nodes (on a thread of its own) once the run's Jobs and its node watch are going.
+  std::vector<data::NodeArrival> nodes_recorded_while(FakeApiServer& server, const std::function<void()>& cloud) {
+    std::thread changes([&] {
+      for (int i = 0; i < 3000 && (server.objects("jobs").empty() || server.record().lists < 3); ++i) usleep(10'000);
+      cloud();
+    });
+    CliResult result = run(run_args(server, 8, 2));
+    changes.join();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    data::TraceStore trace = data::TraceStore::open(store);
+    EXPECT_EQ(trace.node_arrivals_unrecorded(1), "");
+    return trace.node_arrivals(1);
   }
 
   std::string kubeconfig_for(const FakeApiServer& server) {
@@ -143,24 +159,39 @@ TEST_F(RunKubernetesOnLoopbackServer, RunCreatesOneJobPerRangeWithinTheCapAndRec
 TEST_F(RunKubernetesOnLoopbackServer, ANodeJoiningDuringTheRunIsRecordedAsAnArrival) {
   FakeApiServer server(pods_running(400));
   server.add_node("before-1", "default-pool");
-  std::thread autoscaler([&] {
-    for (int i = 0; i < 3000 && (server.objects("jobs").empty() || server.record().lists < 3); ++i) usleep(10'000);
+  const std::vector<data::NodeArrival> arrivals = nodes_recorded_while(server, [&] {
     server.add_node("scaled-1", "gpu-pool");
     usleep(50'000);
     server.make_node_ready("scaled-1");
   });
-  CliResult result = run(run_args(server, 8, 2));
-  autoscaler.join();
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  data::TraceStore trace = data::TraceStore::open(store);
-  const std::vector<data::NodeArrival> arrivals = trace.node_arrivals(1);
   ASSERT_EQ(arrivals.size(), 1u);
   EXPECT_EQ(arrivals[0].node, "scaled-1");
   EXPECT_EQ(arrivals[0].pool, "gpu-pool");
   ASSERT_TRUE(arrivals[0].created.has_value());
   ASSERT_TRUE(arrivals[0].ready.has_value());
   EXPECT_GE(*arrivals[0].ready, *arrivals[0].created);
-  EXPECT_EQ(trace.node_arrivals_unrecorded(1), "");
+}
+
+// Spot nodes taken back while the run runs (deleted) are recorded as departures with their
+// capacity type from their labels: one there at the start (recorded for it), one that joined; an
+// on-demand node there at the start is not recorded.
+TEST_F(RunKubernetesOnLoopbackServer, SpotNodesTakenBackDuringTheRunAreRecordedAsDepartures) {
+  FakeApiServer server(pods_running(400));
+  server.add_node("spot-0", "cheap", {{"cloud.google.com/gke-spot", "true"}});
+  server.add_node("steady-0", "steady");
+  const std::vector<data::NodeArrival> nodes = nodes_recorded_while(server, [&] {
+    server.add_node("spot-1", "cheap", {{"karpenter.sh/capacity-type", "spot"}});
+    usleep(50'000);
+    server.delete_node("spot-0");
+    server.delete_node("spot-1");
+  });
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const data::NodeArrival& node : nodes) {
+    EXPECT_EQ(node.capacity_type, "spot") << node.node;
+    EXPECT_EQ(node.pool, "cheap") << node.node;
+    EXPECT_TRUE(node.departed.has_value()) << node.node;
+    EXPECT_EQ(node.present_at_start, node.node == "spot-0") << node.node;
+  }
 }
 
 // Nodes are cluster-scoped: an account whose Role covers only its namespace is refused them. The

@@ -219,7 +219,8 @@ TEST_F(Cli, NodeArrivalsImportWithTheRunExportBackAndGiveFitTheProvisioningDelay
                            dir_.file("out-nodes.csv"));
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   EXPECT_EQ(read_bytes(dir_.file("out-nodes.csv")),
-            "node,pool,created_s,ready_s\nn1,spot,15.0,71.0\nn2,spot,25.0,111.0\nn3,,35.0,151.0\n");
+            "node,pool,created_s,ready_s,departed_s,capacity_type,present_at_start\n"
+            "n1,spot,15.0,71.0,,,0\nn2,spot,25.0,111.0,,,0\nn3,,35.0,151.0,,,0\n");
   EXPECT_NE(read_bytes(dir_.file("out.csv")).find("p1,range,,,,0,0.0,,1,,72.0,100.0,28.0,succeeded,0,,,10.0,11.0,71.0,n1"),
             std::string::npos)
       << read_bytes(dir_.file("out.csv"));

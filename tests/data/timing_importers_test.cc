@@ -151,6 +151,28 @@ TEST_F(ExportedRun, NodeArrivalsImportBesideTheRunAndExportBackUnchanged) {
   EXPECT_EQ(importers::read_node_arrivals_csv(dir_.file("again.csv")), expected);
 }
 
+// Departures, capacity types and spot nodes there before the run import and export back; a file
+// without those columns reads as before (no departure, type unknown).
+TEST_F(ExportedRun, NodeDeparturesAndCapacityTypesImportAndExportBack) {
+  write_file(dir_.file("nodes.csv"),
+             "node,pool,created_s,ready_s,departed_s,capacity_type,present_at_start\n"
+             "s1,cheap,1,2,3600,spot,0\ns0,cheap,,,7200,spot,1\nd1,steady,1,2,,on-demand,\nu1,,,,,,\n");
+  importers::ImportOptions options;
+  options.name = "with departures";
+  options.nodes_file = dir_.file("nodes.csv");
+  const auto result = importers::import_file(*store_, "csv", dir_.file("t.csv"), options);
+  const std::vector<NodeArrival> expected = {
+      {"s0", "cheap", std::nullopt, std::nullopt, 7'200'000'000, "spot", true},
+      {"u1", "", std::nullopt, std::nullopt, std::nullopt, "", false},
+      {"d1", "steady", 1'000'000, 2'000'000, std::nullopt, "on-demand", false},
+      {"s1", "cheap", 1'000'000, 2'000'000, 3'600'000'000, "spot", false}};
+  EXPECT_EQ(store_->node_arrivals(result.run_id), expected);
+  std::ostringstream out;
+  importers::write_node_arrivals_csv(store_->node_arrivals(result.run_id), out);
+  write_file(dir_.file("again.csv"), out.str());
+  EXPECT_EQ(importers::read_node_arrivals_csv(dir_.file("again.csv")), expected);
+}
+
 TEST_F(ExportedRun, AMalformedNodesFileIsRefusedByLineAndNothingIsImported) {
   const auto refused = [&](const std::string& csv, const std::string& where, const std::string& expected) {
     write_file(dir_.file("nodes.csv"), csv);
@@ -174,6 +196,10 @@ TEST_F(ExportedRun, AMalformedNodesFileIsRefusedByLineAndNothingIsImported) {
   refused("pool,ready_s\na,1\n", "1", "no node column");
   refused("node,ready_s\n,1\n", "2", "empty node name");
   refused("node,ready_s\nn1,soon\n", "2", "ready_s");
+  refused("node,ready_s,departed_s\nn1,10,5\n", "2", "departed_s is before the node was created or ready");
+  refused("node,departed_s\nn1,-5\n", "2", "departed_s");
+  refused("node,capacity_type\nn1,preemptible\n", "2", "capacity_type 'preemptible' is none of spot, on-demand");
+  refused("node,present_at_start\nn1,yes\n", "2", "present_at_start 'yes' is none of 1, 0");
 }
 
 TEST_F(ExportedRun, RequestsAreStoredInMilliUnits) {

@@ -708,7 +708,8 @@ void FakeApiServer::remove(const std::string& resource, const std::string& ns, c
   reply(res, 200, store[key]);
 }
 
-void FakeApiServer::add_node(const std::string& name, const std::string& pool) {
+void FakeApiServer::add_node(const std::string& name, const std::string& pool,
+                             const std::map<std::string, std::string>& labels) {
   std::lock_guard lock(mutex_);
   json node = {{"kind", "Node"}, {"apiVersion", "v1"},
                {"metadata", {{"name", name}, {"creationTimestamp", rfc3339_now()},
@@ -716,7 +717,13 @@ void FakeApiServer::add_node(const std::string& name, const std::string& pool) {
                {"status", {{"conditions", {{{"type", "Ready"}, {"status", "False"}, {"reason", "KubeletNotReady"},
                                             {"lastTransitionTime", rfc3339_now()}}}}}}};
   if (!pool.empty()) node["metadata"]["labels"]["cloud.google.com/gke-nodepool"] = pool;
+  for (const auto& [label, value] : labels) node["metadata"]["labels"][label] = value;
   put("nodes", std::move(node), "ADDED");
+}
+
+void FakeApiServer::delete_node(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  erase("nodes", key_of("default", name));
 }
 
 void FakeApiServer::make_node_ready(const std::string& name) {

@@ -121,9 +121,12 @@ class FakeApiServer {
   // get a stream of such events. The simulated cluster runs on meanwhile.
   void answer_malformed(bool on);
   // Cluster-scoped v1 Nodes (list, get, watch): a node joining now, not ready yet (with the GKE
-  // node pool label when `pool` is given), and its Ready condition turning True now.
-  void add_node(const std::string& name, const std::string& pool = "");
+  // node pool label when `pool` is given, and `labels` besides), its Ready condition turning True
+  // now, and a node going (deleted: a spot node taken back, a node scaled down).
+  void add_node(const std::string& name, const std::string& pool = "",
+                const std::map<std::string, std::string>& labels = {});
   void make_node_ready(const std::string& name);
+  void delete_node(const std::string& name);
   // Stops answering (connections refused) until resume(); the simulated cluster runs on.
   void pause();
   void resume();

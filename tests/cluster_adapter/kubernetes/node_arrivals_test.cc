@@ -2,13 +2,15 @@
 // test server: the nodes there at the start are no arrivals, a node added mid-run is one (with its
 // pool and creation time), and its ready time follows once it is Ready; a server that forbids nodes
 // (RBAC without them) leaves the arrivals unrecorded with the reason and no credentials; objects of
-// the wrong shape are skipped, never a crash.
+// the wrong shape are skipped, never a crash. Deleted nodes depart: an arrival and a spot node
+// there at the start (recorded for that), with their capacity type from the clouds' labels.
 #include "cluster_adapter/kubernetes/node_arrivals.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "cluster_adapter/kubernetes/job_view.h"
@@ -94,6 +96,60 @@ TEST(NodeArrivalWatch, AnswersOfTheWrongShapeAreSkippedNotACrash) {
   });
   EXPECT_TRUE(std::any_of(news.nodes.begin(), news.nodes.end(),
                           [](const data::NodeArrival& a) { return a.node == "after" && a.pool == "pool-b"; }));
+}
+
+TEST(NodeArrivalWatch, DeletedNodesDepartAndSpotNodesThereAtTheStartAreWatchedForIt) {
+  FakeApiServer server;
+  server.add_node("steady-0", "steady");
+  server.add_node("spot-0", "cheap", {{"karpenter.sh/capacity-type", "spot"}});
+  SteadyTestClock clock;
+  NodeArrivalWatch watch(KubeClient(test_server_config(server)), fast_backoff(), clock);
+  ASSERT_TRUE(wait_until([&] { return server.record().watches_started >= 1; }));
+  NodeArrivalNews news = gather_until(watch, [](const NodeArrivalNews& n) { return !n.nodes.empty(); });
+  ASSERT_EQ(news.nodes.size(), 1u) << "the spot node there at the start, not the on-demand one";
+  EXPECT_EQ(news.nodes[0].node, "spot-0");
+  EXPECT_TRUE(news.nodes[0].present_at_start);
+  EXPECT_EQ(news.nodes[0].capacity_type, "spot");
+  EXPECT_FALSE(news.nodes[0].created.has_value()) << "watched from the run's start";
+  EXPECT_EQ(watch.arrivals(), 0u);
+
+  server.add_node("spot-1", "cheap", {{"eks.amazonaws.com/capacityType", "SPOT"}});
+  news = gather_until(watch, [](const NodeArrivalNews& n) { return !n.nodes.empty(); });
+  ASSERT_EQ(news.nodes.size(), 1u);
+  EXPECT_EQ(news.nodes[0].capacity_type, "spot");
+  EXPECT_FALSE(news.nodes[0].present_at_start);
+
+  const data::Micros deleting_at = clock.now();
+  server.delete_node("spot-0");
+  server.delete_node("spot-1");
+  server.delete_node("steady-0");  // there at the start, on-demand: not recorded
+  news = gather_until(watch, [](const NodeArrivalNews& n) {
+    return std::count_if(n.nodes.begin(), n.nodes.end(), [](const data::NodeArrival& a) { return a.departed; }) == 2;
+  });
+  std::map<std::string, data::NodeArrival> last;  // a node may be told more than once
+  for (const data::NodeArrival& node : news.nodes) last[node.node] = node;
+  ASSERT_EQ(last.size(), 2u);
+  for (const auto& [name, node] : last) {
+    ASSERT_TRUE(node.departed.has_value()) << name;
+    EXPECT_GE(*node.departed, deleting_at);
+    EXPECT_LE(*node.departed, clock.now());
+  }
+  EXPECT_EQ(watch.arrivals(), 1u);
+}
+
+TEST(ViewNode, ReadsTheCapacityTypeFromEachCloudsLabel) {
+  const auto type_of = [](const char* label, const char* value) {
+    const json node = {{"metadata", {{"name", "n"}, {"labels", {{label, value}}}}}};
+    return view_node(node)->capacity_type;
+  };
+  EXPECT_EQ(type_of("karpenter.sh/capacity-type", "spot"), "spot");
+  EXPECT_EQ(type_of("karpenter.sh/capacity-type", "on-demand"), "on-demand");
+  EXPECT_EQ(type_of("eks.amazonaws.com/capacityType", "SPOT"), "spot");
+  EXPECT_EQ(type_of("eks.amazonaws.com/capacityType", "ON_DEMAND"), "on-demand");
+  EXPECT_EQ(type_of("cloud.google.com/gke-spot", "true"), "spot");
+  EXPECT_EQ(type_of("kubernetes.azure.com/scalesetpriority", "spot"), "spot");
+  EXPECT_EQ(type_of("kubernetes.azure.com/scalesetpriority", "regular"), "on-demand");
+  EXPECT_EQ(type_of("node.kubernetes.io/instance-type", "m5.large"), "");
 }
 
 TEST(ViewNode, ReadsThePoolFromTheFirstLabelPresentAndLeavesMalformedTimesUnknown) {
