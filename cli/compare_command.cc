@@ -46,7 +46,8 @@ std::string added_orders(const sim::Comparison& comparison, const QueueOrderChoi
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = comparison_store(o.common);
-  const data::CostModel model = comparison_model(o.common, store);
+  const DigestedModel read = comparison_model(o.common, store);
+  const data::CostModel& model = read.model;
   sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;
   const QueueOrderChoice order = queue_order_choice(o.common, spec.recorded_items);
@@ -73,7 +74,7 @@ void run_compare(const CompareOptions& o) {
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
-    nlohmann::json parameters = parameters_of(o.common);
+    nlohmann::json parameters = parameters_of(o.common, read.sha256);
     parameters["workers"] = o.workers;
     parameters["replicas"] = spec.replicas;
     parameters["partition"] = partition_settings(spec.partition);
