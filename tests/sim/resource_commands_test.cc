@@ -116,7 +116,7 @@ TEST_F(ResourceCommands, PodLargerThanEveryMachineIsRefusedNamingIt) {
   write("cpu-only.csv", "pool,count,min,max,provision_delay,capacity.cpu\ncpu,1,0,4,30,8\n");
   CommandResult no_memory = simulate_jobs_on("cpu-only.csv");
   EXPECT_NE(no_memory.exit_code, 0);
-  EXPECT_NE(no_memory.output.find("requests memory 1073741824, which no node pool has (they have cpu)"),
+  EXPECT_NE(no_memory.output.find("requests memory 1Gi, which no node pool has (they have cpu)"),
             std::string::npos) << no_memory.output;
 }
 
