@@ -105,8 +105,9 @@ void run_compare(const CompareOptions& o) {
   }
   std::cout << "(ranked by the median makespan over " << data::counted(spec.replicas, "replica")
             << "; beyond the spread: its p10 above the best's p90)\n\n";
-  std::cout << "span " << data::span_text(spec.span) << " (" << data::grouped(spec.span.count) << " " << model.units()
-            << "), " << data::counted(spec.replicas, "replica") << " per combination, seed " << spec.seed << "\n";
+  std::cout << "span: " << data::span_reading(spec.span, model.units()) << ", " << data::grouped(spec.span.count) << " "
+            << model.units() << "; " << data::counted(spec.replicas, "replica") << " per combination, seed " << spec.seed
+            << "\n";
   std::cout << "queue order: " << order.orders << " (" << order.why << ")" << added_orders(comparison, order) << "\n";
   std::cout << spec.cluster_source << "\n";
   sim::print_table(comparison, std::cout);
