@@ -71,7 +71,7 @@ TEST(WholeFile, TheNextWriteRemovesTheTemporaryFilesOfKilledWritersOfTheSameTarg
   const std::string path = scratch.file("model.json");
   for (const std::string& name : {".model.json.millrace-" + killed + "-0", ".model.json.millrace-" + killed + "-3",
                                   ".model.json.millrace-" + alive + "-0", ".other.json.millrace-" + killed + "-0",
-                                  ".model.json.millrace-" + killed, ".model.json.millrace-x-0"}) {
+                                  ".model.json.millrace-" + killed, std::string(".model.json.millrace-x-0")}) {
     std::ofstream(scratch.file(name)) << "left";
   }
   write_whole_file(path, "new");
