@@ -46,7 +46,8 @@ std::string added_orders(const sim::Comparison& comparison, const QueueOrderChoi
 void run_compare(const CompareOptions& o) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = comparison_store(o.common);
-  const data::CostModel model = comparison_model(o.common, store);
+  const DigestedModel read = comparison_model(o.common, store);
+  const data::CostModel& model = read.model;
   sim::ComparisonSpec spec = comparison_spec(o.common, store, &model);
   spec.workers = workers;
   const QueueOrderChoice order = queue_order_choice(o.common, spec.recorded_items);
@@ -73,7 +74,7 @@ void run_compare(const CompareOptions& o) {
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
-    nlohmann::json parameters = parameters_of(o.common);
+    nlohmann::json parameters = parameters_of(o.common, read.sha256);
     parameters["workers"] = o.workers;
     parameters["replicas"] = spec.replicas;
     parameters["partition"] = partition_settings(spec.partition);
@@ -104,8 +105,9 @@ void run_compare(const CompareOptions& o) {
   }
   std::cout << "(ranked by the median makespan over " << data::counted(spec.replicas, "replica")
             << "; beyond the spread: its p10 above the best's p90)\n\n";
-  std::cout << "span " << data::span_text(spec.span) << " (" << data::grouped(spec.span.count) << " " << model.units()
-            << "), " << data::counted(spec.replicas, "replica") << " per combination, seed " << spec.seed << "\n";
+  std::cout << "span: " << data::span_reading(spec.span, model.units()) << ", " << data::grouped(spec.span.count) << " "
+            << model.units() << "; " << data::counted(spec.replicas, "replica") << " per combination, seed " << spec.seed
+            << "\n";
   std::cout << "queue order: " << order.orders << " (" << order.why << ")" << added_orders(comparison, order) << "\n";
   std::cout << spec.cluster_source << "\n";
   sim::print_table(comparison, std::cout);

@@ -221,10 +221,10 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& o) {
   put_in_group(*cmd, {kOutputGroup, {"--store", "--json", "--no-record", "--threads"}});
 }
 
-data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceStore& store) {
+DigestedModel comparison_model(const ComparisonOptions& o, const data::TraceStore& store) {
   if (o.fit_runs.empty()) {
     if (o.model_path.empty()) throw data::Error("--model", "give a cost model file, or --fit-runs RUNS to fit one");
-    return data::CostModel::load(o.model_path);
+    return read_digested_model(o.model_path);
   }
   const RecordedObservations recorded = recorded_observations(store, o.fit_runs);
   data::FitOptions fit;
@@ -233,7 +233,7 @@ data::CostModel comparison_model(const ComparisonOptions& o, const data::TraceSt
   ProgressDisplay progress(o.quiet);
   fit.progress = progress.report("fit", "cross-validation steps");
   CurrentStep step("fitting the cost model to " + std::to_string(recorded.observations.size()) + " observations");
-  return data::fit_cost_model(recorded.observations, fit, "--fit-runs " + o.fit_runs).model;
+  return {data::fit_cost_model(recorded.observations, fit, "--fit-runs " + o.fit_runs).model, ""};
 }
 
 data::TraceStore comparison_store(const ComparisonOptions& o) {
@@ -376,7 +376,7 @@ std::pair<std::string, std::string> candidate_name_and_file(const std::string& t
   return {std::filesystem::path(text).stem().string(), text};
 }
 
-nlohmann::json parameters_of(const ComparisonOptions& o) {
+nlohmann::json parameters_of(const ComparisonOptions& o, const std::string& model_sha256) {
   nlohmann::json parameters = {{"run", o.run},
           {"fit_runs", o.fit_runs},
           {"partitioners", o.partitioners},
@@ -395,7 +395,7 @@ nlohmann::json parameters_of(const ComparisonOptions& o) {
           {"overlap", o.overlap},
           {"align", o.align},
           {"floor", o.floor}};
-  if (!o.model_path.empty()) parameters["model_sha256"] = model_sha256(o.model_path);
+  if (!model_sha256.empty()) parameters["model_sha256"] = model_sha256;
   return parameters;
 }
 

@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/digested_model.h"
 #include "cli/resource_options.h"
 #include "data/cost_model.h"
 #include "data/trace_store.h"
@@ -69,9 +70,10 @@ void add_comparison_options(CLI::App* cmd, ComparisonOptions& options);
 // memory. Throws data::Error naming what needs --store.
 data::TraceStore comparison_store(const ComparisonOptions& options);
 
-// The cost model: --model's file, or fitted from --fit-runs as `millrace fit --runs` fits it (its
-// defaults). Throws data::Error when neither is given, or for an unreadable model or a bad run.
-data::CostModel comparison_model(const ComparisonOptions& options, const data::TraceStore& store);
+// The cost model: --model's file with the SHA-256 of the text it was read from, or fitted from
+// --fit-runs as `millrace fit --runs` fits it (its defaults; no SHA-256). Throws data::Error when
+// neither is given, or for an unreadable model or a bad run.
+DigestedModel comparison_model(const ComparisonOptions& options, const data::TraceStore& store);
 
 // The model as stored with a comparison: its file, or the runs it was fitted from.
 std::string model_label(const ComparisonOptions& options);
@@ -108,8 +110,8 @@ void require_memory_for(const sim::ComparisonSpec& spec, const std::vector<int>&
 // says which rows) cannot fit in memory.
 void require_memory_for_replicas(double rows, int replicas, const std::string& rows_text);
 
-// The settings stored with a comparison.
-nlohmann::json parameters_of(const ComparisonOptions& options);
+// The settings stored with a comparison, with the SHA-256 of the model it used (empty: none).
+nlohmann::json parameters_of(const ComparisonOptions& options, const std::string& model_sha256);
 
 // A --ranges candidate, "NAME=FILE" or "FILE" (named after the file's stem), as {name, file}.
 std::pair<std::string, std::string> candidate_name_and_file(const std::string& text);

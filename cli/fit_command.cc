@@ -20,6 +20,7 @@
 #include "cli/recorded_observations.h"
 #include "data/cost_model_fit.h"
 #include "data/error.h"
+#include "data/model_span.h"
 #include "data/model_file.h"
 #include "data/readable_duration.h"
 #include "data/trace_store.h"
@@ -52,9 +53,7 @@ constexpr double kBytesPerDesignCell = 4 * 8;
 // "replays run pcv2 (its partition on 192 workers): makespan -1.35%, longest range -3.80%".
 std::string fit_headline(const data::CostModel& model, const RecordedObservations& recorded, const FitScope& scope,
                          const std::vector<FitFidelity>& fidelities) {
-  const data::Range span = model.span();
-  std::string text = "model of " + model.units() + " " + data::grouped(span.first) + " to " +
-                     data::grouped(span.last()) + " from " +
+  std::string text = "model of " + data::span_reading(model.span(), model.units()) + " from " +
                      data::counted(static_cast<std::int64_t>(recorded.observations.size()), "recorded range") +
                      " of runs " + recorded.names + ": " + scope_text(scope, model.units()) + "\n";
   for (const FitFidelity& f : fidelities) {

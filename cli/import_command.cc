@@ -1,4 +1,5 @@
 // `millrace import`: reads a recorded trace (or a cost profile) into a trace store.
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
@@ -8,6 +9,7 @@
 #include "data/error.h"
 #include "data/importers/importers.h"
 #include "data/importers/read_progress.h"
+#include "data/readable_duration.h"
 #include "data/trace_store.h"
 
 namespace millrace::cli {
@@ -36,13 +38,17 @@ void run_import(const ImportArgs& args) {
   }
   progress.finish();
   if (result.run_id == 0) {
-    std::cout << "imported cost profile '" << result.name << "' (" << result.profile_bins << " bins) into "
-              << args.store << "\n";
+    std::cout << "imported cost profile '" << result.name << "' ("
+              << data::counted(static_cast<std::int64_t>(result.profile_bins), "bin") << ") into " << args.store
+              << "\n";
     return;
   }
-  std::cout << "imported run " << result.run_id << " '" << result.name << "': " << result.items << " items, "
-            << result.attempts << " attempts";
-  if (!args.options.nodes_file.empty()) std::cout << ", " << result.node_arrivals << " node arrivals";
+  std::cout << "imported run " << result.run_id << " '" << result.name
+            << "': " << data::counted(static_cast<std::int64_t>(result.items), "item") << ", "
+            << data::counted(static_cast<std::int64_t>(result.attempts), "attempt");
+  if (!args.options.nodes_file.empty()) {
+    std::cout << ", " << data::counted(static_cast<std::int64_t>(result.node_arrivals), "node arrival");
+  }
   std::cout << " into " << args.store << "\n";
 }
 

@@ -277,15 +277,21 @@ sim::CapacityQuestion question_of(const PlanOptions& o, sim::ComparisonSpec spec
   return q;
 }
 
-nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion& q) {
-  nlohmann::json parameters = parameters_of(o.common);
-  parameters["replicas"] = q.spec.replicas;
-  parameters.update(resource_parameters(o.common.resources));
-  parameters["deadline_us"] = q.deadline;
+// The target's limits in microseconds: deadline_us (0: none) and each wait percentile asked.
+nlohmann::json target_limits(const sim::CapacityQuestion& q) {
+  nlohmann::json limits{{"deadline_us", q.deadline}};
   for (const auto& [key, target] : {std::pair{"wait_p50_us", q.waits.p50}, {"wait_p90_us", q.waits.p90},
                                     {"wait_p99_us", q.waits.p99}}) {
-    if (target) parameters[key] = *target;
+    if (target) limits[key] = *target;
   }
+  return limits;
+}
+
+nlohmann::json plan_parameters(const PlanOptions& o, const sim::CapacityQuestion& q, const std::string& model_sha256) {
+  nlohmann::json parameters = parameters_of(o.common, model_sha256);
+  parameters["replicas"] = q.spec.replicas;
+  parameters.update(resource_parameters(o.common.resources));
+  parameters.update(target_limits(q));
   parameters["confidence"] = o.confidence;
   parameters["partition"] = partition_settings(q.spec.partition);
   return parameters;
@@ -315,7 +321,8 @@ void run_worker_plan(const PlanOptions& o) {
   if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
   if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
   data::TraceStore store = comparison_store(o.common);
-  const data::CostModel model = comparison_model(o.common, store);
+  const DigestedModel read = comparison_model(o.common, store);
+  const data::CostModel& model = read.model;
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
   const QueueOrderChoice order = queue_order_choice(o.common, question.spec.recorded_items);
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
@@ -332,7 +339,7 @@ void run_worker_plan(const PlanOptions& o) {
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
-    nlohmann::json parameters = plan_parameters(o, question);
+    nlohmann::json parameters = plan_parameters(o, question, read.sha256);
     parameters["min_workers"] = o.min_workers;
     parameters["max_workers"] = o.max_workers;
     if (answer.best) {
@@ -436,7 +443,7 @@ void run_node_plan(PlanOptions o) {
   progress.finish();
   std::int64_t stored = 0;
   if (!o.common.no_record) {
-    nlohmann::json parameters = plan_parameters(o, question);
+    nlohmann::json parameters = plan_parameters(o, question, "");
     parameters["pool"] = pool;
     parameters["min_nodes"] = o.min_nodes;
     parameters["max_nodes"] = o.max_nodes;
@@ -448,7 +455,11 @@ void run_node_plan(PlanOptions o) {
                                     answer.evaluated);
   }
   if (o.common.json) {
-    nlohmann::json out{{"target", sim::target_text(question)}, {"confidence", o.confidence}, {"pool", pool}};
+    // "target" as it reads ("makespan <= 4h"); each limit in microseconds as the worker plan gives
+    // its deadline, and the nodes searched.
+    nlohmann::json out{{"target", sim::target_text(question)}, {"confidence", o.confidence}, {"pool", pool},
+                       {"min_nodes", o.min_nodes}, {"max_nodes", o.max_nodes}};
+    out.update(target_limits(question));
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];

@@ -127,6 +127,7 @@ void take_chosen_plan(RunOptions& o) {
     chosen = chosen_plan(store, o.plan);
   }
   o.model_path = chosen.model_path;
+  o.model = std::move(chosen.model);
   o.session.span = std::to_string(chosen.partition.span.first) + ":" + std::to_string(chosen.partition.span.last());
   if (chosen.ranges_file.empty()) {
     o.session.partitioner = chosen.partitioner;
@@ -277,7 +278,7 @@ void add_run_command(CLI::App& app) {
     if (!o->session.resume.empty()) refuse_ignored_by_resume(*cmd, o->kinds);
     if (!o->plan.empty()) take_chosen_plan(*o);
     if (!o->model_path.empty()) {
-      o->model = data::CostModel::load(o->model_path);
+      if (!o->model) o->model = data::CostModel::load(o->model_path);
       o->session.noise = o->model->noise();  // the ETA's band and each range's
       o->session.with_model = true;
     }

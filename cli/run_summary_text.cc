@@ -31,9 +31,9 @@ void print_requests(const std::vector<data::WorkItem>& items, std::ostream& out)
   for (auto& [resource, amounts] : by_resource) {
     std::sort(amounts.begin(), amounts.end());
     out << "  request " << resource << ": " << amounts.size() << " items, min "
-        << data::format_quantity_milli(amounts.front()) << " / median "
-        << data::format_quantity_milli(amounts[(amounts.size() - 1) / 2]) << " / max "
-        << data::format_quantity_milli(amounts.back()) << "\n";
+        << data::readable_quantity(resource, amounts.front()) << " / median "
+        << data::readable_quantity(resource, amounts[(amounts.size() - 1) / 2]) << " / max "
+        << data::readable_quantity(resource, amounts.back()) << "\n";
   }
 }
 

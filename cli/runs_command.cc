@@ -83,8 +83,8 @@ void add_runs_command(CLI::App& app) {
     for (const auto& run : runs) {
       std::cout << std::left << std::setw(id_width) << run.id << std::setw(name_width) << run.name
                 << std::setw(source_width) << to_string(run.source) << std::setw(units_width) << run.units
-                << std::right << std::setw(8) << store.count_rows("items", run.id) << std::setw(10)
-                << store.count_rows("attempts", run.id) << "\n";
+                << std::right << std::setw(8) << data::grouped(store.count_rows("items", run.id)) << std::setw(10)
+                << data::grouped(store.count_rows("attempts", run.id)) << "\n";
     }
     print_comparisons(store);
     const std::vector<std::string> profiles = store.profile_names();

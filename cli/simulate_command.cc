@@ -233,38 +233,89 @@ void require_memory_for(const SimulateOptions& o, std::size_t items) {
 }
 
 // What simulating a ranges file takes of it: the work ranges in the file's order (its plan
-// order), their requests (empty when none asks), the span and the overlap. The file as read (a "file:line" per range
-// among it) is freed here, before the simulation: at 10^6 ranges it held more memory than the
-// simulation does.
+// order), their requests (empty when none asks), the span and the overlap; for a band over
+// replicas, the file as compare scores it. The file as read (a "file:line" per range among it) is
+// freed here, before the simulation: at 10^6 ranges it held more memory than the simulation does.
 struct ListedWork {
   std::vector<data::Range> ranges;
   std::vector<data::Quantities> requests;
   data::Range span;
   std::int64_t overlap = 0;
+  std::optional<sim::ListedPartition> replicated;
 };
 
-ListedWork listed_work(const std::string& path, const data::CostModel& model) {
+ListedWork listed_work(const std::string& path, const data::CostModel& model, bool replicated) {
   const partitioners::RangesFile file = partitioners::read_ranges_file(path);
   partitioners::require_within_model(file, model);
-  return ListedWork{file.work_ranges_in_file_order(), file.requests_in_file_order(), file.span(), file.overlap};
+  ListedWork work{file.work_ranges_in_file_order(), file.requests_in_file_order(), file.span(), file.overlap, {}};
+  if (replicated) {
+    work.replicated = sim::ListedPartition{std::filesystem::path(path).stem().string(), file.partition(),
+                                           file.requests(), file.file_order};
+  }
+  return work;
 }
 
-// A ranges file simulated with the model's durations.
+// One candidate (a partition or a ranges file, set by the caller) on --workers in --order,
+// simulated for the replicas asked, else kBandReplicas where replicas differ, else 1: what
+// simulate's first line reports. `cluster_text` says where the cluster's values come from.
+sim::ComparisonSpec replicated_spec(const SimulateOptions& o, const data::CostModel& model, std::string& cluster_text) {
+  sim::ComparisonSpec spec;
+  spec.base = config_of(o, cluster_text);
+  spec.model = &model;
+  spec.cluster_source = cluster_text;
+  spec.workers = {o.workers};
+  spec.orders = {scheduler::queue_order_from_string(o.order)};
+  spec.seed = o.seed;
+  spec.noise = o.noise == "on";
+  spec.replicas = o.replicas > 0 ? o.replicas : spec.draws_at_random() ? sim::kBandReplicas : 1;
+  return spec;
+}
+
+// The first line of a partition's simulation: its makespan, the band over the replicas and on
+// what. "makespan 24.62 h (median of 20 replicas, p10-p90 24.40-24.91 h) on 192 workers, ...".
+std::string makespan_answer(const sim::ComparisonRow& row, const SimulateOptions& o, bool draws_at_random) {
+  std::string text = "makespan " + data::readable_duration(row.makespan_p50);
+  if (row.replicas > 1) {
+    text += " (median of " + std::to_string(row.replicas) + " replicas, p10-p90 " +
+            data::readable_band(row.makespan_p10, row.makespan_p90) + ")";
+  } else {
+    text += draws_at_random ? " (1 replica: --replicas N for a band)"
+                            : " (nothing drawn at random: the model's predictions, every replica alike)";
+  }
+  return text + " on " + data::counted(row.workers, "worker") + ", " + o.policy + ", " + row.order + " order";
+}
+
+// A ranges file simulated with the model's durations. Where replicas differ (the model's noise,
+// failures, a fitted cluster) the first line is the makespan's median and p10-p90 over the
+// replicas, with their row as compare prints it; then one replica in detail (seed --seed), the
+// one stored as a simulated run.
 void simulate_ranges(const SimulateOptions& o) {
   if (o.model_path.empty()) throw data::Error("--ranges " + o.ranges, "simulating a ranges file needs --model");
   if (o.store.empty() && !o.no_record) {
     throw data::Error("--ranges " + o.ranges, "storing the simulated run needs --store (or --no-record)");
   }
   const data::CostModel model = data::CostModel::load(o.model_path);
-  ListedWork listed = listed_work(o.ranges, model);
+  std::string cluster_text;
+  sim::ComparisonSpec spec = replicated_spec(o, model, cluster_text);
+  const bool replicated = spec.replicas > 1;
+  ListedWork listed = listed_work(o.ranges, model, replicated);
   std::vector<data::Range> ranges = std::move(listed.ranges);
   require_memory_for(o, ranges.size());
+  std::optional<sim::Comparison> band;
+  if (replicated) {
+    spec.span = listed.span;
+    spec.listed = {std::move(*listed.replicated)};
+    cli::require_memory_for(spec, spec.workers);
+    CurrentStep step("simulating " + std::to_string(spec.replicas) + " replicas of " + o.ranges + " on " +
+                     std::to_string(o.workers) + " workers");
+    band = sim::run_comparison(spec);
+    spec.listed.clear();
+  }
   const std::vector<data::Micros> drawn = sim::draw_durations(model, ranges, sim::duration_seed(o.seed), o.noise == "on");
   std::vector<data::Micros> predicted;
   predicted.reserve(ranges.size());
   for (const data::Range& range : ranges) predicted.push_back(model.predict(range));
-  std::string cluster_text;
-  const sim::SimulationConfig config = config_of(o, cluster_text);
+  const sim::SimulationConfig& config = spec.base;
   auto plan = std::make_shared<const scheduler::PlannedWork>(std::move(ranges), std::move(predicted),
                                                              std::exchange(listed.requests, {}),
                                                              config.scheduler.plan_name);
@@ -286,39 +337,36 @@ void simulate_ranges(const SimulateOptions& o) {
     nlohmann::json out = sim::to_json(result, o.timeline);
     out["span"] = {{"first", listed.span.first}, {"last", listed.span.last()}, {"overlap", listed.overlap}};
     out["cluster_source"] = cluster_text;
+    if (band) out["replicas"] = sim::to_json(*band);
     if (stored != 0) out["stored_run"] = stored;
     std::cout << out.dump(2) << "\n";
     return;
   }
-  const bool noisy = o.noise == "on" && !model.noise().empty();
-  std::cout << "makespan " << data::readable_duration(result.makespan) << " on "
-            << data::counted(result.cap, "worker") << ", " << result.policy << ", " << result.order << " order ("
-            << (noisy ? "one draw of the model's noise; a partition given by --span and --partitioner gets a band "
-                        "over replicas"
-                      : "the model's predictions")
-            << ")\n";
-  std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(listed.span) << " ("
-            << listed.span.count << " " << model.units() << ", overlap " << listed.overlap << "), durations from "
-            << o.model_path
-            << (noisy ? " drawn with its noise (seed " + std::to_string(o.seed) + ")" : " as predicted")
-            << "\n";
-  std::cout << cluster_text << "\n";
+  const bool noisy = spec.noise && !model.noise().empty();
+  const std::string file_text = o.ranges + ": " + data::counted(static_cast<std::int64_t>(plan->size()), "range") +
+                                " over " + data::span_reading(listed.span, model.units()) + ", " +
+                                data::grouped(listed.span.count) + " " + model.units() + ", overlap " +
+                                std::to_string(listed.overlap) + "; durations from " + o.model_path;
+  if (band) {
+    std::cout << makespan_answer(band->rows.front(), o, true) << "\n";
+    std::cout << file_text << (noisy ? " drawn with its noise" : " as predicted") << " (seed " << o.seed << ")\n";
+    std::cout << cluster_text << "\n";
+    sim::print_table(*band, std::cout);
+    std::cout << "\none replica in detail (seed " << o.seed
+              << "): makespan " << data::readable_duration(result.makespan) << "\n";
+  } else {
+    std::cout << "makespan " << data::readable_duration(result.makespan) << " on "
+              << data::counted(result.cap, "worker") << ", " << result.policy << ", " << result.order
+              << " order ("
+              << (spec.draws_at_random() ? "1 replica: --replicas N for a band"
+                                         : "nothing drawn at random: the model's predictions")
+              << ")\n";
+    std::cout << file_text << (noisy ? " drawn with its noise (seed " + std::to_string(o.seed) + ")" : " as predicted")
+              << "\n";
+    std::cout << cluster_text << "\n";
+  }
   sim::print_table(result, std::cout);
   if (stored != 0) std::cout << "stored as simulated run " << stored << " in " << o.store << "\n";
-}
-
-// The first line of a partition's simulation: its makespan, the band over the replicas and on
-// what. "makespan 24.62 h (median of 20 replicas, p10-p90 24.40-24.91 h) on 192 workers, ...".
-std::string makespan_answer(const sim::ComparisonRow& row, const SimulateOptions& o, bool draws_at_random) {
-  std::string text = "makespan " + data::readable_duration(row.makespan_p50);
-  if (row.replicas > 1) {
-    text += " (median of " + std::to_string(row.replicas) + " replicas, p10-p90 " +
-            data::readable_band(row.makespan_p10, row.makespan_p90) + ")";
-  } else {
-    text += draws_at_random ? " (1 replica: --replicas N for a band)"
-                            : " (nothing drawn at random: the model's predictions, every replica alike)";
-  }
-  return text + " on " + data::counted(row.workers, "worker") + ", " + o.policy + ", " + row.order + " order";
 }
 
 // A partition (--preset/--tip/--span with --partitioner...) simulated on the model's durations
@@ -343,18 +391,10 @@ void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
   const data::CostModel model = data::CostModel::load(o.model_path);
   require_within_model(p, model);
   std::string cluster_text;
-  sim::ComparisonSpec spec;
-  spec.base = config_of(o, cluster_text);
-  spec.model = &model;
-  spec.cluster_source = cluster_text;
+  sim::ComparisonSpec spec = replicated_spec(o, model, cluster_text);
   spec.span = p.params.span;
   spec.partitioners = {p.partitioner};
-  spec.workers = {o.workers};
-  spec.orders = {scheduler::queue_order_from_string(o.order)};
-  spec.seed = o.seed;
-  spec.noise = o.noise == "on";
   spec.partition = p.params;
-  spec.replicas = o.replicas > 0 ? o.replicas : spec.draws_at_random() ? sim::kBandReplicas : 1;
   cli::require_memory_for(spec, spec.workers);
   CurrentStep step("simulating " + std::to_string(spec.replicas) + " replicas of " + p.partitioner + " on " +
                    std::to_string(o.workers) + " workers");
@@ -409,7 +449,10 @@ void run_simulate(const SimulateOptions& o, const CLI::App& cmd) {
     }
     return simulate_partition(o, cmd);
   }
-  if (o.replicas > 0) throw data::Error("--replicas", "only a partition (--preset, --tip, --span) is simulated in replicas");
+  if (o.replicas > 0 && o.ranges.empty()) {
+    throw data::Error("--replicas", "a recorded run is replayed once (a partition or a ranges file on --model is "
+                                    "simulated in replicas)");
+  }
   if (o.run.empty() == o.ranges.empty()) {
     throw data::Error("millrace simulate", "give --run R (replay a recorded run), --model M --ranges FILE, or --model M "
                                            "with a partition (--preset P --tip T, or --span and --partitioner)");
@@ -488,7 +531,8 @@ void replay_run(SimulateOptions o, const CLI::App& cmd) {
 void add_simulate_command(CLI::App& app) {
   auto options = std::make_shared<SimulateOptions>();
   CLI::App* cmd =
-      app.add_subcommand("simulate", "Replay a recorded run, or simulate a ranges file on a cost model, under a policy");
+      app.add_subcommand("simulate", "Replay a recorded run, or simulate a partition or a ranges file on a cost "
+                                     "model, under a policy");
   cmd->add_option("--store", options->store, "Trace store (SQLite file); --ranges with --no-record needs none");
   auto* run = cmd->add_option("--run", options->run, "Recorded run to replay (id or name)");
   auto* ranges = cmd->add_option("--ranges", options->ranges,
@@ -500,22 +544,22 @@ void add_simulate_command(CLI::App& app) {
                   "cluster, if it has one, gives placement delays, start-up, worker gaps and failures (with --run "
                   "too: the recorded durations replayed under that cluster)");
   cmd->add_option("--noise", options->noise,
-                  "With --ranges: on draws each range's duration from the model's noise (seeded), off takes the "
+                  "With --model: on draws each range's duration from the model's noise (seeded), off takes the "
                   "prediction; a recorded run keeps its recorded durations")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--policy", options->policy, "Concurrency policy: " + scheduler::policy_list())
-      ->capture_default_str()
+  cmd->add_option("--policy", options->policy,
+                  "Concurrency policy: " + scheduler::policy_list() +
+                      " (default: --run's as recorded, --preset's, else " + options->policy + ")")
       ->check(CLI::IsMember(scheduler::policy_names()));
   cmd->add_option("--workers", options->workers,
-                  "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale)")
-      ->capture_default_str()
+                  "Pool size (fixed-pool, partial), max in flight (job-per-item), maximum (autoscale) (default: "
+                  "--run's as recorded, --preset's, else " + std::to_string(options->workers) + ")")
       ->transform(whole_number(1));
   add_autoscale_options(cmd, options->autoscale);
   cmd->add_option("--order", options->order,
                   "Queue order: plan (the recorded run's own order, or the ranges file's), tip-first, lpt (longest "
-                  "recorded first) or priority (default: plan)")
-      ->capture_default_str();
+                  "recorded first) or priority (default: --preset's, else " + options->order + ")");
   add_seed_option(*cmd, options->seed);
   cmd->add_option("--fail-prob", options->fail_prob,
                   "Probability that an attempt fails part-way (default: the model's fitted failures, else 0)")
@@ -530,7 +574,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--create-overhead", options->create_overhead, "API time to create a pod")->transform(micros());
   cmd->add_option("--delete-overhead", options->delete_overhead, "Time a finished Job's pod keeps its slot")
       ->transform(micros());
-  cmd->add_option("--nodes", options->nodes, "Cluster nodes (default: --workers)")->transform(whole_number(1));
+  cmd->add_option("--nodes", options->nodes, "Cluster nodes (default: --run's recorded nodes, else --workers)")->transform(whole_number(1));
   cmd->add_option("--slots-per-node", options->slots_per_node, "Attempts a node runs at once")
       ->capture_default_str()
       ->transform(whole_number(1));
@@ -549,7 +593,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--no-record", options->no_record, "Do not store the simulated run");
   add_partition_spec_options(cmd, options->partition);
   cmd->add_option("--replicas", options->replicas,
-                  "A partition: simulations, each drawing its own durations (default: " +
+                  "A partition or ranges file: simulations, each drawing its own durations (default: " +
                       std::to_string(sim::kBandReplicas) + " when they differ, else 1)")
       ->transform(whole_number(1));
   set_help_groups(*cmd, {{"What to simulate", {"--run", "--ranges", "--preset", "--tip", "--start", "--span", "--partitioner", "--range-count", "--range-length", "--overlap", "--align", "--floor", "--order", "--seed", "--replicas"}},

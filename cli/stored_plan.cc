@@ -3,10 +3,7 @@
 #include <charconv>
 
 #include "cli/comparison_options.h"
-#include "cli/experiment_file.h"
 #include "data/error.h"
-#include "data/model_file.h"
-#include "data/small_file.h"
 #include "sim/comparison_store.h"
 
 namespace millrace::cli {
@@ -79,10 +76,6 @@ nlohmann::json partition_settings(const partitioners::PartitionParams& params) {
           {"floor", params.floor}};
 }
 
-std::string model_sha256(const std::string& path) {
-  return sha256_hex(data::read_small_file(path, "cost model", data::kMaxModelBytes));
-}
-
 ChosenPlan chosen_plan(const data::TraceStore& store, const std::string& reference) {
   ChosenPlan chosen;
   const std::size_t colon = reference.find(':');
@@ -127,12 +120,13 @@ ChosenPlan chosen_plan(const data::TraceStore& store, const std::string& referen
   chosen.model_path = header.model;
   if (p.contains("model_sha256") && p.at("model_sha256").is_string()) {
     const std::string kept = p.at("model_sha256").get<std::string>();
-    const std::string now = model_sha256(header.model);
-    if (now != kept) {
+    DigestedModel now = read_digested_model(header.model);
+    if (now.sha256 != kept) {
       throw data::Error(input, "was made with the cost model " + header.model + " of SHA-256 " + kept.substr(0, 12) +
-                                   "..., and that file now holds another (SHA-256 " + now.substr(0, 12) +
+                                   "..., and that file now holds another (SHA-256 " + now.sha256.substr(0, 12) +
                                    "...): plan again with this model, or put back the one the plan was made with");
     }
+    chosen.model = std::move(now.model);
   } else {
     chosen.model_unchecked = "was stored before comparisons kept their model's SHA-256: " + header.model +
                              " is used as it is now, which may not be the model the comparison was made with";

@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/digested_model.h"
 #include "data/records.h"
 #include "data/trace_store.h"
 #include "partitioners/partitioner.h"
@@ -26,6 +28,7 @@ struct ChosenPlan {
   std::int64_t row = 0;         // from 1
   std::string kind;             // "plan" or "compare"
   std::string model_path;
+  std::optional<data::CostModel> model;  // read from model_path when its SHA-256 was checked
   // Why the model at model_path cannot be checked against the comparison's ("": it was checked).
   std::string model_unchecked;
   std::string partitioner;      // a generator's name; empty for a ranges file
@@ -45,10 +48,6 @@ struct ChosenPlan {
 
 // The effective partition settings a comparison simulated, as its parameters keep them.
 nlohmann::json partition_settings(const partitioners::PartitionParams& params);
-
-// The hex SHA-256 of the cost model file at `path`, as a comparison's parameters keep it
-// ("model_sha256"), so a run of what it chose can tell whether the file is still that model.
-std::string model_sha256(const std::string& path);
 
 // `reference` is "ID" or "ID:ROW". Throws data::Error naming the reference for a malformed one,
 // a missing comparison or row, a compare without a row, a plan without an answer, a row that

@@ -99,4 +99,24 @@ std::string node_time(double hours, std::string_view noun) {
   return formatted("%.1f", hours * 3600) + " " + name + "-seconds";
 }
 
+std::string readable_quantity(const std::string& resource, std::int64_t milli) {
+  const bool bytes = resource == "memory" || resource == "ephemeral-storage" || resource == "storage" ||
+                     resource.rfind("hugepages-", 0) == 0;
+  if (!bytes || milli <= 0 || milli % 1000 != 0) return format_quantity_milli(milli);
+  std::int64_t amount = milli / 1000;
+  const char* unit = "";
+  for (const char* binary : {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}) {
+    if (amount % 1024 != 0) break;
+    amount /= 1024;
+    unit = binary;
+  }
+  return std::to_string(amount) + unit;
+}
+
+std::string readable_quantities(const Quantities& milli) {
+  std::string text;
+  for (const auto& [name, amount] : milli) text += (text.empty() ? "" : ", ") + name + " " + readable_quantity(name, amount);
+  return text;
+}
+
 }  // namespace millrace::data

@@ -3,13 +3,14 @@
 // Human units first ("24.62 h", "14.0 s", "850 ms"; from an hour up, hours with two decimals, the
 // unit teams plan day-long runs in), exact seconds only beside them and without a ".000" for
 // whole seconds ("24.62 h (88,627 s)"), thousands grouped ("3,396 ranges"), and a count's noun
-// in the singular for one ("1 item failed").
+// in the singular for one ("1 item failed"), memory in binary units ("16Gi").
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "data/quantity.h"
 #include "data/time.h"
 
 namespace millrace::data {
@@ -43,5 +44,14 @@ std::string counted(std::int64_t n, std::string_view one, std::string_view many 
 // Node (or slot) time in the unit that fits it: "4,727 node-hours", "12.50 node-hours",
 // "32.5 node-minutes", "2.0 node-seconds". `noun` names the thing held ("node", "slot").
 std::string node_time(double hours, std::string_view noun = "node");
+
+// An amount of `resource` in milli-units (data/quantity.h) as a person reads it and Kubernetes
+// writes it: bytes of memory and storage ("memory", "ephemeral-storage", "storage",
+// "hugepages-*") in the largest binary unit that divides them ("16Gi", "512Mi", "1500"), any
+// other amount as format_quantity_milli writes it ("2", "250m"). It parses back to the same amount.
+std::string readable_quantity(const std::string& resource, std::int64_t milli);
+
+// "cpu 2, memory 4Gi": amounts by resource name as readable_quantity writes them.
+std::string readable_quantities(const Quantities& milli);
 
 }  // namespace millrace::data

@@ -1,6 +1,7 @@
 #include "data/whole_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +38,15 @@ mode_t mode_for(const std::string& path) {
   const mode_t mask = ::umask(0);
   ::umask(mask);
   return 0666 & ~mask;
+}
+
+// The PID of a temporary file's name after its prefix ("PID-ATTEMPT", both whole numbers), 0 for
+// any other shape.
+pid_t writer_of(const std::string& rest) {
+  const std::size_t dash = rest.find_first_not_of("0123456789");
+  const bool shaped = dash > 0 && dash <= 9 && rest[dash] == '-' &&
+                      dash + 1 < rest.size() && rest.find_first_not_of("0123456789", dash + 1) == std::string::npos;
+  return shaped ? static_cast<pid_t>(std::stol(rest.substr(0, dash))) : 0;
 }
 
 }  // namespace
@@ -85,12 +95,28 @@ class WholeFile::Buffer : public std::streambuf {
   std::array<char, 1 << 16> chunk_{};
 };
 
-// A name beside `target` for the new text before it takes the target's place.
+// A name beside `target` for the new text before it takes the target's place:
+// .NAME.millrace-PID-ATTEMPT.
 std::string WholeFile::staged_name(int attempt) const {
-  std::string name(1, '.');
-  name += target_.filename().string();
-  name += ".millrace-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
-  return (target_.parent_path() / name).string();
+  return (target_.parent_path() / (staged_prefix() + std::to_string(::getpid()) + "-" + std::to_string(attempt)))
+      .string();
+}
+
+std::string WholeFile::staged_prefix() const { return "." + target_.filename().string() + ".millrace-"; }
+
+// A writer killed between naming its temporary file and the rename leaves it beside the target;
+// the next write of the same target removes those whose process is gone (kill(PID, 0) says no such
+// process). A live writer's file, or a name of another shape, is left alone.
+void WholeFile::remove_dead_writers_files() const {
+  const std::string prefix = staged_prefix();
+  std::error_code error;
+  for (fs::directory_iterator entry(target_.parent_path(), error), end; !error && entry != end;
+       entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const pid_t pid = writer_of(name.substr(prefix.size()));
+    if (pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) ::unlink(entry->path().c_str());
+  }
 }
 
 WholeFile::WholeFile(std::string path) : path_(std::move(path)) {
@@ -109,6 +135,7 @@ WholeFile::WholeFile(std::string path) : path_(std::move(path)) {
     fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) fail(path_, "cannot open for writing", errno);
   } else {
+    remove_dead_writers_files();
     fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
     // Filesystems without unnamed files get a named one, removed again unless committed.
     for (int attempt = 0; fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EEXIST); ++attempt) {

@@ -3,7 +3,8 @@
 // unnamed one where the filesystem has them, so a killed process leaves nothing behind), is
 // flushed to disk and then renamed over the target. A SIGKILL, a full disk or any other failure
 // at any point leaves the old file as it was; the target only ever holds the old text or all of
-// the new one. A new file gets the permissions a plain create would give it, a replaced one keeps
+// the new one. A kill between naming the temporary file (.NAME.millrace-PID-N) and the rename
+// leaves that file beside the target; the next write of the target removes it once PID is gone. A new file gets the permissions a plain create would give it, a replaced one keeps
 // its own.
 #pragma once
 
@@ -32,6 +33,8 @@ class WholeFile {
  private:
   class Buffer;
   std::string staged_name(int attempt) const;
+  std::string staged_prefix() const;
+  void remove_dead_writers_files() const;
   void discard();  // removes a named temporary file
 
   std::string path_;                // as the user gave it (for messages)

@@ -15,7 +15,6 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -181,26 +180,47 @@ def time_unit(span_us):
 
 
 def write_whole(path, write, mode="wb"):
-    """Writes `path` whole or not at all: `write(file)` fills a temporary file beside it, which is
-    flushed to disk and renamed over `path`; a kill or a full disk leaves the old file as it was."""
+    """Writes `path` whole or not at all, as data/whole_file.h does: `write(file)` fills a
+    temporary file beside it (.NAME.millrace-PID-N), which is flushed to disk and renamed over
+    `path`; a kill or a full disk leaves the old file as it was. The temporary files of writers of
+    the same path that were killed before their rename are removed first."""
     directory, name = os.path.split(os.path.abspath(path))
+    prefix = f".{name}.millrace-"
+    remove_dead_writers_files(directory, prefix)
     encoding = None if "b" in mode else "utf-8"
-    with tempfile.NamedTemporaryFile(mode, encoding=encoding, dir=directory, prefix=f".{name}.", delete=False) as f:
+    attempt = 0
+    while True:
+        staged = os.path.join(directory, f"{prefix}{os.getpid()}-{attempt}")
         try:
+            fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask
+            break
+        except FileExistsError:
+            attempt += 1
+    try:
+        with os.fdopen(fd, mode, encoding=encoding) as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
-        except BaseException:
-            os.unlink(f.name)
-            raise
-    os.chmod(f.name, 0o666 & ~current_umask())
-    os.replace(f.name, path)
+        os.replace(staged, path)
+    except BaseException:
+        os.unlink(staged)
+        raise
 
 
-def current_umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def remove_dead_writers_files(directory, prefix):
+    """Removes PREFIX + PID-N files in `directory` whose process PID is gone."""
+    for entry in os.listdir(directory):
+        pid, dash, attempt = entry[len(prefix):].partition("-")
+        if not entry.startswith(prefix) or not (pid.isdigit() and dash and attempt.isdigit()):
+            continue
+        if int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            os.unlink(os.path.join(directory, entry))
+        except (PermissionError, OverflowError):
+            pass
 
 
 def save(fig, directory, name):

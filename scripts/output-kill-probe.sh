@@ -4,11 +4,13 @@
 # unkilled over an old file, which gives the new file's bytes and how long the command takes;
 # then KILLS times it runs over the old file again and is SIGKILLed at a seeded random moment
 # between its start and a little past its usual end. After each kill the file must be the old
-# one byte for byte or the new one whole, and nothing may be left beside it (report's PNG files
-# are written by Python through named temporary files, .NAME.png.XXXXXXXX: a report killed while
-# it draws one leaves it, counted under "left"; the PNG and index.html themselves stay whole).
+# one byte for byte or the new one whole. A kill between naming the temporary file
+# (.NAME.millrace-PID-N) and its rename leaves that file beside the target (counted under "left
+# by a kill": report's PNG files, written by Python through named temporary files, leave them
+# most often); the next write of the same target removes them, so after the kills the writer runs
+# once more unkilled and nothing may be left then ("left after a later write").
 # Prints one table row per writer;
-# exits 1 when any file was found broken.
+# exits 1 when any file was found broken or anything was left after the later write.
 # Usage: scripts/output-kill-probe.sh [MILLRACE_BINARY] [KILLS] [SEED]   (defaults:
 # build/cli/millrace, 40, 1). Needs python3 (the generated trace); report is probed where
 # $MILLRACE_PYTHON (default /usr/bin/python3, as report runs) has matplotlib and pandas.
@@ -30,8 +32,8 @@ awk 'BEGIN { print "node,pool,created_s,ready_s"; for (i = 0; i < 23000; i++) pr
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 failed=0
 writer=0
-echo "| writer | usual time | kills | old file whole | new file whole | broken | left beside it |"
-echo "|---|---|---|---|---|---|---|"
+echo "| writer | usual time | kills | old file whole | new file whole | broken | left by a kill | left after a later write |"
+echo "|---|---|---|---|---|---|---|---|"
 # probe LABEL TARGET COMMAND...: TARGET is the file the command writes over (report: a directory,
 # whose index.html is checked).
 probe() {
@@ -44,11 +46,12 @@ probe() {
   printf 'the old file, which must survive\n' > "$D/old"
   cp "$D/old" "$checked"
   start=$(now_ms)
-  (cd "$out" && "$@" > /dev/null 2>&1) || { echo "| $label | failed unkilled: $* | | | | | |"; failed=1; return; }
+  (cd "$out" && "$@" > /dev/null 2>&1) || { echo "| $label | failed unkilled: $* | | | | | | |"; failed=1; return; }
   usual=$(( $(now_ms) - start ))
   cp "$checked" "$D/new"
   beside=$(dirname "$checked")
   ls -A "$beside" > "$D/listing"
+  cp "$D/listing" "$D/unkilled"
   writer=$((writer + 1))
   old=0 new=0 broken=0 left=0
   for delay in $(awk -v n="$KILLS" -v seed=$((SEED * 100 + writer)) -v usual="$usual" \
@@ -67,11 +70,14 @@ probe() {
       broken=$((broken + 1))
       failed=1
     fi
-    ls -A "$beside" | grep -vxFf "$D/listing" > /dev/null && left=$((left + 1))
-    # What a kill left beside the file goes, so the next kill is counted on its own.
-    ls -A "$beside" | grep -vxFf "$D/listing" | while read -r extra; do rm -rf "${beside:?}/$extra"; done
+    ls -A "$beside" | grep -vxFf "$D/listing" > "$D/extra" && left=$((left + 1))
+    # Kept (the later write must remove them), but each kill is counted on what it added.
+    cat "$D/extra" >> "$D/listing"
   done
-  echo "| $label | ${usual} ms | $KILLS | $old | $new | $broken | $left |"
+  (cd "$out" && "$@" > /dev/null 2>&1) || { echo "| $label | the later write failed: $* | | | | | | |"; failed=1; return; }
+  after=$(ls -A "$beside" | grep -cvxFf "$D/unkilled")
+  [ "$after" -eq 0 ] || failed=1
+  echo "| $label | ${usual} ms | $KILLS | $old | $new | $broken | $left | $after |"
 }
 
 probe "fit -o" model.json "$M" fit --store "$D/s.db" --runs big -o model.json

@@ -9,6 +9,7 @@
 
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/readable_duration.h"
 #include "data/run_summary.h"
 #include "scheduler/concurrency_policy.h"
 
@@ -160,7 +161,7 @@ Recording on_recorded_capacity(RecordedRun recorded, const CapacityGiven& given)
                                                 " nodes recorded, each as large as the most its pods held at once (";
     const char* separator = "";
     for (const NodePool& pool : config.cluster.pools.pools) {
-      text += separator + std::to_string(pool.count) + " x " + data::quantities_text(pool.capacity);
+      text += separator + std::to_string(pool.count) + " x " + data::readable_quantities(pool.capacity);
       separator = "; ";
     }
     text += ")";

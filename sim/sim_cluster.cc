@@ -6,6 +6,7 @@
 
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/readable_duration.h"
 
 namespace millrace::sim {
 
@@ -474,7 +475,7 @@ Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t ite
     } else if (milli > 0) {
       std::string offered;
       for (const auto& [resource, index] : resource_index_) offered += (offered.empty() ? "" : ", ") + resource;
-      throw data::Error("item '" + plan.id(item) + "'", "requests " + name + " " + data::format_quantity_milli(milli) +
+      throw data::Error("item '" + plan.id(item) + "'", "requests " + name + " " + data::readable_quantity(name, milli) +
                                                      ", which no node pool has (they have " + offered + ")");
     }
   }

@@ -17,6 +17,7 @@
 #include "cluster_adapter/realtime/process_identity.h"
 #include "data/error.h"
 #include "data/quantity.h"
+#include "data/readable_duration.h"
 
 namespace millrace::cluster_adapter {
 
@@ -83,9 +84,9 @@ void require_fits_machine(const data::WorkItem& item, const data::Quantities& ca
                           const std::string& origin) {
   const std::string short_of = data::short_resource(item.requests, capacity);
   if (short_of.empty()) return;
-  throw data::Error("item '" + item.id + "'", "requests " + data::quantities_text(item.requests) +
+  throw data::Error("item '" + item.id + "'", "requests " + data::readable_quantities(item.requests) +
                                                  ", more than this machine has for attempts (" +
-                                                 data::quantities_text(capacity) + ", " + origin +
+                                                 data::readable_quantities(capacity) + ", " + origin +
                                                  "): short of " + short_of + ", it could never start");
 }
 

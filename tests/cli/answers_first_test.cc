@@ -79,6 +79,26 @@ double nearest_rank(std::vector<double> values, double p) {
   return values[std::max<std::size_t>(rank, 1) - 1];
 }
 
+// A simulation of the deployment's 3,396 ranges on 250 workers, 5 replicas: its first line gives
+// the median and p10-p90 of its JSON row's draws (nearest rank, computed here), and the table
+// below it the same median.
+void expect_band_of_five_replicas(const CommandResult& text, const nlohmann::json& row) {
+  const std::string line = first_line(text.output);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(line, m, std::regex("makespan ([0-9.]+) h \\(median of 5 replicas, p10-p90 ([0-9.]+)-([0-9.]+) h\\) "
+                                                   "on 250 workers, fixed-pool, tip-first order")))
+      << line;
+  std::vector<double> makespans = row["makespans_us"].get<std::vector<double>>();
+  ASSERT_EQ(makespans.size(), 5u);
+  EXPECT_EQ(m[1].str(), hours(nearest_rank(makespans, 0.5)));
+  EXPECT_EQ(m[2].str(), hours(nearest_rank(makespans, 0.1)));
+  EXPECT_EQ(m[3].str(), hours(nearest_rank(makespans, 0.9)));
+  EXPECT_EQ(row["ranges"], 3396);  // the deployment's list for that tip
+  const auto rows = table_rows(text.output, "partitioner", kCompareColumns);
+  ASSERT_EQ(rows.size(), 1u) << text.output;
+  EXPECT_EQ(hours_of_cell(rows[0][10]), m[1].str()) << text.output;
+}
+
 class AnswersFirst : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -111,27 +131,35 @@ TEST_F(AnswersFirst, SimulateOfAPresetOnTheModelLeadsWithTheMakespanBand) {
       "simulate --model " + model_ + " --preset stellar-pubnet --tip 54326463 --workers 250 --replicas 5 --seed 3";
   const CommandResult text = run_cli(args);
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  const std::string line = first_line(text.output);
-  std::smatch m;
-  ASSERT_TRUE(std::regex_match(line, m, std::regex("makespan ([0-9.]+) h \\(median of 5 replicas, p10-p90 ([0-9.]+)-([0-9.]+) h\\) "
-                                                   "on 250 workers, fixed-pool, tip-first order")))
-      << line;
   const CommandResult json = run_cli(args + " --json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
-  const nlohmann::json row = nlohmann::json::parse(json.output)["rows"][0];
-  std::vector<double> makespans = row["makespans_us"].get<std::vector<double>>();
-  ASSERT_EQ(makespans.size(), 5u);
-  EXPECT_EQ(m[1].str(), hours(nearest_rank(makespans, 0.5)));
-  EXPECT_EQ(m[2].str(), hours(nearest_rank(makespans, 0.1)));
-  EXPECT_EQ(m[3].str(), hours(nearest_rank(makespans, 0.9)));
-  EXPECT_EQ(row["ranges"], 3396);  // the deployment's list for that tip
-  // The table below it: the same median.
-  const auto rows = table_rows(text.output, "partitioner", kCompareColumns);
-  ASSERT_EQ(rows.size(), 1u) << text.output;
-  EXPECT_EQ(hours_of_cell(rows[0][10]), m[1].str()) << text.output;
+  expect_band_of_five_replicas(text, nlohmann::json::parse(json.output)["rows"][0]);
   // Spans in the sequence's own terms, the negative first ledger explained.
   EXPECT_NE(text.output.find("ledgers -9,536 to 54,326,463"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("reaches below the start (0), as the deployment's generator cuts it"), std::string::npos);
+}
+
+// The same question on the deployment's own range list (`partition ... -o theirs.txt`, then
+// `simulate --ranges`): it gave one draw of the model's noise. It leads with the median and p10-p90
+// over the replicas too (20 unless asked), equal to its row's below and to its JSON's draws, then
+// shows one replica in detail.
+TEST_F(AnswersFirst, SimulateOfARangesFileOnANoisyModelLeadsWithTheMakespanBand) {
+  const std::string theirs = scratch_->file("theirs.txt");
+  const CommandResult written = run_cli("partition --preset stellar-pubnet --tip 54326463 --format end-count -o " + theirs);
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  const std::string args = "simulate --model " + model_ + " --ranges " + theirs +
+                           " --workers 250 --order tip-first --no-record --seed 3";
+  const CommandResult text = run_cli(args + " --replicas 5");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  const CommandResult json = run_cli(args + " --replicas 5 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  expect_band_of_five_replicas(text, nlohmann::json::parse(json.output)["replicas"]["rows"][0]);
+  EXPECT_NE(text.output.find("\none replica in detail (seed 3): makespan "), std::string::npos) << text.output;
+  // Without --replicas: as many as a band takes, said in the first line.
+  const CommandResult defaulted = run_cli(args);
+  ASSERT_EQ(defaulted.exit_code, 0) << defaulted.output;
+  EXPECT_NE(first_line(defaulted.output).find("(median of 20 replicas, p10-p90 "), std::string::npos)
+      << defaulted.output;
 }
 
 // README.md quotes the first line of its own simulate block (on the model fitted as its blocks fit
@@ -227,6 +255,12 @@ TEST_F(AnswersFirst, CompareLeadsWithTheBestCandidateAndTheOthersAsMultiplesOfIt
   ASSERT_NE(header, std::string::npos);
   const std::string header_line = r.output.substr(header, r.output.find('\n', header) - header);
   for (const auto& row : rows) EXPECT_NE(header_line.find(row[2]), std::string::npos) << row[2] << " in " << header_line;
+  // The span in the sequence's own terms, its negative first ledger explained.
+  EXPECT_NE(r.output.find("\nspan: ledgers -9,536 to 54,326,463 (its lowest range reaches below 0: cut at full length "
+                          "down from the top, as catch-up generators cut it), 54,336,000 ledgers; 5 replicas per "
+                          "combination, seed 1\n"),
+            std::string::npos)
+      << r.output;
   // The bound is named for what it is: of the predicted durations.
   EXPECT_NE(r.output.find("pred-lb"), std::string::npos);
   EXPECT_EQ(r.output.find(" bound "), std::string::npos);
@@ -290,8 +324,9 @@ TEST_F(AnswersFirst, FitLeadsWithWhatTheModelIsGoodForAndHowFarItReplays) {
   std::string first, second;
   std::getline(lines, first);
   std::getline(lines, second);
-  EXPECT_EQ(first.rfind("model of ledgers -9,856 to 54,326,463 from 3,396 recorded ranges of runs pcv2: good for ranges "
-                        "of any length",
+  EXPECT_EQ(first.rfind("model of ledgers -9,856 to 54,326,463 (its lowest range reaches below 0: cut at full length "
+                        "down from the top, as catch-up generators cut it) from 3,396 recorded ranges of runs pcv2: "
+                        "good for ranges of any length",
                         0),
             0u)
       << fit_.output;

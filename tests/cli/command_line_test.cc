@@ -169,11 +169,19 @@ TEST(CommandLine, DefaultsSayWhatTheyAre) {
   EXPECT_EQ(order.find("(default: plan)"), std::string::npos) << order;
   std::string flowed = std::regex_replace(order, std::regex(R"(\s+)"), " ");
   EXPECT_NE(flowed.find("tip-first when --run's ranges were handed out tip first"), std::string::npos) << order;
-  // A default shown is the value the option starts at, in words after its description.
+  // A default shown is the value the option takes, in words after its description: simulate's
+  // capacity and order follow --run's recording and --preset's deployment before the value its
+  // variable starts at (its help said "(default: 64)" and "(default: plan)" alone).
   const auto simulate = run_cli("simulate --help");
   const std::string workers = option_entry(simulate.output, "--workers");
   EXPECT_TRUE(workers.starts_with("  --workers INT>=1 ")) << workers;
-  EXPECT_NE(workers.find("(default: 64)"), std::string::npos) << workers;
+  const auto flow = [](const std::string& entry) { return std::regex_replace(entry, std::regex(R"(\s+)"), " "); };
+  EXPECT_NE(flow(workers).find("(default: --run's as recorded, --preset's, else 64)"), std::string::npos) << workers;
+  const std::string policy = option_entry(simulate.output, "--policy");
+  EXPECT_NE(flow(policy).find("(default: --run's as recorded, --preset's, else fixed-pool)"), std::string::npos)
+      << policy;
+  const std::string simulated_order = option_entry(simulate.output, "--order");
+  EXPECT_NE(flow(simulated_order).find("(default: --preset's, else plan)"), std::string::npos) << simulated_order;
   EXPECT_NE(simulate.output.find("--fail-prob NUMBER 0..1"), std::string::npos) << simulate.output;
   EXPECT_NE(simulate.output.find("--seed SEED"), std::string::npos) << simulate.output;
   EXPECT_NE(simulate.output.find("--noise {on,off}"), std::string::npos) << simulate.output;

@@ -166,7 +166,7 @@ TEST_F(RunCommandTest, AnItemLargerThanTheMachineIsRefusedNamingItBeforeAnything
   Result result = run(args);
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("millrace: item '0-9': requests cpu 3, more than this machine has for attempts (cpu 2, "
-                            "memory 4294967296, --local-capacity): short of cpu, it could never start"),
+                            "memory 4Gi, --local-capacity): short of cpu, it could never start"),
             std::string::npos)
       << result.err;
   EXPECT_TRUE(data::TraceStore::open(store).runs().empty());

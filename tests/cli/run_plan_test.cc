@@ -15,6 +15,8 @@
 #include "data/readable_duration.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_process.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/cli/store_query.h"
 
 namespace millrace {
 namespace {
@@ -158,6 +160,11 @@ TEST_F(RunPlanTest, APlanWhoseModelFileWasReplacedIsRefusedBeforeAnythingIsRecor
                  "8", "--partitioners", "uniform", "--range-count", "20", "--replicas", "3", "--quiet"})
                 .exit_code,
             0);
+  // What it keeps is the hash of the text it read, as sha256sum says of the file.
+  const test_support::CommandResult sum = test_support::run_shell("sha256sum " + model);
+  ASSERT_EQ(sum.exit_code, 0);
+  EXPECT_EQ(cli_test::query_store(store, "SELECT json_extract(parameters, '$.model_sha256') FROM comparisons"),
+            std::vector<std::string>{sum.output.substr(0, 64)});
   const std::string original = cli_test::read_text(model);
   data::CostModel({{{0, 1000}, 0, 2.0}}, "units", "another").save(model);  // 2 us a unit
   const CliResult refused = run({"run", "--store", store, "--plan", "1", "--command", "true"});

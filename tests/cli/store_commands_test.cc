@@ -45,12 +45,12 @@ class Cli : public ::testing::Test {
 TEST_F(Cli, ImportsTheBundledRecordingAndShowsListsAndExportsIt) {
   auto imported = millrace("import --store " + store() + " --format stellar-csv " + kStellarCsv + " --name pcv2");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  EXPECT_NE(imported.out.find("imported run 1 'pcv2': 3396 items, 3396 attempts"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("imported run 1 'pcv2': 3,396 items, 3,396 attempts"), std::string::npos) << imported.out;
 
   auto runs = millrace("runs --store " + store());
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   EXPECT_NE(runs.out.find("pcv2"), std::string::npos);
-  EXPECT_NE(runs.out.find("3396"), std::string::npos);
+  EXPECT_NE(runs.out.find("3,396"), std::string::npos) << runs.out;
 
   auto shown = millrace("show --store " + store() + " pcv2");
   ASSERT_EQ(shown.exit_code, 0) << shown.err;

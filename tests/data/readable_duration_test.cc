@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
+
+#include "data/quantity.h"
 
 namespace millrace::data {
 namespace {
@@ -66,6 +69,30 @@ TEST(ReadableNumbers, NodeTimeNeverReadsAsZeroOrAsAFractionOfAnHour) {
   EXPECT_EQ(node_time(12.5), "12.50 node-hours");
   EXPECT_EQ(node_time(0.000541059), "1.9 node-seconds");
   EXPECT_EQ(node_time(0.5, "slot"), "30.0 slot-minutes");
+}
+
+// Memory printed as 17179869184 where the user typed 16Gi: bytes read in the largest binary unit
+// that divides them, as Kubernetes writes them; other resources, and bytes no unit divides, as
+// they are; each parses back to the same amount.
+TEST(ReadableNumbers, MemoryReadsInBinaryUnitsAndParsesBack) {
+  const std::int64_t gi = 1024LL * 1024 * 1024 * 1000;  // milli-units of a GiB
+  EXPECT_EQ(readable_quantity("memory", 16 * gi), "16Gi");
+  EXPECT_EQ(readable_quantity("memory", 12 * gi), "12Gi");
+  EXPECT_EQ(readable_quantity("memory", 512LL * 1024 * 1024 * 1000), "512Mi");
+  EXPECT_EQ(readable_quantity("memory", 1536LL * 1024 * 1000), "1536Ki");
+  EXPECT_EQ(readable_quantity("memory", 1'500'000), "1500");
+  EXPECT_EQ(readable_quantity("memory", 500), "500m");
+  EXPECT_EQ(readable_quantity("memory", 0), "0");
+  EXPECT_EQ(readable_quantity("ephemeral-storage", 2 * gi), "2Gi");
+  EXPECT_EQ(readable_quantity("hugepages-2Mi", 2LL * 1024 * 1024 * 1000), "2Mi");
+  EXPECT_EQ(readable_quantity("cpu", 1'024'000), "1024");
+  EXPECT_EQ(readable_quantity("nvidia.com/gpu", 2000), "2");
+  for (const std::int64_t v : std::initializer_list<std::int64_t>{1, 1000, 1'024'000, 16 * gi, 1'610'612'736'000,
+                                                                   4LL * 1024 * 1024 * gi}) {
+    EXPECT_EQ(parse_quantity_milli(readable_quantity("memory", v), "test"), v) << v;
+  }
+  EXPECT_EQ(readable_quantities({{"cpu", 4000}, {"memory", 16 * gi}, {"nvidia.com/gpu", 500}}),
+            "cpu 4, memory 16Gi, nvidia.com/gpu 500m");
 }
 
 }  // namespace

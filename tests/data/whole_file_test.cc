@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,39 @@ TEST(WholeFile, TheNewTextReplacesTheOldFileAndNothingElseIsLeft) {
   EXPECT_EQ(entries_in(scratch.path()), 1u);
   write_whole_file(scratch.file("new.csv"), "a,b\n");
   EXPECT_EQ(read_text(scratch.file("new.csv")), "a,b\n");
+}
+
+// A writer SIGKILLed between naming its temporary file and the rename left .NAME.millrace-PID-N
+// beside the target for good. The next write of the same target removes those of writers that
+// are gone; a live writer's file, another target's and names of another shape stay.
+TEST(WholeFile, TheNextWriteRemovesTheTemporaryFilesOfKilledWritersOfTheSameTarget) {
+  const test_support::ScratchDir scratch;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    raise(SIGKILL);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const std::string killed = std::to_string(child);
+  const std::string alive = std::to_string(getppid());
+  const std::string path = scratch.file("model.json");
+  for (const std::string& name : {".model.json.millrace-" + killed + "-0", ".model.json.millrace-" + killed + "-3",
+                                  ".model.json.millrace-" + alive + "-0", ".other.json.millrace-" + killed + "-0",
+                                  ".model.json.millrace-" + killed, std::string(".model.json.millrace-x-0")}) {
+    std::ofstream(scratch.file(name)) << "left";
+  }
+  write_whole_file(path, "new");
+  std::set<std::string> left;
+  for (const fs::directory_entry& entry : fs::directory_iterator(scratch.path())) {
+    left.insert(entry.path().filename().string());
+  }
+  EXPECT_EQ(left, (std::set<std::string>{"model.json", ".model.json.millrace-" + alive + "-0",
+                                         ".other.json.millrace-" + killed + "-0", ".model.json.millrace-" + killed,
+                                         ".model.json.millrace-x-0"}));
+  EXPECT_EQ(read_text(path), "new");
 }
 
 TEST(WholeFile, TextNotCommittedLeavesTheOldFileAsItWas) {

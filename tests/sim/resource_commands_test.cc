@@ -116,7 +116,7 @@ TEST_F(ResourceCommands, PodLargerThanEveryMachineIsRefusedNamingIt) {
   write("cpu-only.csv", "pool,count,min,max,provision_delay,capacity.cpu\ncpu,1,0,4,30,8\n");
   CommandResult no_memory = simulate_jobs_on("cpu-only.csv");
   EXPECT_NE(no_memory.exit_code, 0);
-  EXPECT_NE(no_memory.output.find("requests memory 1073741824, which no node pool has (they have cpu)"),
+  EXPECT_NE(no_memory.output.find("requests memory 1Gi, which no node pool has (they have cpu)"),
             std::string::npos) << no_memory.output;
 }
 
@@ -162,6 +162,12 @@ TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   EXPECT_EQ(out["curve"][0]["nodes"], 1);
   EXPECT_EQ(out["curve"][0]["makespan_mean_us"], 150'000'000);
   EXPECT_EQ(out["pool"], "machine");
+  // The target as it reads and in microseconds, as the worker plan gives its deadline; the nodes searched.
+  EXPECT_EQ(out["target"], "makespan <= 120s");
+  EXPECT_EQ(out["deadline_us"], 120'000'000);
+  EXPECT_FALSE(out.contains("wait_p90_us"));
+  EXPECT_EQ(out["min_nodes"], 1);
+  EXPECT_EQ(out["max_nodes"], 4);
   // On 2 nodes: web (a, b) saturates at 2 (cap 1: b after a, 150 s), batch (c) at 1; in total 2
   // (a and b at 0; c, submitted at 10 s, waits for a cap slot: a ends at 100 s, c fails at 104 s).
   EXPECT_EQ(out["caps"]["nodes"], 2);
