@@ -297,6 +297,7 @@ void simulate_ranges(const SimulateOptions& o) {
                         "over replicas"
                       : "the model's predictions")
             << ")\n";
+  if (result.cost) std::cout << "cost " << sim::cost_text(*result.cost) << "\n";
   std::cout << o.ranges << ": " << plan->size() << " ranges over " << data::span_text(listed.span) << " ("
             << listed.span.count << " " << model.units() << ", overlap " << listed.overlap << "), durations from "
             << o.model_path
@@ -381,6 +382,7 @@ void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
     return;
   }
   std::cout << makespan_answer(row, o, spec.draws_at_random()) << "\n";
+  if (row.cost) std::cout << "cost " << sim::band_text(*row.cost, row.cost->p50) << " (median of the replicas' cost)\n";
   std::cout << "the partition: " << data::counted(static_cast<std::int64_t>(row.ranges), "range") << " by "
             << p.partitioner << (p.preset.empty() ? "" : " (preset " + p.preset + ")") << ", each with "
             << p.params.overlap << " " << model.units() << " of overlap, over " << span_description(p, model.units())
@@ -472,6 +474,7 @@ void replay_run(SimulateOptions o, const CLI::App& cmd) {
     return;
   }
   std::cout << replay_answer(result, recorded) << "\n";
+  if (result.cost) std::cout << "cost " << sim::cost_text(*result.cost) << "\n";
   if (!capacity_text.empty()) std::cout << capacity_text << "\n";
   if (!o.model_path.empty()) std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);

@@ -11,6 +11,8 @@
 #include "data/importers/fields.h"
 #include "data/importers/json_input.h"
 #include "data/importers/text_input.h"
+#include "data/billing.h"
+#include "data/money.h"
 #include "data/quantity.h"
 #include "data/registry.h"
 #include "data/text_excerpt.h"
@@ -53,7 +55,9 @@ constexpr PoolField kPoolFields[] = {{"pool", "name", true},
                                      {"count", "count", true},
                                      {"min", "min", true},
                                      {"max", "max", true},
-                                     {"provision_delay", "provision_delay", true}};
+                                     {"provision_delay", "provision_delay", true},
+                                     {"price", "price", false},
+                                     {"billing", "billing", false}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
 constexpr const char* kCapacityKey = "capacity";
 
@@ -101,6 +105,8 @@ std::vector<NodePool> read_csv(const std::string& path) {
     if (pool.provision_delay_given) {
       pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
     }
+    if (csv.column("price") && !cell("price").empty()) pool.price = data::parse_money(cell("price"), where + ": price");
+    if (csv.column("billing")) pool.billing = data::parse_billing(cell("billing"), where + ": billing");
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
       pool.capacity[header[c].substr(kCapacityPrefix.size())] =
@@ -142,11 +148,13 @@ std::vector<NodePool> read_json(const std::string& path) {
       pool.provision_delay =
           data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");
     }
+    auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
+    if (p.contains("price")) pool.price = data::parse_money(text(p["price"]), where + ": price");
+    if (p.contains("billing")) pool.billing = data::parse_billing(text(p["billing"]), where + ": billing");
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");
       for (const auto& [name, value] : p["capacity"].items()) {
-        pool.capacity[name] = data::parse_quantity_milli(value.is_string() ? value.get<std::string>() : value.dump(),
-                                                         where + ": capacity." + name);
+        pool.capacity[name] = data::parse_quantity_milli(text(value), where + ": capacity." + name);
       }
     }
     check_node_pools({pool}, where);
@@ -196,6 +204,12 @@ void check_node_pools(const std::vector<NodePool>& pools, const std::string& whe
     declared += pool.max;
   }
   if (pools.empty()) throw data::Error(where, "no node pool declared");
+  for (const NodePool& pool : pools) {
+    if (pool.price.has_value() != pools.front().price.has_value()) {
+      const NodePool& unpriced = pool.price ? pools.front() : pool;
+      throw data::Error(where, "pool '" + unpriced.name + "' has no price while others have one: price every pool or none");
+    }
+  }
   // Nodes are counted, not built (sim/pool_nodes.h), but numbered in 32 bits.
   if (declared > std::numeric_limits<int>::max()) {
     throw data::Error(where, "the pools declare " + std::to_string(declared) + " nodes in all (their max), more than " +

@@ -583,7 +583,7 @@ void SimCluster::order_room(const Demand& demand) {
   }
   if (chosen) {
     const std::size_t p = *chosen;
-    const int node = pool_nodes_->order_node(p);
+    const int node = pool_nodes_->order_node(p, engine_.now());
     Demand room = pool_nodes_->capacity(p);
     for (std::size_t r = 0; r < demand.size(); ++r) room[r] -= demand[r];
     ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});

@@ -150,6 +150,9 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
     result.waits_by_short_resource = cluster.waits_by_short_resource();
     result.summary.tail = tally.pods_tail();
   }
+  const int slots = config.cluster.nodes * std::max(1, config.cluster.slots_per_node);
+  result.cost = run_cost(config.cluster, config.pricing, cluster.pool_nodes(), std::min(result.cap, slots),
+                         result.makespan);
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
@@ -191,6 +194,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
     out["pools"] = pools;
     out["waits_by_short_resource"] = r.waits_by_short_resource;
   }
+  if (r.cost) out["cost"] = to_json(*r.cost);
   if (with_timeline) {
     nlohmann::json timeline = nlohmann::json::array();
     for (const TimelineEntry& e : r.timeline) {
