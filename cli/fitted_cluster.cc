@@ -45,6 +45,9 @@ ClusterSource cluster_source(const std::string& model_path, bool startup_given, 
     fitted.push_back("node provisioning (pools whose --node-pools file gives no provision_delay)");
     typed.push_back("node provisioning (provision_delay where the --node-pools file gives it)");
   }
+  if (model->interruptions.identified()) {
+    fitted.push_back("spot interruption rates (spot pools whose --node-pools file gives no interruption_rate)");
+  }
   if (!startup_given && !model->startup.identified()) typed.push_back("start-up (--startup-latency: not identified in the fit)");
   if (!fail_prob_given && !model->failures.identified()) typed.push_back("failures (--fail-prob: not identified in the fit)");
   source.text = "cluster: fitted in " + model_path + " (" + model->source + "): " +

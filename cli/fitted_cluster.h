@@ -1,7 +1,8 @@
 // The cluster a simulation draws from when given a model file: its fitted cluster
 // (data/model_file.h, fitted by `millrace fit`), less the parts a typed-in option overrides
 // (--startup-latency replaces the fitted start-up, --fail-prob the fitted failures; a node pools
-// file's provision_delay replaces the fitted node provisioning for its pool, sim/node_pools.h),
+// file's provision_delay replaces the fitted node provisioning for its pool, and its
+// interruption_rate the fitted rate for its spot pool, sim/node_pools.h),
 // and a line saying which values came from where, for the command's output.
 #pragma once
 

@@ -383,6 +383,10 @@ void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
   }
   std::cout << makespan_answer(row, o, spec.draws_at_random()) << "\n";
   if (row.cost) std::cout << "cost " << sim::band_text(*row.cost, row.cost->p50) << " (median of the replicas' cost)\n";
+  if (row.nodes_interrupted > 0) {
+    std::cout << "spot interruptions: " << data::readable_number(row.nodes_interrupted) << " nodes taken back, "
+              << data::readable_number(row.attempts_interrupted) << " attempts lost with them (means over replicas)\n";
+  }
   std::cout << "the partition: " << data::counted(static_cast<std::int64_t>(row.ranges), "range") << " by "
             << p.partitioner << (p.preset.empty() ? "" : " (preset " + p.preset + ")") << ", each with "
             << p.params.overlap << " " << model.units() << " of overlap, over " << span_description(p, model.units())

@@ -1,5 +1,7 @@
 #include "data/cluster_model.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "data/checked_numbers.h"
@@ -93,7 +95,55 @@ TypeFailures type_failures_of(const Json& json, const std::string& where, const 
   return f;
 }
 
+Json interruptions_json(const PoolInterruptions& p) {
+  return {{"nodes", p.nodes}, {"departures", p.departures}, {"node_hours", p.node_hours},
+          {"rate_per_node_hour", p.rate}, {"low", p.low}, {"high", p.high}};
+}
+
+Json spot_json(const SpotInterruptions& s) {
+  Json by_pool = Json::object();
+  for (const auto& [pool, p] : s.by_pool) by_pool[pool] = interruptions_json(p);
+  return {{"pooled", interruptions_json(s.pooled)}, {"by_pool", by_pool}, {"unidentified", s.unidentified}};
+}
+
+double rate_figure(const Json& json, const char* key, const std::string& where, const std::string& input) {
+  const Json& value = member(json, key, where, input);
+  if (!value.is_number() || !(value.get<double>() >= 0) || !std::isfinite(value.get<double>())) {
+    throw Error(input, where + "." + key + ": must be a finite number from 0, not " + value.dump());
+  }
+  return value.get<double>();
+}
+
+PoolInterruptions pool_interruptions_of(const Json& json, const std::string& where, const std::string& input) {
+  PoolInterruptions p;
+  p.nodes = count_of(json, "nodes", where, input);
+  p.departures = count_of(json, "departures", where, input);
+  p.node_hours = rate_figure(json, "node_hours", where, input);
+  p.rate = rate_figure(json, "rate_per_node_hour", where, input);
+  p.low = rate_figure(json, "low", where, input);
+  p.high = rate_figure(json, "high", where, input);
+  if (p.departures > p.nodes) throw Error(input, where + ": more departures than nodes");
+  if (!(p.low <= p.rate && p.rate <= p.high)) throw Error(input, where + ": the rate lies outside its interval");
+  return p;
+}
+
+SpotInterruptions interruptions_of(const Json& json, const std::string& where, const std::string& input) {
+  SpotInterruptions s;
+  s.pooled = pool_interruptions_of(member(json, "pooled", where, input), where + ".pooled", input);
+  const Json& by_pool = member(json, "by_pool", where, input);
+  if (!by_pool.is_object()) throw Error(input, where + ".by_pool: must be a JSON object of node pools");
+  for (const auto& [pool, p] : by_pool.items()) s.by_pool[pool] = pool_interruptions_of(p, where + ".by_pool." + pool, input);
+  s.unidentified = text_of(json, "unidentified", where, input);
+  return s;
+}
+
 }  // namespace
+
+std::optional<double> SpotInterruptions::rate_of(const std::string& pool) const {
+  if (!identified()) return std::nullopt;
+  auto found = by_pool.find(pool);
+  return found == by_pool.end() ? pooled.rate : found->second.rate;
+}
 
 const EmpiricalQuantiles& TypedDelays::of_type(const std::string& type) const {
   if (by_type.empty()) return pooled;
@@ -121,7 +171,8 @@ nlohmann::json ClusterModel::to_json() const {
                         {"unidentified", failures.unidentified}}},
           {"worker_gap", delays_json(worker_gap)},
           {"job_overhead", delays_json(job_overhead)},
-          {"provisioning", delays_json(provisioning)}};
+          {"provisioning", delays_json(provisioning)},
+          {"interruptions", spot_json(interruptions)}};
 }
 
 ClusterModel ClusterModel::from_json(const nlohmann::json& json, const std::string& input) {
@@ -142,6 +193,11 @@ ClusterModel ClusterModel::from_json(const nlohmann::json& json, const std::stri
   m.worker_gap = delays_of(member(json, "worker_gap", where, input), where + ".worker_gap", input);
   m.job_overhead = delays_of(member(json, "job_overhead", where, input), where + ".job_overhead", input);
   m.provisioning = delays_of(member(json, "provisioning", where, input), where + ".provisioning", input);
+  if (json.contains("interruptions")) {
+    m.interruptions = interruptions_of(json.at("interruptions"), where + ".interruptions", input);
+  } else {
+    m.interruptions.unidentified = "not fitted (a model file from before spot interruptions were)";
+  }
   return m;
 }
 

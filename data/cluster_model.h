@@ -5,10 +5,12 @@
 // item, and node provisioning. Each delay is kept as empirical quantiles (data/empirical_quantiles.h)
 // over all observations and per item type where a type has enough of its own, each with its
 // observation count; a part the recordings cannot identify says why instead, and is never drawn.
+// Spot nodes' interruption rates are kept per pool with their observation counts and interval.
 #pragma once
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,31 @@ struct FittedFailures {
   friend bool operator==(const FittedFailures&, const FittedFailures&) = default;
 };
 
+// Spot nodes' interruptions in one pool (or all): the departures of spot nodes per spot node-hour
+// watched (a Poisson rate), with the exact 90 % interval (Garwood: chi-square quantiles).
+struct PoolInterruptions {
+  std::size_t nodes = 0;        // spot nodes watched
+  std::size_t departures = 0;   // of them, seen to leave
+  double node_hours = 0;        // watched, from arrival (or the run's start) to departure (or its end)
+  double rate = 0;              // departures / node_hours, per node-hour
+  double low = 0;               // the 90 % interval of the rate
+  double high = 0;
+
+  friend bool operator==(const PoolInterruptions&, const PoolInterruptions&) = default;
+};
+
+struct SpotInterruptions {
+  PoolInterruptions pooled;
+  std::map<std::string, PoolInterruptions> by_pool;  // pools with a departure of their own
+  std::string unidentified;                          // why the recordings give no rate; "" when fitted
+
+  bool identified() const { return unidentified.empty() && pooled.departures > 0; }
+  // The pool's own rate, else the pooled one; nullopt when not identified.
+  std::optional<double> rate_of(const std::string& pool) const;
+
+  friend bool operator==(const SpotInterruptions&, const SpotInterruptions&) = default;
+};
+
 struct ClusterModel {
   std::string source;        // the runs it was fitted from
   std::string capacity;      // the capacity each was replayed on
@@ -72,6 +99,7 @@ struct ClusterModel {
   TypedDelays worker_gap;    // pool workers: one item's end to the next item's start
   TypedDelays job_overhead;  // one Job per item: submitted -> working, less capacity waits
   TypedDelays provisioning;  // a node joining the run: ordered -> its first pod placed
+  SpotInterruptions interruptions;  // spot pools' rates (a model file without them: unidentified)
 
   // The "cluster" object of the model file.
   nlohmann::json to_json() const;

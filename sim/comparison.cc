@@ -56,6 +56,8 @@ struct ReplicaResult {
   std::size_t failed_attempts = 0;
   bool failed = false;
   data::WaitSummary waits;
+  std::size_t nodes_interrupted = 0;
+  std::size_t attempts_interrupted = 0;
 };
 
 data::Micros smallest_startup(const StartupLatency& startup) {
@@ -163,6 +165,8 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.tail_below_tenth += r.tail_below_tenth;
     row.failed_attempts += static_cast<double>(r.failed_attempts);
     row.failed_runs += r.failed ? 1 : 0;
+    row.nodes_interrupted += static_cast<double>(r.nodes_interrupted);
+    row.attempts_interrupted += static_cast<double>(r.attempts_interrupted);
     row.makespans.push_back(r.makespan);
     row.replica_waits.push_back(r.waits);
     row.wait_p50 += r.waits.p50;
@@ -186,6 +190,8 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
   row.node_hours /= n;
   row.tail_below_tenth = static_cast<data::Micros>(std::llround(static_cast<double>(row.tail_below_tenth) / n));
   row.failed_attempts /= n;
+  row.nodes_interrupted /= n;
+  row.attempts_interrupted /= n;
   for (data::Micros* wait : {&row.wait_p50, &row.wait_p90, &row.wait_p99}) {
     *wait = static_cast<data::Micros>(std::llround(static_cast<double>(*wait) / n));
   }
@@ -421,7 +427,8 @@ void ComparisonRun::State::simulate_replica(std::size_t i) {
                             config)
                  : simulate(plan.work, plan.durations, config);
   results[i] = {r.makespan, r.utilisation, r.node_hours, r.cost, r.summary.tail.below_tenth,
-                r.summary.failed_attempts, r.run_failed || r.stalled, r.waits};
+                r.summary.failed_attempts, r.run_failed || r.stalled, r.waits, r.nodes_interrupted,
+                r.attempts_interrupted};
 }
 
 bool ComparisonRun::finished(std::size_t task) {
@@ -548,6 +555,10 @@ nlohmann::json to_json(const Comparison& comparison) {
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
     if (r.nodes > 0) rows.back()["nodes"] = r.nodes;
     if (r.cost) rows.back()["cost"] = to_json(*r.cost);
+    if (r.nodes_interrupted > 0) {
+      rows.back()["nodes_interrupted_mean"] = r.nodes_interrupted;
+      rows.back()["attempts_interrupted_mean"] = r.attempts_interrupted;
+    }
   }
   return {{"rows", rows}};
 }

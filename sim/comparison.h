@@ -112,6 +112,8 @@ struct ComparisonRow {
   data::Micros tail_below_tenth = 0;
   double failed_attempts = 0;
   int failed_runs = 0;                  // replicas whose run failed or stalled
+  double nodes_interrupted = 0;         // spot nodes taken back, mean over replicas
+  double attempts_interrupted = 0;      // attempts they took down, mean over replicas
   std::vector<data::Micros> makespans;  // per replica, in replica order
   std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
   data::Micros wait_p50 = 0;            // submit -> start waits: percentiles, means over replicas

@@ -17,6 +17,7 @@
 #include "data/registry.h"
 #include "data/text_excerpt.h"
 #include "data/typed_duration.h"
+#include "sim/spot_capacity.h"
 
 namespace millrace::sim {
 
@@ -57,7 +58,9 @@ constexpr PoolField kPoolFields[] = {{"pool", "name", true},
                                      {"max", "max", true},
                                      {"provision_delay", "provision_delay", true},
                                      {"price", "price", false},
-                                     {"billing", "billing", false}};
+                                     {"billing", "billing", false},
+                                     {"capacity_type", "capacity_type", false},
+                                     {"interruption_rate", "interruption_rate", false}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
 constexpr const char* kCapacityKey = "capacity";
 
@@ -107,6 +110,12 @@ std::vector<NodePool> read_csv(const std::string& path) {
     }
     if (csv.column("price") && !cell("price").empty()) pool.price = data::parse_money(cell("price"), where + ": price");
     if (csv.column("billing")) pool.billing = data::parse_billing(cell("billing"), where + ": billing");
+    auto optional_cell = [&](const char* column) -> std::string_view {
+      const auto index = csv.column(column);
+      return index ? std::string_view(row.fields[*index]) : std::string_view();
+    };
+    read_spot_fields(pool, optional_cell("capacity_type"), optional_cell("interruption_rate"), where);
+    pool.declared_at = where;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
       pool.capacity[header[c].substr(kCapacityPrefix.size())] =
@@ -151,6 +160,9 @@ std::vector<NodePool> read_json(const std::string& path) {
     auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
     if (p.contains("price")) pool.price = data::parse_money(text(p["price"]), where + ": price");
     if (p.contains("billing")) pool.billing = data::parse_billing(text(p["billing"]), where + ": billing");
+    const auto text_of = [&](const char* key) { return p.contains(key) ? text(p[key]) : std::string(); };
+    read_spot_fields(pool, text_of("capacity_type"), text_of("interruption_rate"), where);
+    pool.declared_at = where;
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");
       for (const auto& [name, value] : p["capacity"].items()) {

@@ -13,6 +13,10 @@
 //   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q},
 //         "price", "billing"}]} or the bare array (provision_delay a number of seconds or a
 //         duration string: "2m"; absent: not given; price a decimal string or number)
+// Spot capacity (both forms; sim/spot_capacity.h): `capacity_type` on-demand (the default, also
+// an empty cell) or spot, and `interruption_rate`, a spot node's interruptions per node-hour (a
+// decimal, e.g. 0.05: a node lives 20 h on average, exponentially distributed); a spot pool
+// without one takes a fitted model's rate (data/cluster_model.h) or is refused by file:line.
 // Errors name file:line (JSON: the line the pool starts on, and its index) and the field, with
 // the value; a column or key that is no pool field (`prise`, `capcity.cpu`) is refused so, naming
 // the known ones.
@@ -63,6 +67,9 @@ struct NodePool {
   bool provision_delay_given = true;
   std::optional<data::Money> price = std::nullopt;  // per node-hour; unset: the pool is not priced
   data::BillingRule billing = {};
+  bool spot = false;                         // capacity_type spot: its nodes are interrupted
+  std::optional<double> interruption_rate{};  // per node-hour; spot pools only
+  std::string declared_at{};                  // file:line of the pool, for errors found later
 };
 
 struct NodePoolsConfig {

@@ -223,6 +223,7 @@ void PoolNodes::bring_up(int node, data::Micros at) {
   ++pool.up;
   if (n.ordered) --pool.ordered;
   n.ordered = false;
+  ++n.incarnation;
   n.up_since = at;
   pool.ranked.insert({rank_key(node), n.ordinal, node});
 }
@@ -236,6 +237,26 @@ void PoolNodes::take_down(int node, data::Micros at) {
   pool.up_spans.push_back(Span{n.up_since, at, 1});
   pool.lives.push_back(Span{n.ordered_at, at, 1});
   pool.down_nodes.emplace(n.ordinal, node);
+}
+
+void PoolNodes::lose(int node, data::Micros at) {
+  take_down(node, at);
+  Node& n = nodes_[node];
+  Pool& pool = pools_[n.pool];
+  for (std::size_t r = 0; r < n.used.size(); ++r) {
+    pool.allocated[r] -= n.used[r];
+    n.used[r] = 0;
+  }
+  n.pods = 0;
+}
+
+std::vector<int> PoolNodes::materialise_start_nodes(std::size_t pool) {
+  std::vector<int> nodes;
+  while (pools_[pool].untouched != kNone) {
+    nodes.push_back(pools_[pool].untouched);
+    materialise_untouched(pool);
+  }
+  return nodes;
 }
 
 int PoolNodes::take_down_untouched(std::size_t pool, data::Micros at) {

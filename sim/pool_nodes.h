@@ -51,6 +51,9 @@ class PoolNodes {
   // Bumped each time a pod arrives on the node: an idle check armed before then is stale.
   std::uint64_t generation(int node) const { return nodes_[node].generation; }
   int up_nodes(std::size_t pool) const { return pools_[pool].up; }
+  int ordered_nodes(std::size_t pool) const { return pools_[pool].ordered; }
+  // Bumped each time the node comes up: an event armed for an earlier life of it is stale.
+  std::uint64_t incarnation(int node) const { return nodes_[node].incarnation; }
   const Demand& capacity(std::size_t pool) const { return pools_[pool].capacity; }
 
   // Whether `demand` fits in what node has left / in an empty node of the pool.
@@ -70,6 +73,11 @@ class PoolNodes {
   bool can_grow(std::size_t pool) const { return pools_[pool].up + pools_[pool].ordered < pools_[pool].spec.max; }
   void bring_up(int node, data::Micros at);
   void take_down(int node, data::Micros at);
+  // A node taken back at `at` with its pods on it (a spot interruption): down, holding nothing.
+  void lose(int node, data::Micros at);
+  // Gives each of the pool's nodes up since the start that never held a pod a record of its own
+  // (a spot node's life is its own), and returns them; the pool then counts none untouched.
+  std::vector<int> materialise_start_nodes(std::size_t pool);
   // The scale-down check of the nodes up since the start that never held a pod, at `at` (each
   // was idle since 0): they go in node order while more than the pool's min are up. Returns how
   // many went.
@@ -96,6 +104,7 @@ class PoolNodes {
     bool ordered = false;
     int pods = 0;
     std::uint64_t generation = 0;
+    std::uint64_t incarnation = 0;
     data::Micros up_since = 0;
     data::Micros ordered_at = 0;  // billed from then (0: up from the start)
     Demand used;

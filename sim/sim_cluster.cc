@@ -29,9 +29,9 @@ std::string padded(int n, int width) {
 const char* to_string(TimelineEntry::Kind kind) { return kTimelineNames[static_cast<int>(kind)]; }
 
 SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::vector<data::Micros>& durations,
-                       std::mt19937_64& rng, bool record_timeline)
+                       std::mt19937_64& rng, std::mt19937_64& interruption_rng, bool record_timeline)
     : engine_(engine), config_(std::move(config)), durations_(durations), rng_(rng),
-      record_timeline_(record_timeline) {
+      interruption_rng_(interruption_rng), record_timeline_(record_timeline) {
   const std::string where = "simulated cluster";
   if (config_.nodes < 1 || config_.slots_per_node < 1) {
     throw data::Error(where, "needs at least one node with at least one slot (has " + std::to_string(config_.nodes) +
@@ -78,10 +78,23 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
     std::sort(resources.begin(), resources.end());
     for (std::size_t r = 0; r < resources.size(); ++r) resource_index_[resources[r]] = r;
     pool_nodes_ = std::make_unique<PoolNodes>(config_.pools.pools, config_.pools.placement, std::move(resources));
-    // The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs.
+    const std::shared_ptr<const data::ClusterModel> fitted = config_.fitted;
+    interruption_rates_ = sim::interruption_rates(config_.pools.pools, [fitted](const std::string& pool) {
+      return fitted ? fitted->interruptions.rate_of(pool) : std::nullopt;
+    });
+    nodes_interrupted_.assign(config_.pools.pools.size(), 0);
+    // The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs
+    // (a spot pool's nodes each have their own, and their own lives).
     for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
       alive_slots_ += pool_nodes_->up_nodes(pool);
       if (pool_nodes_->up_nodes(pool) == 0) continue;
+      if (interruption_rates_[pool].per_node_hour > 0) {
+        for (int node : pool_nodes_->materialise_start_nodes(pool)) {
+          watch_idle(node);
+          arm_interruption(node);
+        }
+        continue;
+      }
       engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
     }
     return;
@@ -178,10 +191,11 @@ void SimCluster::handle(const SimEvent& event) {
     case SimEvent::Kind::kFinish: end(event.value, event.index); break;
     case SimEvent::Kind::kFreeSlot: free_slot(static_cast<int>(event.index)); break;
     case SimEvent::Kind::kNodeLoss: lose_node(static_cast<int>(event.index)); break;
-    case SimEvent::Kind::kFreeNode: free_node(static_cast<int>(event.index), static_cast<std::uint32_t>(event.value)); break;
+    case SimEvent::Kind::kFreeNode: free_node(static_cast<int>(event.index), event.value); break;
     case SimEvent::Kind::kNodeUp: node_up(static_cast<int>(event.index)); break;
     case SimEvent::Kind::kNodeIdle: node_idle(static_cast<int>(event.index), event.value); break;
     case SimEvent::Kind::kPoolIdle: pool_idle(event.index); break;
+    case SimEvent::Kind::kNodeInterrupted: interrupt(static_cast<int>(event.index), event.value); break;
     case SimEvent::Kind::kTimer: break;
   }
 }
@@ -352,7 +366,8 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
   if (found->node >= 0) {
     engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
-               SimEvent{SimEvent::Kind::kFreeNode, static_cast<std::uint32_t>(found->node), found->shape});
+               SimEvent{SimEvent::Kind::kFreeNode, static_cast<std::uint32_t>(found->node),
+                        found->shape | pool_nodes_->incarnation(found->node) << 32});
   }
   scheduler::AttemptEvent event = event_for(handle);
   const RecordedEnd* recorded = ending == kRecorded ? recorded_end(*found) : nullptr;
@@ -471,6 +486,7 @@ void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
   // A resource no pool has.
   for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));
   check_fits_a_pool(plan, config_.pools.pools);
+  check_survivable(config_.pools.pools, interruption_rates_, plan, durations_);
 }
 
 // Pods one after the other mostly ask for the same: the last item's shape is reused when its
@@ -523,7 +539,10 @@ void SimCluster::occupy_node(int node, scheduler::AttemptHandle handle, Attempt&
   start_after(draw_startup(attempt), handle, attempt);
 }
 
-void SimCluster::free_node(int node, std::uint32_t shape) {
+void SimCluster::free_node(int node, std::uint64_t shape_and_incarnation) {
+  // A pod deleted from a node interrupted meanwhile: the node gave everything back then.
+  if (!pool_nodes_->up(node) || shape_and_incarnation >> 32 != pool_nodes_->incarnation(node)) return;
+  const auto shape = static_cast<std::uint32_t>(shape_and_incarnation);
   pool_nodes_->advance(engine_.now());
   pool_nodes_->give(node, shapes_[shape].demand);
   note(TimelineEntry::Kind::kSlotFreed, 0, pool_nodes_->number(node));
@@ -582,14 +601,16 @@ void SimCluster::order_room(const Demand& demand) {
     }
   }
   if (chosen) {
-    const std::size_t p = *chosen;
-    const int node = pool_nodes_->order_node(p, engine_.now());
-    Demand room = pool_nodes_->capacity(p);
+    Demand room = pool_nodes_->capacity(*chosen);
     for (std::size_t r = 0; r < demand.size(); ++r) room[r] -= demand[r];
-    ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
-    engine_.at(engine_.now() + provision_delay(p),
-               SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
+    order_node(*chosen, std::move(room));
   }
+}
+
+void SimCluster::order_node(std::size_t p, Demand room) {
+  const int node = pool_nodes_->order_node(p, engine_.now());
+  ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
+  engine_.at(engine_.now() + provision_delay(p), SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
 }
 
 void SimCluster::node_up(int node) {
@@ -597,8 +618,44 @@ void SimCluster::node_up(int node) {
   pool_nodes_->bring_up(node, engine_.now());
   ++alive_slots_;
   std::erase_if(ordered_rooms_, [node](const OrderedRoom& ordered) { return ordered.node == node; });
+  arm_interruption(node);
   place_waiting_on(node);
   watch_idle(node);
+}
+
+// A spot node's life is drawn when it comes up (exponential: memoryless, so the nodes up at the
+// start draw at 0 too); on-demand nodes draw nothing.
+void SimCluster::arm_interruption(int node) {
+  const double rate = interruption_rates_[static_cast<std::size_t>(pool_nodes_->pool_of(node))].per_node_hour;
+  if (!(rate > 0)) return;
+  const std::optional<data::Micros> lifetime = draw_lifetime(rate, interruption_rng_);
+  if (!lifetime) return;
+  engine_.at(engine_.now() + *lifetime, SimEvent{SimEvent::Kind::kNodeInterrupted, static_cast<std::uint32_t>(node),
+                                                 pool_nodes_->incarnation(node)});
+}
+
+// The node is taken back with its pods: their attempts fail as by node loss (and retry, by the
+// retry policy), their retries wait for room and order nodes as any pod does, and a pool left
+// below its min orders a replacement, up after its provisioning delay.
+void SimCluster::interrupt(int node, std::uint64_t incarnation) {
+  if (!pool_nodes_->up(node) || pool_nodes_->incarnation(node) != incarnation) return;
+  const auto pool = static_cast<std::size_t>(pool_nodes_->pool_of(node));
+  std::vector<scheduler::AttemptHandle> lost;
+  attempts_.for_each([&](scheduler::AttemptHandle handle, const Attempt& attempt) {
+    if (attempt.node == node) lost.push_back(handle);
+  });
+  std::sort(lost.begin(), lost.end());
+  pool_nodes_->advance(engine_.now());
+  pool_nodes_->lose(node, engine_.now());
+  --alive_slots_;
+  ++nodes_interrupted_[pool];
+  attempts_interrupted_ += lost.size();
+  note(TimelineEntry::Kind::kNodeLost, 0, pool_nodes_->number(node));
+  for (scheduler::AttemptHandle handle : lost) fail_now(handle, "node-lost");
+  if (pool_nodes_->up_nodes(pool) + pool_nodes_->ordered_nodes(pool) < pool_nodes_->pool(pool).min &&
+      pool_nodes_->can_grow(pool)) {
+    order_node(pool, pool_nodes_->capacity(pool));
+  }
 }
 
 void SimCluster::watch_idle(int node) {

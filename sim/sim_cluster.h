@@ -25,6 +25,7 @@
 #include "sim/node_pools.h"
 #include "sim/pool_nodes.h"
 #include "sim/sim_event.h"
+#include "sim/spot_capacity.h"
 
 namespace millrace::sim {
 
@@ -90,11 +91,12 @@ const char* to_string(TimelineEntry::Kind kind);
 class SimCluster : public scheduler::Cluster {
  public:
   // Throws data::Error naming the bad setting (no slots, a probability outside [0, 1], a node
-  // loss of an unknown node, a window ending before it starts).
+  // loss of an unknown node, a window ending before it starts, a spot pool without a rate).
   // `durations` holds the duration of the item at each plan position (Submission::index) and
-  // outlives the cluster; it may grow meanwhile.
+  // outlives the cluster; it may grow meanwhile. Spot nodes' lifetimes are drawn from
+  // `interruption_rng`, every other draw from `rng`.
   SimCluster(SimEngine& engine, SimClusterConfig config, const std::vector<data::Micros>& durations,
-             std::mt19937_64& rng, bool record_timeline);
+             std::mt19937_64& rng, std::mt19937_64& interruption_rng, bool record_timeline);
 
   void set_listener(scheduler::ClusterListener* listener) override { listener_ = listener; }
   void submit(const scheduler::Submission& submission) override;
@@ -106,8 +108,14 @@ class SimCluster : public scheduler::Cluster {
   void handle(const SimEvent& event);
 
   // Throws data::Error naming the first item whose requests fit no pool's machine (or name a
-  // resource no pool has), with the pools' capacities. Does nothing without pools.
+  // resource no pool has), with the pools' capacities; and a spot pool whose interruptions the
+  // plan's items could not survive (sim/spot_capacity.h). Does nothing without pools.
   void check_placeable(const scheduler::PlannedWork& plan) const;
+  // Spot pools: each pool's interruption rate and its source, the nodes taken back per pool, and
+  // the attempts they took down.
+  const std::vector<InterruptionRate>& interruption_rates() const { return interruption_rates_; }
+  const std::vector<std::size_t>& nodes_interrupted() const { return nodes_interrupted_; }
+  std::size_t attempts_interrupted() const { return attempts_interrupted_; }
   // The pool nodes (nullptr without pools) and, per short resource, how many pods waited for room.
   const PoolNodes* pool_nodes() const { return pool_nodes_.get(); }
   const std::map<std::string, std::size_t>& waits_by_short_resource() const { return short_waits_; }
@@ -203,11 +211,15 @@ class SimCluster : public scheduler::Cluster {
   std::uint32_t shape_of(const scheduler::PlannedWork& plan, std::size_t item);
   void place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt);
   void occupy_node(int node, scheduler::AttemptHandle handle, Attempt& attempt);
-  void free_node(int node, std::uint32_t shape);
+  void free_node(int node, std::uint64_t shape_and_incarnation);
   void place_waiting_on(int node);
   bool drop_stale(Shape& shape);
   void order_room(const Demand& demand);
+  // Orders a node of pool `p` with `room` left for pods counted against it, up after its delay.
+  void order_node(std::size_t p, Demand room);
   void node_up(int node);
+  void arm_interruption(int node);
+  void interrupt(int node, std::uint64_t incarnation);
   void node_idle(int node, std::uint64_t generation);
   void pool_idle(std::size_t pool);
   void watch_idle(int node);
@@ -224,6 +236,7 @@ class SimCluster : public scheduler::Cluster {
   SimClusterConfig config_;
   const std::vector<data::Micros>& durations_;
   std::mt19937_64& rng_;
+  std::mt19937_64& interruption_rng_;
   bool record_timeline_;
   scheduler::ClusterListener* listener_ = nullptr;
   std::vector<Slot> slots_;
@@ -243,6 +256,9 @@ class SimCluster : public scheduler::Cluster {
   const data::Quantities* last_shaped_ = nullptr;
   std::uint32_t shape_of_last_ = 0;
   std::vector<OrderedRoom> ordered_rooms_;
+  std::vector<InterruptionRate> interruption_rates_;  // per pool
+  std::vector<std::size_t> nodes_interrupted_;        // per pool
+  std::size_t attempts_interrupted_ = 0;
   std::uint64_t folded_events_ = 0;
   std::map<std::string, std::size_t> short_waits_;
   std::uint64_t arrivals_ = 0;

@@ -14,13 +14,16 @@ namespace millrace::sim {
 
 namespace {
 
+// Spot nodes would go on being taken back and replaced for ever: once every item is settled (or
+// the run stopped), their interruptions are let pass.
 struct Dispatch {
   VirtualClock& clock;
   SimCluster& cluster;
+  const scheduler::Scheduler& core;
   void operator()(const SimEvent& event) {
     if (event.kind == SimEvent::Kind::kTimer) {
       clock.fire(event);
-    } else {
+    } else if (event.kind != SimEvent::Kind::kNodeInterrupted || !(core.finished() || core.stopped())) {
       cluster.handle(event);
     }
     cluster.run_due_starts();
@@ -45,6 +48,21 @@ data::WaitSummary waits_of(const scheduler::PlannedWork& plan, std::vector<data:
   }
   waits.resize(started);
   return data::summarize_wait_times(std::move(waits), 0, makespan);
+}
+
+// "3 nodes taken back (spot: 0.05/node-hour typed), 5 attempts lost and retried"; "" without spot pools.
+std::string interruptions_text(const SimulationResult& r) {
+  std::string rates;
+  for (const PoolUsage& p : r.pools) {
+    if (!p.spot) continue;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%g", p.interruption_rate.per_node_hour);
+    rates += (rates.empty() ? "" : "; ") + p.name + " " + std::to_string(p.interrupted) + " at " + rate +
+             "/node-hour " + p.interruption_rate.source;
+  }
+  if (rates.empty()) return "";
+  return data::counted(static_cast<std::int64_t>(r.nodes_interrupted), "node") + " taken back (" + rates + "), " +
+         data::counted(static_cast<std::int64_t>(r.attempts_interrupted), "attempt") + " lost with them";
 }
 
 }  // namespace
@@ -73,8 +91,9 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   SimEngine engine;
   VirtualClock clock(engine);
   std::mt19937_64 rng(config.seed);
+  std::mt19937_64 interruption_rng(interruption_seed(config.seed));
   // The cluster sees the items by position, as the durations are.
-  SimCluster cluster(engine, config.cluster, durations, rng, config.record_timeline);
+  SimCluster cluster(engine, config.cluster, durations, rng, interruption_rng, config.record_timeline);
   cluster.check_placeable(*plan);
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.
@@ -86,7 +105,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
                                                        : data::RunTally::Sweep::kWorkersAndPods);
   scheduler::Scheduler core(std::move(plan), config.scheduler, cluster, clock);
   core.tally_attempts(tally, config.keep_attempt_log);
-  Dispatch dispatch{clock, cluster};
+  Dispatch dispatch{clock, cluster, core};
   cluster.defer_due_starts();
   core.start();
   cluster.run_due_starts();
@@ -133,6 +152,10 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
     double allocated = 0, offered = 0;  // of the first resource ("cpu" when pools have it)
     for (std::size_t p = 0; p < nodes->pool_count(); ++p) {
       PoolUsage pool{nodes->pool(p).name, 0, nodes->up_nodes(p), {}};
+      pool.spot = nodes->pool(p).spot;
+      pool.interruption_rate = cluster.interruption_rates()[p];
+      pool.interrupted = cluster.nodes_interrupted()[p];
+      result.nodes_interrupted += pool.interrupted;
       const double node_time = static_cast<double>(nodes->node_time(p, result.makespan));
       pool.node_hours = node_time / static_cast<double>(data::kMicrosPerHour);
       result.node_hours += pool.node_hours;
@@ -148,6 +171,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
     }
     result.utilisation = offered > 0 ? allocated / offered : 0;
     result.waits_by_short_resource = cluster.waits_by_short_resource();
+    result.attempts_interrupted = cluster.attempts_interrupted();
     result.summary.tail = tally.pods_tail();
   }
   const int slots = config.cluster.nodes * std::max(1, config.cluster.slots_per_node);
@@ -190,7 +214,14 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
     for (const PoolUsage& p : r.pools) {
       pools.push_back({{"name", p.name}, {"node_hours", p.node_hours}, {"nodes_at_end", p.nodes_at_end},
                        {"allocated", p.allocated}});
+      if (p.spot) {
+        pools.back()["spot"] = {{"interruption_rate", p.interruption_rate.per_node_hour},
+                                {"interruption_rate_source", p.interruption_rate.source},
+                                {"nodes_interrupted", p.interrupted}};
+      }
     }
+    out["nodes_interrupted"] = r.nodes_interrupted;
+    out["attempts_interrupted"] = r.attempts_interrupted;
     out["pools"] = pools;
     out["waits_by_short_resource"] = r.waits_by_short_resource;
   }
@@ -239,6 +270,7 @@ void print_table(const SimulationResult& r, std::ostream& out) {
       short_text += (short_text.empty() ? "" : ", ") + resource + " " + std::to_string(pods);
     }
     if (!short_text.empty()) row("pods that waited for room", short_text);
+    if (const std::string spot = interruptions_text(r); !spot.empty()) row("spot interruptions", spot);
   }
   if (s.workers > 0) {
     // On node pools the attempts run on nodes, several at once: a node's busy time is the sum of

@@ -53,6 +53,9 @@ struct PoolUsage {
   double node_hours = 0;
   int nodes_at_end = 0;
   std::map<std::string, double> allocated;  // resource -> allocated / (capacity x node time)
+  bool spot = false;
+  InterruptionRate interruption_rate{};      // spot pools: its rate and where it came from
+  std::size_t interrupted = 0;               // nodes taken back
 };
 
 struct SimulationResult {
@@ -74,6 +77,8 @@ struct SimulationResult {
   std::vector<PoolUsage> pools;        // with node pools
   std::optional<RunCost> cost;         // when the pools (or the workers) are priced
   std::map<std::string, std::size_t> waits_by_short_resource;  // pods that waited for room
+  std::size_t nodes_interrupted = 0;   // spot nodes taken back, over the pools
+  std::size_t attempts_interrupted = 0;  // attempts they took down (failed as node-lost)
   std::uint64_t events = 0;            // engine events handled
   // The run's summary as every run gets it (data/run_summary.h): attempts, failures, workers'
   // busy time, the straggler tail; its span is the attempts' (first start to last end), where

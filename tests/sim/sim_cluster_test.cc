@@ -25,7 +25,7 @@ class SimClusterTest : public ::testing::Test {
   // Builds the cluster under test; each submitted item lasts the duration it was submitted with.
   SimCluster& make(SimClusterConfig config, std::uint64_t seed = 1) {
     rng_.seed(seed);
-    cluster_.emplace(engine_, std::move(config), durations_, rng_, true);
+    cluster_.emplace(engine_, std::move(config), durations_, rng_, rng_, true);
     cluster_->set_listener(&listener_);
     return *cluster_;
   }
@@ -281,7 +281,7 @@ std::vector<std::string> reports_of(bool defer) {
   config.nodes = 2;
   config.startup.constant = 5;
   config.fail_prob = 0.4;
-  SimCluster cluster(engine, config, durations, rng, true);
+  SimCluster cluster(engine, config, durations, rng, rng, true);
   RecordingListener listener;
   cluster.set_listener(&listener);
   if (defer) cluster.defer_due_starts();
@@ -362,7 +362,7 @@ TEST(SimClusterSettings, BadSettingsAreErrorsNamingTheSetting) {
     std::mt19937_64 rng(1);
     try {
       const std::vector<data::Micros> no_durations;
-      SimCluster cluster(engine, c.config, no_durations, rng, false);
+      SimCluster cluster(engine, c.config, no_durations, rng, rng, false);
       ADD_FAILURE() << "no error for " << c.named;
     } catch (const data::Error& e) {
       EXPECT_EQ(e.input(), "simulated cluster");
