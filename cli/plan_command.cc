@@ -95,6 +95,10 @@ void print_cheapest(const sim::CapacityQuestion& question, const sim::CapacityAn
           << data::money_text(answer.best->cost->mean, answer.best->cost->currency) << " (mean)";
     }
     out << "\n";
+    if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, c)) {
+      out << "spot interruptions: on target in " << std::lround(100 * risk->with_interruptions) << "% of replicas with "
+          << "them, " << std::lround(100 * risk->without_interruptions) << "% on the same pools on-demand\n";
+    }
   }
   out << "time against money (the evaluated configurations no other beats on both mean makespan and mean cost):\n";
   for (const sim::ComparisonRow& r : sim::time_money_frontier(answer.evaluated.rows)) {
@@ -109,6 +113,12 @@ nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const sim::C
   nlohmann::json out;
   const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
   out["cheapest"] = cheapest ? sim::to_json(sim::Comparison{{*cheapest}})["rows"][0] : nlohmann::json(nullptr);
+  if (cheapest) {
+    if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, *cheapest)) {
+      out["spot_risk"] = {{"met_with_interruptions", risk->with_interruptions},
+                          {"met_without_interruptions", risk->without_interruptions}};
+    }
+  }
   out["frontier"] = sim::to_json(sim::Comparison{sim::time_money_frontier(answer.evaluated.rows)})["rows"];
   return out;
 }

@@ -36,6 +36,23 @@ std::optional<ComparisonRow> cheapest_meeting(const CapacityQuestion& question, 
   return cheapest;
 }
 
+std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const ComparisonRow& judged) {
+  const std::vector<NodePool>& pools = question.spec.base.cluster.pools.pools;
+  if (!question.node_pool || std::none_of(pools.begin(), pools.end(), [](const NodePool& p) { return p.spot; })) {
+    return std::nullopt;
+  }
+  CapacityQuestion on_demand = question;
+  for (NodePool& pool : on_demand.spec.base.cluster.pools.pools) {
+    pool.spot = false;
+    pool.interruption_rate.reset();
+  }
+  const int cap = question.spec.workers.empty() ? static_cast<int>(question.spec.recorded_items->size())
+                                                : question.spec.workers.front();
+  const ComparisonRow without =
+      replay_on_pool(on_demand, judged.nodes, cap, question.spec.base.scheduler.params.type_limits);
+  return SpotRisk{*judged.deadline_met, *without.deadline_met};
+}
+
 std::vector<ComparisonRow> time_money_frontier(const std::vector<ComparisonRow>& rows) {
   std::vector<ComparisonRow> sorted = rows;
   std::stable_sort(sorted.begin(), sorted.end(), [](const ComparisonRow& a, const ComparisonRow& b) {

@@ -25,4 +25,13 @@ std::optional<ComparisonRow> cheapest_meeting(const CapacityQuestion& question, 
 // better on one), by mean makespan; rows with equal both are kept once (the first).
 std::vector<ComparisonRow> time_money_frontier(const std::vector<ComparisonRow>& rows);
 
+// The deadline risk spot interruptions add to a node search's configuration: its share of
+// replicas on target with them (the row's own) and without them (the same replicas on the same
+// pools, every one on-demand). Nullopt when no pool is spot or the question is no node search.
+struct SpotRisk {
+  double with_interruptions = 0;
+  double without_interruptions = 0;
+};
+std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const ComparisonRow& judged);
+
 }  // namespace millrace::sim

@@ -113,6 +113,23 @@ TEST(CheapestPlan, TheFrontierHoldsExactlyTheConfigurationsNoOtherBeatsOnBoth) {
   EXPECT_TRUE(got == std::vector<int>{3} || got == (std::vector<int>{1, 4})) << got.size();
 }
 
+TEST(CheapestPlan, SpotRiskComparesTheShareOnTargetWithAndWithoutInterruptions) {
+  CapacityQuestion q = question();
+  const std::optional<ComparisonRow> on_demand = cheapest_meeting(q, plan_capacity(q).evaluated.rows);
+  ASSERT_TRUE(on_demand.has_value());
+  EXPECT_FALSE(spot_risk(q, *on_demand).has_value());  // no spot pool: no risk to state
+  // A spot pool whose nodes live 10^9 h on average: interruptions change nothing, on target in
+  // every replica either way.
+  q.spec.base.cluster.pools.pools[0].spot = true;
+  q.spec.base.cluster.pools.pools[0].interruption_rate = 1e-9;
+  const std::optional<ComparisonRow> spot = cheapest_meeting(q, plan_capacity(q).evaluated.rows);
+  ASSERT_TRUE(spot.has_value());
+  const std::optional<SpotRisk> risk = spot_risk(q, *spot);
+  ASSERT_TRUE(risk.has_value());
+  EXPECT_EQ(risk->with_interruptions, 1.0);
+  EXPECT_EQ(risk->without_interruptions, 1.0);
+}
+
 TEST(CheapestPlan, MinimizingCostWithoutPricesIsRefusedNamingWhatToGive) {
   CapacityQuestion q = question();
   q.spec.base.cluster.pools.pools[0].price.reset();
