@@ -66,6 +66,7 @@ std::string ranking_text(const std::vector<std::vector<RankedRow>>& ranking) {
     text += best.replicas <= 1                         ? std::string(" (1 replica: no spread)")
             : best.makespan_p10 == best.makespan_p90 ? " (every one of " + data::counted(best.replicas, "replica") + " alike)"
                                                      : " (p10-p90 " + data::readable_band(best.makespan_p10, best.makespan_p90) + ")";
+    if (best.cost) text += ", cost " + sim::band_text(*best.cost, best.cost->p50);
     for (std::size_t i = 1; i < rows.size(); ++i) {
       char times[32];
       if (i > kRankedOthers) {

@@ -9,6 +9,9 @@
 //    vs makespan vs waits vs node-hours, and on that many nodes the per-type and total caps that
 //    still meet the target and those beyond which more concurrency no longer helps
 //    (sim/cap_search.h).
+// With prices (sim/run_cost.h) every answer and curve says what it costs; `--minimize cost` answers
+// the cheapest configuration meeting the target instead, beside the fewest's cost, and the
+// frontier of time against money (sim/cheapest_plan.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +35,7 @@
 #include "data/run_summary.h"
 #include "sim/cap_search.h"
 #include "sim/capacity_plan.h"
+#include "sim/cheapest_plan.h"
 #include "sim/comparison_store.h"
 #include "sim/sweep_pool.h"
 
@@ -53,7 +57,71 @@ struct PlanOptions {
   std::string pool;
   bool policy_given = false;
   int seed_spread = 0;  // workers: also search with this many seeds (seed, seed + 1, ...) and print the spread
+  std::string minimize = "workers";  // or "cost": the cheapest configuration meeting the target
 };
+
+// ", cost 20.00 USD (p10-p90 18.40-22.10 USD)" (the median's) when the row is priced.
+std::string cost_part(const sim::ComparisonRow& row) {
+  return row.cost ? ", cost " + sim::band_text(*row.cost, row.cost->p50) : "";
+}
+
+// "  20.00 USD / 22.10 USD": a curve's cost cell, mean and p90 (nothing when not priced).
+std::string cost_cell(const sim::ComparisonRow& row) { return row.cost ? "  " + sim::mean_and_p90_text(*row.cost) : ""; }
+
+// "143 workers" or "4 nodes of pool 'standard'".
+std::string configuration(const sim::ComparisonRow& row, const std::string& pool) {
+  return row.nodes > 0 ? data::counted(row.nodes, "node") + " of pool '" + pool + "'"
+                       : data::counted(row.workers, "worker") + " (" + row.partitioner + ", " + row.order + " order)";
+}
+
+// The answer of --minimize cost, its first line, then the frontier of time against money:
+// "cheapest meeting makespan <= 24.00 h: 150 workers (...), mean cost 20.00 USD (p10-p90 ...),
+// median makespan 23.40 h (p10-p90 ...), in 95% of 20 replicas; the fewest, 143 workers, costs
+// 21.00 USD".
+void print_cheapest(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer, const std::string& pool,
+                    std::ostream& out) {
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
+  if (cheapest) {
+    const sim::ComparisonRow& c = *cheapest;
+    out << "cheapest meeting " << sim::target_text(question) << ": " << configuration(c, pool) << ", mean cost "
+        << sim::band_text(*c.cost, c.cost->mean) << ", median makespan " << data::readable_duration(c.makespan_p50)
+        << (c.makespan_p10 == c.makespan_p90
+                ? std::string()
+                : " (p10-p90 " + data::readable_band(c.makespan_p10, c.makespan_p90) + ")")
+        << ", on target in "
+        << std::lround(100 * *c.deadline_met) << "% of " << data::counted(c.replicas, "replica");
+    if (answer.best) {
+      out << "; the fewest, " << configuration(*answer.best, pool) << ", costs "
+          << data::money_text(answer.best->cost->mean, answer.best->cost->currency) << " (mean)";
+    }
+    out << "\n";
+    if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, c)) {
+      out << "spot interruptions: on target in " << std::lround(100 * risk->with_interruptions) << "% of replicas with "
+          << "them, " << std::lround(100 * risk->without_interruptions) << "% on the same pools on-demand\n";
+    }
+  }
+  out << "time against money (the evaluated configurations no other beats on both mean makespan and mean cost):\n";
+  for (const sim::ComparisonRow& r : sim::time_money_frontier(answer.evaluated.rows)) {
+    out << "  " << configuration(r, pool) << ": mean makespan " << data::readable_duration(r.makespan_mean)
+        << ", mean cost " << data::money_text(r.cost->mean, r.cost->currency)
+        << (sim::meets(question, r) ? ", meets the target" : ", misses the target") << "\n";
+  }
+  out << "(the cheapest of the counts the search evaluated: the fewest meeting the target and the curve's)\n";
+}
+
+nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer) {
+  nlohmann::json out;
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
+  out["cheapest"] = cheapest ? sim::to_json(sim::Comparison{{*cheapest}})["rows"][0] : nlohmann::json(nullptr);
+  if (cheapest) {
+    if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, *cheapest)) {
+      out["spot_risk"] = {{"met_with_interruptions", risk->with_interruptions},
+                          {"met_without_interruptions", risk->without_interruptions}};
+    }
+  }
+  out["frontier"] = sim::to_json(sim::Comparison{sim::time_money_frontier(answer.evaluated.rows)})["rows"];
+  return out;
+}
 
 // The plan's answer (fewest workers) searched again with `seeds` seeds from question's own: min,
 // median and max of the answers, and how many seeds met the target at all. The replicas of one
@@ -99,18 +167,19 @@ void print_worker_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
   for (const sim::ComparisonRow& r : answer.curve) largest = std::max(largest, r.makespan_max);
   const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
-  std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s\n", "workers", "best partitioner",
-                "ranges", "mean", "p50", "p90", "max", "node-h", "met");
+  const bool priced = !answer.curve.empty() && answer.curve.front().cost;
+  std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s%s\n", "workers", "best partitioner",
+                "ranges", "mean", "p50", "p90", "max", "node-h", "met", priced ? "  cost mean / p90" : "");
   out << "cost curve (best partitioner per worker count; times in " << unit.name
       << "; makespan over the replicas, each drawing the ranges' durations from the model's noise unless --noise "
          "off):\n"
       << line;
   for (const sim::ComparisonRow& r : answer.curve) {
-    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%\n", r.workers,
+    std::snprintf(line, sizeof line, "%7d  %-14s %6zu %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%", r.workers,
                   r.partitioner.c_str(), r.ranges, unit.of(r.makespan_mean), unit.of(r.makespan_p50),
                   unit.of(r.makespan_p90), unit.of(r.makespan_max), data::readable_number(r.node_hours).c_str(),
                   100 * *r.deadline_met);
-    out << line;
+    out << line << cost_cell(r) << "\n";
   }
   out << (answer.monotone ? "more workers never lengthened the best mean makespan over these counts\n"
                            : "the best mean makespan is longer at some count than at a smaller one: another candidate, "
@@ -169,7 +238,7 @@ std::string worker_answer(const sim::ComparisonRow& b, const PlanOptions& o) {
                                data::readable_band(b.makespan_p10, b.makespan_p90) + "), mean " +
                                data::readable_duration(b.makespan_mean)
                          : ", makespan " + data::readable_duration(b.makespan_p50)) +
-         ", " + data::node_time(b.node_hours) + "\n";
+         ", " + data::node_time(b.node_hours) + cost_part(b) + "\n";
 }
 
 void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool, std::ostream& out) {
@@ -177,17 +246,18 @@ void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool
   for (const sim::ComparisonRow& r : answer.curve) largest = std::max({largest, r.makespan_max, r.wait_p99});
   const data::DisplayUnit unit = data::display_unit(largest);
   char line[200];
-  std::snprintf(line, sizeof line, "%6s %10s %10s %10s %10s %10s %10s %10s %8s\n", "nodes", "mean", "p90", "max",
-                "wait-p50", "wait-p90", "wait-p99", "node-h", "met");
+  const bool priced = !answer.curve.empty() && answer.curve.front().cost;
+  std::snprintf(line, sizeof line, "%6s %10s %10s %10s %10s %10s %10s %10s %8s%s\n", "nodes", "mean", "p90", "max",
+                "wait-p50", "wait-p90", "wait-p99", "node-h", "met", priced ? "  cost mean / p90" : "");
   out << "cost curve (nodes of pool '" << pool << "'; times in " << unit.name
       << "; makespan over the replicas, waits submit -> start as means over the replicas):\n"
       << line;
   for (const sim::ComparisonRow& r : answer.curve) {
-    std::snprintf(line, sizeof line, "%6d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%\n", r.nodes,
+    std::snprintf(line, sizeof line, "%6d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10s %7.0f%%", r.nodes,
                   unit.of(r.makespan_mean), unit.of(r.makespan_p90), unit.of(r.makespan_max), unit.of(r.wait_p50),
                   unit.of(r.wait_p90), unit.of(r.wait_p99), data::readable_number(r.node_hours).c_str(),
                   100 * *r.deadline_met);
-    out << line;
+    out << line << cost_cell(r) << "\n";
   }
   out << "mean makespan and wait p90 " << (answer.monotone ? "never rose" : "ROSE somewhere")
       << " with more nodes over the evaluated counts\n";
@@ -204,7 +274,7 @@ std::string node_answer(const sim::ComparisonRow& b, const PlanOptions& o, const
          std::to_string(o.min_nodes) + " to " + data::counted(o.max_nodes, "node") + "): mean makespan " +
          data::readable_duration(b.makespan_mean) + ", p90 " + data::readable_duration(b.makespan_p90) +
          ", wait p50/p90/p99 " + data::readable_duration(b.wait_p50) + " / " + data::readable_duration(b.wait_p90) +
-         " / " + data::readable_duration(b.wait_p99) + ", " + data::node_time(b.node_hours) + "\n";
+         " / " + data::readable_duration(b.wait_p99) + ", " + data::node_time(b.node_hours) + cost_part(b) + "\n";
 }
 
 void print_caps(const sim::CapAnswer& caps, std::ostream& out) {
@@ -325,6 +395,7 @@ void run_worker_plan(const PlanOptions& o) {
   const data::CostModel& model = read.model;
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, &model));
   const QueueOrderChoice order = queue_order_choice(o.common, question.spec.recorded_items);
+  if (o.minimize == "cost") sim::require_priced(question);
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
   // Counts run side by side (sim/sweep_pool.h), each holding its partitions while in progress.
@@ -356,6 +427,7 @@ void run_worker_plan(const PlanOptions& o) {
     out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
     out["cluster_source"] = question.spec.cluster_source;
     if (!spread.empty()) out["seed_spread"] = spread.substr(0, spread.size() - 1);
+    if (o.minimize == "cost") out.update(cheapest_json(question, answer));
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
     out["by_candidate"] = nlohmann::json::array();
     for (const sim::CandidateFewest& c : answer.by_candidate) {
@@ -364,6 +436,7 @@ void run_worker_plan(const PlanOptions& o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
+    if (o.minimize == "cost") print_cheapest(question, answer, "", std::cout);
     if (answer.best) {
       std::cout << worker_answer(*answer.best, o) << spread
                 << extrapolated_ranges(o.common, question.spec, *answer.best, model.units(), "the answer's ranges") << "\n";
@@ -430,6 +503,7 @@ void run_node_plan(PlanOptions o) {
                               "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
                                   std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
   question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);
+  if (o.minimize == "cost") sim::require_priced(question);
   const std::string pool = question.spec.base.cluster.pools.pools[*question.node_pool].name;
   CurrentStep step("planning nodes of pool '" + pool + "' from " + std::to_string(o.min_nodes) + " to " +
                    std::to_string(o.max_nodes) + " for " + std::to_string(question.spec.recorded_items->size()) +
@@ -463,6 +537,7 @@ void run_node_plan(PlanOptions o) {
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
+    if (o.minimize == "cost") out.update(cheapest_json(question, answer));
     out["caps"] = {{"nodes", caps.nodes},
                    {"uncapped", sim::to_json(sim::Comparison{{caps.uncapped}})["rows"][0]},
                    {"total", to_json(caps.total)},
@@ -471,6 +546,7 @@ void run_node_plan(PlanOptions o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
+    if (o.minimize == "cost") print_cheapest(question, answer, pool, std::cout);
     if (answer.best) std::cout << node_answer(*answer.best, o, pool, sim::target_text(question)) << "\n";
     print_node_curve(answer, pool, std::cout);
     print_caps(caps, std::cout);
@@ -529,10 +605,16 @@ void add_plan_command(CLI::App& app) {
       ->transform(whole_number(1));
   cmd->add_option("--max-nodes", options->max_nodes, "Node search (--node-pools or --machine): largest node count searched")
       ->transform(whole_number(1));
+  cmd->add_option("--minimize", options->minimize,
+                  "workers: the fewest meeting the target; cost: the cheapest (needs prices: --worker-price, "
+                  "--node-pools' price column or --machine ...,price=P)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"workers", "cost"}));
   cmd->add_option("--pool", options->pool, "Node search: the pool of --node-pools whose size is searched (default: the only one)");
   set_help_groups(*cmd, {{"The target", {"--deadline", "--wait-p50", "--wait-p90", "--wait-p99", "--confidence"}},
                          {"The search",
-                          {"--min-workers", "--max-workers", "--min-nodes", "--max-nodes", "--pool", "--seed-spread"}},
+                          {"--minimize", "--min-workers", "--max-workers", "--min-nodes", "--max-nodes", "--pool",
+                           "--seed-spread"}},
                          {kJobGroup, {}},
                          {kCandidatesGroup, {}},
                          {kModelGroup, {}},

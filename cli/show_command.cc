@@ -3,6 +3,8 @@
 // (data/profile_summary.h). `millrace show --experiment ID`: the experiment file a stored
 // comparison was run from, byte for byte on stdout (the command-line options given beside it on
 // stderr), so `show --experiment ID > FILE` and `compare -f FILE` (or `plan -f FILE`) run it again.
+// Given prices (--worker-price, or --node-pools / --machine with prices), a run's first line says
+// what it cost (sim/run_cost.h's recorded_run_cost: its workers, or its recorded nodes).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "cli/experiment_file.h"
 #include "cli/help_layout.h"
 #include "cli/option_checks.h"
+#include "cli/resource_options.h"
 #include "cli/run_summary_text.h"
 #include "data/readable_duration.h"
 #include "data/model_span.h"
@@ -70,12 +73,32 @@ void print_experiment(const data::TraceStore& store, std::int64_t comparison) {
   }
 }
 
+// "cost 12.34 USD (...)" of the run when prices are given; nothing otherwise.
+void print_recorded_cost(const data::TraceStore& store, std::int64_t run_id, const ResourceOptions& prices) {
+  const sim::Pricing pricing = pricing_of(prices);
+  const std::vector<sim::NodePool> pools = pools_of(prices, 1);
+  if (!pricing.worker_price && pools.empty()) return;
+  if (pricing.worker_price && !pools.empty()) {
+    throw data::Error("--worker-price " + prices.worker_price, "prices workers: give it or node pools, not both");
+  }
+  const std::vector<data::Attempt> attempts = store.attempts(run_id);
+  const data::RunSummary summary = data::summarize(store.items(run_id), attempts);
+  const sim::RunCost cost =
+      sim::recorded_run_cost(attempts, store.node_arrivals(run_id), static_cast<int>(summary.workers), pricing, pools);
+  std::cout << "cost " << sim::cost_text(cost) << " ("
+            << (pools.empty() ? data::counted(static_cast<std::int64_t>(summary.workers), "worker") +
+                                    " from the first start to the last end"
+                              : "recorded nodes from their creation to the last end")
+            << ")\n";
+}
+
 }  // namespace
 
 void add_show_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto run_ref = std::make_shared<std::string>();
   auto comparison = std::make_shared<std::int64_t>(0);
+  auto prices = std::make_shared<ResourceOptions>();
   auto* cmd = app.add_subcommand(
       "show", "Summarize a run (items, work, longest ranges, failures, workers, stragglers) or a cost profile");
   cmd->add_option("--store", *store_path, "Trace store file")->required();
@@ -84,14 +107,21 @@ void add_show_command(CLI::App& app) {
                   "Print the experiment file comparison ID was run from (ids: `millrace runs`), byte for byte")
       ->excludes(run)
       ->transform(whole_number(1, std::numeric_limits<std::int64_t>::max()));
-  set_help_groups(*cmd, {{"What to show", {"--store", "--experiment"}}});
+  cmd->add_option("--node-pools", prices->node_pools,
+                  "Price the run's recorded nodes by their pools' price columns (a node pools file)");
+  cmd->add_option("--machine", prices->machine,
+                  "Price every recorded node alike: ...,price=P[,billing=RULE], e.g. cpu=4,price=0.19")
+      ->each([](const std::string& text) { parse_machine(text); });
+  add_price_options(*cmd, *prices);
+  set_help_groups(*cmd, {{"What to show", {"--store", "--experiment"}},
+                         {"Prices", {"--node-pools", "--machine", "--worker-price", "--worker-billing", "--currency"}}});
   set_help_examples(*cmd, {{"A recorded run: items, failures, worker-hours, longest ranges, stragglers",
                             "millrace show --store out/t.db pcv2"},
                            {"A real run planned with a model: also predicted against actual",
                             "millrace show --store out/runs.db planned"},
                            {"The experiment file comparison 3 ran from, byte for byte",
                             "millrace show --store out/t.db --experiment 3 > again.yaml"}});
-  cmd->callback([store_path, run_ref, comparison] {
+  cmd->callback([store_path, run_ref, comparison, prices] {
     auto store = data::TraceStore::open_for_reading(*store_path);
     if (*comparison > 0) {
       print_experiment(store, *comparison);
@@ -103,7 +133,9 @@ void add_show_command(CLI::App& app) {
       print_profile(store.profile(*run_ref));
       return;
     }
-    print_stored_run(store, store.find_run(*run_ref), std::cout);
+    const std::int64_t run_id = store.find_run(*run_ref);
+    print_recorded_cost(store, run_id, *prices);
+    print_stored_run(store, run_id, std::cout);
   });
 }
 

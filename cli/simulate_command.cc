@@ -285,6 +285,11 @@ std::string makespan_answer(const sim::ComparisonRow& row, const SimulateOptions
   return text + " on " + data::counted(row.workers, "worker") + ", " + o.policy + ", " + row.order + " order";
 }
 
+// The line under a band's makespan when the cluster is priced: the replicas' median cost, p10-p90.
+void print_cost_band(const sim::ComparisonRow& row) {
+  if (row.cost) std::cout << "cost " << sim::band_text(*row.cost, row.cost->p50) << " (median of the replicas' cost)\n";
+}
+
 // A ranges file simulated with the model's durations. Where replicas differ (the model's noise,
 // failures, a fitted cluster) the first line is the makespan's median and p10-p90 over the
 // replicas, with their row as compare prints it; then one replica in detail (seed --seed), the
@@ -349,6 +354,7 @@ void simulate_ranges(const SimulateOptions& o) {
                                 std::to_string(listed.overlap) + "; durations from " + o.model_path;
   if (band) {
     std::cout << makespan_answer(band->rows.front(), o, true) << "\n";
+    print_cost_band(band->rows.front());
     std::cout << file_text << (noisy ? " drawn with its noise" : " as predicted") << " (seed " << o.seed << ")\n";
     std::cout << cluster_text << "\n";
     sim::print_table(*band, std::cout);
@@ -361,6 +367,7 @@ void simulate_ranges(const SimulateOptions& o) {
               << (spec.draws_at_random() ? "1 replica: --replicas N for a band"
                                          : "nothing drawn at random: the model's predictions")
               << ")\n";
+    if (result.cost) std::cout << "cost " << sim::cost_text(*result.cost) << "\n";
     std::cout << file_text << (noisy ? " drawn with its noise (seed " + std::to_string(o.seed) + ")" : " as predicted")
               << "\n";
     std::cout << cluster_text << "\n";
@@ -421,6 +428,7 @@ void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
     return;
   }
   std::cout << makespan_answer(row, o, spec.draws_at_random()) << "\n";
+  print_cost_band(row);
   if (row.nodes_interrupted > 0) {
     std::cout << "spot interruptions: " << data::readable_number(row.nodes_interrupted) << " nodes taken back, "
               << data::readable_number(row.attempts_interrupted) << " attempts lost with them (means over replicas)\n";
@@ -519,6 +527,7 @@ void replay_run(SimulateOptions o, const CLI::App& cmd) {
     return;
   }
   std::cout << replay_answer(result, recorded) << "\n";
+  if (result.cost) std::cout << "cost " << sim::cost_text(*result.cost) << "\n";
   if (!capacity_text.empty()) std::cout << capacity_text << "\n";
   if (!o.model_path.empty()) std::cout << cluster_text << "\n";
   sim::print_table(result, std::cout);

@@ -7,7 +7,8 @@
 #   3. fit the cost model at the recording's resolution (blocked cross-validation, apply time vs
 #      the rest, fidelity against the recording);
 #   4. compare queue orders, partitioners and worker counts on that model, and plan the fewest
-#      workers for a 24 h deadline, both from the experiment file examples/pcv2-experiment.yaml;
+#      workers for a 24 h deadline (with what they cost at an example price), both from the
+#      experiment file examples/pcv2-experiment.yaml;
 #   5. draw the report a person opens (millrace report: HTML and PNGs under out/report/): the
 #      recorded run, the cost model along the sequence with the recorded ranges, the candidates
 #      side by side, the plan's cost curve with its band and the deadline. Its last line says where.
@@ -44,7 +45,7 @@ step "fit the cost model"
 experiment=$root/examples/pcv2-experiment.yaml
 step "compare queue orders, partitioners and worker counts on the fitted model (20 replicas drawing durations from its noise: mean, p50, p90, max)"
 "$millrace" compare -f "$experiment" --store "$store" --model "$model"
-step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 20 replicas"
+step "plan: fewest workers for a 24 h deadline with confidence 0.9 over 20 replicas, and what they cost at an example 0.40 USD per worker-hour"
 # Partitions of other range lengths than the recorded 16,320 ledgers lean on the start-up/work
 # split: the recorded apply time pins it (the fit's separate method), durations alone could not.
 "$millrace" plan -f "$experiment" --store "$store" --model "$model"

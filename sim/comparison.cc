@@ -51,6 +51,7 @@ struct ReplicaResult {
   data::Micros makespan = 0;
   double utilisation = 0;
   double node_hours = 0;
+  std::optional<RunCost> cost;
   data::Micros tail_below_tenth = 0;
   std::size_t failed_attempts = 0;
   bool failed = false;
@@ -128,6 +129,20 @@ data::Micros nearest_rank(const std::vector<data::Micros>& sorted, double p) {
   return sorted[std::max<std::size_t>(rank, 1) - 1];
 }
 
+// The replicas' cost band, when they are priced.
+std::optional<CostBand> cost_band(const std::vector<ReplicaResult>& replicas) {
+  if (!replicas.front().cost) return std::nullopt;
+  std::vector<data::Money> amounts;
+  std::vector<data::Micros> sorted;  // millionths, for the nearest ranks
+  for (const ReplicaResult& r : replicas) {
+    amounts.push_back(r.cost->total);
+    sorted.push_back(r.cost->total.millionths);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  return CostBand{data::mean_of(amounts), {nearest_rank(sorted, 0.1)}, {nearest_rank(sorted, 0.5)},
+                  {nearest_rank(sorted, 0.9)}, replicas.front().cost->currency};
+}
+
 ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,
                         data::Micros startup, data::Micros contiguous) {
   ComparisonRow row;
@@ -181,6 +196,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     *wait = static_cast<data::Micros>(std::llround(static_cast<double>(*wait) / n));
   }
   row.mean_pending /= n;
+  row.cost = cost_band(replicas);
   return row;
 }
 
@@ -410,8 +426,9 @@ void ComparisonRun::State::simulate_replica(std::size_t i) {
       plan.drawn ? simulate(plan.work, draw_durations(*spec.model, plan.ranges(), duration_seed(config.seed), true),
                             config)
                  : simulate(plan.work, plan.durations, config);
-  results[i] = {r.makespan, r.utilisation, r.node_hours, r.summary.tail.below_tenth, r.summary.failed_attempts,
-                r.run_failed || r.stalled, r.waits, r.nodes_interrupted, r.attempts_interrupted};
+  results[i] = {r.makespan, r.utilisation, r.node_hours, r.cost, r.summary.tail.below_tenth,
+                r.summary.failed_attempts, r.run_failed || r.stalled, r.waits, r.nodes_interrupted,
+                r.attempts_interrupted};
 }
 
 bool ComparisonRun::finished(std::size_t task) {
@@ -476,27 +493,31 @@ void print_table(const Comparison& comparison, std::ostream& out) {
   for (const ComparisonRow& r : comparison.rows) largest = std::max(largest, r.makespan_max);
   const data::DisplayUnit unit = data::display_unit(largest);
   auto t = [&](data::Micros us) { return unit.of(us); };
-  char line[320];
-  std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s %9s\n",
+  const bool priced = !comparison.rows.empty() && comparison.rows.front().cost;
+  char line[400];
+  std::snprintf(line, sizeof line, "%-14s %7s %-9s %6s %9s %9s %6s %9s %6s %9s %9s %9s %9s %8s %6s %10s %9s %6s %9s%s\n",
                 "partitioner", "workers", "order", "ranges", "longest", "pred-lb", "m/lb", "contig", "m/ct", "mean",
-                "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed", "wait-p90");
+                "p50", "p90", "max", "stddev", "util", "node-h", "tail", "failed", "wait-p90",
+                priced ? "  cost mean / p90" : "");
   out << "times in " << unit.name
       << "; pred-lb = max(critical path, work / workers) + start-up of the row's own partition with its durations "
          "as predicted (the recorded run: as recorded), the least a run taking exactly those needs: replicas drawing "
          "from the noise may beat it (m/lb < 1); contig = the same for the best contiguous partition of the span on "
          "these workers; m/lb, m/ct = mean / pred-lb, mean / contig; mean, p50, p90, max of the makespan over "
          "replicas; tail = final stretch with < 10% of peak workers busy; wait-p90 = items' submit -> start wait, "
-         "p90 (mean over replicas)\n"
+         "p90 (mean over replicas)"
+      << (priced ? "; cost = what the run costs, mean and p90 over replicas" : "") << "\n"
       << line;
   for (const ComparisonRow& r : comparison.rows) {
     std::snprintf(line, sizeof line,
                   "%-14s %7d %-9s %6zu %9.3f %9.3f %6.3f %9.3f %6.3f %9.3f %9.3f %9.3f %9.3f %8.3f %6.3f %10s %9.3f "
-                  "%6.1f %9.3f\n",
+                  "%6.1f %9.3f",
                   r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, t(r.longest_range), t(r.lower_bound),
                   r.ratio_to_lower_bound, t(r.contiguous_bound), r.ratio_to_contiguous_bound, t(r.makespan_mean),
                   t(r.makespan_p50), t(r.makespan_p90), t(r.makespan_max), t(r.makespan_stddev), r.utilisation,
                   data::readable_number(r.node_hours).c_str(), t(r.tail_below_tenth), r.failed_attempts, t(r.wait_p90));
     out << line;
+    out << (r.cost ? "  " + mean_and_p90_text(*r.cost) : "") << "\n";
   }
 }
 
@@ -533,6 +554,7 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"makespans_us", r.makespans}});
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
     if (r.nodes > 0) rows.back()["nodes"] = r.nodes;
+    if (r.cost) rows.back()["cost"] = to_json(*r.cost);
     if (r.nodes_interrupted > 0) {
       rows.back()["nodes_interrupted_mean"] = r.nodes_interrupted;
       rows.back()["attempts_interrupted_mean"] = r.attempts_interrupted;

@@ -108,6 +108,7 @@ struct ComparisonRow {
   double ratio_to_contiguous_bound = 0; // mean makespan / contiguous bound (0 without one)
   double utilisation = 0;               // means over replicas
   double node_hours = 0;
+  std::optional<CostBand> cost;         // when priced (sim/run_cost.h), over the replicas
   data::Micros tail_below_tenth = 0;
   double failed_attempts = 0;
   int failed_runs = 0;                  // replicas whose run failed or stalled

@@ -11,6 +11,8 @@
 #include "data/importers/fields.h"
 #include "data/importers/json_input.h"
 #include "data/importers/text_input.h"
+#include "data/billing.h"
+#include "data/money.h"
 #include "data/quantity.h"
 #include "data/registry.h"
 #include "data/text_excerpt.h"
@@ -55,6 +57,8 @@ constexpr PoolField kPoolFields[] = {{"pool", "name", true},
                                      {"min", "min", true},
                                      {"max", "max", true},
                                      {"provision_delay", "provision_delay", true},
+                                     {"price", "price", false},
+                                     {"billing", "billing", false},
                                      {"capacity_type", "capacity_type", false},
                                      {"interruption_rate", "interruption_rate", false}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
@@ -104,6 +108,8 @@ std::vector<NodePool> read_csv(const std::string& path) {
     if (pool.provision_delay_given) {
       pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
     }
+    if (csv.column("price") && !cell("price").empty()) pool.price = data::parse_money(cell("price"), where + ": price");
+    if (csv.column("billing")) pool.billing = data::parse_billing(cell("billing"), where + ": billing");
     auto optional_cell = [&](const char* column) -> std::string_view {
       const auto index = csv.column(column);
       return index ? std::string_view(row.fields[*index]) : std::string_view();
@@ -151,17 +157,16 @@ std::vector<NodePool> read_json(const std::string& path) {
       pool.provision_delay =
           data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");
     }
-    const auto text_of = [&](const char* key) {
-      if (!p.contains(key)) return std::string();
-      return p[key].is_string() ? p[key].get<std::string>() : p[key].dump();
-    };
+    auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
+    if (p.contains("price")) pool.price = data::parse_money(text(p["price"]), where + ": price");
+    if (p.contains("billing")) pool.billing = data::parse_billing(text(p["billing"]), where + ": billing");
+    const auto text_of = [&](const char* key) { return p.contains(key) ? text(p[key]) : std::string(); };
     read_spot_fields(pool, text_of("capacity_type"), text_of("interruption_rate"), where);
     pool.declared_at = where;
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");
       for (const auto& [name, value] : p["capacity"].items()) {
-        pool.capacity[name] = data::parse_quantity_milli(value.is_string() ? value.get<std::string>() : value.dump(),
-                                                         where + ": capacity." + name);
+        pool.capacity[name] = data::parse_quantity_milli(text(value), where + ": capacity." + name);
       }
     }
     check_node_pools({pool}, where);
@@ -211,6 +216,12 @@ void check_node_pools(const std::vector<NodePool>& pools, const std::string& whe
     declared += pool.max;
   }
   if (pools.empty()) throw data::Error(where, "no node pool declared");
+  for (const NodePool& pool : pools) {
+    if (pool.price.has_value() != pools.front().price.has_value()) {
+      const NodePool& unpriced = pool.price ? pools.front() : pool;
+      throw data::Error(where, "pool '" + unpriced.name + "' has no price while others have one: price every pool or none");
+    }
+  }
   // Nodes are counted, not built (sim/pool_nodes.h), but numbered in 32 bits.
   if (declared > std::numeric_limits<int>::max()) {
     throw data::Error(where, "the pools declare " + std::to_string(declared) + " nodes in all (their max), more than " +

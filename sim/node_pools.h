@@ -7,10 +7,12 @@
 //   CSV   pool,count,min,max,provision_delay,capacity.NAME,...   one pool per line, e.g.
 //         cpu-pool,2,0,10,90s,4,16Gi   (provision_delay a duration as the options take it,
 //         data/typed_duration.h: 90, 90s, 2m, 1.5h, empty: not given; capacities as Kubernetes
-//         quantities; an empty capacity cell: the pool has none of that resource)
-//   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q}}]}
-//         or the bare array (provision_delay a number of seconds or a duration string: "2m";
-//         absent: not given)
+//         quantities; an empty capacity cell: the pool has none of that resource); optional
+//         columns price (per node-hour, a decimal: data/money.h) and billing (data/billing.h:
+//         per-second:60s, per-minute, per-hour; empty: per second)
+//   JSON  {"pools": [{"name", "count", "min", "max", "provision_delay", "capacity": {NAME: Q},
+//         "price", "billing"}]} or the bare array (provision_delay a number of seconds or a
+//         duration string: "2m"; absent: not given; price a decimal string or number)
 // Spot capacity (both forms; sim/spot_capacity.h): `capacity_type` on-demand (the default, also
 // an empty cell) or spot, and `interruption_rate`, a spot node's interruptions per node-hour (a
 // decimal, e.g. 0.05: a node lives 20 h on average, exponentially distributed); a spot pool
@@ -26,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "data/billing.h"
+#include "data/money.h"
 #include "data/records.h"
 #include "scheduler/planned_work.h"
 #include "data/time.h"
@@ -61,6 +65,8 @@ struct NodePool {
   // provisioning delay (data/cluster_model.h), which a node of a pool without one is drawn from
   // instead (provision_delay, 0, when nothing is fitted).
   bool provision_delay_given = true;
+  std::optional<data::Money> price = std::nullopt;  // per node-hour; unset: the pool is not priced
+  data::BillingRule billing = {};
   bool spot = false;                         // capacity_type spot: its nodes are interrupted
   std::optional<double> interruption_rate{};  // per node-hour; spot pools only
   std::string declared_at{};                  // file:line of the pool, for errors found later
@@ -73,7 +79,8 @@ struct NodePoolsConfig {
   data::Micros scale_down_delay = 10 * 60 * data::kMicrosPerSecond;  // cluster-autoscaler's default
 };
 
-// Throws data::Error naming the pool when min <= count <= max, max >= 1 or a name is broken, and
+// Throws data::Error naming the pool when min <= count <= max, max >= 1 or a name is broken, when
+// some pools have a price and others none, and
 // when the pools' max add up to more node numbers than an int holds. A pool of 2 x 10^9 nodes
 // costs what its nodes in use cost (sim/pool_nodes.h).
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where);

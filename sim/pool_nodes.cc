@@ -198,7 +198,7 @@ void PoolNodes::change_use(int node, const Demand& demand, int sign) {
   }
 }
 
-int PoolNodes::order_node(std::size_t pool) {
+int PoolNodes::order_node(std::size_t pool, data::Micros at) {
   Pool& p = pools_[pool];
   const int counted = p.down.empty() ? INT_MAX : p.down.begin()->first;
   const int materialised = p.down_nodes.empty() ? INT_MAX : p.down_nodes.begin()->first;
@@ -211,6 +211,7 @@ int PoolNodes::order_node(std::size_t pool) {
     node = materialise(pool, pop_lowest(p.down));
   }
   nodes_[node].ordered = true;
+  nodes_[node].ordered_at = at;
   ++p.ordered;
   return node;
 }
@@ -234,6 +235,7 @@ void PoolNodes::take_down(int node, data::Micros at) {
   n.up = false;
   --pool.up;
   pool.up_spans.push_back(Span{n.up_since, at, 1});
+  pool.lives.push_back(Span{n.ordered_at, at, 1});
   pool.down_nodes.emplace(n.ordinal, node);
 }
 
@@ -264,7 +266,10 @@ int PoolNodes::take_down_untouched(std::size_t pool, data::Micros at) {
   const std::int64_t counted = std::min<std::int64_t>(count_of(p.untouched_rest), p.up - p.spec.min);
   move_lowest(p.untouched_rest, p.down, counted);
   p.up -= static_cast<int>(counted);
-  if (counted > 0) p.up_spans.push_back(Span{0, at, counted});
+  if (counted > 0) {
+    p.up_spans.push_back(Span{0, at, counted});
+    p.lives.push_back(Span{0, at, counted});
+  }
   materialise_untouched(pool);
   return 1 + static_cast<int>(counted);
 }
@@ -280,6 +285,20 @@ double PoolNodes::node_time(std::size_t pool, data::Micros until) const {
   }
   total += static_cast<WideMicros>(std::max<data::Micros>(0, until)) * count_of(p.untouched_rest);
   return static_cast<double>(total);
+}
+
+std::vector<std::pair<data::Micros, std::int64_t>> PoolNodes::lifetimes(std::size_t pool, data::Micros end) const {
+  const Pool& p = pools_[pool];
+  std::vector<std::pair<data::Micros, std::int64_t>> lives;
+  for (const Span& life : p.lives) lives.emplace_back(life.to - life.from, life.nodes);
+  for (const Node& node : nodes_) {
+    if ((node.up || node.ordered) && node.pool == static_cast<int>(pool)) {
+      lives.emplace_back(std::max<data::Micros>(0, end - node.ordered_at), 1);
+    }
+  }
+  const std::int64_t untouched = count_of(p.untouched_rest);
+  if (untouched > 0) lives.emplace_back(std::max<data::Micros>(0, end), untouched);
+  return lives;
 }
 
 void PoolNodes::advance(data::Micros now) {

@@ -66,9 +66,9 @@ class PoolNodes {
 
   void take(int node, const Demand& demand);
   void give(int node, const Demand& demand);
-  // Orders the lowest-numbered node of the pool neither up nor ordered to come up later, or
-  // returns kNone when every node of the pool is up or ordered.
-  int order_node(std::size_t pool);
+  // Orders, at `at`, the lowest-numbered node of the pool neither up nor ordered to come up later,
+  // or returns kNone when every node of the pool is up or ordered. A node is billed from its order.
+  int order_node(std::size_t pool, data::Micros at);
   // Whether the pool has a node neither up nor ordered.
   bool can_grow(std::size_t pool) const { return pools_[pool].up + pools_[pool].ordered < pools_[pool].spec.max; }
   void bring_up(int node, data::Micros at);
@@ -86,6 +86,10 @@ class PoolNodes {
   // Node time of the pool from 0 to `until` (intervals past it are cut there), in microseconds
   // (a double: a pool of 2 x 10^9 nodes for a day is past 64-bit microseconds).
   double node_time(std::size_t pool, data::Micros until) const;
+  // The billed lifetimes of the pool's nodes, each from its order (the start, for the nodes up
+  // from it) to its removal, or to `end` for a node not removed (0 when ordered after it), as
+  // (lifetime, nodes that lived it): one entry per node in use, one for the nodes counted alike.
+  std::vector<std::pair<data::Micros, std::int64_t>> lifetimes(std::size_t pool, data::Micros end) const;
   // Allocated resource-time of a resource in the pool so far (advance()), in milli-unit microseconds.
   double allocated_time(std::size_t pool, std::size_t resource) const;
   // Called before every change of allocation so allocated_time() integrates over time.
@@ -102,6 +106,7 @@ class PoolNodes {
     std::uint64_t generation = 0;
     std::uint64_t incarnation = 0;
     data::Micros up_since = 0;
+    data::Micros ordered_at = 0;  // billed from then (0: up from the start)
     Demand used;
   };
   // Node numbers of a pool, counted: [first, end) intervals keyed by first, in order.
@@ -126,6 +131,7 @@ class PoolNodes {
     Numbers down;                         // neither up, ordered nor materialised
     std::map<int, int> down_nodes;        // materialised nodes down: number in the pool -> node
     std::vector<Span> up_spans;           // closed spans
+    std::vector<Span> lives;              // closed lifetimes: order (or the start) to removal
     std::vector<double> allocated_integral;  // per resource
     Demand allocated;                     // per resource, now
   };

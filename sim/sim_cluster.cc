@@ -609,7 +609,7 @@ void SimCluster::order_room(const Demand& demand) {
 }
 
 void SimCluster::order_node(std::size_t p, Demand room) {
-  const int node = pool_nodes_->order_node(p);
+  const int node = pool_nodes_->order_node(p, engine_.now());
   ordered_rooms_.push_back(OrderedRoom{node, std::move(room)});
   engine_.at(engine_.now() + provision_delay(p), SimEvent{SimEvent::Kind::kNodeUp, static_cast<std::uint32_t>(node), 0});
 }

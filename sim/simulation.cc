@@ -174,6 +174,9 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
     result.attempts_interrupted = cluster.attempts_interrupted();
     result.summary.tail = tally.pods_tail();
   }
+  const int slots = config.cluster.nodes * std::max(1, config.cluster.slots_per_node);
+  result.cost = run_cost(config.cluster, config.pricing, cluster.pool_nodes(), std::min(result.cap, slots),
+                         result.makespan);
   if (config.record_timeline) result.timeline = cluster.timeline();
   return result;
 }
@@ -222,6 +225,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
     out["pools"] = pools;
     out["waits_by_short_resource"] = r.waits_by_short_resource;
   }
+  if (r.cost) out["cost"] = to_json(*r.cost);
   if (with_timeline) {
     nlohmann::json timeline = nlohmann::json::array();
     for (const TimelineEntry& e : r.timeline) {

@@ -1,13 +1,15 @@
 // One simulated run: the scheduler core, a SimCluster and a VirtualClock on one event engine,
 // driven until nothing is left to happen, then summarised: makespan against the critical path,
-// per-worker busy and idle time, utilisation, node-hours, attempts and failures, the straggler
-// tail, and (on request) the timeline of cluster events.
+// per-worker busy and idle time, utilisation, node-hours, what it cost when priced
+// (sim/run_cost.h), attempts and failures, the straggler tail, and (on request) the timeline of
+// cluster events.
 #pragma once
 
 #include <cstdint>
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +21,14 @@
 #include "scheduler/planned_work.h"
 #include "scheduler/scheduler.h"
 #include "sim/duration_model.h"
+#include "sim/run_cost.h"
 #include "sim/sim_cluster.h"
 
 namespace millrace::sim {
 
 struct SimulationConfig {
   SimClusterConfig cluster;
+  Pricing pricing;  // the workers' price and the currency; node pools carry their own prices
   scheduler::SchedulerOptions scheduler;
   std::uint64_t seed = 1;
   bool record_timeline = false;
@@ -71,6 +75,7 @@ struct SimulationResult {
   double node_hours = 0;               // slot-time held by pods (pools: node time), in hours
   data::WaitSummary waits;             // submit -> first start, over [0, makespan]
   std::vector<PoolUsage> pools;        // with node pools
+  std::optional<RunCost> cost;         // when the pools (or the workers) are priced
   std::map<std::string, std::size_t> waits_by_short_resource;  // pods that waited for room
   std::size_t nodes_interrupted = 0;   // spot nodes taken back, over the pools
   std::size_t attempts_interrupted = 0;  // attempts they took down (failed as node-lost)

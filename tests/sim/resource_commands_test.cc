@@ -290,5 +290,81 @@ TEST_F(ResourceCommands, NodesOrderedComeUpAfterTheFittedProvisioningDelayUnless
   EXPECT_EQ(makespan("given.csv", "1"), 130'000'000);  // the file's 30 s wins
 }
 
+// Prices end to end. On two machines a runs 0-100 s and b 0-50 s beside it: the fixed pool's two
+// nodes live the run's 100 s, billed per second at 0.36 per node-hour: 2 x 100 / 3600 x 0.36 = 0.02.
+TEST_F(ResourceCommands, SimulatePricesAMachineByTheSecond) {
+  const auto simulate = [&](const std::string& more) {
+    return run_cli("simulate --store " + store() + " --run pods --policy job-per-item --workers 10 "
+                   "--machine cpu=4,memory=16Gi,price=0.36 --nodes 2 --max-attempts 1 --report-exhausted --no-record" +
+                   more);
+  };
+  CommandResult r = simulate(" --currency EUR");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\ncost 0.02 EUR\n"), std::string::npos) << r.output;
+  CommandResult json = simulate(" --json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  nlohmann::json out = nlohmann::json::parse(json.output.substr(json.output.find('{')));
+  EXPECT_EQ(out["cost"]["total"], "0.02");
+  EXPECT_EQ(out["cost"]["currency"], "USD");
+  EXPECT_EQ(out["cost"]["pools"]["machine"]["machines"], 2);
+}
+
+TEST_F(ResourceCommands, BadPricesAndBillingRulesAreRefusedNamingTheOption) {
+  write("badprice.csv", "pool,count,min,max,provision_delay,capacity.cpu,price\nsmall,1,1,1,0,4,lots\n");
+  const std::string simulate = "simulate --store " + store() + " --run pods --policy job-per-item --no-record ";
+  const std::pair<std::string, std::string> refused[] = {
+      {"--machine cpu=4,price=-1 --nodes 1", "price '-1': is negative"},
+      {"--machine cpu=4,price=1,billing=per-week --nodes 1", "billing 'per-week': unknown billing rule"},
+      {"--machine cpu=4 --nodes 1 --worker-price 0.40", "--worker-price 0.40: prices a fixed pool of workers"},
+      {"--worker-price 0.40 --currency 'U$D'", "expected a currency code of 1 to 8 letters"},
+      {"--node-pools " + file("badprice.csv"), file("badprice.csv") + ":2: price 'lots': not a decimal amount"}};
+  for (const auto& [options, message] : refused) {
+    CommandResult r = run_cli(simulate + options);
+    EXPECT_NE(r.exit_code, 0) << options;
+    EXPECT_NE(r.output.find(message), std::string::npos) << options << "\n" << r.output;
+  }
+}
+
+// One machine: b waits for a, 150 s; two: 100 s. Billed per started hour at 1.00: one machine
+// costs 1.00, two 2.00, four 4.00. For 120 s the fewest and the cheapest are 2 machines (2.00);
+// for 200 s one machine (1.00) meets it too.
+TEST_F(ResourceCommands, PlanMinimizingCostAnswersTheCheapestMeetingTheTarget) {
+  const std::string plan = "plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi,price=1,billing=per-hour "
+                           "--max-nodes 4 --confidence 1 --max-attempts 1 --minimize cost --no-record ";
+  CommandResult r = run_cli(plan + "--deadline 200s --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  EXPECT_EQ(out["cheapest"]["nodes"], 1);
+  EXPECT_EQ(out["cheapest"]["cost"]["mean"], "1.00");
+  EXPECT_EQ(out["answer"]["cost"]["mean"], "1.00");
+  for (const nlohmann::json& row : out["curve"]) {
+    const int nodes = row["nodes"].get<int>();
+    EXPECT_EQ(row["cost"]["mean"], std::to_string(nodes) + ".00") << nodes;
+  }
+  // The frontier: 1 machine (150 s, 1.00) and 2 (100 s, 2.00); 4 are no faster and dearer.
+  ASSERT_EQ(out["frontier"].size(), 2u) << out["frontier"].dump();
+  EXPECT_EQ(out["frontier"][0]["nodes"], 2);
+  EXPECT_EQ(out["frontier"][1]["nodes"], 1);
+  CommandResult text = run_cli(plan + "--deadline 120s");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  const std::string first = text.output.substr(text.output.find("cheapest"));
+  EXPECT_EQ(first.substr(0, first.find('\n')),
+            "cheapest meeting makespan <= 120s: 2 nodes of pool 'machine', mean cost 2.00 USD, median makespan "
+            "1.7 min, on target in 100% of 1 replica; the fewest, 2 nodes of pool 'machine', "
+            "costs 2.00 USD (mean)")
+      << text.output;
+  CommandResult unpriced = run_cli("plan --store " + store() + " --run pods --machine cpu=4 --max-nodes 4 "
+                                   "--deadline 120s --minimize cost --no-record");
+  EXPECT_NE(unpriced.exit_code, 0);
+  EXPECT_NE(unpriced.output.find("--minimize cost: needs prices"), std::string::npos) << unpriced.output;
+}
+
+TEST_F(ResourceCommands, ShowPricesARecordedRunOnlyWithWhatItRecorded) {
+  CommandResult nodes = run_cli("show --store " + store() + " pods --machine cpu=4,price=0.19");
+  EXPECT_NE(nodes.exit_code, 0);
+  EXPECT_NE(nodes.output.find("recorded no node arrivals to price: give --worker-price"), std::string::npos)
+      << nodes.output;
+}
+
 }  // namespace
 }  // namespace millrace::sim
