@@ -78,7 +78,8 @@ RunCost recorded_run_cost(const std::vector<data::Attempt>& attempts, const std:
         throw data::Error("node " + node.node, "of pool '" + node.pool + "' has no price (priced pools: " + names + ")");
       }
       const data::Micros born = node.created.value_or(node.ready.value_or(first));
-      lifetimes[p].emplace_back(std::max<data::Micros>(0, last - born), 1);
+      const data::Micros gone = node.departed.value_or(last);
+      lifetimes[p].emplace_back(std::max<data::Micros>(0, gone - born), 1);
     }
     for (std::size_t p = 0; p < pools.size(); ++p) {
       if (!pools[p].price) throw data::Error("pool '" + pools[p].name + "'", "has no price");

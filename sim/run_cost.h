@@ -71,7 +71,8 @@ std::optional<RunCost> run_cost(const SimClusterConfig& cluster, const Pricing& 
 
 // What a recorded run cost: its workers (`workers` of them, from the first attempt's start to the
 // last one's end) at the workers' price, or its recorded nodes (data/records.h's NodeArrival), each
-// from its creation (else its readiness, else the first start) to the last end, at the price of
+// from its creation (else its readiness, else the first start) to its recorded departure (else
+// the last end: a node not seen to leave is billed while the run needed it), at the price of
 // its pool in `pools` (a single pool prices every node, whatever pool it was recorded in). Throws
 // data::Error naming a node whose pool has no price there, and when pools are given for a run
 // without recorded nodes.

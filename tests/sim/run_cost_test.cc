@@ -117,6 +117,26 @@ TEST(RunCost, AFixedPoolOfFourWorkersIsBilledFromTheRunsStartToItsEnd) {
   EXPECT_EQ(data::exact_money(simulate(items, predicted(), config).cost->total), "4.80");
 }
 
+TEST(RunCost, ARecordedNodeIsBilledFromItsCreationToItsDepartureElseToTheLastEnd) {
+  // Attempts span 0..3 h. Node a: created at 0, left at 1 h 30 s; node b: ready at 1 h, never seen
+  // to leave (billed to 3 h). Per minute at 2.00/h: a 61 min = 2.033333, b 120 min = 4.00.
+  std::vector<data::Attempt> attempts(2);
+  attempts[0].start = 0;
+  attempts[0].end = kHour;
+  attempts[1].start = kHour;
+  attempts[1].end = 3 * kHour;
+  std::vector<data::NodeArrival> nodes(2);
+  nodes[0] = {"a", "standard", 0, kSecond, kHour + 30 * kSecond};
+  nodes[1] = {"b", "standard", std::nullopt, kHour, std::nullopt};
+  NodePool pool{"standard", 1, 0, 2, 0, {{"cpu", 1000}}};
+  pool.price = data::parse_money("2.00", "test");
+  pool.billing = data::parse_billing("per-minute", "test");
+  const RunCost cost = recorded_run_cost(attempts, nodes, 0, Pricing{}, {pool});
+  EXPECT_EQ(data::exact_money(cost.total), "6.033333");
+  ASSERT_EQ(cost.pools.size(), 1u);
+  EXPECT_EQ(cost.pools[0].machines, 2);
+}
+
 TEST(RunCost, NoPriceNoCost) {
   SimulationConfig config;
   config.cluster.nodes = 2;
