@@ -134,7 +134,9 @@ ClusterFidelity check_cluster_fidelity(const Recording& recording, const data::C
 
 std::string format_cluster_fidelity(const ClusterFidelity& f) {
   std::ostringstream out;
-  out << "cluster fidelity on run " << f.run << " (replayed on its capacity with the fitted cluster):\n"
+  out << "cluster fidelity on run " << f.run << " (its items' recorded work replayed on its capacity, with placement,\n"
+      << "  start-up and failures drawn from the fitted cluster; `simulate --run` replays the recorded\n"
+      << "  attempts and failures instead, from the recording's time 0):\n"
       << "  recorded (first submit to last end): " << figures_text(f.recorded) << "\n"
       << "  replayed: " << figures_text(f.replayed) << "\n";
   if (f.fitted_items > 0) {
