@@ -169,7 +169,7 @@ void print_worker_curve(const sim::CapacityAnswer& answer, std::ostream& out) {
   char line[200];
   const bool priced = !answer.curve.empty() && answer.curve.front().cost;
   std::snprintf(line, sizeof line, "%7s  %-14s %6s %10s %10s %10s %10s %10s %8s%s\n", "workers", "best partitioner",
-                "ranges", "mean", "p50", "p90", "max", "node-h", "met", priced ? "  cost mean / p90" : "");
+                "ranges", "mean", "p50", "p90", "max", "slot-h", "met", priced ? "  cost mean / p90" : "");
   out << "cost curve (best partitioner per worker count; times in " << unit.name
       << "; makespan over the replicas, each drawing the ranges' durations from the model's noise unless --noise "
          "off):\n"
@@ -228,7 +228,9 @@ void print_candidate_shares(const sim::CapacityAnswer& answer, std::ostream& out
 }
 
 // The plan's answer, its first line: "143 workers meet 24h in 90% of 20 replicas (asked: 90%):
-// cost-balanced, 3,396 ranges, median makespan 23.51 h (p10-p90 22.90-24.10 h), 4,727 node-hours".
+// cost-balanced, 3,396 ranges, median makespan 23.51 h (p10-p90 22.90-24.10 h), 4,727 slot-hours
+// held, cost ... for 143 workers up from the run's start to its end" (the slots are held while an
+// attempt runs; the workers are billed for the whole run: the two figures differ).
 std::string worker_answer(const sim::ComparisonRow& b, const PlanOptions& o) {
   return data::counted(b.workers, "worker") + " meet " + data::typed_duration_text(o.deadline) + " in " +
          std::to_string(static_cast<int>(std::lround(100 * *b.deadline_met))) + "% of " +
@@ -238,7 +240,8 @@ std::string worker_answer(const sim::ComparisonRow& b, const PlanOptions& o) {
                                data::readable_band(b.makespan_p10, b.makespan_p90) + "), mean " +
                                data::readable_duration(b.makespan_mean)
                          : ", makespan " + data::readable_duration(b.makespan_p50)) +
-         ", " + data::node_time(b.node_hours) + cost_part(b) + "\n";
+         ", " + data::node_time(b.node_hours, "slot") + " held" + cost_part(b) +
+         (b.cost ? " for " + data::counted(b.workers, "worker") + " up from the run's start to its end" : "") + "\n";
 }
 
 void print_node_curve(const sim::CapacityAnswer& answer, const std::string& pool, std::ostream& out) {
