@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "data/readable_duration.h"
 #include "data/run_summary.h"
 
 namespace millrace::data {
@@ -57,10 +57,8 @@ nlohmann::json to_json(const WaitSummary& w) {
 }
 
 std::string waits_text(const WaitSummary& w) {
-  char pending[64];
-  std::snprintf(pending, sizeof pending, "; %.2f pending on average", w.mean_pending);
   return "p50 " + readable_duration(w.p50) + ", p90 " + readable_duration(w.p90) + ", p99 " + readable_duration(w.p99) +
-         ", max " + readable_duration(w.max) + pending;
+         ", max " + readable_duration(w.max) + "; " + readable_number(w.mean_pending) + " pending on average";
 }
 
 }  // namespace millrace::data

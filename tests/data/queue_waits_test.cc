@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "data/readable_duration.h"
+
 namespace millrace::data {
 namespace {
 
@@ -43,6 +45,20 @@ TEST(QueueWaits, AStartBeforeItsSubmitTimeWaitedNothingAndNoItemsGiveZeros) {
   EXPECT_EQ(s.max, 6);
   EXPECT_DOUBLE_EQ(s.mean_pending, 0.6);
   EXPECT_EQ(summarize_wait_times({}, 0, 10), WaitSummary{});
+}
+
+TEST(QueueWaits, TheTextReadsInTheToolsUnitsWithTheAveragePendingGrouped) {
+  WaitSummary s;
+  s.p50 = 90 * kMicrosPerSecond;
+  s.p90 = 2 * kMicrosPerHour;
+  s.p99 = 3 * kMicrosPerHour;
+  s.max = 3 * kMicrosPerHour;
+  s.mean_pending = 2231.83;
+  EXPECT_EQ(waits_text(s), "p50 " + readable_duration(s.p50) + ", p90 " + readable_duration(s.p90) + ", p99 " +
+                              readable_duration(s.p99) + ", max " + readable_duration(s.max) +
+                              "; 2,232 pending on average");
+  s.mean_pending = 0.6;
+  EXPECT_NE(waits_text(s).find("; 0.6 pending on average"), std::string::npos) << waits_text(s);
 }
 
 }  // namespace
