@@ -88,7 +88,7 @@ void print_recorded_cost(const data::TraceStore& store, std::int64_t run_id, con
   std::cout << "cost " << sim::cost_text(cost) << " ("
             << (pools.empty() ? data::counted(static_cast<std::int64_t>(summary.workers), "worker") +
                                     " from the first start to the last end"
-                              : "recorded nodes from their creation to the last end")
+                              : "recorded nodes from their creation to their departure, else to the last end")
             << ")\n";
 }
 
