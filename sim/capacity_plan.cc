@@ -155,17 +155,6 @@ void validate(const CapacityQuestion& q) {
   }
 }
 
-NodePool pool_sized(NodePool pool, int nodes) {
-  if (pool.count == pool.max) {
-    pool.count = pool.min = pool.max = nodes;
-    return pool;
-  }
-  pool.max = nodes;
-  pool.count = std::min(pool.count, nodes);
-  pool.min = std::min(pool.min, nodes);
-  return pool;
-}
-
 // The question's recording replayed on `nodes` nodes of its pool under a total cap and type limits.
 ComparisonSpec spec_on_pool(const CapacityQuestion& q, int nodes, int cap, const std::map<std::string, int>& type_limits) {
   ComparisonSpec spec = q.spec;
@@ -238,7 +227,8 @@ void judge(const CapacityQuestion& q, ComparisonRow& row) {
   std::size_t met = 0;
   for (std::size_t i = 0; i < row.makespans.size(); ++i) {
     const data::WaitSummary& w = row.replica_waits[i];
-    met += (q.deadline <= 0 || row.makespans[i] <= q.deadline) && (!q.waits.p50 || w.p50 <= *q.waits.p50) &&
+    const bool failed = i < row.replica_failed.size() && row.replica_failed[i];
+    met += !failed && (q.deadline <= 0 || row.makespans[i] <= q.deadline) && (!q.waits.p50 || w.p50 <= *q.waits.p50) &&
            (!q.waits.p90 || w.p90 <= *q.waits.p90) && (!q.waits.p99 || w.p99 <= *q.waits.p99);
   }
   row.deadline_met = static_cast<double>(met) / static_cast<double>(row.makespans.size());
@@ -254,6 +244,21 @@ const ComparisonRow& best_row(const std::vector<ComparisonRow>& judged) {
     if (a.makespan_mean != b.makespan_mean) return a.makespan_mean < b.makespan_mean;
     return a.node_hours < b.node_hours;
   });
+}
+
+NodePool pool_sized(NodePool pool, int nodes) {
+  if (pool.count == pool.max) {
+    pool.count = pool.min = pool.max = nodes;
+    return pool;
+  }
+  pool.max = nodes;
+  pool.count = std::min(pool.count, nodes);
+  pool.min = std::min(pool.min, nodes);
+  return pool;
+}
+
+int pod_cap(const CapacityQuestion& q) {
+  return q.spec.workers.empty() ? static_cast<int>(q.spec.recorded_items->size()) : q.spec.workers.front();
 }
 
 ComparisonRow replay_on_pool(const CapacityQuestion& q, int nodes, int cap,
@@ -282,7 +287,7 @@ CapacityAnswer plan_capacity(const CapacityQuestion& q) {
     return std::move(c.rows);
   };
   if (nodes) {
-    const int cap = q.spec.workers.empty() ? static_cast<int>(q.spec.recorded_items->size()) : q.spec.workers.front();
+    const int cap = pod_cap(q);
     spec = [&q, cap](int n) { return spec_on_pool(q, n, cap, q.spec.base.scheduler.params.type_limits); };
     judged = [&q](int n, Comparison c) { return std::vector<ComparisonRow>{best_on_pool(q, n, std::move(c))}; };
   }

@@ -7,7 +7,8 @@
 //    makespan vs waits vs node-hours. The concurrency caps on that many nodes are
 //    sim/cap_search.h's.
 // The target: a deadline on the makespan and/or ceilings on the items' queue-wait percentiles
-// (submit -> start); a replica meets it when it meets every one, and a count meets it when a
+// (submit -> start); a replica meets it when its run neither failed (an item out of attempts)
+// nor stalled and it meets every one, and a count meets it when a
 // share `confidence` of its replicas does (each replica with its own seed: failure injection,
 // start-up samples and, for partitions, durations drawn from the model's noise).
 //
@@ -96,10 +97,15 @@ bool meets(const CapacityQuestion& question, const ComparisonRow& judged);
 // then the fewest node-hours.
 const ComparisonRow& best_row(const std::vector<ComparisonRow>& judged);
 
-// The pool question's recording replayed on `nodes` nodes of its pool under a total cap and
-// type limits, judged (the best queue order's row, `nodes` set). A pool of fixed size (count =
-// max) keeps count = min = max = nodes; an autoscaled one gets max = nodes, its count and min at
-// most that.
+// A pool sized to `nodes` (at least 1): a pool of fixed size (count = max) keeps count = min =
+// max = nodes; an autoscaled one gets max = nodes, its count and min at most that.
+NodePool pool_sized(NodePool pool, int nodes);
+
+// The cap on pods at once of a pool question: spec.workers[0], else the recorded items' count.
+int pod_cap(const CapacityQuestion& question);
+
+// The pool question's recording replayed on `nodes` nodes of its pool (pool_sized) under a total
+// cap and type limits, judged (the best queue order's row, `nodes` set).
 ComparisonRow replay_on_pool(const CapacityQuestion& question, int nodes, int cap,
                              const std::map<std::string, int>& type_limits);
 

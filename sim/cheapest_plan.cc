@@ -1,9 +1,11 @@
 #include "sim/cheapest_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "data/error.h"
+#include "data/readable_duration.h"
 
 namespace millrace::sim {
 
@@ -38,7 +40,9 @@ std::optional<ComparisonRow> cheapest_meeting(const CapacityQuestion& question, 
 
 std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const ComparisonRow& judged) {
   const std::vector<NodePool>& pools = question.spec.base.cluster.pools.pools;
-  if (!question.node_pool || std::none_of(pools.begin(), pools.end(), [](const NodePool& p) { return p.spot; })) {
+  const bool mix = !judged.mix.empty();
+  if ((mix && spot_nodes(judged) == 0) || (!mix && !question.node_pool) ||
+      std::none_of(pools.begin(), pools.end(), [](const NodePool& p) { return p.spot; })) {
     return std::nullopt;
   }
   CapacityQuestion on_demand = question;
@@ -46,11 +50,65 @@ std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const Compar
     pool.spot = false;
     pool.interruption_rate.reset();
   }
-  const int cap = question.spec.workers.empty() ? static_cast<int>(question.spec.recorded_items->size())
-                                                : question.spec.workers.front();
   const ComparisonRow without =
-      replay_on_pool(on_demand, judged.nodes, cap, question.spec.base.scheduler.params.type_limits);
+      mix ? replay_mix(on_demand, judged.mix)
+          : replay_on_pool(on_demand, judged.nodes, pod_cap(question), question.spec.base.scheduler.params.type_limits);
   return SpotRisk{*judged.deadline_met, *without.deadline_met};
+}
+
+std::vector<WhyNotSpot> why_not_spot(const CapacityQuestion& question, const MixAnswer& mix,
+                                     const ComparisonRow& cheapest) {
+  std::vector<WhyNotSpot> out;
+  if (spot_nodes(cheapest) > 0) return out;
+  std::optional<ComparisonRow> cheapest_with_spot;
+  for (const ComparisonRow& row : mix.evaluated) {
+    if (spot_nodes(row) == 0 || !meets(question, row)) continue;
+    if (!cheapest_with_spot || std::tuple(mean_cost(row), row.makespan_mean) <
+                                   std::tuple(mean_cost(*cheapest_with_spot), cheapest_with_spot->makespan_mean)) {
+      cheapest_with_spot = row;
+    }
+  }
+  for (std::size_t position = 0; position < mix.pools.size(); ++position) {
+    const NodePool& pool = question.spec.base.cluster.pools.pools[mix.pools[position]];
+    if (!pool.spot || !mix.alone[position]) continue;
+    out.push_back({pool.name, pool.interruption_rate.value_or(0), *mix.alone[position], cheapest_with_spot});
+  }
+  return out;
+}
+
+std::string why_not_spot_text(const CapacityQuestion& question, const WhyNotSpot& why, const ComparisonRow& cheapest) {
+  const ComparisonRow& alone = why.alone;
+  const std::string cheapest_cost = data::money_text(mean_cost(cheapest), cheapest.cost->currency);
+  const std::string share = std::to_string(std::lround(100 * *alone.deadline_met)) + "% of " +
+                            data::counted(alone.replicas, "replica");
+  std::string text;
+  if (meets(question, alone)) {
+    text = "spot alone meets " + target_text(question) + " with " + mix_text(alone) + " (in " + share +
+           ") but costs " + data::money_text(mean_cost(alone), alone.cost->currency) + " (mean) where the answer costs " +
+           cheapest_cost;
+  } else {
+    text = "spot alone (" + mix_text(alone) + ") meets " + target_text(question) + " in only " + share +
+           " (asked: " + std::to_string(std::lround(100 * question.confidence)) +
+           "%): " + data::readable_number(alone.nodes_interrupted) + " nodes taken back per run at " +
+           data::readable_number(why.interruption_rate) + "/node-hour, " +
+           data::readable_number(alone.attempts_interrupted) + " attempts lost with them";
+  }
+  if (!why.cheapest_with_spot) return text + "; no mix with spot nodes evaluated meets it";
+  const ComparisonRow& with_spot = *why.cheapest_with_spot;
+  if (mix_text(with_spot) == mix_text(alone)) return text;
+  return text + "; the cheapest mix with spot nodes meeting it, " + mix_text(with_spot) + ", costs " +
+         data::money_text(mean_cost(with_spot), with_spot.cost->currency) + " (mean) where the answer costs " +
+         cheapest_cost;
+}
+
+std::string mix_text(const ComparisonRow& row) {
+  std::string text;
+  for (const MixPart& part : row.mix) {
+    if (part.nodes == 0) continue;
+    text += (text.empty() ? "" : " and ") + data::counted(part.nodes, part.spot ? "spot node" : "on-demand node") +
+            " of pool '" + part.pool + "'";
+  }
+  return text;
 }
 
 std::vector<ComparisonRow> time_money_frontier(const std::vector<ComparisonRow>& rows) {

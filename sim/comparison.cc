@@ -168,6 +168,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.nodes_interrupted += static_cast<double>(r.nodes_interrupted);
     row.attempts_interrupted += static_cast<double>(r.attempts_interrupted);
     row.makespans.push_back(r.makespan);
+    row.replica_failed.push_back(r.failed);
     row.replica_waits.push_back(r.waits);
     row.wait_p50 += r.waits.p50;
     row.wait_p90 += r.waits.p90;
@@ -554,6 +555,10 @@ nlohmann::json to_json(const Comparison& comparison) {
                     {"makespans_us", r.makespans}});
     if (r.deadline_met) rows.back()["deadline_met"] = *r.deadline_met;
     if (r.nodes > 0) rows.back()["nodes"] = r.nodes;
+    for (const MixPart& part : r.mix) {
+      rows.back()["mix"].push_back(
+          {{"pool", part.pool}, {"capacity_type", part.spot ? "spot" : "on-demand"}, {"nodes", part.nodes}});
+    }
     if (r.cost) rows.back()["cost"] = to_json(*r.cost);
     if (r.nodes_interrupted > 0) {
       rows.back()["nodes_interrupted_mean"] = r.nodes_interrupted;

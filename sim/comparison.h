@@ -86,12 +86,20 @@ struct ComparisonSpec {
 // 2nd and the 18th); 1 when every replica would be the same.
 inline constexpr int kBandReplicas = 20;
 
+// A plan over a mix of node pools (sim/pool_mix.h): one searched pool's nodes in the mix.
+struct MixPart {
+  std::string pool;
+  bool spot = false;  // its capacity type
+  int nodes = 0;
+};
+
 // One combination, summarised over its replicas. Times in microseconds.
 struct ComparisonRow {
   std::string partitioner;
   int workers = 0;
   std::string order;
-  int nodes = 0;                        // plan on node pools: the searched pool's nodes; else 0
+  int nodes = 0;                        // plan on node pools: the searched pool's nodes (a mix's in all); else 0
+  std::vector<MixPart> mix;             // plan over a mix of pools: each searched pool's nodes; else empty
   std::size_t ranges = 0;
   int replicas = 0;
   data::Micros longest_range = 0;       // predicted (or recorded) duration of the longest range
@@ -115,6 +123,7 @@ struct ComparisonRow {
   double nodes_interrupted = 0;         // spot nodes taken back, mean over replicas
   double attempts_interrupted = 0;      // attempts they took down, mean over replicas
   std::vector<data::Micros> makespans;  // per replica, in replica order
+  std::vector<bool> replica_failed;     // per replica, in replica order: its run failed or stalled
   std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
   data::Micros wait_p50 = 0;            // submit -> start waits: percentiles, means over replicas
   data::Micros wait_p90 = 0;
