@@ -54,7 +54,7 @@ struct PlanOptions {
   int max_workers = 0;
   int min_nodes = 1;
   int max_nodes = 0;
-  std::string pool;
+  std::vector<std::string> pools;  // --pool, repeatable: the pools searched (several: a mix)
   bool policy_given = false;
   int seed_spread = 0;  // workers: also search with this many seeds (seed, seed + 1, ...) and print the spread
   std::string minimize = "workers";  // or "cost": the cheapest configuration meeting the target
@@ -68,50 +68,63 @@ std::string cost_part(const sim::ComparisonRow& row) {
 // "  20.00 USD / 22.10 USD": a curve's cost cell, mean and p90 (nothing when not priced).
 std::string cost_cell(const sim::ComparisonRow& row) { return row.cost ? "  " + sim::mean_and_p90_text(*row.cost) : ""; }
 
-// "143 workers" or "4 nodes of pool 'standard'".
+// "143 workers", "4 nodes of pool 'standard'" or a mix's "3 spot nodes of pool 'cheap' and 1
+// on-demand node of pool 'standard'".
 std::string configuration(const sim::ComparisonRow& row, const std::string& pool) {
+  if (!row.mix.empty()) return sim::mix_text(row);
   return row.nodes > 0 ? data::counted(row.nodes, "node") + " of pool '" + pool + "'"
                        : data::counted(row.workers, "worker") + " (" + row.partitioner + ", " + row.order + " order)";
 }
 
-// The answer of --minimize cost, its first line, then the frontier of time against money:
-// "cheapest meeting makespan <= 24.00 h: 150 workers (...), mean cost 20.00 USD (p10-p90 ...),
-// median makespan 23.40 h (p10-p90 ...), in 95% of 20 replicas; the fewest, 143 workers, costs
-// 21.00 USD".
-void print_cheapest(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer, const std::string& pool,
-                    std::ostream& out) {
-  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
-  if (cheapest) {
-    const sim::ComparisonRow& c = *cheapest;
-    out << "cheapest meeting " << sim::target_text(question) << ": " << configuration(c, pool) << ", mean cost "
-        << sim::band_text(*c.cost, c.cost->mean) << ", median makespan " << data::readable_duration(c.makespan_p50)
-        << (c.makespan_p10 == c.makespan_p90
-                ? std::string()
-                : " (p10-p90 " + data::readable_band(c.makespan_p10, c.makespan_p90) + ")")
-        << ", on target in "
-        << std::lround(100 * *c.deadline_met) << "% of " << data::counted(c.replicas, "replica");
-    if (answer.best) {
-      out << "; the fewest, " << configuration(*answer.best, pool) << ", costs "
-          << data::money_text(answer.best->cost->mean, answer.best->cost->currency) << " (mean)";
-    }
-    out << "\n";
-    if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, c)) {
-      out << "spot interruptions: on target in " << std::lround(100 * risk->with_interruptions) << "% of replicas with "
-          << "them, " << std::lround(100 * risk->without_interruptions) << "% on the same pools on-demand\n";
-    }
+// The answer of --minimize cost, its first line: "cheapest meeting makespan <= 24.00 h: 150
+// workers (...), mean cost 20.00 USD (p10-p90 ...), median makespan 23.40 h (p10-p90 ...), in 95%
+// of 20 replicas; the fewest, 143 workers, costs 21.00 USD" (a mix: the share asked, and "the
+// fewest nodes"); then, on spot nodes, the deadline risk their interruptions add.
+void print_cheapest(const sim::CapacityQuestion& question, const sim::ComparisonRow& c,
+                    const std::optional<sim::ComparisonRow>& fewest, const std::string& pool, std::ostream& out) {
+  const bool mix = !c.mix.empty();
+  out << "cheapest meeting " << sim::target_text(question) << ": " << configuration(c, pool) << ", mean cost "
+      << sim::band_text(*c.cost, c.cost->mean) << ", median makespan " << data::readable_duration(c.makespan_p50)
+      << (c.makespan_p10 == c.makespan_p90 ? std::string()
+                                           : " (p10-p90 " + data::readable_band(c.makespan_p10, c.makespan_p90) + ")")
+      << ", on target in " << std::lround(100 * *c.deadline_met) << "% of " << data::counted(c.replicas, "replica")
+      << (mix ? " (asked: " + std::to_string(std::lround(100 * question.confidence)) + "%)" : "");
+  if (fewest) {
+    out << (mix ? "; the fewest nodes, " : "; the fewest, ") << configuration(*fewest, pool) << ", costs "
+        << data::money_text(fewest->cost->mean, fewest->cost->currency) << " (mean)";
   }
+  out << "\n";
+  if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, c)) {
+    out << "spot interruptions: on target in " << std::lround(100 * risk->with_interruptions) << "% of replicas with "
+        << "them, " << std::lround(100 * risk->without_interruptions) << "% on the same pools on-demand\n";
+  }
+}
+
+// The frontier of time against money over `evaluated`, then what the cheapest was chosen among.
+void print_frontier(const sim::CapacityQuestion& question, const std::vector<sim::ComparisonRow>& evaluated,
+                    const std::string& pool, const std::string& chosen_among, std::ostream& out) {
   out << "time against money (the evaluated configurations no other beats on both mean makespan and mean cost):\n";
-  for (const sim::ComparisonRow& r : sim::time_money_frontier(answer.evaluated.rows)) {
+  for (const sim::ComparisonRow& r : sim::time_money_frontier(evaluated)) {
     out << "  " << configuration(r, pool) << ": mean makespan " << data::readable_duration(r.makespan_mean)
         << ", mean cost " << data::money_text(r.cost->mean, r.cost->currency)
         << (sim::meets(question, r) ? ", meets the target" : ", misses the target") << "\n";
   }
-  out << "(the cheapest of the counts the search evaluated: the fewest meeting the target and the curve's)\n";
+  out << "(the cheapest of " << chosen_among << ")\n";
 }
 
-nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer) {
+// The cheapest of a count search's configurations, beside its fewest, and its frontier.
+void print_cheapest_of_counts(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer,
+                              const std::string& pool, std::ostream& out) {
+  if (const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows)) {
+    print_cheapest(question, *cheapest, answer.best, pool, out);
+  }
+  print_frontier(question, answer.evaluated.rows, pool,
+                 "the counts the search evaluated: the fewest meeting the target and the curve's", out);
+}
+
+nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const std::vector<sim::ComparisonRow>& evaluated) {
   nlohmann::json out;
-  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, evaluated);
   out["cheapest"] = cheapest ? sim::to_json(sim::Comparison{{*cheapest}})["rows"][0] : nlohmann::json(nullptr);
   if (cheapest) {
     if (const std::optional<sim::SpotRisk> risk = sim::spot_risk(question, *cheapest)) {
@@ -119,7 +132,7 @@ nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const sim::C
                           {"met_without_interruptions", risk->without_interruptions}};
     }
   }
-  out["frontier"] = sim::to_json(sim::Comparison{sim::time_money_frontier(answer.evaluated.rows)})["rows"];
+  out["frontier"] = sim::to_json(sim::Comparison{sim::time_money_frontier(evaluated)})["rows"];
   return out;
 }
 
@@ -430,7 +443,7 @@ void run_worker_plan(const PlanOptions& o) {
     out["queue_order"] = {{"orders", order.orders}, {"why", order.why}};
     out["cluster_source"] = question.spec.cluster_source;
     if (!spread.empty()) out["seed_spread"] = spread.substr(0, spread.size() - 1);
-    if (o.minimize == "cost") out.update(cheapest_json(question, answer));
+    if (o.minimize == "cost") out.update(cheapest_json(question, answer.evaluated.rows));
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
     out["by_candidate"] = nlohmann::json::array();
     for (const sim::CandidateFewest& c : answer.by_candidate) {
@@ -439,7 +452,7 @@ void run_worker_plan(const PlanOptions& o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
-    if (o.minimize == "cost") print_cheapest(question, answer, "", std::cout);
+    if (o.minimize == "cost") print_cheapest_of_counts(question, answer, "", std::cout);
     if (answer.best) {
       std::cout << worker_answer(*answer.best, o) << spread
                 << extrapolated_ranges(o.common, question.spec, *answer.best, model.units(), "the answer's ranges") << "\n";
@@ -468,17 +481,176 @@ void run_worker_plan(const PlanOptions& o) {
   }
 }
 
-// The pool whose size is searched: --pool, else the only one.
-std::size_t searched_pool(const PlanOptions& o, const std::vector<sim::NodePool>& pools) {
+// The pool named `name` in --node-pools.
+std::size_t pool_named(const std::string& name, const std::vector<sim::NodePool>& pools) {
   for (std::size_t p = 0; p < pools.size(); ++p) {
-    if (pools[p].name == o.pool) return p;
+    if (pools[p].name == name) return p;
   }
-  if (o.pool.empty() && pools.size() == 1) return 0;
   std::string names;
   for (const sim::NodePool& pool : pools) names += (names.empty() ? "" : ", ") + pool.name;
-  throw data::Error("--pool " + o.pool, o.pool.empty() ? "--node-pools has several pools (" + names +
-                                                             "): name the one whose size is searched"
-                                                       : "no such pool in --node-pools (it has " + names + ")");
+  throw data::Error("--pool " + name, name.empty() ? "--node-pools has several pools (" + names +
+                                                         "): name the one whose size is searched"
+                                                   : "no such pool in --node-pools (it has " + names + ")");
+}
+
+// The pools whose sizes are searched: those --pool names, else the only one, else, minimizing
+// cost, every pool (a mix).
+std::vector<std::size_t> searched_pools(const PlanOptions& o, const std::vector<sim::NodePool>& pools) {
+  std::vector<std::size_t> searched;
+  for (const std::string& name : o.pools) searched.push_back(pool_named(name, pools));
+  if (searched.empty() && pools.size() == 1) searched.push_back(0);
+  if (searched.empty() && o.minimize == "cost") {
+    for (std::size_t p = 0; p < pools.size(); ++p) searched.push_back(p);
+  }
+  if (searched.empty()) searched.push_back(pool_named("", pools));
+  if (searched.size() > 1 && o.minimize != "cost") {
+    throw data::Error("--pool", "several pools are searched as a mix for the cheapest: add --minimize cost, or name one");
+  }
+  return searched;
+}
+
+// The node counts a mix search simulates, about (sim/pool_mix.h): g grid pools, each alone, then
+// the grid's points, each with the filler's search.
+double mix_counts(std::size_t pools, int max_nodes) {
+  const double m = std::floor(std::log2(std::max(1, max_nodes)));
+  const double grid_pools = static_cast<double>(pools) - 1;
+  return grid_pools * (2 * m + 2) + std::pow(m + 3, grid_pools) * (2 * m + 3);
+}
+
+// "3 spot nodes of pool 'cheap' and 1 on-demand node of pool 'standard' ..." (the cheapest
+// mix), why not spot, the frontier, then each grid point's fewest filler nodes.
+void print_mix(const sim::CapacityQuestion& question, const sim::MixAnswer& mix, const sim::ComparisonRow* cheapest,
+               std::ostream& out) {
+  const std::vector<sim::NodePool>& pools = question.spec.base.cluster.pools.pools;
+  const std::string filler = pools[mix.pools[mix.filler]].name;
+  if (cheapest) {
+    print_cheapest(question, *cheapest, mix.fewest, "", out);
+    for (const sim::WhyNotSpot& why : sim::why_not_spot(question, mix, *cheapest)) {
+      out << "why not spot: " << sim::why_not_spot_text(question, why, *cheapest) << "\n";
+    }
+  }
+  std::string grid_pools;
+  for (std::size_t position = 0; position < mix.pools.size(); ++position) {
+    if (position != mix.filler) grid_pools += (grid_pools.empty() ? "'" : " and '") + pools[mix.pools[position]].name + "'";
+  }
+  print_frontier(question, mix.evaluated, "",
+                 "the " + data::counted(static_cast<std::int64_t>(mix.evaluated.size()), "mix", "mixes") +
+                     " evaluated: pool " + grid_pools + " at 0, the powers of two to " +
+                     std::to_string(question.max_nodes) + " and its fewest alone, each beside the fewest nodes of " +
+                     "pool '" + filler + "' meeting the target (binary search) and its curve; counts between those " +
+                     "are not tried, and no caps are searched for a mix",
+                 out);
+  data::Micros largest = 0;
+  for (const sim::MixGridPoint& point : mix.grid) largest = std::max(largest, point.fewest ? point.fewest->makespan_max : 0);
+  const data::DisplayUnit unit = data::display_unit(largest);
+  out << "the fewest of pool '" << filler << "' beside each grid count (times in " << unit.name << "):\n";
+  char cell[64];
+  for (const std::size_t pool : mix.pools) {
+    std::snprintf(cell, sizeof cell, "%10s ", pools[pool].name.c_str());
+    out << cell;
+  }
+  std::snprintf(cell, sizeof cell, "%10s %10s %8s", "mean", "p90", "met");
+  out << cell << "  cost mean / p90\n";
+  for (const sim::MixGridPoint& point : mix.grid) {
+    for (std::size_t position = 0; position < mix.pools.size(); ++position) {
+      const bool searched = position == mix.filler;
+      const std::string count = !searched ? std::to_string(point.counts[position])
+                                : point.fewest ? std::to_string(point.fewest->mix[position].nodes)
+                                               : "not met";
+      std::snprintf(cell, sizeof cell, "%10s ", count.c_str());
+      out << cell;
+    }
+    if (const std::optional<sim::ComparisonRow>& r = point.fewest) {
+      std::snprintf(cell, sizeof cell, "%10.3f %10.3f %7.0f%%", unit.of(r->makespan_mean), unit.of(r->makespan_p90),
+                    100 * *r->deadline_met);
+      out << cell << cost_cell(*r);
+    }
+    out << "\n";
+  }
+}
+
+nlohmann::json to_json(const sim::CapacityQuestion& question, const sim::MixAnswer& mix,
+                       const std::optional<sim::ComparisonRow>& cheapest) {
+  const std::vector<sim::NodePool>& pools = question.spec.base.cluster.pools.pools;
+  nlohmann::json out = cheapest_json(question, mix.evaluated);
+  out["pools"] = nlohmann::json::array();
+  for (std::size_t pool : mix.pools) out["pools"].push_back(pools[pool].name);
+  out["filler"] = pools[mix.pools[mix.filler]].name;
+  out["mixes_evaluated"] = mix.evaluated.size();
+  if (mix.fewest) out["answer"] = sim::to_json(sim::Comparison{{*mix.fewest}})["rows"][0];
+  out["why_not_spot"] = nullptr;
+  if (cheapest) {
+    for (const sim::WhyNotSpot& why : sim::why_not_spot(question, mix, *cheapest)) {
+      out["why_not_spot"].push_back(
+          {{"pool", why.pool},
+           {"interruption_rate", why.interruption_rate},
+           {"alone", sim::to_json(sim::Comparison{{why.alone}})["rows"][0]},
+           {"cheapest_with_spot", why.cheapest_with_spot
+                                      ? sim::to_json(sim::Comparison{{*why.cheapest_with_spot}})["rows"][0]
+                                      : nlohmann::json(nullptr)},
+           {"text", sim::why_not_spot_text(question, why, *cheapest)}});
+    }
+  }
+  out["grid"] = nlohmann::json::array();
+  for (const sim::MixGridPoint& point : mix.grid) {
+    nlohmann::json counts;
+    for (std::size_t position = 0; position < mix.pools.size(); ++position) {
+      if (position != mix.filler) counts[pools[mix.pools[position]].name] = point.counts[position];
+    }
+    out["grid"].push_back({{"counts", counts},
+                           {"fewest", point.fewest ? sim::to_json(sim::Comparison{{*point.fewest}})["rows"][0]
+                                                   : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+// The cheapest mix of the pools `searched` (sim/pool_mix.h).
+void run_mix_plan(const PlanOptions& o, data::TraceStore& store, sim::CapacityQuestion question,
+                  const std::vector<std::size_t>& searched) {
+  const std::vector<sim::NodePool>& pools = question.spec.base.cluster.pools.pools;
+  sim::require_priced(question);
+  std::string names;
+  for (std::size_t pool : searched) names += (names.empty() ? "'" : ", '") + pools[pool].name + "'";
+  const double counts = mix_counts(searched.size(), o.max_nodes);
+  require_memory_for_replicas(counts, question.spec.replicas,
+                              "about " + std::to_string(static_cast<int>(counts)) + " mixes of pools " + names);
+  CurrentStep step("planning a mix of pools " + names + ", 0 to " + std::to_string(o.max_nodes) + " nodes each, for " +
+                   std::to_string(question.spec.recorded_items->size()) + " items");
+  ProgressDisplay progress(o.common.quiet);
+  show_progress(progress, question, "node count");
+  const sim::MixAnswer mix = sim::plan_mix(question, searched);
+  progress.finish();
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, mix.evaluated);
+  std::int64_t stored = 0;
+  if (!o.common.no_record) {
+    nlohmann::json parameters = plan_parameters(o, question, "");
+    parameters["pools"] = nlohmann::json::array();
+    for (std::size_t pool : searched) parameters["pools"].push_back(pools[pool].name);
+    parameters["max_nodes"] = o.max_nodes;
+    nlohmann::json mix_by_row = nlohmann::json::array();
+    for (const sim::ComparisonRow& row : mix.evaluated) {
+      mix_by_row.push_back(nlohmann::json::array());
+      for (const sim::MixPart& part : row.mix) mix_by_row.back().push_back(part.nodes);
+    }
+    parameters["mix_by_row"] = mix_by_row;
+    stored = sim::record_comparison(store, {"plan", "", question.spec.span, parameters, o.common.experiment},
+                                    sim::Comparison{mix.evaluated});
+  }
+  if (o.common.json) {
+    nlohmann::json out{{"target", sim::target_text(question)}, {"confidence", o.confidence}, {"max_nodes", o.max_nodes}};
+    out.update(target_limits(question));
+    out.update(to_json(question, mix, cheapest));
+    if (stored != 0) out["stored_comparison"] = stored;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_mix(question, mix, cheapest ? &*cheapest : nullptr, std::cout);
+    if (stored != 0) std::cout << "stored as comparison " << stored << " in " << o.common.store << "\n";
+  }
+  if (!cheapest) {
+    throw data::Error(target_options(o), "not met with confidence " + std::to_string(o.confidence) +
+                                             " by any mix evaluated of pools " + names + ", up to " +
+                                             std::to_string(o.max_nodes) + " nodes each");
+  }
 }
 
 void run_node_plan(PlanOptions o) {
@@ -496,16 +668,18 @@ void run_node_plan(PlanOptions o) {
   if (o.max_workers > 0) throw data::Error("--max-workers", "a node search searches nodes: give --max-nodes");
   if (o.max_nodes == 0) throw data::Error("--max-nodes", "required with " + searched + ": the largest node count searched");
   if (!o.policy_given) o.common.policy = "job-per-item";
+  data::TraceStore store = comparison_store(o.common);
+  sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
+  const std::vector<std::size_t> pools = searched_pools(o, question.spec.base.cluster.pools.pools);
+  if (pools.size() > 1) return run_mix_plan(o, store, std::move(question), pools);
   // Each count searched keeps its replicas' results: the curve's powers of two and a binary
   // search, each answer checked against the count below it (sim/capacity_plan.h), the pool's
   // nodes themselves being counted, not built.
   const double searched_counts = 2 * (std::floor(std::log2(std::max(1, o.max_nodes - o.min_nodes + 1))) + 1) + 1;
-  data::TraceStore store = comparison_store(o.common);
-  sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
   require_memory_for_replicas(searched_counts, question.spec.replicas,
                               "about " + std::to_string(static_cast<int>(searched_counts)) + " node counts searched from " +
                                   std::to_string(o.min_nodes) + " to " + std::to_string(o.max_nodes));
-  question.node_pool = searched_pool(o, question.spec.base.cluster.pools.pools);
+  question.node_pool = pools.front();
   if (o.minimize == "cost") sim::require_priced(question);
   const std::string pool = question.spec.base.cluster.pools.pools[*question.node_pool].name;
   CurrentStep step("planning nodes of pool '" + pool + "' from " + std::to_string(o.min_nodes) + " to " +
@@ -540,7 +714,7 @@ void run_node_plan(PlanOptions o) {
     out["curve"] = sim::to_json(sim::Comparison{answer.curve})["rows"];
     out["monotone"] = answer.monotone;
     if (answer.best) out["answer"] = sim::to_json(sim::Comparison{{*answer.best}})["rows"][0];
-    if (o.minimize == "cost") out.update(cheapest_json(question, answer));
+    if (o.minimize == "cost") out.update(cheapest_json(question, answer.evaluated.rows));
     out["caps"] = {{"nodes", caps.nodes},
                    {"uncapped", sim::to_json(sim::Comparison{{caps.uncapped}})["rows"][0]},
                    {"total", to_json(caps.total)},
@@ -549,7 +723,7 @@ void run_node_plan(PlanOptions o) {
     if (stored != 0) out["stored_comparison"] = stored;
     std::cout << out.dump(2) << "\n";
   } else {
-    if (o.minimize == "cost") print_cheapest(question, answer, pool, std::cout);
+    if (o.minimize == "cost") print_cheapest_of_counts(question, answer, pool, std::cout);
     if (answer.best) std::cout << node_answer(*answer.best, o, pool, sim::target_text(question)) << "\n";
     print_node_curve(answer, pool, std::cout);
     print_caps(caps, std::cout);
@@ -613,7 +787,9 @@ void add_plan_command(CLI::App& app) {
                   "--node-pools' price column or --machine ...,price=P)")
       ->capture_default_str()
       ->check(CLI::IsMember({"workers", "cost"}));
-  cmd->add_option("--pool", options->pool, "Node search: the pool of --node-pools whose size is searched (default: the only one)");
+  cmd->add_option("--pool", options->pools,
+                  "Node search: the pool of --node-pools whose size is searched (default: the only one); "
+                  "repeated, with --minimize cost: the cheapest mix of those pools (default: all of them)");
   set_help_groups(*cmd, {{"The target", {"--deadline", "--wait-p50", "--wait-p90", "--wait-p99", "--confidence"}},
                          {"The search",
                           {"--minimize", "--min-workers", "--max-workers", "--min-nodes", "--max-nodes", "--pool",

@@ -359,6 +359,61 @@ TEST_F(ResourceCommands, PlanMinimizingCostAnswersTheCheapestMeetingTheTarget) {
   EXPECT_NE(unpriced.output.find("--minimize cost: needs prices"), std::string::npos) << unpriced.output;
 }
 
+// Two pools of one machine each, the on-demand one at 3.00 and the spot one (interrupted about
+// once in a million node-hours) at 1.00 an hour, billed per started hour: one machine meets 200 s
+// (150 s), so the cheapest mix is the spot machine alone (1.00) and the fewest nodes, one, are
+// on-demand (3.00). At 5.00 the spot machine meets it too but is dearer: the answer says so.
+TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
+  const auto pools = [&](const std::string& spot_price) {
+    write("mix.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,"
+                     "interruption_rate,price,billing\n"
+                     "standard,1,1,1,0,4,16Gi,on-demand,,3,per-hour\n"
+                     "cheap,1,1,1,0,4,16Gi,spot,0.000001," + spot_price + ",per-hour\n");
+    return "plan --store " + store() + " --run pods --node-pools " + file("mix.csv") +
+           " --max-nodes 2 --confidence 1 --max-attempts 1 --replicas 2 --deadline 200s --no-record ";
+  };
+  CommandResult r = run_cli(pools("1") + "--minimize cost --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+  EXPECT_EQ(out["pools"], nlohmann::json({"standard", "cheap"}));
+  EXPECT_EQ(out["filler"], "standard");
+  EXPECT_EQ(out["cheapest"]["mix"], nlohmann::json::parse(R"([{"pool": "standard", "capacity_type": "on-demand",
+      "nodes": 0}, {"pool": "cheap", "capacity_type": "spot", "nodes": 1}])"));
+  EXPECT_EQ(out["cheapest"]["cost"]["mean"], "1.00");
+  EXPECT_EQ(out["answer"]["cost"]["mean"], "3.00");
+  EXPECT_EQ(out["answer"]["mix"][0]["nodes"], 1);
+  EXPECT_TRUE(out["why_not_spot"].is_null());
+  EXPECT_EQ(out["spot_risk"]["met_with_interruptions"], 1.0);
+  for (const nlohmann::json& row : out["frontier"]) EXPECT_TRUE(row.contains("mix")) << row.dump();
+
+  CommandResult text = run_cli(pools("5") + "--minimize cost");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  const std::string first = text.output.substr(text.output.find("cheapest"));
+  EXPECT_EQ(first.substr(0, first.find('\n')),
+            "cheapest meeting makespan <= 200s: 1 on-demand node of pool 'standard', mean cost 3.00 USD, median "
+            "makespan 2.5 min, on target in 100% of 2 replicas (asked: 100%); the fewest nodes, 1 on-demand node of "
+            "pool 'standard', costs 3.00 USD (mean)")
+      << text.output;
+  EXPECT_NE(text.output.find("\nwhy not spot: spot alone meets makespan <= 200s with 1 spot node of pool 'cheap' (in "
+                             "100% of 2 replicas) but costs 5.00 USD (mean) where the answer costs 3.00 USD\n"),
+            std::string::npos)
+      << text.output;
+
+  // One pool named: the one-pool search, as before, the other pool as the file gives it (one
+  // on-demand machine beside: 1.00 + 3.00); several without --minimize cost: refused.
+  CommandResult one = run_cli(pools("1") + "--minimize cost --pool cheap");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("cheapest meeting makespan <= 200s: 1 node of pool 'cheap', mean cost 4.00 USD"),
+            std::string::npos)
+      << one.output;
+  CommandResult fewest = run_cli(pools("1") + "--pool standard --pool cheap");
+  EXPECT_NE(fewest.exit_code, 0);
+  EXPECT_NE(fewest.output.find("--pool: several pools are searched as a mix for the cheapest: add --minimize cost, or "
+                               "name one"),
+            std::string::npos)
+      << fewest.output;
+}
+
 TEST_F(ResourceCommands, ShowPricesARecordedRunOnlyWithWhatItRecorded) {
   CommandResult nodes = run_cli("show --store " + store() + " pods --machine cpu=4,price=0.19");
   EXPECT_NE(nodes.exit_code, 0);
