@@ -576,7 +576,7 @@ nlohmann::json to_json(const sim::CapacityQuestion& question, const sim::MixAnsw
   out["pools"] = nlohmann::json::array();
   for (std::size_t pool : mix.pools) out["pools"].push_back(pools[pool].name);
   out["filler"] = pools[mix.pools[mix.filler]].name;
-  out["mixes_evaluated"] = mix.evaluated.size();
+  out["mixes_evaluated"] = sim::to_json(sim::Comparison{mix.evaluated})["rows"];
   if (mix.fewest) out["answer"] = sim::to_json(sim::Comparison{{*mix.fewest}})["rows"][0];
   out["why_not_spot"] = nullptr;
   if (cheapest) {

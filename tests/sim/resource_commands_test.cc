@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +39,11 @@ class ResourceCommands : public ::testing::Test {
   void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
   std::string store() const { return file("s.db"); }
+  // The line of `output` that starts with "cheapest" (plan --minimize cost's answer).
+  static std::string cheapest_line(const std::string& output) {
+    const std::string from = output.substr(output.find("cheapest"));
+    return from.substr(0, from.find('\n'));
+  }
   // `simulate` of the recorded pods, one Job each, on the node pools of file `pools` (and `more` options).
   CommandResult simulate_jobs_on(const std::string& pools, const std::string& more = "") {
     return run_cli("simulate --store " + store() + " --run pods --policy job-per-item --node-pools " + file(pools) + more);
@@ -347,8 +355,7 @@ TEST_F(ResourceCommands, PlanMinimizingCostAnswersTheCheapestMeetingTheTarget) {
   EXPECT_EQ(out["frontier"][1]["nodes"], 1);
   CommandResult text = run_cli(plan + "--deadline 120s");
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  const std::string first = text.output.substr(text.output.find("cheapest"));
-  EXPECT_EQ(first.substr(0, first.find('\n')),
+  EXPECT_EQ(cheapest_line(text.output),
             "cheapest meeting makespan <= 120s: 2 nodes of pool 'machine', mean cost 2.00 USD, median makespan "
             "1.7 min, on target in 100% of 1 replica; the fewest, 2 nodes of pool 'machine', "
             "costs 2.00 USD (mean)")
@@ -388,8 +395,7 @@ TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
 
   CommandResult text = run_cli(pools("5") + "--minimize cost");
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  const std::string first = text.output.substr(text.output.find("cheapest"));
-  EXPECT_EQ(first.substr(0, first.find('\n')),
+  EXPECT_EQ(cheapest_line(text.output),
             "cheapest meeting makespan <= 200s: 1 on-demand node of pool 'standard', mean cost 3.00 USD, median "
             "makespan 2.5 min, on target in 100% of 2 replicas (asked: 100%); the fewest nodes, 1 on-demand node of "
             "pool 'standard', costs 3.00 USD (mean)")
@@ -412,6 +418,74 @@ TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
                                "name one"),
             std::string::npos)
       << fewest.output;
+}
+
+// README.md's mix plans on the bundled pod trace: the blocks it shows print the figures its prose
+// quotes (between backticks, and the fewest's cost, the mixes evaluated and the on-demand answer).
+TEST(ReadmeMixPlan, TheFiguresTheReadmeQuotesAreTheOnesItsBlocksPrint) {
+  const std::string source = MILLRACE_SOURCE_DIR;
+  std::ifstream file(source + "/README.md");
+  std::stringstream read;
+  read << file.rdbuf();
+  // The README wraps its prose and its commands: compare with single spaces, continuations joined.
+  const std::string readme = std::regex_replace(std::regex_replace(read.str(), std::regex("\\\\\n"), " "),
+                                                std::regex("\\s+"), " ");
+  const std::string pools = "standard,1,1,2,90s,4,16Gi,on-demand,,0.19\ncheap,0,0,10,90s,4,16Gi,spot,0.5,0.06\n";
+  const std::string plan = "plan --store $S --run pods --node-pools out/mix-pools.csv --minimize cost --deadline 4h "
+                           "--max-nodes 8 --replicas 5 --no-record";
+  const std::string plan_20 = "plan --store $S --run pods --node-pools out/mix-pools-20.csv --minimize cost --deadline "
+                              "3.9h --max-nodes 8 --replicas 5 --no-record";
+  ASSERT_NE(read.str().find(pools), std::string::npos) << "the README's pools differ";
+  ASSERT_NE(readme.find("$m " + plan), std::string::npos) << "the README's first mix plan differs";
+  ASSERT_NE(readme.find("$m " + plan_20), std::string::npos) << "the README's second mix plan differs";
+  ASSERT_NE(readme.find("sed 's/spot,0.5,/spot,20,/' out/mix-pools.csv > out/mix-pools-20.csv"), std::string::npos);
+
+  test_support::ScratchDir scratch;
+  const std::string store = (scratch.path() / "s.db").string();
+  const std::string header = "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,"
+                             "interruption_rate,price\n";
+  std::ofstream(scratch.path() / "mix-pools.csv") << header << pools;
+  std::ofstream(scratch.path() / "mix-pools-20.csv") << header << std::regex_replace(pools, std::regex("spot,0.5,"), "spot,20,");
+  ASSERT_EQ(run_cli("import --store " + store + " --format csv --name pods " + source + "/examples/pods.csv").exit_code, 0);
+  const auto printed = [&](std::string command, const std::string& pools_file) {
+    command = std::regex_replace(command, std::regex("\\$S"), store);
+    command = std::regex_replace(command, std::regex("out/[a-z0-9-]+\\.csv"), (scratch.path() / pools_file).string());
+    const CommandResult r = run_cli(command);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return std::regex_replace(r.output, std::regex("\\s+"), " ");
+  };
+  const std::string both = printed(plan, "mix-pools.csv") + printed(plan_20, "mix-pools-20.csv");
+  const std::size_t from = readme.find("The first answers `");
+  const std::size_t to = readme.find("The JSON carries each row's `mix`");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  const std::string prose = readme.substr(from, to - from);
+  int quotes = 0;
+  const std::regex quoted("`([^`]*)`");
+  for (std::sregex_iterator q(prose.begin(), prose.end(), quoted), end; q != end; ++q, ++quotes) {
+    EXPECT_NE(both.find((*q)[1].str()), std::string::npos) << "README quotes: " << (*q)[1] << "\nprinted: " << both;
+  }
+  EXPECT_EQ(quotes, 2);
+  // The figures the prose gives outside backticks.
+  for (const auto& [in_readme, printed_text] :
+       {std::pair{"the fewest nodes, 3 on-demand, cost 2.29 USD", "the fewest nodes, 3 on-demand nodes of pool 'standard', "
+                                                                   "costs 2.29 USD"},
+        {"the cheapest of the 27 mixes evaluated", "(the cheapest of the 27 mixes evaluated"},
+        {"on target in all 5 replicas", "on target in 100% of 5 replicas"},
+        {"The second chooses 4 on-demand nodes (3.00 USD)", "4 on-demand nodes of pool 'standard', mean cost 3.00 USD"}}) {
+    EXPECT_NE(prose.find(in_readme), std::string::npos) << in_readme;
+    EXPECT_NE(both.find(printed_text), std::string::npos) << printed_text << "\nprinted: " << both;
+  }
+  // "beside 4 spot nodes ... 2 met the target in only 4 of 5 replicas where 1 met it in all".
+  ASSERT_NE(prose.find("2 met the target in only 4 of 5 replicas where 1 met it in all"), std::string::npos);
+  const std::string json = printed(plan + " --json", "mix-pools.csv");
+  std::map<std::pair<int, int>, double> met;
+  const nlohmann::json out = nlohmann::json::parse(json.substr(json.find("{ \"")));
+  for (const nlohmann::json& row : out["mixes_evaluated"]) {
+    met[{row["mix"][0]["nodes"].get<int>(), row["mix"][1]["nodes"].get<int>()}] = row["deadline_met"].get<double>();
+  }
+  EXPECT_EQ(met.at({2, 4}), 0.8);
+  EXPECT_EQ(met.at({1, 4}), 1.0);
 }
 
 TEST_F(ResourceCommands, ShowPricesARecordedRunOnlyWithWhatItRecorded) {
