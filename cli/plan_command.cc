@@ -11,7 +11,9 @@
 //    (sim/cap_search.h).
 // With prices (sim/run_cost.h) every answer and curve says what it costs; `--minimize cost` answers
 // the cheapest configuration meeting the target instead, beside the fewest's cost, and the
-// frontier of time against money (sim/cheapest_plan.h).
+// frontier of time against money (sim/cheapest_plan.h); over several pools (--pool repeated, or
+// every pool when none is named) the cheapest mix of their nodes, such as on-demand and spot
+// (sim/pool_mix.h), and why not spot when it chooses none.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
