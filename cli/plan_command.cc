@@ -483,16 +483,19 @@ void run_worker_plan(const PlanOptions& o) {
   }
 }
 
+// "standard, cheap": the pools' names.
+std::string pool_names(const std::vector<sim::NodePool>& pools) {
+  std::string names;
+  for (const sim::NodePool& pool : pools) names += (names.empty() ? "" : ", ") + pool.name;
+  return names;
+}
+
 // The pool named `name` in --node-pools.
 std::size_t pool_named(const std::string& name, const std::vector<sim::NodePool>& pools) {
   for (std::size_t p = 0; p < pools.size(); ++p) {
     if (pools[p].name == name) return p;
   }
-  std::string names;
-  for (const sim::NodePool& pool : pools) names += (names.empty() ? "" : ", ") + pool.name;
-  throw data::Error("--pool " + name, name.empty() ? "--node-pools has several pools (" + names +
-                                                         "): name the one whose size is searched"
-                                                   : "no such pool in --node-pools (it has " + names + ")");
+  throw data::Error("--pool " + name, "no such pool in --node-pools (it has " + pool_names(pools) + ")");
 }
 
 // The pools whose sizes are searched: those --pool names, else the only one, else, minimizing
@@ -504,7 +507,11 @@ std::vector<std::size_t> searched_pools(const PlanOptions& o, const std::vector<
   if (searched.empty() && o.minimize == "cost") {
     for (std::size_t p = 0; p < pools.size(); ++p) searched.push_back(p);
   }
-  if (searched.empty()) searched.push_back(pool_named("", pools));
+  if (searched.empty()) {
+    throw data::Error("--pool", "--node-pools has several pools (" + pool_names(pools) +
+                                    "): name the one whose size is searched, or give --minimize cost for their "
+                                    "cheapest mix");
+  }
   if (searched.size() > 1 && o.minimize != "cost") {
     throw data::Error("--pool", "several pools are searched as a mix for the cheapest: add --minimize cost, or name one");
   }

@@ -418,6 +418,12 @@ TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
                                "name one"),
             std::string::npos)
       << fewest.output;
+  CommandResult unnamed = run_cli(pools("1"));
+  EXPECT_NE(unnamed.exit_code, 0);
+  EXPECT_NE(unnamed.output.find("--pool: --node-pools has several pools (standard, cheap): name the one whose size is "
+                                "searched, or give --minimize cost for their cheapest mix"),
+            std::string::npos)
+      << unnamed.output;
 }
 
 // README.md's mix plans on the bundled pod trace: the blocks it shows print the figures its prose
