@@ -14,7 +14,7 @@
 //     the filler alone.
 // Every mix simulated is kept (each once), for the cheapest and the frontier of time against
 // money. A searched pool at 0 nodes is left out of the cluster; a mix whose pools leave some item
-// no machine to fit is not simulated (it could never finish). The others pools of the question
+// no machine to fit is not simulated (it could never finish). The other pools of the question
 // stay as given. Every searched pool ranges over 0..max_nodes (min_nodes must be 1).
 //
 // Cost, in node counts simulated (each the question's replicas), with m = floor(log2(max)) and g

@@ -219,6 +219,15 @@ TEST(PoolMix, TheSearchAgreesWithABruteForceOverEveryMixOfASmallGrid) {
   EXPECT_EQ(data::exact_money(mix.fewest->cost->mean), "6.00");
 }
 
+// Each replica is seeded by what it is, never by the thread that runs it: the mixes simulated and
+// every figure are the same on one thread and on four.
+TEST(PoolMix, TheMixesEvaluatedAreTheSameOnAnyThreadCount) {
+  CapacityQuestion q = question(6, {pool("small", 1, "1.00", 0.3), pool("big", 2, "1.50", std::nullopt)}, 4);
+  const std::string one = to_json(Comparison{plan_mix(q, kBoth).evaluated}).dump();
+  q.spec.threads = 4;
+  EXPECT_EQ(to_json(Comparison{plan_mix(q, kBoth).evaluated}).dump(), one);
+}
+
 TEST(PoolMix, AMixOfFewerThanTwoPoolsOrFromMoreThanOneNodeIsRefusedNamingTheOption) {
   CapacityQuestion q = question(4, {pool("standard", 1, "3.00", std::nullopt), pool("cheap", 1, "1.00", 1e-6)}, 4);
   const auto refusal = [](const CapacityQuestion& asked, const std::vector<std::size_t>& pools) -> std::string {
