@@ -72,6 +72,7 @@ void run_compare(const CompareOptions& o) {
     recorded = data::summarize(run.items, run.attempts);
   }
   progress.finish();
+  std::cerr << sim::survival_warnings(sim::survival_risks(comparison));
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common, read.sha256);

@@ -45,6 +45,7 @@ std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const Compar
   for (NodePool& pool : on_demand.spec.base.cluster.pools.pools) {
     pool.spot = false;
     pool.interruption_rate.reset();
+    pool.lifetime.reset();
   }
   const int cap = question.spec.workers.empty() ? static_cast<int>(question.spec.recorded_items->size())
                                                 : question.spec.workers.front();

@@ -58,6 +58,7 @@ struct ReplicaResult {
   data::WaitSummary waits;
   std::size_t nodes_interrupted = 0;
   std::size_t attempts_interrupted = 0;
+  std::vector<SurvivalRisk> survival_risks;
 };
 
 data::Micros smallest_startup(const StartupLatency& startup) {
@@ -167,6 +168,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_runs += r.failed ? 1 : 0;
     row.nodes_interrupted += static_cast<double>(r.nodes_interrupted);
     row.attempts_interrupted += static_cast<double>(r.attempts_interrupted);
+    keep_riskiest(row.survival_risks, r.survival_risks);
     row.makespans.push_back(r.makespan);
     row.replica_waits.push_back(r.waits);
     row.wait_p50 += r.waits.p50;
@@ -428,7 +430,7 @@ void ComparisonRun::State::simulate_replica(std::size_t i) {
                  : simulate(plan.work, plan.durations, config);
   results[i] = {r.makespan, r.utilisation, r.node_hours, r.cost, r.summary.tail.below_tenth,
                 r.summary.failed_attempts, r.run_failed || r.stalled, r.waits, r.nodes_interrupted,
-                r.attempts_interrupted};
+                r.attempts_interrupted, r.survival_risks};
 }
 
 bool ComparisonRun::finished(std::size_t task) {
@@ -486,6 +488,12 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   SweepPool pool(spec.thread_count());
   pool.queue(0, 0, [&spec] { return std::make_unique<ComparisonRun>(spec); });
   return pool.wait(0);
+}
+
+std::vector<SurvivalRisk> survival_risks(const Comparison& comparison) {
+  std::vector<SurvivalRisk> risks;
+  for (const ComparisonRow& row : comparison.rows) keep_riskiest(risks, row.survival_risks);
+  return risks;
 }
 
 void print_table(const Comparison& comparison, std::ostream& out) {

@@ -114,6 +114,7 @@ struct ComparisonRow {
   int failed_runs = 0;                  // replicas whose run failed or stalled
   double nodes_interrupted = 0;         // spot nodes taken back, mean over replicas
   double attempts_interrupted = 0;      // attempts they took down, mean over replicas
+  std::vector<SurvivalRisk> survival_risks;     // spot pools at risk: the riskiest replica's, per pool
   std::vector<data::Micros> makespans;  // per replica, in replica order
   std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
   data::Micros wait_p50 = 0;            // submit -> start waits: percentiles, means over replicas
@@ -180,6 +181,9 @@ data::Micros lower_bound(const scheduler::PlannedWork& plan, const std::vector<d
 
 // The standard deviation of per-replica values (over the replicas themselves, not a sample's).
 double replica_spread(const std::vector<data::Micros>& values);
+
+// Each spot pool at risk (sim/spot_capacity.h) over the rows: the riskiest row's, per pool.
+std::vector<SurvivalRisk> survival_risks(const Comparison& comparison);
 
 void print_table(const Comparison& comparison, std::ostream& out);
 nlohmann::json to_json(const Comparison& comparison);

@@ -482,12 +482,12 @@ Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t ite
   return demand;
 }
 
-void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
-  if (!pool_nodes_) return;
+std::vector<SurvivalRisk> SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
+  if (!pool_nodes_) return {};
   // A resource no pool has.
   for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));
   check_fits_a_pool(plan, config_.pools.pools);
-  check_survivable(config_.pools.pools, interruption_rates_, plan, durations_);
+  return check_survivable(config_.pools.pools, interruption_rates_, plan, durations_);
 }
 
 // Pods one after the other mostly ask for the same: the last item's shape is reused when its
@@ -624,11 +624,11 @@ void SimCluster::node_up(int node) {
   watch_idle(node);
 }
 
-// A spot node's life is drawn when it comes up (exponential: memoryless, so the nodes up at the
-// start draw at 0 too); on-demand nodes draw nothing.
+// A spot node's life is drawn when it comes up, the nodes up at the start taken as new at 0 (a rate
+// is memoryless; a lifetime distribution's node starts a life); on-demand nodes draw nothing.
 void SimCluster::arm_interruption(int node) {
-  const double rate = interruption_rates_[static_cast<std::size_t>(pool_nodes_->pool_of(node))].per_node_hour;
-  if (!(rate > 0)) return;
+  const InterruptionRate& rate = interruption_rates_[static_cast<std::size_t>(pool_nodes_->pool_of(node))];
+  if (!(rate.per_node_hour > 0)) return;
   const std::optional<data::Micros> lifetime = draw_lifetime(rate, interruption_rng_);
   if (!lifetime) return;
   engine_.at(engine_.now() + *lifetime, SimEvent{SimEvent::Kind::kNodeInterrupted, static_cast<std::uint32_t>(node),

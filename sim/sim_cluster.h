@@ -109,8 +109,9 @@ class SimCluster : public scheduler::Cluster {
 
   // Throws data::Error naming the first item whose requests fit no pool's machine (or name a
   // resource no pool has), with the pools' capacities; and a spot pool whose interruptions the
-  // plan's items could not survive (sim/spot_capacity.h). Does nothing without pools.
-  void check_placeable(const scheduler::PlannedWork& plan) const;
+  // plan's items could not survive (sim/spot_capacity.h). Returns the spot pools at risk, whose
+  // median item is more often interrupted than not. Does nothing without pools.
+  std::vector<SurvivalRisk> check_placeable(const scheduler::PlannedWork& plan) const;
   // Spot pools: each pool's interruption rate and its source, the nodes taken back per pool, and
   // the attempts they took down.
   const std::vector<InterruptionRate>& interruption_rates() const { return interruption_rates_; }
