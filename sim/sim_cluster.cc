@@ -84,19 +84,15 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
       return fitted ? fitted->interruptions.rate_of(pool) : std::nullopt;
     });
     nodes_interrupted_.assign(config_.pools.pools.size(), 0);
-    // The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs
-    // (a spot pool's nodes each have their own, and their own lives).
+    // A spot pool's nodes up at the start each have their own life (and scale-down check:
+    // watch_start_nodes()).
     for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
       alive_slots_ += pool_nodes_->up_nodes(pool);
-      if (pool_nodes_->up_nodes(pool) == 0) continue;
-      if (interruption_rates_[pool].per_node_hour > 0) {
-        for (int node : pool_nodes_->materialise_start_nodes(pool)) {
-          watch_idle(node);
-          arm_interruption(node);
-        }
-        continue;
+      if (pool_nodes_->up_nodes(pool) == 0 || !(interruption_rates_[pool].per_node_hour > 0)) continue;
+      for (int node : pool_nodes_->materialise_start_nodes(pool)) {
+        spot_start_nodes_.push_back(node);
+        arm_interruption(node);
       }
-      engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
     }
     return;
   }
@@ -656,6 +652,17 @@ void SimCluster::interrupt(int node, std::uint64_t incarnation) {
   if (pool_nodes_->up_nodes(pool) + pool_nodes_->ordered_nodes(pool) < pool_nodes_->pool(pool).min &&
       pool_nodes_->can_grow(pool)) {
     order_node(pool, pool_nodes_->capacity(pool));
+  }
+}
+
+// The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs (a
+// spot pool's nodes each have their own).
+void SimCluster::watch_start_nodes() {
+  if (!pool_nodes_) return;
+  for (int node : spot_start_nodes_) watch_idle(node);
+  for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
+    if (pool_nodes_->up_nodes(pool) == 0 || interruption_rates_[pool].per_node_hour > 0) continue;
+    engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
   }
 }
 

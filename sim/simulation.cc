@@ -111,6 +111,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   cluster.defer_due_starts();
   core.start();
   cluster.run_due_starts();
+  cluster.watch_start_nodes();
 
   SimulationResult result;
   result.survival_risks = std::move(survival_risks);
