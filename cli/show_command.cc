@@ -74,19 +74,16 @@ void print_experiment(const data::TraceStore& store, std::int64_t comparison) {
 }
 
 // "cost 12.34 USD (...)" of the run when prices are given; nothing otherwise.
-void print_recorded_cost(const data::TraceStore& store, std::int64_t run_id, const ResourceOptions& prices) {
+void print_recorded_cost(const data::TraceStore& store, const StoredRun& stored, const ResourceOptions& prices) {
   const sim::Pricing pricing = pricing_of(prices);
   const std::vector<sim::NodePool> pools = pools_of(prices, 1);
   if (!pricing.worker_price && pools.empty()) return;
   if (pricing.worker_price && !pools.empty()) {
     throw data::Error("--worker-price " + prices.worker_price, "prices workers: give it or node pools, not both");
   }
-  const std::vector<data::Attempt> attempts = store.attempts(run_id);
-  const data::RunSummary summary = data::summarize(store.items(run_id), attempts);
-  const sim::RunCost cost =
-      sim::recorded_run_cost(attempts, store.node_arrivals(run_id), static_cast<int>(summary.workers), pricing, pools);
+  const sim::RunCost cost = sim::recorded_run_cost(stored.summary, store.node_arrivals(stored.run.id), pricing, pools);
   std::cout << "cost " << sim::cost_text(cost) << " ("
-            << (pools.empty() ? data::counted(static_cast<std::int64_t>(summary.workers), "worker") +
+            << (pools.empty() ? data::counted(static_cast<std::int64_t>(stored.summary.workers), "worker") +
                                     " from the first start to the last end"
                               : "recorded nodes from their creation to their departure, else to the last end")
             << ")\n";
@@ -133,9 +130,9 @@ void add_show_command(CLI::App& app) {
       print_profile(store.profile(*run_ref));
       return;
     }
-    const std::int64_t run_id = store.find_run(*run_ref);
-    print_recorded_cost(store, run_id, *prices);
-    print_stored_run(store, run_id, std::cout);
+    const StoredRun stored = read_stored_run(store, store.find_run(*run_ref));
+    print_recorded_cost(store, stored, *prices);
+    print_stored_run(stored, std::cout);
   });
 }
 

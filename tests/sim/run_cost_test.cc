@@ -144,7 +144,7 @@ TEST(RunCost, ARecordedNodeIsBilledFromItsCreationToItsDepartureElseToTheLastEnd
   NodePool pool{"standard", 1, 0, 2, 0, {{"cpu", 1000}}};
   pool.price = data::parse_money("2.00", "test");
   pool.billing = data::parse_billing("per-minute", "test");
-  const RunCost cost = recorded_run_cost(attempts, nodes, 0, Pricing{}, {pool});
+  const RunCost cost = recorded_run_cost(data::summarize({}, attempts), nodes, Pricing{}, {pool});
   EXPECT_EQ(data::exact_money(cost.total), "6.033333");
   ASSERT_EQ(cost.pools.size(), 1u);
   EXPECT_EQ(cost.pools[0].machines, 2);
