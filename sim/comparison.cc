@@ -140,8 +140,14 @@ std::optional<CostBand> cost_band(const std::vector<ReplicaResult>& replicas) {
     sorted.push_back(r.cost->total.millionths);
   }
   std::sort(sorted.begin(), sorted.end());
-  return CostBand{data::mean_of(amounts), {nearest_rank(sorted, 0.1)}, {nearest_rank(sorted, 0.5)},
-                  {nearest_rank(sorted, 0.9)}, replicas.front().cost->currency};
+  CostBand band{data::mean_of(amounts), {nearest_rank(sorted, 0.1)}, {nearest_rank(sorted, 0.5)},
+                {nearest_rank(sorted, 0.9)}, replicas.front().cost->currency, {}};
+  for (std::size_t p = 0; p < replicas.front().cost->pools.size(); ++p) {
+    std::vector<data::Money> parts;
+    for (const ReplicaResult& r : replicas) parts.push_back(r.cost->pools.at(p).amount);
+    band.pools.push_back({replicas.front().cost->pools[p].name, data::mean_of(parts)});
+  }
+  return band;
 }
 
 ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,

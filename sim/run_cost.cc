@@ -108,11 +108,14 @@ std::string mean_and_p90_text(const CostBand& band) {
 }
 
 nlohmann::json to_json(const CostBand& band) {
+  nlohmann::json pools = nlohmann::json::object();
+  for (const PoolMean& pool : band.pools) pools[pool.name] = {{"mean", data::exact_money(pool.mean)}};
   return {{"mean", data::exact_money(band.mean)},
           {"p10", data::exact_money(band.p10)},
           {"p50", data::exact_money(band.p50)},
           {"p90", data::exact_money(band.p90)},
-          {"currency", band.currency}};
+          {"currency", band.currency},
+          {"pools", pools}};
 }
 
 std::string cost_text(const RunCost& cost) {

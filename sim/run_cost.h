@@ -43,10 +43,18 @@ struct RunCost {
   std::vector<PoolCost> pools;
 };
 
-// A configuration's cost over its replicas: the mean and nearest-rank quantiles.
+// A configuration's cost over its replicas: the mean and nearest-rank quantiles, and each pool's
+// mean (in pool order; "workers" for a fixed pool).
+struct PoolMean {
+  std::string name;
+  data::Money mean;
+  bool operator==(const PoolMean&) const = default;
+};
 struct CostBand {
   data::Money mean, p10, p50, p90;
   std::string currency;
+  std::vector<PoolMean> pools;
+  bool operator==(const CostBand&) const = default;
 };
 
 // "20.00 USD (p10-p90 18.40-22.10 USD)"; the band left out when p10 = p90.
@@ -55,6 +63,7 @@ std::string band_text(const CostBand& band, data::Money central);
 // "20.00 USD / 22.10 USD": the mean and the p90, a table's cost cell.
 std::string mean_and_p90_text(const CostBand& band);
 
+// {"mean", "p10", "p50", "p90": exact decimal strings, "currency", "pools": {NAME: {"mean"}}}.
 nlohmann::json to_json(const CostBand& band);
 
 // A pool's cost: each (lifetime, machines) billed by `billing` at `per_hour`.

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/cost_model.h"
+#include "data/money.h"
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
@@ -160,6 +161,58 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   std::vector<std::string> stored;
   while (orders.step()) stored.push_back(orders.text(0));
   EXPECT_EQ(stored, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "uniform plan"}));
+}
+
+// A priced comparison keeps its cost in the store: `show --comparison ID --json` gives each row's
+// cost as compare --json gave it live, its table the cost cell compare's table printed, and
+// `runs` the range of the rows' costs. On 2 workers without failures or noise the run costs 2 x
+// 0.90 per hour of its makespan: makespan / 2,000 in millionths.
+TEST_F(CompareCommand, AStoredComparisonShowsTheCostCompareGaveLive) {
+  const std::string args = "compare " + common() + " --workers 2,4 --partitioners uniform,cost-balanced "
+                           "--noise off --worker-price 0.90";
+  const CommandResult live = run_cli(args + " --json");
+  ASSERT_EQ(live.exit_code, 0) << live.output;
+  const nlohmann::json out = nlohmann::json::parse(live.output);
+  const std::string id = std::to_string(out["stored_comparison"].get<int>());
+  const CommandResult shown = run_cli("show --store " + store_ + " --comparison " + id + " --json");
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  const nlohmann::json stored = nlohmann::json::parse(shown.output)["rows"];
+  ASSERT_EQ(stored.size(), out["rows"].size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i]["cost"], out["rows"][i]["cost"]) << i;
+    for (const char* field : {"partitioner", "workers", "order", "makespan_mean_us", "makespan_p90_us"}) {
+      EXPECT_EQ(stored[i][field], out["rows"][i][field]) << i << " " << field;
+    }
+    if (stored[i]["workers"] == 2) {
+      const std::int64_t makespan = out["rows"][i]["makespan_mean_us"].get<std::int64_t>();
+      const data::Money expected{(makespan + 1000) / 2000};  // rounded half up
+      EXPECT_EQ(stored[i]["cost"]["mean"], data::exact_money(expected)) << i;
+      EXPECT_EQ(stored[i]["cost"]["pools"]["workers"]["mean"], data::exact_money(expected)) << i;
+    }
+  }
+  // The text: compare's table and show's end their rows with the same cost cells.
+  const CommandResult table = run_cli(args + " --no-record");
+  const CommandResult shown_table = run_cli("show --store " + store_ + " --comparison " + id);
+  ASSERT_EQ(shown_table.exit_code, 0) << shown_table.output;
+  EXPECT_NE(shown_table.output.find("cost = what the run costs, mean and p90 over replicas"), std::string::npos);
+  for (const nlohmann::json& row : out["rows"]) {
+    const std::string cell = "  " + data::money_text(data::parse_money(row["cost"]["mean"], "t"), "USD") + " / " +
+                             data::money_text(data::parse_money(row["cost"]["p90"], "t"), "USD") + "\n";
+    EXPECT_NE(table.output.find(cell), std::string::npos) << cell << table.output;
+    EXPECT_NE(shown_table.output.find(cell), std::string::npos) << cell << shown_table.output;
+  }
+  const CommandResult runs = run_cli("runs --store " + store_);
+  EXPECT_NE(runs.output.find("      cost mean / p90 "), std::string::npos) << runs.output;
+  EXPECT_NE(runs.output.find("over its rows (`millrace show --comparison " + id + "` prints each row's)"),
+            std::string::npos)
+      << runs.output;
+  // Bad input: no such comparison, --json without --comparison.
+  const CommandResult missing = run_cli("show --store " + store_ + " --comparison 99");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("no comparison 99 (see `millrace runs`)"), std::string::npos) << missing.output;
+  const CommandResult json_alone = run_cli("show --store " + store_ + " rec --json");
+  EXPECT_NE(json_alone.exit_code, 0);
+  EXPECT_NE(json_alone.output.find("--json: goes with --comparison ID"), std::string::npos) << json_alone.output;
 }
 
 // A JSON plan whose ranges ask for 2 CPU each, on one 4-CPU node: two run at once. Durations 400,
