@@ -67,7 +67,7 @@ void run_compare(const CompareOptions& o) {
   if (spec.recorded_items) {
     progress.relabel("compare: the recorded plan's queue orders");
     comparison = with_order_rows(spec, std::move(comparison));
-    savings = order_savings(comparison);
+    savings = order_savings(comparison, spec.base.pricing);
     sim::RecordedRun run = sim::load_run(store, o.common.run);
     recorded = data::summarize(run.items, run.attempts);
   }

@@ -163,6 +163,43 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   EXPECT_EQ(stored, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "uniform plan"}));
 }
 
+// Priced at 0.90 per worker-hour (billed per second), each strategy costs its worker time: held
+// to the end, tip-first 2 x 1,200 s = 0.60 and lpt 2 x 800 s = 0.40; scaled down, 1,600 s = 0.40
+// either way. Billed per started hour, a worker held to the end is billed an hour: 2 x 0.90 =
+// 1.80 for both orders, where scale-down's worker-hours stay at the price unrounded (0.40).
+TEST_F(CompareCommand, APricedRecordedRunsSavingsSayWhatEachStrategyCosts) {
+  const std::string metrics = store_ + ".metrics";
+  {
+    std::FILE* f = std::fopen(metrics.c_str(), "w");
+    std::fputs("999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n", f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+  const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
+                           " --partitioners uniform --order plan --no-record --worker-price 0.90";
+  const auto costs = [&](const std::string& more) {
+    const CommandResult r = run_cli(args + more + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<std::string> out;
+    const nlohmann::json parsed = nlohmann::json::parse(r.output);
+    for (const nlohmann::json& s : parsed.at("savings")) {
+      out.push_back(s["cost"]["mean"].get<std::string>() + " " + s["cost"]["currency"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(costs(""), (std::vector<std::string>{"0.60 USD", "0.40 USD", "0.40 USD", "0.40 USD"}));
+  EXPECT_EQ(costs(" --worker-billing per-hour"),
+            (std::vector<std::string>{"1.80 USD", "1.80 USD", "0.40 USD", "0.40 USD"}));
+  const CommandResult table = run_cli(args);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("node-h saved  cost\n"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("   0.0%  0.60 USD\n"), std::string::npos) << table.output;  // tip-first, held
+  // Not priced: no cost column.
+  const CommandResult unpriced = run_cli("compare --store " + store_ + " --model " + model_ +
+                                         " --run rec --workers 2 --partitioners uniform --order plan --no-record");
+  EXPECT_EQ(unpriced.output.find("node-h saved  cost"), std::string::npos) << unpriced.output;
+}
+
 // A priced comparison keeps its cost in the store: `show --comparison ID --json` gives each row's
 // cost as compare --json gave it live, its table the cost cell compare's table printed, and
 // `runs` the range of the rows' costs. On 2 workers without failures or noise the run costs 2 x
