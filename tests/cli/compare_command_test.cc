@@ -44,6 +44,14 @@ class CompareCommand : public ::testing::Test {
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
   }
   std::string common() const { return "--store " + store_ + " --model " + model_ + " --span 0:999"; }
+  // Run "rec", recorded on 2 workers tip first: 999/100 and 899/100 (400 s each, as the model
+  // predicts), then 799/800 (800 s) alone.
+  void import_recorded() {
+    const std::string metrics = store_ + ".metrics";
+    std::ofstream(metrics) << "999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n";
+    ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+    std::filesystem::remove(metrics);
+  }
 
   test_support::ScratchDir scratch_;
   std::string store_;
@@ -113,14 +121,7 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   // Recorded on 2 workers, tip first: 999/100 and 899/100 (400 s each, as the model predicts),
   // then 799/800 (800 s) alone: 1,200 s, 2 x 1,200 s held. Longest predicted first starts
   // 799/800 at once: 800 s. Scale-down frees the idle worker: 1,600 s of worker time either way.
-  const std::string metrics = store_ + ".metrics";
-  {
-    std::FILE* f = std::fopen(metrics.c_str(), "w");
-    std::fputs("999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n", f);
-    std::fclose(f);
-  }
-  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
-  std::filesystem::remove(metrics);
+  import_recorded();
   const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
                            " --partitioners uniform --order plan";
   const CommandResult r = run_cli(args + " --json --no-record");
@@ -168,13 +169,7 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
 // either way. Billed per started hour, a worker held to the end is billed an hour: 2 x 0.90 =
 // 1.80 for both orders, where scale-down's worker-hours stay at the price unrounded (0.40).
 TEST_F(CompareCommand, APricedRecordedRunsSavingsSayWhatEachStrategyCosts) {
-  const std::string metrics = store_ + ".metrics";
-  {
-    std::FILE* f = std::fopen(metrics.c_str(), "w");
-    std::fputs("999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n", f);
-    std::fclose(f);
-  }
-  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+  import_recorded();
   const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
                            " --partitioners uniform --order plan --no-record --worker-price 0.90";
   const auto costs = [&](const std::string& more) {
