@@ -182,9 +182,7 @@ void add_show_command(CLI::App& app) {
                            {"A real run planned with a model: also predicted against actual",
                             "millrace show --store out/runs.db planned"},
                            {"The experiment file comparison 3 ran from, byte for byte",
-                            "millrace show --store out/t.db --experiment 3 > again.yaml"},
-                           {"The rows comparison 3 stored, with their cost when priced",
-                            "millrace show --store out/t.db --comparison 3"}});
+                            "millrace show --store out/t.db --experiment 3 > again.yaml"}});
   cmd->callback([store_path, run_ref, comparison, rows_of, json, prices] {
     auto store = data::TraceStore::open_for_reading(*store_path);
     if (*comparison > 0) {
