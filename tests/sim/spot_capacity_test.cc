@@ -306,6 +306,12 @@ TEST(SpotCapacity, BadLifetimesAreRefusedByFileAndLine) {
             csv + ":2: lifetime exponential:mean=20h on pool 'sure', which is not spot (capacity_type spot)");
   EXPECT_NE(refused("cheap,1,0,2,90s,4,spot,,exponential:mean=soon").find(csv + ":2: lifetime mean"),
             std::string::npos);
+  // Nodes living a minute on average under ten-minute items: each attempt outlives its node with
+  // probability exp(-10) = 4.54e-05, every attempt interrupted.
+  EXPECT_EQ(refused("cheap,1,0,2,90s,4,spot,,exponential:mean=1m"),
+            csv + ":2: spot pool 'cheap': a lifetime of exponential:mean=1m (typed) gives a node 1.0 min on average, "
+                  "and the median item that fits it (10.0 min) would outlive a node with probability 4.54e-05: every "
+                  "attempt would be interrupted");
 }
 
 // The warnings a simulation of `items` on one spot pool gives.
