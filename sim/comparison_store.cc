@@ -183,12 +183,13 @@ constexpr int kCostsSchema = 14;  // migration 14 adds comparison_costs and comp
 // and predicted, and what it cost when priced.
 std::vector<ComparisonRow> read_rows(const data::TraceStore& store, std::int64_t id,
                                      std::optional<std::int64_t> position) {
-  const std::string at = position ? " AND r.position = ?" : "";
+  const std::string at = position ? " AND position = ?" : "";  // one row, or all of them
   data::Statement select(store.handle(), store.path(),
                          "SELECT r.partitioner, r.workers, r.queue_order, r.ranges, r.replicas, r.makespan_mean_us, "
                          "s.makespan_p10_us, s.makespan_p50_us, s.makespan_p90_us, r.deadline_met FROM comparison_rows r "
                          "LEFT JOIN comparison_spread s ON s.comparison_id = r.comparison_id AND s.position = "
-                         "r.position WHERE r.comparison_id = ?" + at + " ORDER BY r.position");
+                         "r.position WHERE r.comparison_id = ?" + (position ? " AND r.position = ?" : std::string()) +
+                             " ORDER BY r.position");
   select.bind(1, id);
   if (position) select.bind(2, *position);
   std::vector<ComparisonRow> rows;
@@ -211,7 +212,7 @@ std::vector<ComparisonRow> read_rows(const data::TraceStore& store, std::int64_t
   const std::int64_t first = position.value_or(0);
   data::Statement costs(store.handle(), store.path(),
                         "SELECT position, currency, mean_millionths, p10_millionths, p50_millionths, p90_millionths "
-                        "FROM comparison_costs WHERE comparison_id = ?" + std::string(position ? " AND position = ?" : ""));
+                        "FROM comparison_costs WHERE comparison_id = ?" + at);
   costs.bind(1, id);
   if (position) costs.bind(2, *position);
   while (costs.step()) {
@@ -220,8 +221,8 @@ std::vector<ComparisonRow> read_rows(const data::TraceStore& store, std::int64_t
     rows[at_row].cost = CostBand{{costs.int64(2)}, {costs.int64(3)}, {costs.int64(4)}, {costs.int64(5)}, costs.text(1), {}};
   }
   data::Statement pools(store.handle(), store.path(),
-                        "SELECT position, pool, mean_millionths FROM comparison_pool_costs WHERE comparison_id = ?" +
-                            std::string(position ? " AND position = ?" : "") + " ORDER BY position, pool_index");
+                        "SELECT position, pool, mean_millionths FROM comparison_pool_costs WHERE comparison_id = ?" + at +
+                            " ORDER BY position, pool_index");
   pools.bind(1, id);
   if (position) pools.bind(2, *position);
   while (pools.step()) {
