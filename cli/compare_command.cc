@@ -67,11 +67,12 @@ void run_compare(const CompareOptions& o) {
   if (spec.recorded_items) {
     progress.relabel("compare: the recorded plan's queue orders");
     comparison = with_order_rows(spec, std::move(comparison));
-    savings = order_savings(comparison);
+    savings = order_savings(comparison, spec.base.pricing);
     sim::RecordedRun run = sim::load_run(store, o.common.run);
     recorded = data::summarize(run.items, run.attempts);
   }
   progress.finish();
+  std::cerr << sim::survival_warnings(sim::survival_risks(comparison));
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = parameters_of(o.common, read.sha256);

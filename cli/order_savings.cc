@@ -1,6 +1,8 @@
 #include "cli/order_savings.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <ostream>
 
@@ -50,7 +52,14 @@ sim::Comparison with_order_rows(const sim::ComparisonSpec& spec, sim::Comparison
   return comparison;
 }
 
-std::vector<OrderSaving> order_savings(const sim::Comparison& comparison) {
+// The worker-hours `hours` at `per_hour`, unrounded per worker.
+data::Money hours_at(double hours, data::Money per_hour) {
+  data::HourlyTally tally(per_hour);
+  tally.add(static_cast<data::Micros>(std::llround(hours * static_cast<double>(data::kMicrosPerHour))));
+  return tally.total("the cost of the scaled-down workers");
+}
+
+std::vector<OrderSaving> order_savings(const sim::Comparison& comparison, const sim::Pricing& pricing) {
   std::vector<int> workers;
   for (const sim::ComparisonRow& row : comparison.rows) {
     if (row.partitioner == kRecorded && std::find(workers.begin(), workers.end(), row.workers) == workers.end()) {
@@ -72,6 +81,10 @@ std::vector<OrderSaving> order_savings(const sim::Comparison& comparison) {
       s.node_hours = scale_down ? row.node_hours : held_to_the_end(w, row.makespan_mean);
       s.node_hours_saved = baseline_hours - s.node_hours;
       s.node_hours_share = baseline_hours > 0 ? s.node_hours_saved / baseline_hours : 0;
+      if (pricing.worker_price && row.cost) {
+        s.cost = scale_down ? hours_at(s.node_hours, *pricing.worker_price) : row.cost->mean;
+        s.currency = row.cost->currency;
+      }
     };
     add("tip-first (today's)", tip, false);
     add("lpt", lpt, false);
@@ -95,16 +108,23 @@ void print_savings(const std::vector<OrderSaving>& savings, const std::string& r
       << "saved: against tip-first replayed with the recorded durations on as many workers, every worker held "
          "to the end\nlpt = longest predicted first (cost model); scale-down = idle workers leave once the queue is "
          "drained; times in "
-      << unit.name << "\n";
-  std::snprintf(line, sizeof line, "%7s %-24s %9s %16s %10s %17s\n", "workers", "strategy", "makespan", "saved",
-                "node-h", "node-h saved");
+      << unit.name;
+  const bool priced = !savings.empty() && savings.front().cost;
+  if (priced) {
+    out << "; cost = mean over replicas: held to the end, as compare's cost column bills it; scale-down, the "
+           "worker-hours at the price, not rounded per worker";
+  }
+  out << "\n";
+  std::snprintf(line, sizeof line, "%7s %-24s %9s %16s %10s %17s%s\n", "workers", "strategy", "makespan", "saved",
+                "node-h", "node-h saved", priced ? "  cost" : "");
   out << line;
   for (const OrderSaving& s : savings) {
     std::snprintf(line, sizeof line, "%7d %-24s %9.3f %9.3f %5.1f%% %10s %10s %5.1f%%\n", s.workers,
                   s.strategy.c_str(), unit.of(s.makespan), unit.of(s.saved), 100 * s.saved_share,
                   data::readable_number(s.node_hours).c_str(), data::readable_number(s.node_hours_saved).c_str(),
                   100 * s.node_hours_share);
-    out << line;
+    out << std::string(line, std::strlen(line) - 1) << (s.cost ? "  " + data::money_text(*s.cost, s.currency) : "")
+        << "\n";
   }
 }
 
@@ -119,6 +139,7 @@ nlohmann::json to_json(const std::vector<OrderSaving>& savings) {
                    {"node_hours", s.node_hours},
                    {"node_hours_saved", s.node_hours_saved},
                    {"node_hours_share", s.node_hours_share}});
+    if (s.cost) out.back()["cost"] = {{"mean", data::exact_money(*s.cost)}, {"currency", s.currency}};
   }
   return out;
 }

@@ -9,17 +9,26 @@
 // the replay's distance from the recording (which is printed beside it as a check). Scale-down
 // is what the simulator's pools do (scheduler/worker_pool_policy.h: idle workers retire once
 // nothing is queued), so its node-hours are the simulated slot time.
+//
+// Priced (--worker-price, workers without node pools), each strategy also says what it costs:
+// with every worker held to the end, the mean over replicas of what compare's cost column bills
+// (each worker the run's makespan, rounded by --worker-billing); with scale-down, its worker-hours
+// at the price, summed unrounded (the simulator keeps the slot time held, not each worker's life,
+// so no per-worker minimum or rounding is applied to them).
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "data/money.h"
 #include "data/run_summary.h"
 #include "sim/comparison.h"
 #include "sim/replay.h"
+#include "sim/run_cost.h"
 
 namespace millrace::cli {
 
@@ -32,6 +41,8 @@ struct OrderSaving {
   double node_hours = 0;
   double node_hours_saved = 0;
   double node_hours_share = 0;  // node_hours_saved / baseline node-hours
+  std::optional<data::Money> cost;  // when priced
+  std::string currency;
 };
 
 // `comparison` (run on `spec`, which has a recorded run) with the recorded plan's tip-first and
@@ -40,8 +51,9 @@ struct OrderSaving {
 // the spec would have given had it listed those orders.
 sim::Comparison with_order_rows(const sim::ComparisonSpec& spec, sim::Comparison comparison);
 
-// Four strategies per worker count of the recorded rows (which must include tip-first and lpt).
-std::vector<OrderSaving> order_savings(const sim::Comparison& comparison);
+// Four strategies per worker count of the recorded rows (which must include tip-first and lpt),
+// priced when `pricing` prices workers and the rows were priced.
+std::vector<OrderSaving> order_savings(const sim::Comparison& comparison, const sim::Pricing& pricing);
 
 void print_savings(const std::vector<OrderSaving>& savings, const std::string& run,
                    const data::RunSummary& recorded, std::ostream& out);

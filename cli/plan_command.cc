@@ -426,6 +426,7 @@ void run_worker_plan(const PlanOptions& o) {
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
   const std::string spread = o.seed_spread > 0 ? seed_spread_text(question, o.seed_spread) : "";
   progress.finish();
+  std::cerr << sim::survival_warnings(sim::survival_risks(answer.evaluated));
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = plan_parameters(o, question, read.sha256);
@@ -701,6 +702,7 @@ void run_node_plan(PlanOptions o) {
   progress.relabel("plan, caps on " + std::to_string(nodes) + " nodes");
   const sim::CapAnswer caps = sim::find_caps(question, nodes);
   progress.finish();
+  std::cerr << sim::survival_warnings(sim::survival_risks(answer.evaluated));
   std::int64_t stored = 0;
   if (!o.common.no_record) {
     nlohmann::json parameters = plan_parameters(o, question, "");

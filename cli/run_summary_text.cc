@@ -136,14 +136,20 @@ void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& 
   out << "\n";
 }
 
+StoredRun read_stored_run(const data::TraceStore& store, std::int64_t run_id) {
+  StoredRun stored{store.run(run_id), store.items(run_id), store.attempts(run_id), {}};
+  stored.summary = data::summarize(stored.items, stored.attempts);
+  return stored;
+}
+
+void print_stored_run(const StoredRun& s, std::ostream& out) {
+  print_run_summary(s.run, s.items, s.attempts, s.summary, out);
+  print_phases(s.attempts, out);
+  print_prediction_check(s.run, s.items, s.attempts, s.summary.makespan, out);
+}
+
 void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::ostream& out) {
-  const data::Run run = store.run(run_id);
-  const std::vector<data::WorkItem> items = store.items(run_id);
-  const std::vector<data::Attempt> attempts = store.attempts(run_id);
-  const data::RunSummary summary = data::summarize(items, attempts);
-  print_run_summary(run, items, attempts, summary, out);
-  print_phases(attempts, out);
-  print_prediction_check(run, items, attempts, summary.makespan, out);
+  print_stored_run(read_stored_run(store, run_id), out);
 }
 
 }  // namespace millrace::cli

@@ -19,8 +19,19 @@ namespace millrace::cli {
 void print_run_summary(const data::Run& run, const std::vector<data::WorkItem>& items,
                        const std::vector<data::Attempt>& attempts, const data::RunSummary& summary, std::ostream& out);
 
+// A stored run read once: its items, attempts and their summary, for the commands that print
+// several things of it.
+struct StoredRun {
+  data::Run run;
+  std::vector<data::WorkItem> items;
+  std::vector<data::Attempt> attempts;
+  data::RunSummary summary;
+};
+StoredRun read_stored_run(const data::TraceStore& store, std::int64_t run_id);
+
 // A stored run as `show RUN` and the end of `run` print it: its summary, then its predictions
 // against what happened (cli/prediction_text.h).
+void print_stored_run(const StoredRun& stored, std::ostream& out);
 void print_stored_run(const data::TraceStore& store, std::int64_t run_id, std::ostream& out);
 
 }  // namespace millrace::cli

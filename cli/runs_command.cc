@@ -42,10 +42,27 @@ std::string compared_text(const sim::StoredComparison& c) {
   return text + "; model " + (c.model.empty() ? "(none: a replay)" : c.model);
 }
 
+// "cost mean / p90 12.00 USD / 13.00 USD to 20.00 USD / 22.00 USD over its rows" (the cheapest
+// row's to the dearest's, as compare's cost column reads); "" when it was not priced.
+std::string cost_text(const std::vector<sim::ComparisonRow>& rows) {
+  const sim::ComparisonRow* cheapest = nullptr;
+  const sim::ComparisonRow* dearest = nullptr;
+  for (const sim::ComparisonRow& r : rows) {
+    if (!r.cost) continue;
+    if (cheapest == nullptr || r.cost->mean < cheapest->cost->mean) cheapest = &r;
+    if (dearest == nullptr || r.cost->mean > dearest->cost->mean) dearest = &r;
+  }
+  if (cheapest == nullptr) return "";
+  const std::string low = sim::mean_and_p90_text(*cheapest->cost);
+  if (cheapest->cost->mean == dearest->cost->mean) return "cost mean / p90 " + low;
+  return "cost mean / p90 " + low + " to " + sim::mean_and_p90_text(*dearest->cost) + " over its rows";
+}
+
 void print_comparisons(const data::TraceStore& store) {
   const std::vector<sim::StoredComparison> comparisons = sim::stored_comparisons(store);
   if (comparisons.empty()) return;
-  std::cout << "\ncomparisons (`millrace show --experiment ID` prints the experiment file of one run from a file):\n"
+  std::cout << "\ncomparisons (`millrace show --comparison ID` prints one's rows, `--experiment ID` the experiment "
+               "file of one run from a file):\n"
             << std::left << std::setw(6) << "id" << std::setw(9) << "kind" << std::setw(25) << "created" << std::right
             << std::setw(6) << "rows" << "  experiment (SHA-256)\n";
   for (const sim::StoredComparison& c : comparisons) {
@@ -53,6 +70,9 @@ void print_comparisons(const data::TraceStore& store) {
               << data::utc_text(c.created) << std::right << std::setw(6) << c.rows << "  "
               << (c.experiment_sha256.empty() ? "-" : c.experiment_sha256) << "\n"
               << "      compared " << compared_text(c) << "\n";
+    if (const std::string cost = cost_text(sim::stored_rows(store, c.id)); !cost.empty()) {
+      std::cout << "      " << cost << " (`millrace show --comparison " << c.id << "` prints each row's)\n";
+    }
   }
 }
 

@@ -4,13 +4,18 @@
 // comparison was run from, byte for byte on stdout (the command-line options given beside it on
 // stderr), so `show --experiment ID > FILE` and `compare -f FILE` (or `plan -f FILE`) run it again.
 // Given prices (--worker-price, or --node-pools / --machine with prices), a run's first line says
-// what it cost (sim/run_cost.h's recorded_run_cost: its workers, or its recorded nodes).
+// what it cost (sim/run_cost.h's recorded_run_cost: its workers, or its recorded nodes). `millrace
+// show --comparison ID`: the rows a stored comparison kept (sim/comparison_store.h): what each
+// chose, its makespan band and, when priced, its cost mean / p90 as compare printed it; with
+// --json, the same fields as compare --json gives them.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/experiment_file.h"
@@ -73,20 +78,69 @@ void print_experiment(const data::TraceStore& store, std::int64_t comparison) {
   }
 }
 
+// The stored rows of comparison `id`: a table, or JSON with compare --json's names.
+void print_comparison(const data::TraceStore& store, std::int64_t id, bool json) {
+  const std::vector<sim::ComparisonRow> rows = sim::stored_rows(store, id);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const sim::ComparisonRow& r : rows) {
+      out.push_back({{"partitioner", r.partitioner},
+                     {"workers", r.workers},
+                     {"order", r.order},
+                     {"ranges", r.ranges},
+                     {"replicas", r.replicas},
+                     {"makespan_mean_us", r.makespan_mean},
+                     {"makespan_p10_us", r.makespan_p10},
+                     {"makespan_p50_us", r.makespan_p50},
+                     {"makespan_p90_us", r.makespan_p90}});
+      if (r.deadline_met) out.back()["deadline_met"] = *r.deadline_met;
+      if (r.cost) out.back()["cost"] = sim::to_json(*r.cost);
+    }
+    std::cout << nlohmann::json{{"comparison", id}, {"rows", out}}.dump(2) << "\n";
+    return;
+  }
+  data::Micros largest = 0;
+  bool priced = false, planned = false;
+  for (const sim::ComparisonRow& r : rows) {
+    largest = std::max(largest, r.makespan_p90);
+    priced = priced || r.cost.has_value();
+    planned = planned || r.deadline_met.has_value();
+  }
+  const data::DisplayUnit unit = data::display_unit(largest);
+  std::cout << "comparison " << id << ": " << data::counted(static_cast<std::int64_t>(rows.size()), "row")
+            << " as stored; times in " << unit.name << "; mean, p10, p50, p90 of the makespan over replicas"
+            << (planned ? "; met = share of replicas meeting the deadline" : "")
+            << (priced ? "; cost = what the run costs, mean and p90 over replicas" : "") << "\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%4s %-14s %7s %-9s %6s %8s %9s %9s %9s %9s%s%s\n", "row", "partitioner", "workers",
+                "order", "ranges", "replicas", "mean", "p10", "p50", "p90", planned ? "    met" : "",
+                priced ? "  cost mean / p90" : "");
+  std::cout << line;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const sim::ComparisonRow& r = rows[i];
+    std::snprintf(line, sizeof line, "%4zu %-14s %7d %-9s %6zu %8d %9.3f %9.3f %9.3f %9.3f", i + 1,
+                  r.partitioner.c_str(), r.workers, r.order.c_str(), r.ranges, r.replicas, unit.of(r.makespan_mean),
+                  unit.of(r.makespan_p10), unit.of(r.makespan_p50), unit.of(r.makespan_p90));
+    std::cout << line;
+    if (planned) {
+      std::snprintf(line, sizeof line, " %6.0f%%", 100 * r.deadline_met.value_or(0));
+      std::cout << line;
+    }
+    std::cout << (r.cost ? "  " + sim::mean_and_p90_text(*r.cost) : "") << "\n";
+  }
+}
+
 // "cost 12.34 USD (...)" of the run when prices are given; nothing otherwise.
-void print_recorded_cost(const data::TraceStore& store, std::int64_t run_id, const ResourceOptions& prices) {
+void print_recorded_cost(const data::TraceStore& store, const StoredRun& stored, const ResourceOptions& prices) {
   const sim::Pricing pricing = pricing_of(prices);
   const std::vector<sim::NodePool> pools = pools_of(prices, 1);
   if (!pricing.worker_price && pools.empty()) return;
   if (pricing.worker_price && !pools.empty()) {
     throw data::Error("--worker-price " + prices.worker_price, "prices workers: give it or node pools, not both");
   }
-  const std::vector<data::Attempt> attempts = store.attempts(run_id);
-  const data::RunSummary summary = data::summarize(store.items(run_id), attempts);
-  const sim::RunCost cost =
-      sim::recorded_run_cost(attempts, store.node_arrivals(run_id), static_cast<int>(summary.workers), pricing, pools);
+  const sim::RunCost cost = sim::recorded_run_cost(stored.summary, store.node_arrivals(stored.run.id), pricing, pools);
   std::cout << "cost " << sim::cost_text(cost) << " ("
-            << (pools.empty() ? data::counted(static_cast<std::int64_t>(summary.workers), "worker") +
+            << (pools.empty() ? data::counted(static_cast<std::int64_t>(stored.summary.workers), "worker") +
                                     " from the first start to the last end"
                               : "recorded nodes from their creation to their departure, else to the last end")
             << ")\n";
@@ -98,6 +152,8 @@ void add_show_command(CLI::App& app) {
   auto store_path = std::make_shared<std::string>();
   auto run_ref = std::make_shared<std::string>();
   auto comparison = std::make_shared<std::int64_t>(0);
+  auto rows_of = std::make_shared<std::int64_t>(0);
+  auto json = std::make_shared<bool>(false);
   auto prices = std::make_shared<ResourceOptions>();
   auto* cmd = app.add_subcommand(
       "show", "Summarize a run (items, work, longest ranges, failures, workers, stragglers) or a cost profile");
@@ -107,13 +163,19 @@ void add_show_command(CLI::App& app) {
                   "Print the experiment file comparison ID was run from (ids: `millrace runs`), byte for byte")
       ->excludes(run)
       ->transform(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  cmd->add_option("--comparison", *rows_of,
+                  "Print the rows comparison ID stored: its makespan band and, when priced, its cost")
+      ->excludes(run)
+      ->excludes("--experiment")
+      ->transform(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  cmd->add_flag("--json", *json, "With --comparison: its rows as JSON, named as compare --json names them");
   cmd->add_option("--node-pools", prices->node_pools,
                   "Price the run's recorded nodes by their pools' price columns (a node pools file)");
   cmd->add_option("--machine", prices->machine,
                   "Price every recorded node alike: ...,price=P[,billing=RULE], e.g. cpu=4,price=0.19")
       ->each([](const std::string& text) { parse_machine(text); });
   add_price_options(*cmd, *prices);
-  set_help_groups(*cmd, {{"What to show", {"--store", "--experiment"}},
+  set_help_groups(*cmd, {{"What to show", {"--store", "--experiment", "--comparison", "--json"}},
                          {"Prices", {"--node-pools", "--machine", "--worker-price", "--worker-billing", "--currency"}}});
   set_help_examples(*cmd, {{"A recorded run: items, failures, worker-hours, longest ranges, stragglers",
                             "millrace show --store out/t.db pcv2"},
@@ -121,21 +183,28 @@ void add_show_command(CLI::App& app) {
                             "millrace show --store out/runs.db planned"},
                            {"The experiment file comparison 3 ran from, byte for byte",
                             "millrace show --store out/t.db --experiment 3 > again.yaml"}});
-  cmd->callback([store_path, run_ref, comparison, prices] {
+  cmd->callback([store_path, run_ref, comparison, rows_of, json, prices] {
     auto store = data::TraceStore::open_for_reading(*store_path);
     if (*comparison > 0) {
       print_experiment(store, *comparison);
       return;
     }
-    if (run_ref->empty()) throw data::Error("millrace show", "give a run (id or name), a profile, or --experiment ID");
+    if (*rows_of > 0) {
+      print_comparison(store, *rows_of, *json);
+      return;
+    }
+    if (*json) throw data::Error("--json", "goes with --comparison ID");
+    if (run_ref->empty()) {
+      throw data::Error("millrace show", "give a run (id or name), a profile, --experiment ID or --comparison ID");
+    }
     const std::vector<std::string> profiles = store.profile_names();
     if (!has_run(store, *run_ref) && std::find(profiles.begin(), profiles.end(), *run_ref) != profiles.end()) {
       print_profile(store.profile(*run_ref));
       return;
     }
-    const std::int64_t run_id = store.find_run(*run_ref);
-    print_recorded_cost(store, run_id, *prices);
-    print_stored_run(store, run_id, std::cout);
+    const StoredRun stored = read_stored_run(store, store.find_run(*run_ref));
+    print_recorded_cost(store, stored, *prices);
+    print_stored_run(stored, std::cout);
   });
 }
 

@@ -325,6 +325,9 @@ void simulate_ranges(const SimulateOptions& o) {
                                                              std::exchange(listed.requests, {}),
                                                              config.scheduler.plan_name);
   const sim::SimulationResult result = sim::simulate(plan, drawn, config);
+  std::vector<sim::SurvivalRisk> risks = band ? sim::survival_risks(*band) : std::vector<sim::SurvivalRisk>{};
+  sim::keep_riskiest(risks, result.survival_risks);
+  std::cerr << sim::survival_warnings(risks);
   std::int64_t stored = 0;
   if (!o.no_record) {
     data::TraceStore store = data::TraceStore::open(o.store);
@@ -406,6 +409,7 @@ void simulate_partition(SimulateOptions o, const CLI::App& cmd) {
   CurrentStep step("simulating " + std::to_string(spec.replicas) + " replicas of " + p.partitioner + " on " +
                    std::to_string(o.workers) + " workers");
   const sim::Comparison comparison = sim::run_comparison(spec);
+  std::cerr << sim::survival_warnings(sim::survival_risks(comparison));
   std::int64_t stored = 0;
   if (!o.store.empty() && !o.no_record) {
     data::TraceStore store = data::TraceStore::open(o.store);
@@ -508,6 +512,7 @@ void replay_run(SimulateOptions o, const CLI::App& cmd) {
   if (!recorded_pools.pools.empty()) config.cluster.pools = std::move(recorded_pools);
   config.cluster.recorded_ends = std::move(plan.recorded_ends);
   sim::SimulationResult result = sim::simulate(plan.items, durations, config);
+  std::cerr << sim::survival_warnings(result.survival_risks);
   data::RunSummary summary = data::summarize(recorded.items, recorded.attempts);
   std::int64_t stored = 0;
   if (!o.no_record) {

@@ -45,6 +45,7 @@ struct RunSummary {
   std::size_t items_without_success = 0; // planned items no attempt succeeded for
   Micros total_work = 0;                 // sum of attempt durations (worker time)
   Micros work_time = 0;                  // sum of recorded per-unit work time (e.g. tx apply)
+  Micros first_start = 0;                // the first attempt's start
   Micros makespan = 0;                   // first start to last end
   std::vector<Attempt> longest;          // the longest attempts, longest first
 

@@ -117,6 +117,7 @@ RunSummary RunTally::summary(const BusySweep& workers_profile) const {
   }
   s.failed_attempts = failed_attempts_;
   s.total_work = total_work_;
+  s.first_start = first_start_;
   s.makespan = last_end_ - first_start_;
   s.items_without_success = items_ - succeeded_items_;
   std::vector<Micros> busy_times;

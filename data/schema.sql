@@ -292,3 +292,26 @@ ALTER TABLE runs ADD COLUMN node_arrivals_unrecorded TEXT NOT NULL DEFAULT '';
 ALTER TABLE node_arrivals ADD COLUMN departed_us INTEGER;
 ALTER TABLE node_arrivals ADD COLUMN capacity_type TEXT NOT NULL DEFAULT '';
 ALTER TABLE node_arrivals ADD COLUMN present_at_start INTEGER NOT NULL DEFAULT 0;
+
+-- migration 14: what each row of a stored comparison costs when its cluster was priced
+-- (sim/run_cost.h CostBand): the mean and p10/p50/p90 over its replicas, and each pool's mean (in
+-- pool order), in exact integer millionths of the currency (data/money.h). Rows stored before, or
+-- not priced, have none.
+CREATE TABLE comparison_costs (
+  comparison_id   INTEGER NOT NULL REFERENCES comparisons (id) ON DELETE CASCADE,
+  position        INTEGER NOT NULL,
+  currency        TEXT    NOT NULL,
+  mean_millionths INTEGER NOT NULL,
+  p10_millionths  INTEGER NOT NULL,
+  p50_millionths  INTEGER NOT NULL,
+  p90_millionths  INTEGER NOT NULL,
+  PRIMARY KEY (comparison_id, position)
+) WITHOUT ROWID;
+CREATE TABLE comparison_pool_costs (
+  comparison_id   INTEGER NOT NULL REFERENCES comparisons (id) ON DELETE CASCADE,
+  position        INTEGER NOT NULL,
+  pool_index      INTEGER NOT NULL,
+  pool            TEXT    NOT NULL,
+  mean_millionths INTEGER NOT NULL,
+  PRIMARY KEY (comparison_id, position, pool_index)
+) WITHOUT ROWID;

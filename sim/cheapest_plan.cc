@@ -49,6 +49,7 @@ std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const Compar
   for (NodePool& pool : on_demand.spec.base.cluster.pools.pools) {
     pool.spot = false;
     pool.interruption_rate.reset();
+    pool.lifetime.reset();
   }
   const ComparisonRow without =
       mix ? replay_mix(on_demand, judged.mix)

@@ -58,6 +58,7 @@ struct ReplicaResult {
   data::WaitSummary waits;
   std::size_t nodes_interrupted = 0;
   std::size_t attempts_interrupted = 0;
+  std::vector<SurvivalRisk> survival_risks;
 };
 
 data::Micros smallest_startup(const StartupLatency& startup) {
@@ -139,8 +140,14 @@ std::optional<CostBand> cost_band(const std::vector<ReplicaResult>& replicas) {
     sorted.push_back(r.cost->total.millionths);
   }
   std::sort(sorted.begin(), sorted.end());
-  return CostBand{data::mean_of(amounts), {nearest_rank(sorted, 0.1)}, {nearest_rank(sorted, 0.5)},
-                  {nearest_rank(sorted, 0.9)}, replicas.front().cost->currency};
+  CostBand band{data::mean_of(amounts), {nearest_rank(sorted, 0.1)}, {nearest_rank(sorted, 0.5)},
+                {nearest_rank(sorted, 0.9)}, replicas.front().cost->currency, {}};
+  for (std::size_t p = 0; p < replicas.front().cost->pools.size(); ++p) {
+    std::vector<data::Money> parts;
+    for (const ReplicaResult& r : replicas) parts.push_back(r.cost->pools.at(p).amount);
+    band.pools.push_back({replicas.front().cost->pools[p].name, data::mean_of(parts)});
+  }
+  return band;
 }
 
 ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::vector<ReplicaResult>& replicas,
@@ -167,6 +174,7 @@ ComparisonRow summarise(const PlanCase& plan, const Combination& c, const std::v
     row.failed_runs += r.failed ? 1 : 0;
     row.nodes_interrupted += static_cast<double>(r.nodes_interrupted);
     row.attempts_interrupted += static_cast<double>(r.attempts_interrupted);
+    keep_riskiest(row.survival_risks, r.survival_risks);
     row.makespans.push_back(r.makespan);
     row.replica_failed.push_back(r.failed);
     row.replica_waits.push_back(r.waits);
@@ -429,7 +437,7 @@ void ComparisonRun::State::simulate_replica(std::size_t i) {
                  : simulate(plan.work, plan.durations, config);
   results[i] = {r.makespan, r.utilisation, r.node_hours, r.cost, r.summary.tail.below_tenth,
                 r.summary.failed_attempts, r.run_failed || r.stalled, r.waits, r.nodes_interrupted,
-                r.attempts_interrupted};
+                r.attempts_interrupted, r.survival_risks};
 }
 
 bool ComparisonRun::finished(std::size_t task) {
@@ -487,6 +495,12 @@ Comparison run_comparison(const ComparisonSpec& spec) {
   SweepPool pool(spec.thread_count());
   pool.queue(0, 0, [&spec] { return std::make_unique<ComparisonRun>(spec); });
   return pool.wait(0);
+}
+
+std::vector<SurvivalRisk> survival_risks(const Comparison& comparison) {
+  std::vector<SurvivalRisk> risks;
+  for (const ComparisonRow& row : comparison.rows) keep_riskiest(risks, row.survival_risks);
+  return risks;
 }
 
 void print_table(const Comparison& comparison, std::ostream& out) {

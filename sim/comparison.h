@@ -122,6 +122,7 @@ struct ComparisonRow {
   int failed_runs = 0;                  // replicas whose run failed or stalled
   double nodes_interrupted = 0;         // spot nodes taken back, mean over replicas
   double attempts_interrupted = 0;      // attempts they took down, mean over replicas
+  std::vector<SurvivalRisk> survival_risks;     // spot pools at risk: the riskiest replica's, per pool
   std::vector<data::Micros> makespans;  // per replica, in replica order
   std::vector<bool> replica_failed;     // per replica, in replica order: its run failed or stalled
   std::optional<double> deadline_met;   // plan: fraction of replicas finishing by the deadline
@@ -189,6 +190,9 @@ data::Micros lower_bound(const scheduler::PlannedWork& plan, const std::vector<d
 
 // The standard deviation of per-replica values (over the replicas themselves, not a sample's).
 double replica_spread(const std::vector<data::Micros>& values);
+
+// Each spot pool at risk (sim/spot_capacity.h) over the rows: the riskiest row's, per pool.
+std::vector<SurvivalRisk> survival_risks(const Comparison& comparison);
 
 void print_table(const Comparison& comparison, std::ostream& out);
 nlohmann::json to_json(const Comparison& comparison);

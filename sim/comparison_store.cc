@@ -46,8 +46,25 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
   data::Statement spread(db, input,
                          "INSERT INTO comparison_spread (comparison_id, position, contiguous_bound_us, "
                          "makespan_p10_us, makespan_p50_us, makespan_p90_us) VALUES (?, ?, ?, ?, ?, ?)");
+  data::Statement cost(db, input,
+                       "INSERT INTO comparison_costs (comparison_id, position, currency, mean_millionths, "
+                       "p10_millionths, p50_millionths, p90_millionths) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  data::Statement pool_cost(db, input,
+                            "INSERT INTO comparison_pool_costs (comparison_id, position, pool_index, pool, "
+                            "mean_millionths) VALUES (?, ?, ?, ?, ?)");
   std::int64_t position = 0;
   for (const ComparisonRow& r : comparison.rows) {
+    if (r.cost) {
+      const CostBand& band = *r.cost;
+      cost.bind(1, id).bind(2, position).bind(3, band.currency).bind(4, band.mean.millionths);
+      cost.bind(5, band.p10.millionths).bind(6, band.p50.millionths).bind(7, band.p90.millionths);
+      cost.run();
+      for (std::size_t p = 0; p < band.pools.size(); ++p) {
+        pool_cost.bind(1, id).bind(2, position).bind(3, static_cast<std::int64_t>(p)).bind(4, band.pools[p].name);
+        pool_cost.bind(5, band.pools[p].mean.millionths);
+        pool_cost.run();
+      }
+    }
     row.bind(1, id)
         .bind(2, position)
         .bind(3, r.partitioner)
@@ -158,33 +175,81 @@ ComparisonHeader stored_header(const data::TraceStore& store, std::int64_t id) {
   return header;
 }
 
-ComparisonRow stored_row(const data::TraceStore& store, std::int64_t id, std::int64_t position) {
-  stored_header(store, id);  // names a missing comparison
+namespace {
+
+constexpr int kCostsSchema = 14;  // migration 14 adds comparison_costs and comparison_pool_costs
+
+// Comparison `id`'s rows at `position` (all of them when it is unset), in order: what was chosen
+// and predicted, and what it cost when priced.
+std::vector<ComparisonRow> read_rows(const data::TraceStore& store, std::int64_t id,
+                                     std::optional<std::int64_t> position) {
+  const std::string at = position ? " AND position = ?" : "";  // one row, or all of them
   data::Statement select(store.handle(), store.path(),
                          "SELECT r.partitioner, r.workers, r.queue_order, r.ranges, r.replicas, r.makespan_mean_us, "
-                         "s.makespan_p10_us, s.makespan_p50_us, s.makespan_p90_us FROM comparison_rows r LEFT JOIN comparison_spread s ON s.comparison_id = r.comparison_id "
-                         "AND s.position = r.position WHERE r.comparison_id = ? AND r.position = ?");
-  select.bind(1, id).bind(2, position);
-  if (!select.step()) {
+                         "s.makespan_p10_us, s.makespan_p50_us, s.makespan_p90_us, r.deadline_met FROM comparison_rows r "
+                         "LEFT JOIN comparison_spread s ON s.comparison_id = r.comparison_id AND s.position = "
+                         "r.position WHERE r.comparison_id = ?" + (position ? " AND r.position = ?" : std::string()) +
+                             " ORDER BY r.position");
+  select.bind(1, id);
+  if (position) select.bind(2, *position);
+  std::vector<ComparisonRow> rows;
+  while (select.step()) {
+    ComparisonRow& row = rows.emplace_back();
+    row.partitioner = select.text(0);
+    row.workers = static_cast<int>(select.int64(1));
+    row.order = select.text(2);
+    row.ranges = static_cast<std::size_t>(select.int64(3));
+    row.replicas = static_cast<int>(select.int64(4));
+    row.makespan_mean = select.int64(5);
+    if (!select.is_null(6)) {  // rows stored before their spread (migration 4) have none
+      row.makespan_p10 = select.int64(6);
+      row.makespan_p50 = select.int64(7);
+      row.makespan_p90 = select.int64(8);
+    }
+    if (!select.is_null(9)) row.deadline_met = select.real(9);
+  }
+  if (store.schema_version() < kCostsSchema) return rows;  // a store read as it is may predate costs
+  const std::int64_t first = position.value_or(0);
+  data::Statement costs(store.handle(), store.path(),
+                        "SELECT position, currency, mean_millionths, p10_millionths, p50_millionths, p90_millionths "
+                        "FROM comparison_costs WHERE comparison_id = ?" + at);
+  costs.bind(1, id);
+  if (position) costs.bind(2, *position);
+  while (costs.step()) {
+    const auto at_row = static_cast<std::size_t>(costs.int64(0) - first);
+    if (at_row >= rows.size()) continue;
+    rows[at_row].cost = CostBand{{costs.int64(2)}, {costs.int64(3)}, {costs.int64(4)}, {costs.int64(5)}, costs.text(1), {}};
+  }
+  data::Statement pools(store.handle(), store.path(),
+                        "SELECT position, pool, mean_millionths FROM comparison_pool_costs WHERE comparison_id = ?" + at +
+                            " ORDER BY position, pool_index");
+  pools.bind(1, id);
+  if (position) pools.bind(2, *position);
+  while (pools.step()) {
+    const auto at_row = static_cast<std::size_t>(pools.int64(0) - first);
+    if (at_row < rows.size() && rows[at_row].cost) rows[at_row].cost->pools.push_back({pools.text(1), {pools.int64(2)}});
+  }
+  return rows;
+}
+
+}  // namespace
+
+ComparisonRow stored_row(const data::TraceStore& store, std::int64_t id, std::int64_t position) {
+  stored_header(store, id);  // names a missing comparison
+  std::vector<ComparisonRow> rows = read_rows(store, id, position);
+  if (rows.empty()) {
     data::Statement count(store.handle(), store.path(), "SELECT count(*) FROM comparison_rows WHERE comparison_id = ?");
     count.bind(1, id);
     count.step();
     throw data::Error("comparison " + std::to_string(id) + " row " + std::to_string(position + 1),
                       "no such row: it has " + std::to_string(count.int64(0)) + " rows, numbered from 1");
   }
-  ComparisonRow row;
-  row.partitioner = select.text(0);
-  row.workers = static_cast<int>(select.int64(1));
-  row.order = select.text(2);
-  row.ranges = static_cast<std::size_t>(select.int64(3));
-  row.replicas = static_cast<int>(select.int64(4));
-  row.makespan_mean = select.int64(5);
-  if (!select.is_null(6)) {  // rows stored before their spread (migration 4) have none
-    row.makespan_p10 = select.int64(6);
-    row.makespan_p50 = select.int64(7);
-    row.makespan_p90 = select.int64(8);
-  }
-  return row;
+  return std::move(rows.front());
+}
+
+std::vector<ComparisonRow> stored_rows(const data::TraceStore& store, std::int64_t id) {
+  stored_header(store, id);  // names a missing comparison
+  return read_rows(store, id, std::nullopt);
 }
 
 }  // namespace millrace::sim

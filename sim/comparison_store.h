@@ -1,6 +1,7 @@
 // Comparisons kept in the trace store (tables comparisons and comparison_rows, data/schema.sql
 // migration 2) so the notebooks can read what `millrace compare` and `millrace plan` found; with
-// the experiment file a comparison was run from (migration 10), so it can be run again exactly.
+// the experiment file a comparison was run from (migration 10), so it can be run again exactly,
+// and what each row cost when priced (migration 14).
 #pragma once
 
 #include <cstdint>
@@ -68,9 +69,15 @@ std::optional<ExperimentSource> stored_experiment(const data::TraceStore& store,
 ComparisonHeader stored_header(const data::TraceStore& store, std::int64_t id);
 
 // Row `position` (from 0, in the order the comparison printed them) of comparison `id`: what
-// was chosen (partitioner, workers, order, ranges) and what was predicted of it (the makespan's
-// mean and p10/p50/p90 over the replicas). Throws data::Error naming the comparison and how
-// many rows it has when there is no such row.
+// was chosen (partitioner, workers, order, ranges), what was predicted of it (the makespan's
+// mean and p10/p50/p90 over the replicas, a plan's share meeting its deadline) and what it cost
+// when priced (migration 14: the cost band with its pools, as the live row had it; none in rows
+// stored before). Throws data::Error naming the comparison and how many rows it has when there is
+// no such row.
 ComparisonRow stored_row(const data::TraceStore& store, std::int64_t id, std::int64_t position);
+
+// Every row of comparison `id` so, in order. Throws data::Error naming the store when there is no
+// comparison `id`.
+std::vector<ComparisonRow> stored_rows(const data::TraceStore& store, std::int64_t id);
 
 }  // namespace millrace::sim

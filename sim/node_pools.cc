@@ -60,7 +60,8 @@ constexpr PoolField kPoolFields[] = {{"pool", "name", true},
                                      {"price", "price", false},
                                      {"billing", "billing", false},
                                      {"capacity_type", "capacity_type", false},
-                                     {"interruption_rate", "interruption_rate", false}};
+                                     {"interruption_rate", "interruption_rate", false},
+                                     {"lifetime", "lifetime", false}};
 constexpr std::string_view kCapacityPrefix = "capacity.";
 constexpr const char* kCapacityKey = "capacity";
 
@@ -78,6 +79,15 @@ bool is_pool_field(std::string_view name, bool columns) {
     if (name == (columns ? field.column : field.key)) return true;
   }
   return false;
+}
+
+// The optional fields of a pool, each read as text by `field` ("" when not given): its price,
+// billing and spot fields.
+template <typename Field>
+void read_optional_fields(NodePool& pool, const Field& field, const std::string& where) {
+  if (const std::string price = field("price"); !price.empty()) pool.price = data::parse_money(price, where + ": price");
+  pool.billing = data::parse_billing(field("billing"), where + ": billing");
+  read_spot_fields(pool, {field("capacity_type"), field("interruption_rate"), field("lifetime")}, where);
 }
 
 std::vector<NodePool> read_csv(const std::string& path) {
@@ -108,13 +118,10 @@ std::vector<NodePool> read_csv(const std::string& path) {
     if (pool.provision_delay_given) {
       pool.provision_delay = data::parse_duration(cell("provision_delay"), where + ": provision_delay");
     }
-    if (csv.column("price") && !cell("price").empty()) pool.price = data::parse_money(cell("price"), where + ": price");
-    if (csv.column("billing")) pool.billing = data::parse_billing(cell("billing"), where + ": billing");
-    auto optional_cell = [&](const char* column) -> std::string_view {
+    read_optional_fields(pool, [&](const char* column) {
       const auto index = csv.column(column);
-      return index ? std::string_view(row.fields[*index]) : std::string_view();
-    };
-    read_spot_fields(pool, optional_cell("capacity_type"), optional_cell("interruption_rate"), where);
+      return index ? row.fields[*index] : std::string();
+    }, where);
     pool.declared_at = where;
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (!header[c].starts_with(kCapacityPrefix) || row.fields[c].empty()) continue;
@@ -158,10 +165,8 @@ std::vector<NodePool> read_json(const std::string& path) {
           data::parse_duration(delay.is_string() ? delay.get<std::string>() : delay.dump(), where + ": provision_delay");
     }
     auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
-    if (p.contains("price")) pool.price = data::parse_money(text(p["price"]), where + ": price");
-    if (p.contains("billing")) pool.billing = data::parse_billing(text(p["billing"]), where + ": billing");
-    const auto text_of = [&](const char* key) { return p.contains(key) ? text(p[key]) : std::string(); };
-    read_spot_fields(pool, text_of("capacity_type"), text_of("interruption_rate"), where);
+    read_optional_fields(pool, [&](const char* key) { return p.contains(key) ? text(p[key]) : std::string(); },
+                         where);
     pool.declared_at = where;
     if (p.contains("capacity")) {
       if (!p["capacity"].is_object()) throw data::Error(where, "capacity must be an object of quantities");

@@ -16,7 +16,9 @@
 // Spot capacity (both forms; sim/spot_capacity.h): `capacity_type` on-demand (the default, also
 // an empty cell) or spot, and `interruption_rate`, a spot node's interruptions per node-hour (a
 // decimal, e.g. 0.05: a node lives 20 h on average, exponentially distributed); a spot pool
-// without one takes a fitted model's rate (data/cluster_model.h) or is refused by file:line.
+// without one takes a fitted model's rate (data/cluster_model.h) or is refused by file:line; or,
+// instead of a rate, `lifetime`, a distribution of node lifetimes (sim/node_lifetime.h:
+// weibull:shape=0.8,scale=12h; quoted in CSV, as it holds a comma), never both.
 // Errors name file:line (JSON: the line the pool starts on, and its index) and the field, with
 // the value; a column or key that is no pool field (`prise`, `capcity.cpu`) is refused so, naming
 // the known ones.
@@ -32,6 +34,7 @@
 #include "data/money.h"
 #include "data/records.h"
 #include "scheduler/planned_work.h"
+#include "sim/node_lifetime.h"
 #include "data/time.h"
 
 namespace millrace::sim {
@@ -69,6 +72,7 @@ struct NodePool {
   data::BillingRule billing = {};
   bool spot = false;                         // capacity_type spot: its nodes are interrupted
   std::optional<double> interruption_rate{};  // per node-hour; spot pools only
+  std::optional<NodeLifetime> lifetime{};     // spot pools only, instead of a rate
   std::string declared_at{};                  // file:line of the pool, for errors found later
 };
 

@@ -53,17 +53,15 @@ std::optional<RunCost> run_cost(const SimClusterConfig& cluster, const Pricing& 
   return totalled(std::move(cost));
 }
 
-RunCost recorded_run_cost(const std::vector<data::Attempt>& attempts, const std::vector<data::NodeArrival>& nodes,
-                          int workers, const Pricing& pricing, const std::vector<NodePool>& pools) {
-  data::Micros first = 0, last = 0;
-  for (std::size_t i = 0; i < attempts.size(); ++i) {
-    first = i == 0 ? attempts[i].start : std::min(first, attempts[i].start);
-    last = i == 0 ? attempts[i].end : std::max(last, attempts[i].end);
-  }
+RunCost recorded_run_cost(const data::RunSummary& summary, const std::vector<data::NodeArrival>& nodes,
+                          const Pricing& pricing, const std::vector<NodePool>& pools) {
+  const data::Micros first = summary.first_start;
+  const data::Micros last = first + summary.makespan;
   RunCost cost{{}, pricing.currency, {}};
   if (pools.empty()) {
     if (!pricing.worker_price) throw data::Error("--worker-price", "needed to price a run without node pools");
-    cost.pools.push_back(pool_cost("workers", *pricing.worker_price, pricing.worker_billing, {{last - first, workers}}));
+    cost.pools.push_back(pool_cost("workers", *pricing.worker_price, pricing.worker_billing,
+                                   {{summary.makespan, static_cast<std::int64_t>(summary.workers)}}));
   } else {
     if (nodes.empty()) {
       throw data::Error("the recorded run", "recorded no node arrivals to price: give --worker-price for its workers");
@@ -110,11 +108,14 @@ std::string mean_and_p90_text(const CostBand& band) {
 }
 
 nlohmann::json to_json(const CostBand& band) {
+  nlohmann::json pools = nlohmann::json::object();
+  for (const PoolMean& pool : band.pools) pools[pool.name] = {{"mean", data::exact_money(pool.mean)}};
   return {{"mean", data::exact_money(band.mean)},
           {"p10", data::exact_money(band.p10)},
           {"p50", data::exact_money(band.p50)},
           {"p90", data::exact_money(band.p90)},
-          {"currency", band.currency}};
+          {"currency", band.currency},
+          {"pools", pools}};
 }
 
 std::string cost_text(const RunCost& cost) {

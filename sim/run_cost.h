@@ -17,6 +17,7 @@
 
 #include "data/billing.h"
 #include "data/money.h"
+#include "data/run_summary.h"
 #include "sim/sim_cluster.h"
 
 namespace millrace::sim {
@@ -42,10 +43,18 @@ struct RunCost {
   std::vector<PoolCost> pools;
 };
 
-// A configuration's cost over its replicas: the mean and nearest-rank quantiles.
+// A configuration's cost over its replicas: the mean and nearest-rank quantiles, and each pool's
+// mean (in pool order; "workers" for a fixed pool).
+struct PoolMean {
+  std::string name;
+  data::Money mean;
+  bool operator==(const PoolMean&) const = default;
+};
 struct CostBand {
   data::Money mean, p10, p50, p90;
   std::string currency;
+  std::vector<PoolMean> pools;
+  bool operator==(const CostBand&) const = default;
 };
 
 // "20.00 USD (p10-p90 18.40-22.10 USD)"; the band left out when p10 = p90.
@@ -54,6 +63,7 @@ std::string band_text(const CostBand& band, data::Money central);
 // "20.00 USD / 22.10 USD": the mean and the p90, a table's cost cell.
 std::string mean_and_p90_text(const CostBand& band);
 
+// {"mean", "p10", "p50", "p90": exact decimal strings, "currency", "pools": {NAME: {"mean"}}}.
 nlohmann::json to_json(const CostBand& band);
 
 // A pool's cost: each (lifetime, machines) billed by `billing` at `per_hour`.
@@ -69,15 +79,15 @@ bool is_priced(const SimClusterConfig& cluster, const Pricing& pricing);
 std::optional<RunCost> run_cost(const SimClusterConfig& cluster, const Pricing& pricing, const PoolNodes* nodes,
                                 int workers, data::Micros end);
 
-// What a recorded run cost: its workers (`workers` of them, from the first attempt's start to the
-// last one's end) at the workers' price, or its recorded nodes (data/records.h's NodeArrival), each
-// from its creation (else its readiness, else the first start) to its recorded departure (else
-// the last end: a node not seen to leave is billed while the run needed it), at the price of
-// its pool in `pools` (a single pool prices every node, whatever pool it was recorded in). Throws
-// data::Error naming a node whose pool has no price there, and when pools are given for a run
-// without recorded nodes.
-RunCost recorded_run_cost(const std::vector<data::Attempt>& attempts, const std::vector<data::NodeArrival>& nodes,
-                          int workers, const Pricing& pricing, const std::vector<NodePool>& pools);
+// What a recorded run cost: its workers (the summary's, over its makespan: from the first
+// attempt's start to the last one's end) at the workers' price, or its recorded nodes
+// (data/records.h's NodeArrival), each from its creation (else its readiness, else the first
+// start) to its recorded departure (else the last end: a node not seen to leave is billed while
+// the run needed it), at the price of its pool in `pools` (a single pool prices every node,
+// whatever pool it was recorded in). Throws data::Error naming a node whose pool has no price
+// there, and when pools are given for a run without recorded nodes.
+RunCost recorded_run_cost(const data::RunSummary& summary, const std::vector<data::NodeArrival>& nodes,
+                          const Pricing& pricing, const std::vector<NodePool>& pools);
 
 // {"total": "15.00", "currency": "USD", "pools": {NAME: {"total", "machines", "billed_hours"}}}:
 // amounts as exact decimal strings (data/money.h's exact_money: a JSON number is a binary double

@@ -84,19 +84,15 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
       return fitted ? fitted->interruptions.rate_of(pool) : std::nullopt;
     });
     nodes_interrupted_.assign(config_.pools.pools.size(), 0);
-    // The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs
-    // (a spot pool's nodes each have their own, and their own lives).
+    // A spot pool's nodes up at the start each have their own life (and scale-down check:
+    // watch_start_nodes()).
     for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
       alive_slots_ += pool_nodes_->up_nodes(pool);
-      if (pool_nodes_->up_nodes(pool) == 0) continue;
-      if (interruption_rates_[pool].per_node_hour > 0) {
-        for (int node : pool_nodes_->materialise_start_nodes(pool)) {
-          watch_idle(node);
-          arm_interruption(node);
-        }
-        continue;
+      if (pool_nodes_->up_nodes(pool) == 0 || !(interruption_rates_[pool].per_node_hour > 0)) continue;
+      for (int node : pool_nodes_->materialise_start_nodes(pool)) {
+        spot_start_nodes_.push_back(node);
+        arm_interruption(node);
       }
-      engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
     }
     return;
   }
@@ -482,12 +478,12 @@ Demand SimCluster::demand_of(const scheduler::PlannedWork& plan, std::size_t ite
   return demand;
 }
 
-void SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
-  if (!pool_nodes_) return;
+std::vector<SurvivalRisk> SimCluster::check_placeable(const scheduler::PlannedWork& plan) const {
+  if (!pool_nodes_) return {};
   // A resource no pool has.
   for (std::size_t k = 0; k < plan.asked_set_count(); ++k) demand_of(plan, plan.first_asking(k));
   check_fits_a_pool(plan, config_.pools.pools);
-  check_survivable(config_.pools.pools, interruption_rates_, plan, durations_);
+  return check_survivable(config_.pools.pools, interruption_rates_, plan, durations_);
 }
 
 // Pods one after the other mostly ask for the same: the last item's shape is reused when its
@@ -624,11 +620,11 @@ void SimCluster::node_up(int node) {
   watch_idle(node);
 }
 
-// A spot node's life is drawn when it comes up (exponential: memoryless, so the nodes up at the
-// start draw at 0 too); on-demand nodes draw nothing.
+// A spot node's life is drawn when it comes up, the nodes up at the start taken as new at 0 (a rate
+// is memoryless; a lifetime distribution's node starts a life); on-demand nodes draw nothing.
 void SimCluster::arm_interruption(int node) {
-  const double rate = interruption_rates_[static_cast<std::size_t>(pool_nodes_->pool_of(node))].per_node_hour;
-  if (!(rate > 0)) return;
+  const InterruptionRate& rate = interruption_rates_[static_cast<std::size_t>(pool_nodes_->pool_of(node))];
+  if (!(rate.per_node_hour > 0)) return;
   const std::optional<data::Micros> lifetime = draw_lifetime(rate, interruption_rng_);
   if (!lifetime) return;
   engine_.at(engine_.now() + *lifetime, SimEvent{SimEvent::Kind::kNodeInterrupted, static_cast<std::uint32_t>(node),
@@ -656,6 +652,17 @@ void SimCluster::interrupt(int node, std::uint64_t incarnation) {
   if (pool_nodes_->up_nodes(pool) + pool_nodes_->ordered_nodes(pool) < pool_nodes_->pool(pool).min &&
       pool_nodes_->can_grow(pool)) {
     order_node(pool, pool_nodes_->capacity(pool));
+  }
+}
+
+// The nodes up at the start are idle since 0: one scale-down check per pool stands for theirs (a
+// spot pool's nodes each have their own).
+void SimCluster::watch_start_nodes() {
+  if (!pool_nodes_) return;
+  for (int node : spot_start_nodes_) watch_idle(node);
+  for (std::size_t pool = 0; pool < pool_nodes_->pool_count(); ++pool) {
+    if (pool_nodes_->up_nodes(pool) == 0 || interruption_rates_[pool].per_node_hour > 0) continue;
+    engine_.at(config_.pools.scale_down_delay, SimEvent{SimEvent::Kind::kPoolIdle, static_cast<std::uint32_t>(pool), 0});
   }
 }
 

@@ -109,8 +109,14 @@ class SimCluster : public scheduler::Cluster {
 
   // Throws data::Error naming the first item whose requests fit no pool's machine (or name a
   // resource no pool has), with the pools' capacities; and a spot pool whose interruptions the
-  // plan's items could not survive (sim/spot_capacity.h). Does nothing without pools.
-  void check_placeable(const scheduler::PlannedWork& plan) const;
+  // plan's items could not survive (sim/spot_capacity.h). Returns the spot pools at risk, whose
+  // median item is more often interrupted than not. Does nothing without pools.
+  std::vector<SurvivalRisk> check_placeable(const scheduler::PlannedWork& plan) const;
+  // Arms the scale-down checks of the pool nodes up at the start. Called once the scheduler made
+  // its first submissions: the checks come after the placements due at the same time, so with a
+  // scale-down delay of 0 a start node goes only if no pod was placed on it at 0 (before, they
+  // all went before the first pods were placed, and the pods ordered nodes to replace them).
+  void watch_start_nodes();
   // Spot pools: each pool's interruption rate and its source, the nodes taken back per pool, and
   // the attempts they took down.
   const std::vector<InterruptionRate>& interruption_rates() const { return interruption_rates_; }
@@ -258,6 +264,7 @@ class SimCluster : public scheduler::Cluster {
   std::vector<OrderedRoom> ordered_rooms_;
   std::vector<InterruptionRate> interruption_rates_;  // per pool
   std::vector<std::size_t> nodes_interrupted_;        // per pool
+  std::vector<int> spot_start_nodes_;                 // spot pools' nodes up at the start
   std::size_t attempts_interrupted_ = 0;
   std::uint64_t folded_events_ = 0;
   std::map<std::string, std::size_t> short_waits_;

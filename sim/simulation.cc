@@ -55,10 +55,12 @@ std::string interruptions_text(const SimulationResult& r) {
   std::string rates;
   for (const PoolUsage& p : r.pools) {
     if (!p.spot) continue;
+    const std::optional<NodeLifetime>& lifetime = p.interruption_rate.lifetime;
     char rate[64];
-    std::snprintf(rate, sizeof rate, "%g", p.interruption_rate.per_node_hour);
-    rates += (rates.empty() ? "" : "; ") + p.name + " " + std::to_string(p.interrupted) + " at " + rate +
-             "/node-hour " + p.interruption_rate.source;
+    std::snprintf(rate, sizeof rate, lifetime ? "%.3g/node-hour" : "%g/node-hour", p.interruption_rate.per_node_hour);
+    rates += (rates.empty() ? "" : "; ") + p.name + " " + std::to_string(p.interrupted) + " at " +
+             (lifetime ? "lifetime " + lifetime->text + " (" + rate + " on average)" : rate) + " " +
+             p.interruption_rate.source;
   }
   if (rates.empty()) return "";
   return data::counted(static_cast<std::int64_t>(r.nodes_interrupted), "node") + " taken back (" + rates + "), " +
@@ -94,7 +96,7 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   std::mt19937_64 interruption_rng(interruption_seed(config.seed));
   // The cluster sees the items by position, as the durations are.
   SimCluster cluster(engine, config.cluster, durations, rng, interruption_rng, config.record_timeline);
-  cluster.check_placeable(*plan);
+  std::vector<SurvivalRisk> survival_risks = cluster.check_placeable(*plan);
   // The lower bound by the durations simulated: the work graph's critical path of them (submit
   // times included), whatever the items' own predictions.
   const data::Micros lower_bound = plan->graph().critical_path(*plan, durations);
@@ -109,8 +111,10 @@ SimulationResult simulate(std::shared_ptr<const scheduler::PlannedWork> plan,
   cluster.defer_due_starts();
   core.start();
   cluster.run_due_starts();
+  cluster.watch_start_nodes();
 
   SimulationResult result;
+  result.survival_risks = std::move(survival_risks);
   result.events = engine.run(dispatch) + cluster.folded_events() + cluster.starts_without_event();
   result.policy = config.scheduler.policy;
   result.order = scheduler::to_string(config.scheduler.order);
@@ -218,6 +222,7 @@ nlohmann::json to_json(const SimulationResult& r, bool with_timeline) {
         pools.back()["spot"] = {{"interruption_rate", p.interruption_rate.per_node_hour},
                                 {"interruption_rate_source", p.interruption_rate.source},
                                 {"nodes_interrupted", p.interrupted}};
+        if (p.interruption_rate.lifetime) pools.back()["spot"]["lifetime"] = p.interruption_rate.lifetime->text;
       }
     }
     out["nodes_interrupted"] = r.nodes_interrupted;

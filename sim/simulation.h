@@ -79,6 +79,7 @@ struct SimulationResult {
   std::map<std::string, std::size_t> waits_by_short_resource;  // pods that waited for room
   std::size_t nodes_interrupted = 0;   // spot nodes taken back, over the pools
   std::size_t attempts_interrupted = 0;  // attempts they took down (failed as node-lost)
+  std::vector<SurvivalRisk> survival_risks;    // spot pools whose median item is more often interrupted than not
   std::uint64_t events = 0;            // engine events handled
   // The run's summary as every run gets it (data/run_summary.h): attempts, failures, workers'
   // busy time, the straggler tail; its span is the attempts' (first start to last end), where

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/cost_model.h"
+#include "data/money.h"
 #include "data/sqlite_db.h"
 #include "data/trace_store.h"
 #include "tests/cli/cli_runner.h"
@@ -43,6 +44,14 @@ class CompareCommand : public ::testing::Test {
     data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic").save(model_);
   }
   std::string common() const { return "--store " + store_ + " --model " + model_ + " --span 0:999"; }
+  // Run "rec", recorded on 2 workers tip first: 999/100 and 899/100 (400 s each, as the model
+  // predicts), then 799/800 (800 s) alone.
+  void import_recorded() {
+    const std::string metrics = store_ + ".metrics";
+    std::ofstream(metrics) << "999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n";
+    ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
+    std::filesystem::remove(metrics);
+  }
 
   test_support::ScratchDir scratch_;
   std::string store_;
@@ -112,14 +121,7 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   // Recorded on 2 workers, tip first: 999/100 and 899/100 (400 s each, as the model predicts),
   // then 799/800 (800 s) alone: 1,200 s, 2 x 1,200 s held. Longest predicted first starts
   // 799/800 at once: 800 s. Scale-down frees the idle worker: 1,600 s of worker time either way.
-  const std::string metrics = store_ + ".metrics";
-  {
-    std::FILE* f = std::fopen(metrics.c_str(), "w");
-    std::fputs("999/100|0|0|400s\n899/100|1|0|400s\n799/800|0|0|800s\n", f);
-    std::fclose(f);
-  }
-  ASSERT_EQ(run_cli("import --store " + store_ + " --format stellar-metrics --name rec " + metrics).exit_code, 0);
-  std::filesystem::remove(metrics);
+  import_recorded();
   const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
                            " --partitioners uniform --order plan";
   const CommandResult r = run_cli(args + " --json --no-record");
@@ -160,6 +162,89 @@ TEST_F(CompareCommand, ARecordedRunShowsWhatEachQueueOrderWouldHaveSaved) {
   std::vector<std::string> stored;
   while (orders.step()) stored.push_back(orders.text(0));
   EXPECT_EQ(stored, (std::vector<std::string>{"recorded plan", "recorded tip-first", "recorded lpt", "uniform plan"}));
+}
+
+// Priced at 0.90 per worker-hour (billed per second), each strategy costs its worker time: held
+// to the end, tip-first 2 x 1,200 s = 0.60 and lpt 2 x 800 s = 0.40; scaled down, 1,600 s = 0.40
+// either way. Billed per started hour, a worker held to the end is billed an hour: 2 x 0.90 =
+// 1.80 for both orders, where scale-down's worker-hours stay at the price unrounded (0.40).
+TEST_F(CompareCommand, APricedRecordedRunsSavingsSayWhatEachStrategyCosts) {
+  import_recorded();
+  const std::string args = "compare --store " + store_ + " --model " + model_ + " --run rec --workers 2"
+                           " --partitioners uniform --order plan --no-record --worker-price 0.90";
+  const auto costs = [&](const std::string& more) {
+    const CommandResult r = run_cli(args + more + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<std::string> out;
+    const nlohmann::json parsed = nlohmann::json::parse(r.output);
+    for (const nlohmann::json& s : parsed.at("savings")) {
+      out.push_back(s["cost"]["mean"].get<std::string>() + " " + s["cost"]["currency"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(costs(""), (std::vector<std::string>{"0.60 USD", "0.40 USD", "0.40 USD", "0.40 USD"}));
+  EXPECT_EQ(costs(" --worker-billing per-hour"),
+            (std::vector<std::string>{"1.80 USD", "1.80 USD", "0.40 USD", "0.40 USD"}));
+  const CommandResult table = run_cli(args);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("node-h saved  cost\n"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("   0.0%  0.60 USD\n"), std::string::npos) << table.output;  // tip-first, held
+  // Not priced: no cost column.
+  const CommandResult unpriced = run_cli("compare --store " + store_ + " --model " + model_ +
+                                         " --run rec --workers 2 --partitioners uniform --order plan --no-record");
+  EXPECT_EQ(unpriced.output.find("node-h saved  cost"), std::string::npos) << unpriced.output;
+}
+
+// A priced comparison keeps its cost in the store: `show --comparison ID --json` gives each row's
+// cost as compare --json gave it live, its table the cost cell compare's table printed, and
+// `runs` the range of the rows' costs. On 2 workers without failures or noise the run costs 2 x
+// 0.90 per hour of its makespan: makespan / 2,000 in millionths.
+TEST_F(CompareCommand, AStoredComparisonShowsTheCostCompareGaveLive) {
+  const std::string args = "compare " + common() + " --workers 2,4 --partitioners uniform,cost-balanced "
+                           "--noise off --worker-price 0.90";
+  const CommandResult live = run_cli(args + " --json");
+  ASSERT_EQ(live.exit_code, 0) << live.output;
+  const nlohmann::json out = nlohmann::json::parse(live.output);
+  const std::string id = std::to_string(out["stored_comparison"].get<int>());
+  const CommandResult shown = run_cli("show --store " + store_ + " --comparison " + id + " --json");
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  const nlohmann::json stored = nlohmann::json::parse(shown.output)["rows"];
+  ASSERT_EQ(stored.size(), out["rows"].size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i]["cost"], out["rows"][i]["cost"]) << i;
+    for (const char* field : {"partitioner", "workers", "order", "makespan_mean_us", "makespan_p90_us"}) {
+      EXPECT_EQ(stored[i][field], out["rows"][i][field]) << i << " " << field;
+    }
+    if (stored[i]["workers"] == 2) {
+      const std::int64_t makespan = out["rows"][i]["makespan_mean_us"].get<std::int64_t>();
+      const data::Money expected{(makespan + 1000) / 2000};  // rounded half up
+      EXPECT_EQ(stored[i]["cost"]["mean"], data::exact_money(expected)) << i;
+      EXPECT_EQ(stored[i]["cost"]["pools"]["workers"]["mean"], data::exact_money(expected)) << i;
+    }
+  }
+  // The text: compare's table and show's end their rows with the same cost cells.
+  const CommandResult table = run_cli(args + " --no-record");
+  const CommandResult shown_table = run_cli("show --store " + store_ + " --comparison " + id);
+  ASSERT_EQ(shown_table.exit_code, 0) << shown_table.output;
+  EXPECT_NE(shown_table.output.find("cost = what the run costs, mean and p90 over replicas"), std::string::npos);
+  for (const nlohmann::json& row : out["rows"]) {
+    const std::string cell = "  " + data::money_text(data::parse_money(row["cost"]["mean"], "t"), "USD") + " / " +
+                             data::money_text(data::parse_money(row["cost"]["p90"], "t"), "USD") + "\n";
+    EXPECT_NE(table.output.find(cell), std::string::npos) << cell << table.output;
+    EXPECT_NE(shown_table.output.find(cell), std::string::npos) << cell << shown_table.output;
+  }
+  const CommandResult runs = run_cli("runs --store " + store_);
+  EXPECT_NE(runs.output.find("      cost mean / p90 "), std::string::npos) << runs.output;
+  EXPECT_NE(runs.output.find("over its rows (`millrace show --comparison " + id + "` prints each row's)"),
+            std::string::npos)
+      << runs.output;
+  // Bad input: no such comparison, --json without --comparison.
+  const CommandResult missing = run_cli("show --store " + store_ + " --comparison 99");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("no comparison 99 (see `millrace runs`)"), std::string::npos) << missing.output;
+  const CommandResult json_alone = run_cli("show --store " + store_ + " rec --json");
+  EXPECT_NE(json_alone.exit_code, 0);
+  EXPECT_NE(json_alone.output.find("--json: goes with --comparison ID"), std::string::npos) << json_alone.output;
 }
 
 // A JSON plan whose ranges ask for 2 CPU each, on one 4-CPU node: two run at once. Durations 400,

@@ -217,7 +217,8 @@ TEST(TraceStore, AStoreOfVersion9KeepsItsComparisonsAndGainsTheirExperiments) {
       dir.file("v9.db"),
       std::string("INSERT INTO comparisons (kind, created_us, model, span_first, span_count, parameters) "
                   "VALUES ('plan', 1, 'm.json', 0, 10, '{}'); DROP TABLE comparison_experiments; ") +
-          test_support::kUndoMigration12 + test_support::kUndoMigration11 + "PRAGMA user_version = 9");
+          test_support::kUndoMigration14 + test_support::kUndoMigration12 + test_support::kUndoMigration11 +
+          "PRAGMA user_version = 9");
   EXPECT_EQ(store.schema_version(), TraceStore::current_schema_version());
   const std::string keep =
       "INSERT INTO comparison_experiments (comparison_id, file, text, sha256, overrides) SELECT id, 'e.yaml', "
@@ -230,7 +231,7 @@ TEST(TraceStore, AttemptsOfAStoreOfVersion10KeepTheirTimesWithThePhasesUnknown) 
   TempDir dir;
   auto store = test_support::reopened_as_older(
       dir.file("v10.db"),
-      std::string(test_support::kUndoMigration12) +
+      std::string(test_support::kUndoMigration14) + test_support::kUndoMigration12 +
       "DROP TABLE attempts; CREATE TABLE attempts (run_id INTEGER NOT NULL, item_id TEXT NOT NULL, number INTEGER "
       "NOT NULL, worker TEXT NOT NULL, start_us INTEGER NOT NULL, end_us INTEGER NOT NULL, outcome TEXT NOT NULL, "
       "exit_code INTEGER NOT NULL, failure_reason TEXT NOT NULL, work_time_us INTEGER, PRIMARY KEY (run_id, item_id, "
@@ -261,7 +262,8 @@ TEST(TraceStore, AStoreOfVersion11KeepsItsRunsAndAttemptsWithNoNodeArrivalsAndUn
   placed.placed = 15;
   placed.node = "n1";
   auto store = test_support::reopened_as_older(
-      dir.file("v11.db"), std::string(test_support::kUndoMigration12) + "PRAGMA user_version = 11",
+      dir.file("v11.db"),
+      std::string(test_support::kUndoMigration14) + test_support::kUndoMigration12 + "PRAGMA user_version = 11",
       [&](TraceStore& fresh) {
         data::Run run;
         run.name = "before";

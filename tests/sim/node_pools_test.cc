@@ -341,15 +341,15 @@ TEST(NodePools, AnUnknownColumnOrKeyIsRefusedByFileAndLineNamingTheKnownOnes) {
   const std::string csv = dir.file("pools.csv");
   std::ofstream(csv) << "pool,count,min,max,provision_delay,capcity.cpu\np,1,0,2,90s,4\n";
   EXPECT_EQ(refused(csv), csv + ":1: unknown column 'capcity.cpu' (known: pool, count, min, max, provision_delay, "
-                                "price, billing, capacity_type, interruption_rate, capacity.NAME)");
+                                "price, billing, capacity_type, interruption_rate, lifetime, capacity.NAME)");
   std::ofstream(csv) << "pool,count,min,max,provision_delay,capacity.cpu,prise\np,1,0,2,90s,4,0.5\n";
   EXPECT_EQ(refused(csv), csv + ":1: unknown column 'prise' (known: pool, count, min, max, provision_delay, "
-                                "price, billing, capacity_type, interruption_rate, capacity.NAME)");
+                                "price, billing, capacity_type, interruption_rate, lifetime, capacity.NAME)");
   const std::string json = dir.file("pools.json");
   std::ofstream(json) << "{\"pools\": [\n  {\"name\": \"a\", \"capacity\": {\"cpu\": 4}},\n"
                          "  {\"name\": \"b\", \"prise\": 0.5, \"capacity\": {\"cpu\": 4}}\n]}\n";
   EXPECT_EQ(refused(json), json + ":3: pool 2: unknown key 'prise' (known: name, count, min, max, provision_delay, "
-                                  "price, billing, capacity_type, interruption_rate, capacity)");
+                                  "price, billing, capacity_type, interruption_rate, lifetime, capacity)");
   std::ofstream(json) << R"({"pools": [{"name": "a", "capacity": {"cpu": 4}}], "placement": "first-fit"})";
   EXPECT_EQ(refused(json), json + ":1: unknown key 'placement' (known: pools)");
   // The known fields still read.

@@ -158,6 +158,31 @@ TEST_F(ResourceCommands, TypeLimitsHoldInSimulate) {
 // The node search end to end, on the fixture's pods (a 3 CPU 0-100, b 2 CPU, c 1 CPU failing
 // at 14 s as recorded, d never started: left out). On one 4-CPU machine b waits for a: 150 s;
 // on two, a and b start at 0: 100 s. The deadline 120 s needs 2 nodes; node-hours 2 x 100 s.
+// A spot pool taking nodes back 60 times a node-hour: the median item that fits it (b, 50 s; a
+// lasts 100 s, c 4 s) survives a node with probability exp(-60 x 50 / 3600) = 0.435, so each
+// attempt is interrupted with 0.565 and an item needs 0.565 / 0.435 = 1.3 retries on average.
+// simulate and plan (4 node counts x 5 replicas) warn of it once, on stderr, by file:line.
+TEST_F(ResourceCommands, ASpotPoolTakingNodesBackMoreOftenThanNotIsWarnedOfOnce) {
+  write("spot.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,interruption_rate\n"
+                    "cheap,1,1,4,0,4,16Gi,spot,60\n");
+  const std::string warning = "warning: " + file("spot.csv") + ":2: spot pool 'cheap': each attempt of the median item "
+                              "that fits it (50.0 s) is interrupted with probability 0.565 (an interruption rate of "
+                              "60 per node-hour, typed); expect about 1.3 retries per item\n";
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const CommandResult simulated = simulate_jobs_on("spot.csv", " --max-attempts 50 --no-record");
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.output;
+  EXPECT_EQ(count(simulated.output, warning), 1u) << simulated.output;
+  const CommandResult planned = run_cli("plan --store " + store() + " --run pods --node-pools " + file("spot.csv") +
+                                        " --deadline 1h --max-nodes 4 --replicas 5 --max-attempts 50 --no-record");
+  ASSERT_EQ(planned.exit_code, 0) << planned.output;
+  EXPECT_EQ(count(planned.output, "spot pool 'cheap'"), 1u) << planned.output;
+  EXPECT_EQ(count(planned.output, warning), 1u) << planned.output;
+}
+
 TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   CommandResult r = run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 120s "
                             "--max-nodes 4 --confidence 1 --max-attempts 1 --json");

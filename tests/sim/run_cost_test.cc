@@ -36,10 +36,11 @@ DurationModel predicted() {
 }
 
 // Ten one-CPU nodes up at 0, going as soon as they are idle (min 0, scale-down delay 0), priced
-// 1.00 per node-hour under `billing`.
-SimulationResult on_ten_nodes(const std::string& billing, int items, data::Micros duration) {
+// 1.00 per node-hour under `billing`, a node ordered coming up `provision_delay` later.
+SimulationResult on_ten_nodes(const std::string& billing, int items, data::Micros duration,
+                              data::Micros provision_delay = 0) {
   SimulationConfig config;
-  NodePool pool{"standard", 10, 0, 10, 0, {{"cpu", 1000}}};
+  NodePool pool{"standard", 10, 0, 10, provision_delay, {{"cpu", 1000}}};
   pool.price = data::parse_money("1.00", "test");
   pool.billing = data::parse_billing(billing, "test");
   config.cluster.pools.pools = {pool};
@@ -66,6 +67,18 @@ TEST(RunCost, TenNodesOfOneAndAHalfHoursBilledPerStartedHourCostTwentyAndPerSeco
   // 10 / 3600 = 0.002778 without it. The nine nodes never used went at 0 and cost nothing.
   EXPECT_EQ(data::exact_money(on_ten_nodes("per-second:60s", 1, 10 * kSecond).cost->total), "0.016667");
   EXPECT_EQ(data::exact_money(on_ten_nodes("per-second", 1, 10 * kSecond).cost->total), "0.002778");
+}
+
+// With a scale-down delay of 0 the nodes up at the start take the pods placed at 0 before the idle
+// ones go: the ten items run at once on them, none waits for a node ordered (90 s to come up),
+// and the run ends at exactly 1.5 h with ten lives of 1.5 h billed.
+TEST(RunCost, StartNodesTakeThePodsPlacedAtZeroBeforeTheIdleOnesGo) {
+  const SimulationResult r = on_ten_nodes("per-second", 10, 3 * kHour / 2, 90 * kSecond);
+  EXPECT_EQ(r.makespan, 3 * kHour / 2);
+  EXPECT_EQ(r.waits.max, 0);
+  ASSERT_TRUE(r.cost.has_value());
+  EXPECT_EQ(r.cost->pools.at(0).machines, 10);
+  EXPECT_DOUBLE_EQ(r.cost->pools.at(0).billed_hours, 15.0);
 }
 
 TEST(RunCost, TheJsonCarriesTheExactTotalItsCurrencyAndThePools) {
@@ -131,7 +144,7 @@ TEST(RunCost, ARecordedNodeIsBilledFromItsCreationToItsDepartureElseToTheLastEnd
   NodePool pool{"standard", 1, 0, 2, 0, {{"cpu", 1000}}};
   pool.price = data::parse_money("2.00", "test");
   pool.billing = data::parse_billing("per-minute", "test");
-  const RunCost cost = recorded_run_cost(attempts, nodes, 0, Pricing{}, {pool});
+  const RunCost cost = recorded_run_cost(data::summarize({}, attempts), nodes, Pricing{}, {pool});
   EXPECT_EQ(data::exact_money(cost.total), "6.033333");
   ASSERT_EQ(cost.pools.size(), 1u);
   EXPECT_EQ(cost.pools[0].machines, 2);

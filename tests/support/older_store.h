@@ -1,8 +1,9 @@
 // A trace store as an older millrace left it, for the migration tests: a store of today's schema
 // is made at a path, turned back into an older version's by SQL the test gives (dropping what
 // later migrations added and setting user_version), closed, and opened again, which migrates it
-// forward. kUndoMigration11 is the SQL that takes back the attempt phases of migration 11, and
-// kUndoMigration12 the node arrivals and unschedulable times of migration 12 (undo 12 before 11).
+// forward. kUndoMigration11 is the SQL that takes back the attempt phases of migration 11,
+// kUndoMigration12 the node arrivals and unschedulable times of migration 12 (with migration 13's
+// departures in them), and kUndoMigration14 the comparison costs (undo the later ones first).
 #pragma once
 
 #include <sqlite3.h>
@@ -21,6 +22,8 @@ inline constexpr const char* kUndoMigration11 =
 inline constexpr const char* kUndoMigration12 =
     "DROP TABLE node_arrivals; ALTER TABLE attempts DROP COLUMN unschedulable_us; "
     "ALTER TABLE runs DROP COLUMN node_arrivals_unrecorded; ";
+
+inline constexpr const char* kUndoMigration14 = "DROP TABLE comparison_pool_costs; DROP TABLE comparison_costs; ";
 
 // `older` runs on a fresh store at `path`, where `prepare` (given the store) may first add rows.
 template <typename Prepare>

@@ -46,7 +46,8 @@ TEST(WatchState, AStoreMadeBeforeItExistsIsMigratedKeepingItsRuns) {
       std::string("DROP TABLE watch_heartbeats; DROP TABLE watch_holds; DROP TABLE attempt_trees; DROP TABLE "
                   "run_sessions; DROP TABLE staged_attempt_sources; DROP TABLE staged_imports; DROP TABLE "
                   "item_requests; DROP TABLE comparison_experiments; ") +
-          test_support::kUndoMigration12 + test_support::kUndoMigration11 + "PRAGMA user_version = 2",
+          test_support::kUndoMigration14 + test_support::kUndoMigration12 + test_support::kUndoMigration11 +
+              "PRAGMA user_version = 2",
       [&](data::TraceStore& fresh) { run = add_run(fresh, "before"); });
   EXPECT_EQ(store.schema_version(), data::TraceStore::current_schema_version());
   EXPECT_EQ(store.run(run).name, "before");
