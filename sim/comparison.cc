@@ -349,7 +349,17 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
   }
 }
 
-ComparisonRun::ComparisonRun(ComparisonSpec spec, const Shard& shard) : ComparisonRun(std::move(spec)) {
+namespace {
+
+// A shard's replicas are simulated here, whatever the spec says of the others.
+ComparisonSpec simulated_here(ComparisonSpec spec) {
+  spec.elsewhere = nullptr;
+  return spec;
+}
+
+}  // namespace
+
+ComparisonRun::ComparisonRun(ComparisonSpec spec, const Shard& shard) : ComparisonRun(simulated_here(std::move(spec))) {
   State& s = *state_;
   const std::string input = "shard of combination " + std::to_string(shard.combination) + ", replicas " +
                             std::to_string(shard.first_replica) + "+" + std::to_string(shard.replicas);
