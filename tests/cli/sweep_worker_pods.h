@@ -73,7 +73,8 @@ class SweepWorkerPods {
       for (const nlohmann::json& pod : server_.objects("pods")) {
         const std::string name = pod["metadata"]["name"];
         if (pod["status"].value("phase", "") != "Running" || !seen.insert(name).second) continue;
-        std::vector<std::string> env = {"POD_NAME=" + name, "PATH=/usr/bin:/bin"};
+        // TMPDIR: the bundles a worker writes stay in the test's folder, even when it is killed.
+        std::vector<std::string> env = {"POD_NAME=" + name, "PATH=/usr/bin:/bin", "TMPDIR=" + logs_.string()};
         for (const auto& var : pod["spec"]["containers"][0].value("env", nlohmann::json::array())) {
           if (var.contains("value")) env.push_back(var.value("name", "") + "=" + var.value("value", ""));
         }
