@@ -203,5 +203,31 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   }
 }
 
+// For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
+// and fanned out over 4 workers in 2 to 64 shards; wall times printed, nothing timed asserted.
+TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
+  const std::vector<std::string> compare = {"compare", "--model", model, "--partitioners", "uniform", "--range-count",
+                                            "4000", "--workers", "8,16", "--replicas", "32", "--fail-prob", "0.1",
+                                            "--json", "--quiet"};
+  auto ms_since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto started = std::chrono::steady_clock::now();
+  const std::string local = here(compare);
+  std::cout << "here: " << ms_since(started) << " ms\n";
+  for (const char* block : {"32", "8", "2", "1"}) {
+    std::filesystem::remove(store);
+    FakeApiServer server(pool_pods());
+    cli_test::SweepWorkerPods pods(server, dir);
+    std::vector<std::string> args = fanned(compare, server, 4);
+    args.insert(args.end(), {"--shard-replicas", block});
+    started = std::chrono::steady_clock::now();
+    CliResult result = run(args);
+    std::cout << "fanned out, " << 64 / std::atoi(block) << " shards: " << ms_since(started) << " ms\n";
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, local);
+  }
+}
+
 }  // namespace
 }  // namespace millrace
