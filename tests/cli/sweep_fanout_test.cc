@@ -117,7 +117,7 @@ TEST_F(SweepFannedOut, ACompareOverFourPoolWorkersPrintsTheLocalJsonByteForByte)
   // For bench/README (no timing is asserted): wall time here and fanned out, per shard.
   auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
   std::cout << "sweep timing: here " << ms(local_done - started) << " ms, fanned out over 4 workers "
-            << ms(fanned_done - local_done) << " ms, 12 shards\n";
+            << ms(fanned_done - local_done) << " ms, 12 shards" << std::endl;
   EXPECT_NE(result.err.find("fanning the simulations out over 4 pool workers (bundle sha256 "), std::string::npos)
       << result.err;
   EXPECT_TRUE(expect_each_shard_once(1, 12).empty());
@@ -206,15 +206,17 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
 // and fanned out over 4 workers in 2 to 64 shards; wall times printed, nothing timed asserted.
 TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
-  const std::vector<std::string> compare = {"compare", "--model", model, "--partitioners", "uniform", "--range-count",
-                                            "4000", "--workers", "8,16", "--replicas", "32", "--fail-prob", "0.1",
+  const std::string big = (dir / "big-model.json").string();
+  data::CostModel({{{0, 100000}, 0, 1e6}}, "units", "synthetic").save(big);
+  const std::vector<std::string> compare = {"compare", "--model", big, "--partitioners", "uniform", "--range-count",
+                                            "20000", "--workers", "8,16", "--replicas", "32", "--fail-prob", "0.1",
                                             "--json", "--quiet"};
   auto ms_since = [](std::chrono::steady_clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   };
   auto started = std::chrono::steady_clock::now();
   const std::string local = here(compare);
-  std::cout << "here: " << ms_since(started) << " ms\n";
+  std::cout << "here: " << ms_since(started) << " ms" << std::endl;  // flushed before workers fork
   for (const char* block : {"32", "8", "2", "1"}) {
     std::filesystem::remove(store);
     FakeApiServer server(pool_pods());
@@ -223,7 +225,7 @@ TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
     args.insert(args.end(), {"--shard-replicas", block});
     started = std::chrono::steady_clock::now();
     CliResult result = run(args);
-    std::cout << "fanned out, " << 64 / std::atoi(block) << " shards: " << ms_since(started) << " ms\n";
+    std::cout << "fanned out, " << 64 / std::atoi(block) << " shards: " << ms_since(started) << " ms" << std::endl;
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.out, local);
   }
