@@ -93,7 +93,14 @@ void add_sweep_options(CLI::App* cmd, SweepOptions& o) {
 }
 
 void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec) {
-  if (o.cluster.empty()) return;
+  if (o.cluster.empty()) {
+    for (const CLI::Option* option : command.get_options()) {
+      if (option->get_group() == kFanOutGroup && option->count() > 0) {
+        throw data::Error(option->get_name(), "fans the simulations out: give --cluster kubernetes with it");
+      }
+    }
+    return;
+  }
   nlohmann::json settings;
   o.kinds->find(o.cluster, "--cluster").save(settings);
   if (settings.value("mode", "") != "worker-pool") {

@@ -41,7 +41,8 @@ struct SweepOptions {
 void add_sweep_options(CLI::App* command, SweepOptions& options);
 
 // With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (and,
-// so that a plan's counts run one batch at a time, on one thread here). `command`'s shared
+// so that a plan's counts run one batch at a time, on one thread here). Without it, refuses the
+// other fan-out options, which would do nothing. `command`'s shared
 // comparison options make the bundle; `store` records the runs of shards. Throws data::Error
 // naming the option for what cannot fan out.
 void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec);

@@ -203,6 +203,25 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   }
 }
 
+TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndARecordedRunAreRefusedNamingTheOption) {
+  data::TraceStore::open(store);
+  CliResult alone = run({"compare", "--model", model, "--store", store, "--pool-workers", "8"});
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_EQ(alone.err, "millrace: --pool-workers: fans the simulations out: give --cluster kubernetes with it\n");
+  FakeApiServer server(pool_pods());
+  CliResult job_per_item = run({"compare", "--model", model, "--store", store, "--cluster", "kubernetes",
+                                "--kubeconfig", kubeconfig_for(server), "--job-template", template_path});
+  EXPECT_EQ(job_per_item.exit_code, 1);
+  EXPECT_EQ(job_per_item.err, "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool\n");
+  ASSERT_EQ(run(run_args("true", 4, 2)).exit_code, 0);  // run 1, a recording to replay
+  CliResult refused = run(fanned({"compare", "--model", model, "--run", "1", "--workers", "2"}, server, 2));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err.substr(refused.err.find("millrace: --run")),
+            "millrace: --run: reads the trace store, which a sweep fanned out over --cluster does not carry to its "
+            "workers: fit the model with `millrace fit` and give --model\n");
+  EXPECT_EQ(server.record().jobs_created, 0);
+}
+
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
 // and fanned out over 4 workers in 2 to 64 shards; wall times printed, nothing timed asserted.
 TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
