@@ -4,8 +4,8 @@
 // or in an experiment file) with the files they name carried inside (the cost model, ranges files,
 // node pools), serialized once as JSON and named by its SHA-256, which every shard's payload
 // carries. The worker writes the files into a directory of its own and parses the options through
-// the very option definitions the coordinator used, so both build the same spec.
-// Not carried (refused by name): --run and --fit-runs, which read the trace store.
+// the very option definitions the coordinator used, so both build the same spec. With --run or
+// --fit-runs, which read the trace store, a consistent copy of the store travels too.
 #pragma once
 
 #include <filesystem>
@@ -39,7 +39,7 @@ SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_n
 // model: keep this where it is).
 struct BundledSpec {
   ComparisonOptions options;
-  data::TraceStore store = data::TraceStore::in_memory();
+  data::TraceStore store = data::TraceStore::in_memory();  // the bundle's copy when it carries one
   std::optional<DigestedModel> model;
   sim::ComparisonSpec base;
 };

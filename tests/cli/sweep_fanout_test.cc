@@ -203,7 +203,7 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   }
 }
 
-TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndARecordedRunAreRefusedNamingTheOption) {
+TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndAJobPerItemModeAreRefusedNamingTheOption) {
   data::TraceStore::open(store);
   CliResult alone = run({"compare", "--model", model, "--store", store, "--pool-workers", "8"});
   EXPECT_EQ(alone.exit_code, 1);
@@ -213,13 +213,34 @@ TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndARecordedRunAreRefusedNamin
                                 "--kubeconfig", kubeconfig_for(server), "--job-template", template_path});
   EXPECT_EQ(job_per_item.exit_code, 1);
   EXPECT_EQ(job_per_item.err, "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool\n");
-  ASSERT_EQ(run(run_args("true", 4, 2)).exit_code, 0);  // run 1, a recording to replay
-  CliResult refused = run(fanned({"compare", "--model", model, "--run", "1", "--workers", "2"}, server, 2));
-  EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_EQ(refused.err.substr(refused.err.find("millrace: --run")),
-            "millrace: --run: reads the trace store, which a sweep fanned out over --cluster does not carry to its "
-            "workers: fit the model with `millrace fit` and give --model\n");
   EXPECT_EQ(server.record().jobs_created, 0);
+}
+
+// --run reads the store: the bundle carries a copy of it, and the recorded run's rows, its order
+// rows and savings come back as here.
+TEST_F(SweepFannedOut, ACompareReplayingARecordedRunCarriesTheStoreAndPrintsTheLocalJson) {
+  ASSERT_EQ(run(run_args("true", 6, 2)).exit_code, 0);  // run 1 of trace.db, a recording to replay
+  const std::string local_store = (dir / "here.db").string();
+  std::filesystem::copy_file(store, local_store);
+  const std::vector<std::string> compare = {"compare", "--model", model, "--run", "1", "--partitioners", "uniform",
+                                            "--workers", "2,3", "--replicas", "4", "--fail-prob", "0.2", "--json",
+                                            "--quiet"};
+  std::vector<std::string> here_args = compare;
+  here_args.insert(here_args.end(), {"--store", local_store});
+  const CliResult local = run(here_args);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  ASSERT_NE(local.out.find("\"savings\""), std::string::npos);
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  std::vector<std::string> args = compare;
+  args.insert(args.end(), {"--store", store, "--cluster", "kubernetes", "--mode", "worker-pool", "--kubeconfig",
+                           kubeconfig_for(server), "--job-template", template_path, "--lease-address", "127.0.0.1",
+                           "--lease-port", "0", "--pool-workers", "2", "--shard-replicas", "2"});
+  const CliResult result = run(args);
+  std::string reasons;
+  for (const data::Attempt& a : data::TraceStore::open(store).attempts(2)) reasons += a.failure_reason + "\n";
+  ASSERT_EQ(result.exit_code, 0) << result.err << reasons;
+  EXPECT_EQ(result.out, local.out);
 }
 
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
