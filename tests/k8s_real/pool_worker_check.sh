@@ -23,17 +23,8 @@ fail() { echo "pool_worker_check: $*" >&2; k get jobs,pods -o wide >&2 || true; 
 cleanup() { kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-k create namespace "$ns" >/dev/null
-k annotate namespace "$ns" 'kubelet.millrace.io/rule={"run_command": true, "pending_ms": 20}' >/dev/null
-# The documented Role, bound to the user millrace (the fixture's token user).
-awk -v RS='\n---\n' '/\nkind: Role\n/' "$source_dir/deploy/rbac.yaml" | k create -f - >/dev/null
-k create rolebinding millrace-user --role=millrace --user=millrace >/dev/null
-for verb in create list watch delete; do
-  for _ in $(seq 100); do
-    [ "$(kubectl --kubeconfig "$state/millrace.kubeconfig" -n "$ns" auth can-i "$verb" jobs.batch)" = yes ] && break
-    sleep 0.1
-  done
-done
+source "$source_dir/tests/k8s_real/check_namespace.sh"
+real_pods_namespace "$state" "$ns"
 
 # A finished pool Job of an earlier session under the name the run's pool takes: the run finds it
 # by a list (the Role grants no get), deletes it and makes its own.
