@@ -18,5 +18,6 @@ void add_watch_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
+void add_sweep_worker_command(CLI::App& app);
 
 }  // namespace millrace::cli

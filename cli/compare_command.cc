@@ -16,6 +16,7 @@
 #include "cli/order_savings.h"
 #include "cli/stored_plan.h"
 #include "cli/progress_display.h"
+#include "cli/sweep_fanout.h"
 #include "data/model_span.h"
 #include "data/readable_duration.h"
 #include "sim/comparison_store.h"
@@ -28,6 +29,7 @@ struct CompareOptions {
   ComparisonOptions common;
   std::string workers = "32,64,128";
   scheduler::AutoscaleSettings autoscale;
+  SweepOptions sweep;
 };
 
 // The queue orders of rows beyond the ones chosen (the recorded plan's tip-first and lpt rows the
@@ -43,7 +45,7 @@ std::string added_orders(const sim::Comparison& comparison, const QueueOrderChoi
   return added.empty() ? "" : "; the recorded run also in " + added + ", for the savings below";
 }
 
-void run_compare(const CompareOptions& o) {
+void run_compare(CompareOptions& o, const CLI::App& command) {
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = comparison_store(o.common);
   const DigestedModel read = comparison_model(o.common, store);
@@ -56,6 +58,7 @@ void run_compare(const CompareOptions& o) {
   std::map<std::string, int> type_limits = std::move(spec.base.scheduler.params.type_limits);
   spec.base.scheduler.params = scheduler::policy_params(max_workers, o.autoscale);
   spec.base.scheduler.params.type_limits = std::move(type_limits);
+  fan_out(o.sweep, command, o.common.store, spec);
   require_memory_for(spec, workers);
   CurrentStep step("comparing " + std::to_string(spec.partitioners.size() * workers.size()) + " partitions of " +
                    std::to_string(spec.span.count) + " units");
@@ -125,12 +128,14 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->each([](const std::string& text) { parse_workers(text, "--workers"); });
   add_autoscale_options(cmd, options->autoscale);
+  add_sweep_options(cmd, options->sweep);
   set_help_groups(*cmd, {{kJobGroup, {}},
                          {kCandidatesGroup, {"--workers"}},
                          {kModelGroup, {}},
                          {kClusterGroup, {}},
                          {kFailuresGroup, {}},
-                         {kOutputGroup, {}}});
+                         {kOutputGroup, {}},
+                         {kFanOutGroup, {}}});
   set_help_examples(
       *cmd,
       {{"Partitioners and worker counts on a fitted model, against the recorded run as it ran",
@@ -140,7 +145,7 @@ void add_compare_command(CLI::App& app) {
         "--ranges theirs=out/theirs.txt"},
        {"Everything from an experiment file, its store and model paths overridden",
         "millrace compare -f examples/pcv2-experiment.yaml --store out/t.db --model out/model.json"}});
-  cmd->callback([options] { run_compare(*options); });
+  cmd->callback([options, cmd] { run_compare(*options, *cmd); });
 }
 
 }  // namespace millrace::cli

@@ -35,11 +35,12 @@ int main(int argc, char** argv) {
   millrace::cli::add_run_command(app);
   millrace::cli::add_push_command(app);
   millrace::cli::add_watch_command(app);
+  millrace::cli::add_sweep_worker_command(app);
   millrace::cli::set_command_groups(
       app, {{"Recordings (import them, look at them, draw them)", {"import", "runs", "show", "export", "report"}},
             {"The cost model", {"fit"}},
             {"What-ifs (cut, simulate, compare, plan)", {"partition", "simulate", "compare", "plan"}},
-            {"Real runs", {"run", "push", "watch"}}});
+            {"Real runs", {"run", "push", "watch", "sweep-worker"}}});
   millrace::cli::set_help_examples(
       app, {{"Import the bundled Stellar catch-up as run 'pcv2' (then `millrace show --store out/t.db pcv2`)",
              "millrace import --store out/t.db --format stellar-log --name pcv2 "

@@ -31,6 +31,7 @@
 #include "data/typed_duration.h"
 #include "cli/option_checks.h"
 #include "cli/progress_display.h"
+#include "cli/sweep_fanout.h"
 #include "data/error.h"
 #include "data/run_summary.h"
 #include "sim/cap_search.h"
@@ -58,6 +59,7 @@ struct PlanOptions {
   bool policy_given = false;
   int seed_spread = 0;  // workers: also search with this many seeds (seed, seed + 1, ...) and print the spread
   std::string minimize = "workers";  // or "cost": the cheapest configuration meeting the target
+  SweepOptions sweep;                 // --cluster: the simulations fanned out over a worker pool
 };
 
 // ", cost 20.00 USD (p10-p90 18.40-22.10 USD)" (the median's) when the row is priced.
@@ -390,7 +392,7 @@ std::int64_t row_position(const sim::Comparison& evaluated, const sim::Compariso
   throw data::Error("plan", "its answer is not among the rows it evaluated (a defect: please report it)");
 }
 
-void run_worker_plan(const PlanOptions& o) {
+void run_worker_plan(PlanOptions& o, const CLI::App& command) {
   if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
   if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
   data::TraceStore store = comparison_store(o.common);
@@ -401,6 +403,7 @@ void run_worker_plan(const PlanOptions& o) {
   if (o.minimize == "cost") sim::require_priced(question);
   // The wanted makespan is also autoscale's deadline (--policy autoscale), as in simulate and run.
   question.spec.base.scheduler.params.deadline = o.deadline;
+  fan_out(o.sweep, command, o.common.store, question.spec);
   // Counts run side by side (sim/sweep_pool.h), each holding its partitions while in progress.
   const std::size_t at_once = sim::SweepPool::most_in_progress(question.spec.thread_count());
   require_memory_for(question.spec, std::vector<int>(at_once, o.max_workers));
@@ -565,9 +568,10 @@ void run_node_plan(PlanOptions o) {
   }
 }
 
-void run_plan(const PlanOptions& o) {
+void run_plan(PlanOptions& o, const CLI::App& command) {
   const ResourceOptions& r = o.common.resources;
-  if (r.node_pools.empty() && r.machine.empty()) return run_worker_plan(o);
+  if (r.node_pools.empty() && r.machine.empty()) return run_worker_plan(o, command);
+  if (!o.sweep.cluster.empty()) throw data::Error("--cluster", "fans out a worker search; a node search runs here");
   run_node_plan(o);
 }
 
@@ -614,6 +618,7 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"workers", "cost"}));
   cmd->add_option("--pool", options->pool, "Node search: the pool of --node-pools whose size is searched (default: the only one)");
+  add_sweep_options(cmd, options->sweep);
   set_help_groups(*cmd, {{"The target", {"--deadline", "--wait-p50", "--wait-p90", "--wait-p99", "--confidence"}},
                          {"The search",
                           {"--minimize", "--min-workers", "--max-workers", "--min-nodes", "--max-nodes", "--pool",
@@ -623,7 +628,8 @@ void add_plan_command(CLI::App& app) {
                          {kModelGroup, {}},
                          {kClusterGroup, {}},
                          {kFailuresGroup, {}},
-                         {kOutputGroup, {}}});
+                         {kOutputGroup, {}},
+                         {kFanOutGroup, {}}});
   set_help_examples(
       *cmd,
       {{"Fewest workers that finish the recorded catch-up in 24 h in 9 replicas of 10",
@@ -633,7 +639,7 @@ void add_plan_command(CLI::App& app) {
         "millrace plan --store out/t.db --run pods --machine cpu=4,memory=16Gi --deadline 4h --max-nodes 64"},
        {"Then run what it chose (its comparison id, from `millrace runs`)",
         "millrace run --store out/runs.db --name planned --plan 1 --command 'examples/worker.sh {first} {count}'"}});
-  cmd->callback([options] { run_plan(*options); });
+  cmd->callback([options, cmd] { run_plan(*options, *cmd); });
 }
 
 }  // namespace millrace::cli

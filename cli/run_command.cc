@@ -240,10 +240,7 @@ void add_run_command(CLI::App& app) {
                   "serve /status, /metrics and /healthz on 127.0.0.1:PORT (0: any free port)")
       ->transform(tcp_port());
 
-  const cluster_adapter::OptionChecks checks{
-      [](std::int64_t min, std::int64_t max) { return whole_number(min, max); },
-      [](data::Micros max) { return seconds(max); }, [](data::Micros max) { return whole_seconds(max); },
-      [] { return tcp_port(); }, data::kMaxDuration};
+  const cluster_adapter::OptionChecks checks = cluster_option_checks();
   for (const std::unique_ptr<cluster_adapter::ClusterKind>& kind : o->kinds.all()) {
     const std::size_t before = cmd->get_options().size();
     kind->add_options(*cmd, checks);

@@ -47,19 +47,6 @@ struct Combination {
   scheduler::QueueOrder order = scheduler::QueueOrder::kPlan;
 };
 
-struct ReplicaResult {
-  data::Micros makespan = 0;
-  double utilisation = 0;
-  double node_hours = 0;
-  std::optional<RunCost> cost;
-  data::Micros tail_below_tenth = 0;
-  std::size_t failed_attempts = 0;
-  bool failed = false;
-  data::WaitSummary waits;
-  std::size_t nodes_interrupted = 0;
-  std::size_t attempts_interrupted = 0;
-};
-
 data::Micros smallest_startup(const StartupLatency& startup) {
   if (startup.samples.empty()) return startup.constant;
   return *std::min_element(startup.samples.begin(), startup.samples.end());
@@ -288,6 +275,8 @@ struct ComparisonRun::State {
   std::vector<char> build_taken;           // by build task
   std::size_t replicas = 0;
   std::vector<ReplicaResult> results;  // by replica task
+  std::vector<ReplicaResult> given;    // by replica task, simulated elsewhere (spec.elsewhere); else empty
+  std::optional<Shard> only;           // a shard's run: its replicas only
   std::vector<std::exception_ptr> errors;  // by task
   std::vector<char> taken;                 // by replica task
   std::size_t first_unbuilt = 0;  // every build task before it is taken
@@ -312,6 +301,7 @@ struct ComparisonRun::State {
 ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<State>()) {
   validate(spec);
   State& s = *state_;
+  if (spec.elsewhere) s.given = spec.elsewhere(spec);
   s.spec = std::move(spec);
   const ComparisonSpec& c = s.spec;
   if (c.recorded_items) {
@@ -353,6 +343,47 @@ ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<Stat
   s.results.resize(s.combos.size() * s.replicas);
   s.taken.assign(s.results.size(), 0);
   s.errors.resize(s.tasks());
+  if (!s.given.empty() && s.given.size() != s.results.size()) {
+    throw data::Error("the sweep's shards", "returned " + std::to_string(s.given.size()) + " replica results of " +
+                                                std::to_string(s.results.size()));
+  }
+}
+
+namespace {
+
+// A shard's replicas are simulated here, whatever the spec says of the others.
+ComparisonSpec simulated_here(ComparisonSpec spec) {
+  spec.elsewhere = nullptr;
+  return spec;
+}
+
+}  // namespace
+
+ComparisonRun::ComparisonRun(ComparisonSpec spec, const Shard& shard) : ComparisonRun(simulated_here(std::move(spec))) {
+  State& s = *state_;
+  const std::string input = "shard of combination " + std::to_string(shard.combination) + ", replicas " +
+                            std::to_string(shard.first_replica) + "+" + std::to_string(shard.replicas);
+  if (shard.combination >= s.combos.size() || shard.first_replica < 0 || shard.replicas < 1 ||
+      static_cast<std::size_t>(shard.first_replica) + static_cast<std::size_t>(shard.replicas) > s.replicas) {
+    throw data::Error(input, "outside the comparison's " + std::to_string(s.combos.size()) + " combinations of " +
+                                 std::to_string(s.replicas) + " replicas");
+  }
+  s.only = shard;
+  const std::size_t first = shard.combination * s.replicas + static_cast<std::size_t>(shard.first_replica);
+  for (std::size_t i = 0; i < s.taken.size(); ++i) {
+    if (i < first || i >= first + static_cast<std::size_t>(shard.replicas)) {
+      s.taken[i] = 1;
+      ++s.ended;
+    }
+  }
+  const std::size_t plan = s.combos[shard.combination].plan;
+  for (std::size_t b = 0; b < s.builds.size(); ++b) {
+    if (s.first_partition + b == plan) continue;
+    for (std::size_t t = s.builds[b].first_task; t <= s.builds[b].join; ++t) {
+      s.build_taken[t] = 1;
+      ++s.ended;
+    }
+  }
 }
 
 ComparisonRun::~ComparisonRun() = default;
@@ -408,6 +439,10 @@ void ComparisonRun::State::build(std::size_t t) {
 }
 
 void ComparisonRun::State::simulate_replica(std::size_t i) {
+  if (!given.empty()) {
+    results[i] = given[i];
+    return;
+  }
   const Combination& c = combos[i / replicas];
   const PlanCase& plan = plans[c.plan];
   SimulationConfig config = spec.base;
@@ -480,6 +515,31 @@ Comparison ComparisonRun::finish() {
     comparison.rows.push_back(summarise(s.plans[s.combos[c].plan], s.combos[c], mine, startup, contiguous[s.combos[c].workers]));
   }
   return comparison;
+}
+
+std::vector<ReplicaResult> ComparisonRun::finish_shard() {
+  const std::unique_ptr<State> state = std::move(state_);
+  for (const std::exception_ptr& e : state->errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  const auto first = state->results.begin() +
+                     static_cast<std::ptrdiff_t>(state->only->combination * state->replicas +
+                                                 static_cast<std::size_t>(state->only->first_replica));
+  return {first, first + state->only->replicas};
+}
+
+std::size_t combinations_of(const ComparisonSpec& spec) {
+  const std::size_t plans = (spec.recorded_items ? 1 : 0) + spec.partitioners.size() + spec.listed.size();
+  return plans * spec.workers.size() * spec.orders.size();
+}
+
+std::vector<ReplicaResult> run_shard(const ComparisonSpec& spec, const Shard& shard) {
+  ComparisonRun run(spec, shard);
+  while (const std::optional<std::size_t> task = run.take()) {
+    run.run(*task);
+    run.finished(*task);
+  }
+  return run.finish_shard();
 }
 
 Comparison run_comparison(const ComparisonSpec& spec) {

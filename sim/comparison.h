@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -32,6 +33,7 @@
 #include "data/progress.h"
 #include "data/records.h"
 #include "partitioners/partitioner.h"
+#include "sim/replica_result.h"
 #include "sim/simulation.h"
 
 namespace millrace::sim {
@@ -73,6 +75,11 @@ struct ComparisonSpec {
   unsigned threads = 0;                          // 0: hardware concurrency
   // Simulations done out of all, after each one (from one thread at a time, in order).
   data::ProgressReport progress;
+  // Replicas simulated elsewhere (a sweep fanned out over a worker pool, sim/sweep_shards.h):
+  // called once, with this spec, when the comparison is made; it returns every replica's result
+  // in task order (combination-major, then replica) and the rows are summarised here from them,
+  // the partitions built here as without it. Null: every replica is simulated here.
+  std::function<std::vector<ReplicaResult>(const ComparisonSpec&)> elsewhere;
 
   // The threads the sweep runs on: `threads`, or one per hardware thread when it is 0.
   unsigned thread_count() const;
@@ -140,11 +147,26 @@ Comparison run_comparison(const ComparisonSpec& spec);
 // combination, a replica as soon as its plan is built. take() and finished() are called by one
 // thread at a time (under the pool's lock), run() by several at once, each task once; finish()
 // once, after the last task ended.
+// A block of replicas of one combination: what one worker of a fanned-out sweep simulates.
+// Combinations are numbered as the rows come: the recorded run's (workers, then orders), then
+// each partitioner's (workers, then orders), then each listed partition's.
+struct Shard {
+  std::size_t combination = 0;
+  int first_replica = 0;
+  int replicas = 1;
+};
+
+// How many combinations (rows) a comparison of `spec` has.
+std::size_t combinations_of(const ComparisonSpec& spec);
+
 class ComparisonRun {
  public:
   // Validates the spec (throwing what run_comparison throws) and prepares the plans given as
   // they are (the recorded run, listed partitions).
   explicit ComparisonRun(ComparisonSpec spec);
+  // Only `shard`'s replicas, and only the partition they need: the other tasks count as ended.
+  // Throws data::Error naming the shard when the spec has no such combination or replicas.
+  ComparisonRun(ComparisonSpec spec, const Shard& shard);
   ~ComparisonRun();
   ComparisonRun(const ComparisonRun&) = delete;
   ComparisonRun& operator=(const ComparisonRun&) = delete;
@@ -160,11 +182,18 @@ class ComparisonRun {
   bool finished(std::size_t task);
   // The rows, freeing the plans and replica results; rethrows the error of the lowest failing task.
   Comparison finish();
+  // A shard's run (the second constructor): its replicas' results, in replica order; rethrows
+  // as finish() does.
+  std::vector<ReplicaResult> finish_shard();
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// The results of `shard`'s replicas of a comparison of `spec`, simulated on this thread, each
+// exactly as run_comparison simulates it (the same seed, plan and draws).
+std::vector<ReplicaResult> run_shard(const ComparisonSpec& spec, const Shard& shard);
 
 // The seed of one simulation, from the user's seed and what the simulation is, never from which
 // thread runs it or when; its range durations are drawn from duration_seed(this).

@@ -240,7 +240,8 @@ void RealRunSession::record_node_arrivals() {
 }
 
 void RealRunSession::drive() {
-  progress_.emplace(std::cout, isatty(STDOUT_FILENO) == 1);
+  const bool terminal = isatty(o_.report_to == &std::cerr ? STDERR_FILENO : STDOUT_FILENO) == 1;
+  progress_.emplace(*o_.report_to, terminal);
   auto step = [&] {
     if (shutdown_->requested()) scheduler_->stop();
     writes_->retry();
@@ -273,7 +274,7 @@ void RealRunSession::conclude(const ReportRun& report_run) {
     throw data::Error(input_, "interrupted with " + std::to_string(status.num_items - status.num_succeeded) +
                                   " items not succeeded" + again);
   }
-  std::cout << input_ << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
+  *o_.report_to << input_ << ": " << status.num_succeeded << "/" << status.num_items << " items succeeded\n";
   report_run(store_, run_id_);
   if (scheduler_->run_failed()) {
     throw data::Error(input_, std::to_string(status.jobs_failed.size()) + " items failed, " + target_->where());

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,8 @@ struct RealRunOptions {
   // Otherwise, with a model: the makespan predicted as the run starts (cli/run_prediction.h), kept
   // as "predicted". Null: none.
   nlohmann::json predicted_makespan;
+  // Where the progress line and the closing count go (a sweep's run keeps stdout for its answer).
+  std::ostream* report_to = &std::cout;
 };
 
 // Plans a new run's items (called after the cluster kind checked its options).

@@ -127,6 +127,13 @@ LeaseOffer LeaseBook::lease(const std::string& worker) {
   return offer;
 }
 
+std::optional<std::string> LeaseBook::item_of(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = leases_.find(id);
+  if (it == leases_.end()) return std::nullopt;
+  return it->second.submission.item().id;
+}
+
 LeaseReply LeaseBook::heartbeat(const std::string& id, data::Micros* expires) {
   std::lock_guard lock(mutex_);
   data::Micros now = clock_.now();
@@ -139,7 +146,8 @@ LeaseReply LeaseBook::heartbeat(const std::string& id, data::Micros* expires) {
 }
 
 LeaseReply LeaseBook::complete(const std::string& id, int exit_code, const std::string& reason,
-                               std::optional<data::Micros> work_time) {
+                               std::optional<data::Micros> work_time,
+                               const std::function<void(const std::string& item_id)>& on_success) {
   std::lock_guard lock(mutex_);
   data::Micros now = clock_.now();
   sweep(now);
@@ -148,6 +156,7 @@ LeaseReply LeaseBook::complete(const std::string& id, int exit_code, const std::
   bool ok = exit_code == 0;
   const LeaseReply recorded = ok ? LeaseReply::kSucceeded : LeaseReply::kFailed;
   ended_[id] = recorded;
+  if (ok && on_success) on_success(it->second.submission.item().id);
   end(it, ok ? LeaseEvent::Kind::kSucceeded : LeaseEvent::Kind::kFailed, exit_code,
       ok ? "" : (reason.empty() ? "exit" : reason), work_time, now);
   return recorded;

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -100,14 +101,18 @@ class LeaseBook {
 
   // ---- the workers' side (HTTP threads)
   LeaseOffer lease(const std::string& worker);
+  // The item id of the lease `id` while it is held.
+  std::optional<std::string> item_of(const std::string& id) const;
   // Extends the lease by terms().duration; `expires` gets the new expiry when kOk. A lease
   // already completed answers what was recorded (kSucceeded / kFailed) and is not extended.
   LeaseReply heartbeat(const std::string& id, data::Micros* expires);
   // Ends the lease: succeeded when `exit_code` is 0, else failed with `reason` ("exit" if empty);
   // returns what was recorded. A lease completed before is not changed: its first outcome is
-  // returned, whatever this completion says.
+  // returned, whatever this completion says. `on_success`, when this completion is the one
+  // recorded as succeeded, is called with the lease's item id before the scheduler can hear of it.
   LeaseReply complete(const std::string& id, int exit_code, const std::string& reason,
-                      std::optional<data::Micros> work_time);
+                      std::optional<data::Micros> work_time,
+                      const std::function<void(const std::string& item_id)>& on_success = {});
 
  private:
   void sweep(data::Micros now);

@@ -75,6 +75,12 @@ CompletionReport parse_completion_report(const std::string& body) {
                                   " printable characters");
   }
   if (reason.is_string()) out.reason = reason.get<std::string>();
+  const json& results = field(report, "results");
+  if (!results.is_null()) {
+    if (!results.is_array()) throw data::Error("body", "results must be an array (a shard's replica results)");
+    if (out.exit_code != 0) throw data::Error("body", "results come with exit_code 0 only");
+    out.results = results;
+  }
   return out;
 }
 

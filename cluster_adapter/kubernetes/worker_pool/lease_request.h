@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "data/time.h"
 
 namespace millrace::cluster_adapter {
@@ -17,12 +19,15 @@ struct LeaseRequest {
   std::string worker;
 };
 
-// POST /v1/leases/ID/complete: {"exit_code": N [, "work_time_ms": N] [, "reason": TEXT]}, the
-// exit code an int, the work time a non-negative count of milliseconds that fits in microseconds.
+// POST /v1/leases/ID/complete: {"exit_code": N [, "work_time_ms": N] [, "reason": TEXT]
+// [, "results": [...]]}, the exit code an int, the work time a non-negative count of milliseconds
+// that fits in microseconds, the results (a sweep's shard, sweep_exchange.h) an array, only with
+// exit code 0.
 struct CompletionReport {
   int exit_code = 0;
   std::optional<data::Micros> work_time;
   std::string reason;  // empty when not given
+  std::optional<nlohmann::json> results;
 };
 
 LeaseRequest parse_lease_request(const std::string& body);

@@ -21,6 +21,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxBody = 64 * 1024;
+constexpr std::size_t kMaxCompletionBody = 1024 * 1024;  // a shard's results
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -72,9 +73,14 @@ bool refused(httplib::Response& res, LeaseReply answer, const std::string& id,
   return false;
 }
 
-// `parse` applied to the request's body, or a 400 naming what is wrong.
+// `parse` applied to the request's body, or a 400 naming what is wrong (413 when it is over `limit`).
 template <typename Parse>
-auto body_of(const httplib::Request& req, httplib::Response& res, Parse parse) -> std::optional<decltype(parse(req.body))> {
+auto body_of(const httplib::Request& req, httplib::Response& res, Parse parse, std::size_t limit = kMaxBody)
+    -> std::optional<decltype(parse(req.body))> {
+  if (req.body.size() > limit) {
+    reply(res, 413, {{"error", "body: over " + std::to_string(limit / 1024) + " KiB"}});
+    return std::nullopt;
+  }
   try {
     return parse(req.body);
   } catch (const data::Error& e) {
@@ -86,8 +92,8 @@ auto body_of(const httplib::Request& req, httplib::Response& res, Parse parse) -
 }  // namespace
 
 LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, const std::string& host, int port,
-                         const std::string& token)
-    : book_(book), run_(run), server_(std::make_unique<httplib::Server>()) {
+                         const std::string& token, std::shared_ptr<SweepExchange> sweep)
+    : book_(book), run_(run), sweep_(std::move(sweep)), server_(std::make_unique<httplib::Server>()) {
   accept_token(token);
   server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (authorized(req.get_header_value("Authorization"))) return httplib::Server::HandlerResponse::Unhandled;
@@ -107,6 +113,7 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
   });
   server_->Post(R"(/v1/leases/([^/]+)/heartbeat)", [this](const httplib::Request& req, httplib::Response& res) {
     std::string id = req.matches[1];
+    if (req.body.size() > kMaxBody) return reply(res, 413, {{"error", "body: over 64 KiB"}});
     data::Micros expires = 0;
     LeaseReply answer = book_.heartbeat(id, &expires);
     if (refused(res, answer, id)) return;
@@ -114,16 +121,50 @@ LeaseServer::LeaseServer(LeaseBook& book, const std::string& run, int workers, c
   });
   server_->Post(R"(/v1/leases/([^/]+)/complete)", [this](const httplib::Request& req, httplib::Response& res) {
     std::string id = req.matches[1];
-    std::optional<CompletionReport> report = body_of(req, res, parse_completion_report);
-    if (!report) return;
-    LeaseReply answer = book_.complete(id, report->exit_code, report->reason, report->work_time);
+    std::optional<CompletionReport> report = body_of(req, res, parse_completion_report, kMaxCompletionBody);
+    if (!report || !results_taken(id, *report, res)) return;
+    auto keep = [&](const std::string& item) {
+      if (report->results) sweep_->keep(item, std::move(*report->results));
+    };
+    LeaseReply answer = book_.complete(id, report->exit_code, report->reason, report->work_time, keep);
     if (refused(res, answer, id, report->exit_code == 0 ? LeaseReply::kSucceeded : LeaseReply::kFailed)) return;
     reply(res, 200, {{"recorded", recorded_of(answer)}});
   });
+  server_->Get(R"(/v1/bundles/([0-9a-f]{64}))", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string sha = req.matches[1];
+    std::shared_ptr<const std::string> bundle = sweep_ ? sweep_->bundle(sha) : nullptr;
+    if (!bundle) return reply(res, 404, {{"error", "no bundle " + sha + " in this run"}});
+    res.status = 200;
+    res.set_content(*bundle, "application/octet-stream");
+  });
   HttpLimits limits;
   limits.threads += 2 * workers;  // each idle worker holds a thread while its lease request waits
-  limits.max_body = kMaxBody;
+  limits.max_body = kMaxCompletionBody;
   listener_ = std::make_unique<HttpListener>(*server_, host, port, limits);
+}
+
+// Whether a completion's results (or their absence) suit the run, else a 400 naming why. A lease
+// no longer held is left to the book to answer (410, 404, 409).
+bool LeaseServer::results_taken(const std::string& id, const CompletionReport& report, httplib::Response& res) const {
+  const bool expected = sweep_ && sweep_->expects_results();
+  if (report.results && !expected) {
+    reply(res, 400, {{"error", "body: results are a sweep shard's; this run expects none"}});
+    return false;
+  }
+  if (!expected || report.exit_code != 0) return true;
+  const std::optional<std::string> item = book_.item_of(id);
+  if (!item) return true;
+  if (!report.results) {
+    reply(res, 400, {{"error", "body: a sweep shard's success carries its results (\"results\": [...])"}});
+    return false;
+  }
+  try {
+    sweep_->check(*item, *report.results);
+  } catch (const data::Error& e) {
+    reply(res, 400, {{"error", std::string("body: ") + e.what()}});
+    return false;
+  }
+  return true;
 }
 
 void LeaseServer::accept_token(const std::string& token) {

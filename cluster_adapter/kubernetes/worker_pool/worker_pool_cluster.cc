@@ -55,7 +55,7 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
   options_.backoff.max_attempts = 0;
   if (options_.lease_token.empty()) options_.lease_token = random_token();
   server_ = std::make_unique<LeaseServer>(book_, options_.run, options_.workers, options_.lease_host,
-                                          options_.lease_port, options_.lease_token);
+                                          options_.lease_port, options_.lease_token, options_.sweep);
   lease_url_ = options_.lease_url;
   if (lease_url_.empty()) {
     bool anywhere = options_.lease_host.empty() || options_.lease_host == "0.0.0.0";

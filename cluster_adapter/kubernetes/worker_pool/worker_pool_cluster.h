@@ -48,6 +48,7 @@ struct WorkerPoolOptions {
   std::string lease_url;                    // how pods reach it; empty: http://HOSTNAME:PORT
   std::string lease_token;                  // required of the workers; empty: a random one
   LeaseTerms lease;
+  std::shared_ptr<SweepExchange> sweep;     // a sweep's run: its bundles and results (else null)
   data::Micros unschedulable_after = 5 * 60 * data::kMicrosPerSecond;
   BackoffPolicy backoff;                    // for the watches (never gives up)
   int watch_timeout_seconds = 300;

@@ -104,6 +104,7 @@ std::unique_ptr<RunCluster> WorkerPoolMode::open(const KubernetesSession& sessio
   options.lease_url = lease_url_;
   options.lease.duration = data::micros_from_seconds(lease_duration_s_);
   options.lease.heartbeat = data::micros_from_seconds(heartbeat_s_);
+  options.sweep = sweep_;
   options.unschedulable_after = data::micros_from_seconds(session.settings.unschedulable_after_s);
   return std::make_unique<WorkerPoolRun>(session, std::move(options));
 }

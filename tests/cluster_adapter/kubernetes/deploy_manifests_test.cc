@@ -148,7 +148,7 @@ TEST(DeployManifests, DocumentedSweepPoolTemplateRendersAPoolOfSweepWorkersWithR
   EXPECT_TRUE(resources["requests"].contains("cpu"));
   EXPECT_TRUE(resources["requests"].contains("memory"));
   EXPECT_EQ(resources["limits"]["memory"], resources["requests"]["memory"]);  // no eviction for memory
-  std::string documented = readme_block("json", "### Fanning a sweep out over a worker pool");
+  std::string documented = readme_block("json", "### What deploy/ holds for a fanned-out sweep");
   ASSERT_FALSE(documented.empty()) << "no json block in README's sweep section";
   EXPECT_EQ(json::parse(documented), json::parse(source_file("deploy/sweep-pool-job-template.json")));
 }

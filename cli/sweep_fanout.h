@@ -1,0 +1,49 @@
+// `compare` and `plan` fanned out over a worker pool (--cluster kubernetes --mode worker-pool):
+// the comparisons they make simulate their replicas on the pool instead of here. Each comparison
+// is cut into shards (sim/sweep_shards.h: a combination, a block of replicas) that run as the
+// work items of a real run of the scheduler core (cluster_adapter/realtime/real_run_session.h),
+// recorded in the store like any run, with its live page and /metrics (--status-port); the pool's
+// pods (`millrace sweep-worker`) fetch the bundle (cli/sweep_bundle.h) once each from the lease
+// API and send each shard's results with its completion. A shard whose worker dies, whose lease
+// expires or that fails is retried by the scheduler core like any range; its results are kept
+// once. The rows are then summarised here from the results, as a local run does: the same JSON,
+// byte for byte. A plan's search asks its counts one at a time: each count is one run (a batch).
+// The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
+// pool's size as --pool-workers (--workers stays the simulated counts).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cluster_adapter/kubernetes/worker_pool/sweep_exchange.h"
+#include "cluster_adapter/realtime/cluster_kind.h"
+#include "sim/comparison.h"
+
+namespace millrace::cli {
+
+inline constexpr const char* kFanOutGroup = "Fanning out over a worker pool (--cluster kubernetes)";
+
+struct SweepOptions {
+  std::string cluster;   // empty: simulated here
+  int pool_workers = 4;
+  int shard_replicas = 10;
+  int max_attempts = 3;
+  int status_port = -1;
+  std::shared_ptr<cluster_adapter::SweepExchange> exchange = std::make_shared<cluster_adapter::SweepExchange>();
+  // The kinds' options live here (shared: a copy of the options is the same sweep).
+  std::shared_ptr<cluster_adapter::ClusterKinds> kinds;
+};
+
+// Adds --cluster, --pool-workers, --shard-replicas, --shard-attempts, --status-port and the
+// Kubernetes kind's options, all in kFanOutGroup.
+void add_sweep_options(CLI::App* command, SweepOptions& options);
+
+// With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (and,
+// so that a plan's counts run one batch at a time, on one thread here). `command`'s shared
+// comparison options make the bundle; `store` records the runs of shards. Throws data::Error
+// naming the option for what cannot fan out.
+void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec);
+
+}  // namespace millrace::cli

@@ -1,0 +1,149 @@
+// compare and plan fanned out over a worker pool (--cluster kubernetes --mode worker-pool), end
+// to end on the loopback Kubernetes API test server: the pool Job's pods run as real `millrace
+// sweep-worker` processes (tests/cli/sweep_worker_pods.h). The reference is the same command run
+// here, without --cluster: its JSON must come back byte for byte. Also: a worker killed mid-shard
+// and a worker frozen past its lease (its late answer refused) leave every shard counted once.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/cost_model.h"
+#include "data/trace_store.h"
+#include "tests/cli/cli_process.h"
+#include "tests/cli/sweep_worker_pods.h"
+
+namespace millrace {
+namespace {
+
+using cli_test::CliResult;
+using cluster_adapter::FakeApiServer;
+using nlohmann::json;
+
+// Pool pods run until their worker exits.
+cluster_adapter::FakeApiServerOptions pool_pods() {
+  return {[](const json&) { return cluster_adapter::PodPlan{2 * data::kMicrosPerMilli, cluster_adapter::kUntilEnded}; },
+          1 * data::kMicrosPerMilli};
+}
+
+class SweepFannedOut : public cli_test::CliRunTest {
+ protected:
+  void SetUp() override {
+    CliRunTest::SetUp();
+    model = (dir / "model.json").string();
+    // 1 s a unit on [0, 8000), 4 s a unit on [8000, 10000).
+    data::CostModel({{{0, 8000}, 0, 1e6}, {{8000, 2000}, 0, 4e6}}, "units", "synthetic").save(model);
+    template_path = (dir / "sweep-pool.json").string();
+    std::ofstream(template_path) << R"({"apiVersion": "batch/v1", "kind": "Job",
+      "spec": {"template": {"spec": {"containers": [{"name": "sweep", "image": "millrace:test",
+        "command": ["millrace", "sweep-worker"]}]}}}})";
+  }
+
+  std::string kubeconfig_for(const FakeApiServer& server) {
+    std::string path = (dir / "kubeconfig").string();
+    std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                           "clusters:\n- name: loopback\n  cluster: {server: "
+                        << server.url()
+                        << "}\ncontexts:\n- name: test\n  context: {cluster: loopback, user: tester, namespace: sweeps}\n"
+                           "users:\n- name: tester\n  user: {token: test-token}\n";
+    return path;
+  }
+
+  // The command here, into a fresh store of its own; its stdout.
+  std::string here(std::vector<std::string> args) {
+    const std::string local_store = (dir / "here.db").string();
+    data::TraceStore::open(local_store);
+    args.insert(args.end(), {"--store", local_store});
+    CliResult result = run(args);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  }
+
+  // The command fanned out over `workers` pool workers on `server`, into `store`.
+  std::vector<std::string> fanned(std::vector<std::string> args, const FakeApiServer& server, int workers) {
+    data::TraceStore::open(store);
+    args.insert(args.end(), {"--store", store, "--cluster", "kubernetes", "--mode", "worker-pool", "--kubeconfig",
+                             kubeconfig_for(server), "--job-template", template_path, "--lease-address", "127.0.0.1",
+                             "--lease-port", "0", "--pool-workers", std::to_string(workers), "--lease-duration", "2",
+                             "--heartbeat", "0.2"});
+    return args;
+  }
+
+  // Every shard of the store's run `run` succeeded exactly once; the failed attempts' reasons.
+  std::vector<std::string> expect_each_shard_once(std::int64_t run, std::size_t shards) {
+    data::TraceStore trace = data::TraceStore::open(store);
+    std::map<std::string, int> succeeded;
+    std::vector<std::string> failures;
+    for (const data::Attempt& a : trace.attempts(run)) {
+      if (a.outcome == data::Outcome::kSucceeded) {
+        ++succeeded[a.item_id];
+      } else {
+        failures.push_back(a.failure_reason);
+      }
+    }
+    EXPECT_EQ(succeeded.size(), shards);
+    for (const auto& [item, count] : succeeded) EXPECT_EQ(count, 1) << item;
+    return failures;
+  }
+
+  std::string model;
+  std::string template_path;
+};
+
+TEST_F(SweepFannedOut, ACompareOverFourPoolWorkersPrintsTheLocalJsonByteForByte) {
+  // 2 partitioners x 2 counts x 6 replicas, in shards of 2 replicas: 12 shards.
+  const std::vector<std::string> compare = {"compare", "--model", model, "--partitioners", "uniform,optimal",
+                                            "--range-count", "40", "--workers", "3,5", "--replicas", "6",
+                                            "--fail-prob", "0.2", "--seed", "7", "--json", "--quiet"};
+  const auto started = std::chrono::steady_clock::now();
+  const std::string local = here(compare);
+  const auto local_done = std::chrono::steady_clock::now();
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  std::vector<std::string> args = fanned(compare, server, 4);
+  args.insert(args.end(), {"--shard-replicas", "2"});
+  CliResult result = run(args);
+  const auto fanned_done = std::chrono::steady_clock::now();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  // For bench/README (no timing is asserted): wall time here and fanned out, per shard.
+  auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+  std::cout << "sweep timing: here " << ms(local_done - started) << " ms, fanned out over 4 workers "
+            << ms(fanned_done - local_done) << " ms, 12 shards\n";
+  EXPECT_NE(result.err.find("fanning the simulations out over 4 pool workers (bundle sha256 "), std::string::npos)
+      << result.err;
+  EXPECT_TRUE(expect_each_shard_once(1, 12).empty());
+  EXPECT_EQ(data::TraceStore::open(store).run(1).partitioner, "sweep shards");
+  EXPECT_EQ(server.record().jobs_created, 1);
+  EXPECT_EQ(pods.started(), 4);
+  for (const auto& [pod, code] : pods.exits()) EXPECT_EQ(code, 0) << pod;
+}
+
+TEST_F(SweepFannedOut, APlanOverFourPoolWorkersAnswersAndDrawsTheLocalCurve) {
+  const std::vector<std::string> plan = {"plan", "--model", model, "--partitioners", "uniform", "--range-count", "60",
+                                         "--deadline", "2h", "--max-workers", "12", "--replicas", "5",
+                                         "--fail-prob", "0.2", "--seed", "3", "--json", "--quiet"};
+  const std::string local = here(plan);
+  ASSERT_NE(local.find("\"answer\""), std::string::npos) << local;
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  CliResult result = run(fanned(plan, server, 4));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  // One run of shards (one batch) per count the search asked, each of them served by a pool Job.
+  data::TraceStore trace = data::TraceStore::open(store);
+  const json curve = json::parse(result.out)["curve"];
+  EXPECT_GE(trace.runs().size(), curve.size());
+  EXPECT_EQ(server.record().jobs_created, static_cast<int>(trace.runs().size()));
+}
+
+}  // namespace
+}  // namespace millrace

@@ -1,0 +1,161 @@
+// A comparison cut into shards (sim/sweep_shards.h) and its replicas' results carried as JSON
+// (sim/replica_result.h): the shards cover every replica once, in task order; rows summarised
+// from shards simulated apart equal the comparison simulated whole; a shard's payload and
+// results read back exactly, and malformed ones are refused naming the field.
+#include "sim/sweep_shards.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "data/error.h"
+
+namespace millrace::sim {
+namespace {
+
+using nlohmann::json;
+
+// 1 s/unit on [0, 800), 4 s/unit on [800, 1000).
+data::CostModel tip_heavy_model() {
+  return data::CostModel({{{0, 800}, 0, 1e6}, {{800, 200}, 0, 4e6}}, "units", "synthetic");
+}
+
+ComparisonSpec spec_on(const data::CostModel& model) {
+  ComparisonSpec spec;
+  spec.model = &model;
+  spec.span = {0, 1000};
+  spec.partitioners = {"uniform", "optimal"};
+  spec.workers = {3, 4};
+  spec.replicas = 5;
+  spec.seed = 11;
+  spec.base.cluster.fail_prob = 0.3;  // replicas differ
+  spec.partition.ranges = 12;
+  return spec;
+}
+
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const data::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepShards, ShardsCoverEveryReplicaOfEveryCombinationOnceInTaskOrder) {
+  const data::CostModel model = tip_heavy_model();
+  const std::vector<Shard> shards = shards_of(spec_on(model), 2);
+  // 2 partitioners x 2 counts x 1 order = 4 combinations, each in blocks 0-1, 2-3, 4.
+  ASSERT_EQ(shards.size(), 12u);
+  for (std::size_t c = 0; c < 4; ++c) {
+    for (std::size_t b = 0; b < 3; ++b) {
+      const Shard& s = shards[c * 3 + b];
+      EXPECT_EQ(s.combination, c);
+      EXPECT_EQ(s.first_replica, static_cast<int>(2 * b));
+      EXPECT_EQ(s.replicas, b < 2 ? 2 : 1);
+    }
+  }
+}
+
+TEST(SweepShards, RowsFromShardsSimulatedApartEqualTheComparisonSimulatedWhole) {
+  const data::CostModel model = tip_heavy_model();
+  const ComparisonSpec whole = spec_on(model);
+  ComparisonSpec apart = whole;
+  int calls = 0;
+  apart.elsewhere = [&calls](const ComparisonSpec& spec) {
+    ++calls;
+    std::vector<ReplicaResult> results;
+    for (const Shard& shard : shards_of(spec, 2)) {
+      // Through JSON, as a worker sends them.
+      const std::vector<ReplicaResult> mine = run_shard(spec, shard);
+      for (ReplicaResult& r : replica_results_from_json(json::parse(to_json(mine).dump()), mine.size(), "results")) {
+        results.push_back(std::move(r));
+      }
+    }
+    return results;
+  };
+  EXPECT_EQ(to_json(run_comparison(apart)).dump(), to_json(run_comparison(whole)).dump());
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(SweepShards, ASelectionNarrowsTheBaseToWhatAComparisonKeeps) {
+  const data::CostModel model = tip_heavy_model();
+  ComparisonSpec count = spec_on(model);
+  count.workers = {7};
+  count.partitioners = {"optimal"};
+  count.seed = 12;
+  count.base.scheduler.params.deadline = 3600;
+  const ComparisonSpec rebuilt = selected(spec_on(model), selection_of(count));
+  EXPECT_EQ(rebuilt.workers, std::vector<int>{7});
+  EXPECT_EQ(rebuilt.partitioners, std::vector<std::string>{"optimal"});
+  EXPECT_EQ(rebuilt.seed, 12u);
+  EXPECT_EQ(rebuilt.base.scheduler.params.deadline, 3600);
+  ComparisonSelection listed = selection_of(count);
+  listed.listed = {"theirs"};
+  EXPECT_EQ(error_of([&] { selected(spec_on(model), listed); }),
+            "the sweep's bundle: has no listed partition theirs");
+}
+
+TEST(SweepShards, APayloadReadsBackAndAMalformedOneIsRefusedNamingTheField) {
+  const data::CostModel model = tip_heavy_model();
+  ShardOrder order{std::string(64, 'c'), selection_of(spec_on(model)), Shard{3, 2, 2}};
+  order.selection.params.type_limits = {{"range", 4}};
+  const ShardOrder back = shard_order_from_payload(payload_of(order), "payload");
+  EXPECT_EQ(payload_of(back), payload_of(order));
+  EXPECT_EQ(back.shard.combination, 3u);
+  EXPECT_EQ(back.selection.params.type_limits.at("range"), 4);
+
+  json payload = json::parse(payload_of(order));
+  auto refused = [&](const std::function<void(json&)>& spoil) {
+    json bad = payload;
+    spoil(bad);
+    return error_of([&] { shard_order_from_payload(bad.dump(), "payload"); });
+  };
+  EXPECT_EQ(refused([](json& p) { p["bundle_sha256"] = "ABC"; }),
+            "payload.bundle_sha256: must be 64 lowercase hex digits");
+  EXPECT_EQ(refused([](json& p) { p["selection"].erase("workers"); }), "payload.selection.workers: missing");
+  EXPECT_EQ(refused([](json& p) { p["selection"]["workers"] = {0}; }),
+            "payload.selection.workers: must hold worker counts from 1 to 2147483647");
+  EXPECT_EQ(refused([](json& p) { p["selection"]["orders"] = {"sideways"}; }),
+            "payload.selection.orders: queue order 'sideways': unknown (known: plan, lpt, priority, tip-first)");
+  EXPECT_EQ(refused([](json& p) { p["shard"]["replicas"] = 0; }),
+            "payload.shard.replicas: must be an integer from 1 to 2147483647");
+  EXPECT_EQ(error_of([] { shard_order_from_payload("not json", "payload"); }).substr(0, 9), "payload: ");
+  // A shard outside the comparison is refused before anything is simulated.
+  EXPECT_EQ(error_of([&] { run_shard(spec_on(model), Shard{4, 0, 1}); }),
+            "shard of combination 4, replicas 0+1: outside the comparison's 4 combinations of 5 replicas");
+}
+
+TEST(ReplicaResults, ReadBackExactlyAndAMalformedOneIsRefusedNamingTheField) {
+  ReplicaResult r;
+  r.makespan = 123'456'789;
+  r.utilisation = 0.1 + 0.2;  // not a short decimal: must come back as the same double
+  r.node_hours = 1.0 / 3.0;
+  r.cost = RunCost{data::Money{20'000'000}, "USD", {}};
+  r.waits = {5, 10, 20, 30, 40, 2.0 / 7.0};
+  r.failed = true;
+  const std::vector<ReplicaResult> back = replica_results_from_json(json::parse(to_json({r}).dump()), 1, "results");
+  EXPECT_EQ(back[0].makespan, r.makespan);
+  EXPECT_EQ(back[0].utilisation, r.utilisation);
+  EXPECT_EQ(back[0].node_hours, r.node_hours);
+  EXPECT_EQ(back[0].waits, r.waits);
+  EXPECT_EQ(back[0].cost->total, r.cost->total);
+  EXPECT_TRUE(back[0].failed);
+
+  const json good = to_json({r});
+  auto refused = [&](const std::function<void(json&)>& spoil, std::size_t expected = 1) {
+    json bad = good;
+    spoil(bad);
+    return error_of([&] { replica_results_from_json(bad, expected, "results"); });
+  };
+  EXPECT_EQ(refused([](json&) {}, 2), "results: must be an array of 2 replica results");
+  EXPECT_EQ(refused([](json& j) { j[0]["makespan_us"] = -1; }),
+            "results[0].makespan_us: must be an integer from 0 to 9223372036854775807");
+  EXPECT_EQ(refused([](json& j) { j[0]["waits"].erase("p90_us"); }), "results[0].waits.p90_us: missing");
+  EXPECT_EQ(refused([](json& j) { j[0]["extra"] = 1; }), "results[0].extra: is not a field of a replica's result");
+  EXPECT_EQ(refused([](json& j) { j[0]["utilisation"] = "high"; }), "results[0].utilisation: must be a finite number >= 0");
+  EXPECT_EQ(refused([](json& j) { j[0]["failed"] = 1; }), "results[0].failed: must be true or false");
+}
+
+}  // namespace
+}  // namespace millrace::sim
