@@ -12,19 +12,10 @@
 # this checks that the run says so in its status.
 # Usage: pool_worker_check.sh STATE_DIR MILLRACE_BINARY (of a started control-plane.sh)
 set -euo pipefail
-state=${1:?usage: pool_worker_check.sh STATE_DIR MILLRACE_BINARY}
-millrace=${2:?usage: pool_worker_check.sh STATE_DIR MILLRACE_BINARY}
+[ $# -eq 2 ] || { echo "usage: pool_worker_check.sh STATE_DIR MILLRACE_BINARY" >&2; exit 2; }
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-export KUBECONFIG=$state/admin.kubeconfig
-ns=pool-check-$$
-work=$(mktemp -d)
-k() { kubectl --namespace "$ns" "$@"; }
-fail() { echo "pool_worker_check: $*" >&2; k get jobs,pods -o wide >&2 || true; exit 1; }
-cleanup() { kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-source "$source_dir/tests/k8s_real/check_namespace.sh"
-real_pods_namespace "$state" "$ns"
+source "$source_dir/tests/k8s_real/check_setup.sh"
+begin_check pool_worker_check "$@"
 
 # A finished pool Job of an earlier session under the name the run's pool takes: the run finds it
 # by a list (the Role grants no get), deletes it and makes its own.

@@ -11,19 +11,10 @@
 #   once, with those three failures on record.
 # Usage: sweep_check.sh STATE_DIR MILLRACE_BINARY (of a started control-plane.sh)
 set -euo pipefail
-state=$(cd "${1:?usage: sweep_check.sh STATE_DIR MILLRACE_BINARY}" && pwd)
-millrace=$(cd "$(dirname "${2:?usage: sweep_check.sh STATE_DIR MILLRACE_BINARY}")" && pwd)/$(basename "$2")
+[ $# -eq 2 ] || { echo "usage: sweep_check.sh STATE_DIR MILLRACE_BINARY" >&2; exit 2; }
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-export KUBECONFIG=$state/admin.kubeconfig
-ns=sweep-check-$$
-work=$(mktemp -d)
-k() { kubectl --namespace "$ns" "$@"; }
-fail() { echo "sweep_check: $*" >&2; k get jobs,pods -o wide >&2 || true; exit 1; }
-cleanup() { kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-source "$source_dir/tests/k8s_real/check_namespace.sh"
-real_pods_namespace "$state" "$ns"
+source "$source_dir/tests/k8s_real/check_setup.sh"
+begin_check sweep_check "$@"
 
 # 1 s a unit on [0, 8000), 4 s a unit on [8000, 10000).
 cat > "$work/model.json" <<'JSON'
