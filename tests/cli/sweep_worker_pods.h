@@ -26,6 +26,21 @@
 
 namespace millrace::cli_test {
 
+// Starts `millrace sweep-worker` with exactly the environment `env`, its stderr into `err`; its pid.
+inline pid_t start_sweep_worker(const std::vector<std::string>& env, const std::string& err) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> envp;
+    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(MILLRACE_CLI), const_cast<char*>("sweep-worker"), nullptr};
+    if (!freopen(err.c_str(), "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(126);
+    execve(MILLRACE_CLI, argv, envp.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 class SweepWorkerPods {
  public:
   SweepWorkerPods(cluster_adapter::FakeApiServer& server, std::filesystem::path logs)
@@ -73,7 +88,8 @@ class SweepWorkerPods {
       for (const nlohmann::json& pod : server_.objects("pods")) {
         const std::string name = pod["metadata"]["name"];
         if (pod["status"].value("phase", "") != "Running" || !seen.insert(name).second) continue;
-        std::vector<std::string> env = {"POD_NAME=" + name, "PATH=/usr/bin:/bin"};
+        // TMPDIR: the bundles a worker writes stay in the test's folder, even when it is killed.
+        std::vector<std::string> env = {"POD_NAME=" + name, "PATH=/usr/bin:/bin", "TMPDIR=" + logs_.string()};
         for (const auto& var : pod["spec"]["containers"][0].value("env", nlohmann::json::array())) {
           if (var.contains("value")) env.push_back(var.value("name", "") + "=" + var.value("value", ""));
         }
@@ -85,17 +101,7 @@ class SweepWorkerPods {
   }
 
   void spawn(const std::string& pod, const std::vector<std::string>& env) {
-    const std::string log = (logs_ / (pod + ".log")).string();
-    pid_t pid = fork();
-    if (pid == 0) {
-      std::vector<char*> envp;
-      for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-      envp.push_back(nullptr);
-      char* argv[] = {const_cast<char*>(MILLRACE_CLI), const_cast<char*>("sweep-worker"), nullptr};
-      if (!freopen(log.c_str(), "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(126);
-      execve(MILLRACE_CLI, argv, envp.data());
-      _exit(127);
-    }
+    const pid_t pid = start_sweep_worker(env, (logs_ / (pod + ".log")).string());
     std::lock_guard lock(mutex_);
     running_[pid] = pod;
     ++started_;
