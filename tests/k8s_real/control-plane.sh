@@ -144,7 +144,7 @@ start() {
     --port 0 --secure-port 0 \
     --profiling=false
   spawn fake-kubelet python3 "$here/fake_kubelet.py" --server "$server" --ca "$state/ca.crt" \
-    --token-file "$state/pki/admin.token"
+    --token-file "$state/pki/admin.token" --log-dir "$state/logs/pods"
 
   # Ready when the service-account controllers have given the default namespace its account
   # and token: only then can pods be admitted.

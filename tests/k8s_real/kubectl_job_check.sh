@@ -6,7 +6,7 @@
 # an ERROR event carrying 410 inside an HTTP 200 stream (what the adapter's re-list relies on).
 # Usage: kubectl_job_check.sh STATE_DIR (of a started control-plane.sh)
 set -euo pipefail
-state=${1:?usage: kubectl_job_check.sh STATE_DIR}
+state=$(cd "${1:?usage: kubectl_job_check.sh STATE_DIR}" && pwd)
 export KUBECONFIG=$state/admin.kubeconfig
 ns=kubectl-check
 k() { kubectl --namespace "$ns" "$@"; }
@@ -71,4 +71,48 @@ echo "$out" | grep -q '^HTTP 200$' || fail "watch from an old resourceVersion: n
 echo "$out" | grep -q '"type":"ERROR".*"code":410' || fail "no ERROR event with 410 in the stream: $out"
 echo "kubectl_job_check: watch from compacted resourceVersion $old: HTTP 200 with a 410 ERROR event"
 
+kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
+
+# Pods run for real (the rule's run_command): the environment from the pod spec, the exit code,
+# an environment the kubelet cannot give, and a graceful deletion that signals the process.
+ns=kubectl-check-run
+kubectl delete namespace "$ns" --ignore-not-found --wait=true >/dev/null 2>&1
+rm -f "$state/logs/pods/${ns}"_* "$state/logs/pods/$ns.sleeper.term"  # of an earlier check
+k create namespace "$ns" >/dev/null
+k annotate namespace "$ns" 'kubelet.millrace.io/rule={"run_command": true, "pending_ms": 10}' >/dev/null
+until_true "the default service account's token in $ns" \
+  sh -c "kubectl -n $ns get secrets -o name 2>/dev/null | grep -q default-token-"
+pod() {  # pod NAME SCRIPT [ENV JSON...]
+  local name=$1 script=$2
+  shift 2
+  local env
+  env=$(IFS=,; echo "$*")
+  cat <<JSON | k create -f - >/dev/null
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "$name", "labels": {"tier": "check"}},
+ "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false, "terminationGracePeriodSeconds": 20,
+   "containers": [{"name": "main", "image": "busybox", "command": ["/bin/sh", "-c", "$script"],
+     "env": [$env]}]}}
+JSON
+}
+phase() { k get pod "$1" -o jsonpath='{.status.phase}'; }
+pod env 'echo \"$POD $NS $TIER $(GREETING)\"; exit 3' \
+  '{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}' \
+  '{"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}' \
+  "{\"name\": \"TIER\", \"valueFrom\": {\"fieldRef\": {\"fieldPath\": \"metadata.labels['tier']\"}}}" \
+  '{"name": "WORD", "value": "hello"}' '{"name": "GREETING", "value": "$(WORD) world"}'
+pod secret 'true' '{"name": "KEY", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}'
+pod sleeper "trap 'echo TERM > $state/logs/pods/$ns.sleeper.term; exit 0' TERM; while :; do sleep 0.1; done"
+until_true "pod env to fail" sh -c "[ \"\$(kubectl -n $ns get pod env -o jsonpath='{.status.phase}')\" = Failed ]"
+[ "$(k get pod env -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}')" = 3 ] \
+  || fail "pod env: exit code is not 3"
+[ "$(cat "$state/logs/pods/${ns}_env_main.log")" = "env $ns check hello world" ] \
+  || fail "pod env's output: $(cat "$state/logs/pods/${ns}_env_main.log")"
+until_true "pod secret's CreateContainerConfigError" sh -c "kubectl -n $ns get pod secret \
+  -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}' | grep -q CreateContainerConfigError"
+[ "$(phase secret)" = Pending ] || fail "pod secret is not Pending"
+until_true "pod sleeper to run" sh -c "[ \"\$(kubectl -n $ns get pod sleeper -o jsonpath='{.status.phase}')\" = Running ]"
+k delete pod sleeper --wait=true --timeout=15s >/dev/null || fail "pod sleeper not deleted within its grace period"
+[ -f "$state/logs/pods/$ns.sleeper.term" ] || fail "pod sleeper's process got no SIGTERM"
+echo "kubectl_job_check: pods run for real: env from fieldRefs and \$(VAR), exit code 3 Failed," \
+  "secretKeyRef Pending with CreateContainerConfigError, deletion SIGTERMed the process"
 kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1

@@ -114,16 +114,21 @@ void WorkerPoolCluster::create_job(const json& body, std::stop_token stop) {
         if (error.status() != 409 || error.reason() != "AlreadyExists") throw;
       }
       // An earlier session's pool: adopted while it runs; a finished one is deleted and made again.
-      try {
-        json job = client_.call("GET", path, std::nullopt, stop, on_retry);
+      // Found by a list (the Role of deploy/rbac.yaml grants list, not get); gone meanwhile: made.
+      json found = client_.call("GET", client_.jobs_path() + "?fieldSelector=metadata.name%3D" + job_name_,
+                                std::nullopt, stop, on_retry);
+      for (const json& job : array_field(found, "items")) {
         JobView existing = view_job(job);
         if (!existing.terminal() && !existing.deleting) {
           adopt(job);
           return;
         }
-        if (!existing.deleting) client_.call("DELETE", path + "?propagationPolicy=Background", std::nullopt, stop, on_retry);
-      } catch (const KubeApiError& error) {
-        if (error.status() != 404) throw;  // gone meanwhile: create it
+        if (existing.deleting) continue;
+        try {
+          client_.call("DELETE", path + "?propagationPolicy=Background", std::nullopt, stop, on_retry);
+        } catch (const KubeApiError& error) {
+          if (error.status() != 404) throw;  // gone meanwhile: create it
+        }
       }
       if (!sleep_unless_stopped(backoff.next_delay(), stop)) return;
     }
@@ -140,6 +145,8 @@ void WorkerPoolCluster::adopt(const json& job) {
   server_->accept_token(pool_lease_token(job));
   std::lock_guard lock(mutex_);
   job_uid_ = uid_of(job);
+  std::string mode = text_field(object_field(job, "spec"), "completionMode");
+  completion_mode_ = mode.empty() ? "NonIndexed" : mode;
   job_listed_ = false;
   job_state_ = "running";
 }
@@ -227,6 +234,7 @@ WorkerPoolStatus WorkerPoolCluster::status() const {
   data::Micros now = clock_.now();
   std::lock_guard lock(mutex_);
   status.job_state = job_state_;
+  status.completion_mode = completion_mode_;
   for (const auto& [name, phase] : pod_phases_) ++status.pods[phase];
   for (const auto& [name, pending] : pods_pending_) {
     if (now - pending.pending_since > options_.unschedulable_after) status.unschedulable.push_back(pending);

@@ -66,6 +66,11 @@ struct WorkerPoolStatus {
   ApiHealthStatus api;
   std::string job;                 // the Indexed Job's name
   std::string job_state;           // creating, running, complete, "failed: WHY", deleted
+  // The Job's completionMode as the API server kept it: Indexed, or NonIndexed where the server
+  // has no Indexed Jobs (Kubernetes before 1.21 drops the field: a Job of `workers` completions,
+  // its pods without a completion index, which serves interchangeable workers alike). Empty
+  // until the Job is made or adopted.
+  std::string completion_mode;
   std::string lease_url;
   int workers = 0;
   std::map<std::string, int> pods;  // by phase: Pending, Running, Succeeded, Failed
@@ -122,6 +127,7 @@ class WorkerPoolCluster : public PolledCluster {
   std::string job_uid_;                                // of the pool's Job, once made or adopted
   bool job_listed_ = false;                            // the watches have shown that Job
   std::string job_state_ = "creating";
+  std::string completion_mode_;
   std::string trouble_;
   bool shutting_down_ = false;
   std::map<std::string, PendingPod> pods_pending_;     // by pod name

@@ -25,6 +25,11 @@ class WorkerPoolRun : public KubernetesRunBase<WorkerPoolCluster> {
   }
   // The run over, workers are told to exit, else to wait for a resume; the pool's Job is deleted.
   void flush(bool run_over) override {
+    if (cluster_.status().completion_mode == "NonIndexed") {
+      std::cerr << "millrace: the API server dropped the pool Job's completionMode (no Indexed Jobs before "
+                   "Kubernetes 1.21): it ran as a Job of " << cluster_.capacity()
+                << " completions, its pods without a completion index\n";
+    }
     if (!cluster_.shut_down(run_over, std::min(kFlushWait, patience_))) {
       std::cerr << "millrace: the delete of the worker pool Job did not reach the Kubernetes API; a --resume of "
                    "the run takes its workers back\n";

@@ -17,7 +17,7 @@ nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
   return {{"kind", "kubernetes"},
           {"mode", "worker-pool"},
           {"api", to_json(status.api, now)},
-          {"job", {{"name", status.job}, {"state", status.job_state}}},
+          {"job", {{"name", status.job}, {"state", status.job_state}, {"completion_mode", status.completion_mode}}},
           {"lease_url", status.lease_url},
           {"workers", status.workers},
           {"pods", status.pods},

@@ -1,16 +1,19 @@
-// The Kubernetes deployment files under deploy/ are what the README shows, and the documented
-// Job templates render through JobTemplate into the Job of one attempt and the worker pool's
-// Indexed Job, so neither can rot.
+// The Kubernetes deployment files under deploy/ are what the README shows, the documented Job
+// templates render through JobTemplate into the Job of one attempt and the worker pools' Indexed
+// Jobs, and the image recipe (deploy/Dockerfile) builds from the packages scripts/install-deps.sh
+// installs and puts the workers where the pool templates run them, so none of them can rot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
-
-#include <vector>
 
 #include "cluster_adapter/kubernetes/job_template.h"
 #include "tests/support/loose_plans.h"
@@ -100,6 +103,12 @@ TEST(DeployManifests, RbacGrantsReadingNodesClusterWideToTheRunsServiceAccount) 
   EXPECT_NE(role["metadata"]["name"].as<std::string>(), "");
 }
 
+std::map<std::string, json> env_by_name(const json& container) {
+  std::map<std::string, json> env;
+  for (const json& var : container["env"]) env[var["name"]] = var;
+  return env;
+}
+
 TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {
   JobTemplate pool = JobTemplate::load(std::string(MILLRACE_SOURCE_DIR) + "/deploy/pool-job-template.json");
   json job = pool.render_pool("catchup-1", "batch-work", 8, "http://millrace.batch-work.svc:8642", "0123abcd");
@@ -108,12 +117,120 @@ TEST(DeployManifests, DocumentedPoolTemplateRendersTheIndexedJobOfThePool) {
   EXPECT_EQ(job["spec"]["completions"], 8);
   const json& container = job["spec"]["template"]["spec"]["containers"][0];
   EXPECT_EQ(container["command"], json::parse(R"(["/bin/sh", "/opt/millrace/pool-worker.sh"])"));
-  std::map<std::string, json> env;
-  for (const json& var : container["env"]) env[var["name"]] = var;
+  EXPECT_EQ(job["spec"]["template"]["spec"]["automountServiceAccountToken"], false);  // workers need no rights
+  std::map<std::string, json> env = env_by_name(container);
   EXPECT_EQ(env["MILLRACE_LEASE_URL"]["value"], "http://millrace.batch-work.svc:8642");
   EXPECT_EQ(env["MILLRACE_LEASE_TOKEN"]["value"], "0123abcd");  // what pool-worker.sh sends
   EXPECT_EQ(pool_lease_token(job), "0123abcd");
   EXPECT_EQ(env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.name");  // the worker's name
+}
+
+// The pool a fanned-out compare or plan runs on: `millrace sweep-worker` in each pod, which finds
+// the lease API and its token in the environment millrace sets and names itself by POD_NAME.
+TEST(DeployManifests, DocumentedSweepPoolTemplateRendersAPoolOfSweepWorkersWithRequests) {
+  JobTemplate pool = JobTemplate::load(std::string(MILLRACE_SOURCE_DIR) + "/deploy/sweep-pool-job-template.json");
+  json job = pool.render_pool("plan-3", "batch-work", 4, "http://millrace.batch-work.svc:8642", "feedc0de");
+  EXPECT_EQ(job["metadata"]["name"], "plan-3-pool");
+  EXPECT_EQ(job["spec"]["completions"], 4);
+  EXPECT_EQ(job["spec"]["parallelism"], 4);
+  const json& pod = job["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["restartPolicy"], "OnFailure");
+  EXPECT_EQ(pod["automountServiceAccountToken"], false);
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  const json& container = pod["containers"][0];
+  EXPECT_EQ(container["command"], json::parse(R"(["millrace", "sweep-worker"])"));
+  EXPECT_FALSE(container.contains("args"));
+  std::map<std::string, json> env = env_by_name(container);
+  EXPECT_EQ(env["MILLRACE_LEASE_URL"]["value"], "http://millrace.batch-work.svc:8642");
+  EXPECT_EQ(env["MILLRACE_LEASE_TOKEN"]["value"], "feedc0de");
+  EXPECT_EQ(env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.name");
+  const json& resources = container["resources"];
+  EXPECT_TRUE(resources["requests"].contains("cpu"));
+  EXPECT_TRUE(resources["requests"].contains("memory"));
+  EXPECT_EQ(resources["limits"]["memory"], resources["requests"]["memory"]);  // no eviction for memory
+  std::string documented = readme_block("json", "### What deploy/ holds for a fanned-out sweep");
+  ASSERT_FALSE(documented.empty()) << "no json block in README's sweep section";
+  EXPECT_EQ(json::parse(documented), json::parse(source_file("deploy/sweep-pool-job-template.json")));
+}
+
+// One stage of a Dockerfile: its FROM line and its instructions, continuation lines joined.
+struct ImageStage {
+  std::string from;
+  std::vector<std::string> instructions;
+};
+
+std::vector<ImageStage> dockerfile_stages(const std::string& text) {
+  std::vector<ImageStage> stages;
+  std::istringstream lines(text);
+  std::string line, instruction;
+  while (std::getline(lines, line)) {
+    if (instruction.empty() && (line.empty() || line[0] == '#')) continue;
+    bool continued = !line.empty() && line.back() == '\\';
+    instruction += continued ? line.substr(0, line.size() - 1) : line;
+    if (continued) continue;
+    if (instruction.rfind("FROM ", 0) == 0) {
+      stages.push_back({instruction.substr(5), {}});
+    } else if (!stages.empty()) {
+      stages.back().instructions.push_back(instruction);
+    }
+    instruction.clear();
+  }
+  return stages;
+}
+
+// The packages of every `apt-get install` of a stage (the words after its options, up to `&&`).
+std::set<std::string> apt_packages(const ImageStage& stage) {
+  std::set<std::string> packages;
+  for (const std::string& instruction : stage.instructions) {
+    std::size_t install = instruction.find("apt-get install");
+    if (install == std::string::npos) continue;
+    std::istringstream words(instruction.substr(install + 15));
+    for (std::string word; words >> word && word != "&&";) {
+      if (word[0] != '-') packages.insert(word);
+    }
+  }
+  return packages;
+}
+
+bool has_instruction(const ImageStage& stage, const std::string& text) {
+  return std::any_of(stage.instructions.begin(), stage.instructions.end(),
+                     [&](const std::string& instruction) { return instruction == text; });
+}
+
+TEST(DeployManifests, ImageRecipeBuildsOnDebian12FromTheInstallScriptsPackagesAndShipsTheWorkers) {
+  std::vector<ImageStage> stages = dockerfile_stages(source_file("deploy/Dockerfile"));
+  ASSERT_EQ(stages.size(), 2u) << "a build stage and a runtime stage";
+  EXPECT_EQ(stages[0].from, "debian:12-slim AS build");
+  EXPECT_EQ(stages[1].from, "debian:12-slim");
+
+  // Every package the build stage installs is one scripts/install-deps.sh installs (one list of
+  // build packages), and the build stage has the compiler, CMake and the libraries' headers.
+  std::string install_deps = source_file("scripts/install-deps.sh");
+  std::string listed = install_deps.substr(0, install_deps.find("\n)\n"));
+  std::set<std::string> build = apt_packages(stages[0]);
+  for (const std::string& package : build) {
+    EXPECT_TRUE(std::regex_search(listed, std::regex("[ (\n]" + std::regex_replace(package, std::regex("[+.]"), "\\$&") +
+                                                      "[ \n]")))
+        << package << " is not among scripts/install-deps.sh's packages";
+  }
+  for (const char* needed : {"g++", "cmake", "libsqlite3-dev", "libcpp-httplib-dev", "libyaml-cpp-dev", "libssl-dev"}) {
+    EXPECT_EQ(build.count(needed), 1u) << needed;
+  }
+  EXPECT_EQ(build.count("libgtest-dev"), 0u) << "tests are not built in the image";
+
+  // The runtime stage: the binary on PATH (the sweep template's command), pool-worker.sh where
+  // the run's pool template runs it, curl and jq for it, and no compiler.
+  const ImageStage& runtime = stages[1];
+  std::set<std::string> runtime_packages = apt_packages(runtime);
+  for (const char* needed : {"curl", "jq", "ca-certificates", "libsqlite3-0", "libcurl4", "libyaml-cpp0.7"}) {
+    EXPECT_EQ(runtime_packages.count(needed), 1u) << needed;
+  }
+  EXPECT_EQ(runtime_packages.count("g++"), 0u);
+  EXPECT_TRUE(has_instruction(runtime, "COPY --from=build /build/cli/millrace /usr/local/bin/millrace"));
+  EXPECT_TRUE(has_instruction(runtime, "COPY deploy/pool-worker.sh /opt/millrace/pool-worker.sh"));
+  json run_pool = json::parse(source_file("deploy/pool-job-template.json"));
+  EXPECT_EQ(run_pool["spec"]["template"]["spec"]["containers"][0]["command"][1], "/opt/millrace/pool-worker.sh");
+  EXPECT_TRUE(has_instruction(runtime, "USER 10001")) << "the workers run as a user, not root";
 }
 
 }  // namespace
