@@ -597,6 +597,7 @@ nlohmann::json to_json(const sim::CapacityQuestion& question, const sim::MixAnsw
       out["why_not_spot"].push_back(
           {{"pool", why.pool},
            {"interruption_rate", why.interruption_rate},
+           {"lifetime", why.lifetime.empty() ? nlohmann::json(nullptr) : nlohmann::json(why.lifetime)},
            {"alone", sim::to_json(sim::Comparison{{why.alone}})["rows"][0]},
            {"cheapest_with_spot", why.cheapest_with_spot
                                       ? sim::to_json(sim::Comparison{{*why.cheapest_with_spot}})["rows"][0]

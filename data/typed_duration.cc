@@ -11,7 +11,17 @@
 namespace millrace::data {
 
 std::string typed_duration_text(Micros us) {
-  if (us >= kMicrosPerHour && us % kMicrosPerHour == 0) return std::to_string(us / kMicrosPerHour) + "h";
+  // Hours when they are whole or exact to a hundredth (2.5h, 3.9h, not 9000s or 14040s).
+  constexpr Micros kHundredthOfAnHour = kMicrosPerHour / 100;
+  if (us >= kMicrosPerHour && us % kHundredthOfAnHour == 0) {
+    const Micros hundredths = us / kHundredthOfAnHour;
+    std::string text = std::to_string(hundredths / 100);
+    if (hundredths % 100 != 0) {
+      const int cents = static_cast<int>(hundredths % 100);
+      text += "." + std::to_string(cents / 10) + (cents % 10 != 0 ? std::to_string(cents % 10) : "");
+    }
+    return text + "h";
+  }
   char text[40];
   std::snprintf(text, sizeof text, "%.6gs", seconds_from_micros(us));
   return text;

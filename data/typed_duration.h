@@ -15,7 +15,8 @@ namespace millrace::data {
 // The longest duration accepted unless the caller names its own bound: 366 days.
 inline constexpr Micros kMaxDuration = 366 * 24 * kMicrosPerHour;
 
-// "8784h", "600s", "1.5s": a duration as one would type it, for messages about one.
+// "8784h", "2.5h", "600s", "1.5s": a duration as one would type it, for messages about one (hours
+// when whole or exact to a hundredth, else seconds).
 std::string typed_duration_text(Micros us);
 
 // Why `text` is not a duration in [0, max] (empty: it is one); `micros` gets its value.

@@ -6,6 +6,7 @@
 
 #include "data/error.h"
 #include "data/readable_duration.h"
+#include "sim/node_lifetime.h"
 
 namespace millrace::sim {
 
@@ -72,7 +73,8 @@ std::vector<WhyNotSpot> why_not_spot(const CapacityQuestion& question, const Mix
   for (std::size_t position = 0; position < mix.pools.size(); ++position) {
     const NodePool& pool = question.spec.base.cluster.pools.pools[mix.pools[position]];
     if (!pool.spot || !mix.alone[position]) continue;
-    out.push_back({pool.name, pool.interruption_rate.value_or(0), *mix.alone[position], cheapest_with_spot});
+    const double rate = pool.lifetime ? 1 / mean_hours(*pool.lifetime) : pool.interruption_rate.value_or(0);
+    out.push_back({pool.name, rate, pool.lifetime ? pool.lifetime->text : "", *mix.alone[position], cheapest_with_spot});
   }
   return out;
 }
@@ -91,7 +93,8 @@ std::string why_not_spot_text(const CapacityQuestion& question, const WhyNotSpot
     text = "spot alone (" + mix_text(alone) + ") meets " + target_text(question) + " in only " + share +
            " (asked: " + std::to_string(std::lround(100 * question.confidence)) +
            "%): " + data::readable_number(alone.nodes_interrupted) + " nodes taken back per run at " +
-           data::readable_number(why.interruption_rate) + "/node-hour, " +
+           data::readable_number(why.interruption_rate) + "/node-hour" +
+           (why.lifetime.empty() ? "" : " on average (lifetime " + why.lifetime + ")") + ", " +
            data::readable_number(alone.attempts_interrupted) + " attempts lost with them";
   }
   if (!why.cheapest_with_spot) return text + "; no mix with spot nodes evaluated meets it";

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 
 #include "data/quantity.h"
+#include "data/typed_duration.h"
 
 namespace millrace::data {
 namespace {
@@ -18,6 +20,20 @@ TEST(ReadableNumbers, DurationsReadInTheUnitThatFitsThem) {
   EXPECT_EQ(readable_duration(14 * kMicrosPerSecond), "14.0 s");
   EXPECT_EQ(readable_duration(270 * kMicrosPerSecond), "4.5 min");
   EXPECT_EQ(readable_duration(88'627 * kMicrosPerSecond), "24.62 h");
+}
+
+// A duration quoted back in a message (a target, a default) reads as it would be typed, and
+// parses back to the same microseconds: hours when whole or exact to a hundredth.
+TEST(ReadableNumbers, TypedDurationsReadInHoursWhenExactAndParseBack) {
+  const std::pair<Micros, const char*> cases[] = {
+      {24 * kMicrosPerHour, "24h"},          {5 * kMicrosPerHour / 2, "2.5h"},
+      {14'040 * kMicrosPerSecond, "3.9h"},   {3'636 * kMicrosPerSecond, "1.01h"},
+      {3'601 * kMicrosPerSecond, "3601s"},   {60 * kMicrosPerSecond, "60s"},
+      {1'500 * kMicrosPerMilli, "1.5s"}};
+  for (const auto& [us, text] : cases) {
+    EXPECT_EQ(typed_duration_text(us), text);
+    EXPECT_EQ(parse_duration(typed_duration_text(us), "test"), us) << text;
+  }
 }
 
 TEST(ReadableNumbers, ExactSecondsHaveNoTrailingZerosAndGroupThousands) {

@@ -13,6 +13,7 @@
 
 #include "data/error.h"
 #include "sim/cheapest_plan.h"
+#include "sim/node_lifetime.h"
 #include "sim/pool_mix.h"
 
 namespace millrace::sim {
@@ -143,12 +144,35 @@ TEST(PoolMix, FrequentInterruptionsMissingTheDeadlineChooseOnDemandAndSayWhy) {
   EXPECT_GE(why[0].cheapest_with_spot->cost->mean, data::parse_money("13.00", "by hand"));
   EXPECT_LT(why[0].cheapest_with_spot->cost->mean, data::parse_money("13.01", "by hand"));
   EXPECT_EQ(why_not_spot_text(q, why[0], *cheapest),
-            "spot alone (4 spot nodes of pool 'cheap') meets makespan <= 9000s in only " +
+            "spot alone (4 spot nodes of pool 'cheap') meets makespan <= 2.5h in only " +
                 std::to_string(std::lround(100.0 * on_target / 20)) + "% of 20 replicas (asked: 90%): " +
                 data::readable_number(alone.nodes_interrupted) + " nodes taken back per run at 4.00/node-hour, " +
                 data::readable_number(alone.attempts_interrupted) +
                 " attempts lost with them; the cheapest mix with spot nodes meeting it, 4 on-demand nodes of pool "
                 "'standard' and 1 spot node of pool 'cheap', costs 13.00 USD (mean) where the answer costs 12.00 USD");
+}
+
+// A spot pool given by its distribution of node lifetimes (no rate) says why not spot with the
+// rate its lifetimes make on average (1 / the mean life: 4 a node-hour for a mean of 15 min)
+// and the distribution as given, never a rate of 0.
+TEST(PoolMix, WhyNotSpotOfAPoolGivenByItsLifetimesNamesThemAndTheirAverageRate) {
+  NodePool spot = pool("cheap", 1, "1.00", std::nullopt);
+  spot.spot = true;
+  spot.lifetime = parse_node_lifetime("exponential:mean=15m", "test");
+  const CapacityQuestion q = question(4, {pool("standard", 1, "3.00", std::nullopt), spot}, 4);
+  const MixAnswer mix = plan_mix(q, kBoth);
+  const std::optional<ComparisonRow> cheapest = cheapest_meeting(q, mix.evaluated);
+  ASSERT_TRUE(cheapest.has_value());
+  EXPECT_EQ(mix_text(*cheapest), "4 on-demand nodes of pool 'standard'");
+  const std::vector<WhyNotSpot> why = why_not_spot(q, mix, *cheapest);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_DOUBLE_EQ(why[0].interruption_rate, 4.0);
+  EXPECT_EQ(why[0].lifetime, "exponential:mean=15m");
+  const std::string text = why_not_spot_text(q, why[0], *cheapest);
+  EXPECT_NE(text.find("meets makespan <= 2.5h in only "), std::string::npos) << text;
+  EXPECT_NE(text.find(" nodes taken back per run at 4.00/node-hour on average (lifetime exponential:mean=15m), "),
+            std::string::npos)
+      << text;
 }
 
 // Spot alone meeting the target but dearer than on-demand: the reason given is the cost.
@@ -163,7 +187,7 @@ TEST(PoolMix, SpotMeetingTheTargetButDearerIsNotChosenAndItsCostIsGiven) {
   ASSERT_EQ(why.size(), 1u);
   // 2 spot nodes x 2 h x 2.00 = 8.00.
   const std::string expected =
-      "spot alone meets makespan <= 9000s with 2 spot nodes of pool 'cheap' (in 100% of 20 replicas) but costs "
+      "spot alone meets makespan <= 2.5h with 2 spot nodes of pool 'cheap' (in 100% of 20 replicas) but costs "
       "8.00 USD (mean) where the answer costs 4.00 USD";
   EXPECT_EQ(why_not_spot_text(q, why[0], *cheapest).substr(0, expected.size()), expected);
 }

@@ -131,7 +131,8 @@ TEST(ReplicaResults, ReadBackExactlyAndAMalformedOneIsRefusedNamingTheField) {
   r.makespan = 123'456'789;
   r.utilisation = 0.1 + 0.2;  // not a short decimal: must come back as the same double
   r.node_hours = 1.0 / 3.0;
-  r.cost = RunCost{data::Money{20'000'000}, "USD", {}};
+  r.cost = RunCost{data::Money{20'000'000}, "USD", {{"standard", data::Money{15'000'000}}, {"cheap", data::Money{5'000'000}}}};
+  r.survival_risks = {{1, 0.25, "pools.csv:3: pool 'cheap' (spot): ..."}};
   r.waits = {5, 10, 20, 30, 40, 2.0 / 7.0};
   r.failed = true;
   const std::vector<ReplicaResult> back = replica_results_from_json(json::parse(to_json({r}).dump()), 1, "results");
@@ -140,6 +141,13 @@ TEST(ReplicaResults, ReadBackExactlyAndAMalformedOneIsRefusedNamingTheField) {
   EXPECT_EQ(back[0].node_hours, r.node_hours);
   EXPECT_EQ(back[0].waits, r.waits);
   EXPECT_EQ(back[0].cost->total, r.cost->total);
+  ASSERT_EQ(back[0].cost->pools.size(), 2u);  // a row's cost band reads each pool's mean
+  EXPECT_EQ(back[0].cost->pools[1].name, "cheap");
+  EXPECT_EQ(back[0].cost->pools[1].amount, data::Money{5'000'000});
+  ASSERT_EQ(back[0].survival_risks.size(), 1u);  // the coordinator warns of them once
+  EXPECT_EQ(back[0].survival_risks[0].pool, 1u);
+  EXPECT_EQ(back[0].survival_risks[0].survival, 0.25);
+  EXPECT_EQ(back[0].survival_risks[0].warning, r.survival_risks[0].warning);
   EXPECT_TRUE(back[0].failed);
 
   const json good = to_json({r});
@@ -155,6 +163,13 @@ TEST(ReplicaResults, ReadBackExactlyAndAMalformedOneIsRefusedNamingTheField) {
   EXPECT_EQ(refused([](json& j) { j[0]["extra"] = 1; }), "results[0].extra: is not a field of a replica's result");
   EXPECT_EQ(refused([](json& j) { j[0]["utilisation"] = "high"; }), "results[0].utilisation: must be a finite number >= 0");
   EXPECT_EQ(refused([](json& j) { j[0]["failed"] = 1; }), "results[0].failed: must be true or false");
+  EXPECT_EQ(refused([](json& j) { j[0]["cost"]["pools"] = "all"; }),
+            "results[0].cost.pools: must be an array of at most 1024 elements");
+  EXPECT_EQ(refused([](json& j) { j[0]["cost"]["pools"][0].erase("amount_millionths"); }),
+            "results[0].cost.pools[0].amount_millionths: missing");
+  EXPECT_EQ(refused([](json& j) { j[0]["survival_risks"][0]["warning"] = std::string(5000, 'w'); }),
+            "results[0].survival_risks[0].warning: must be a string of at most 4096 characters");
+  EXPECT_EQ(refused([](json& j) { j[0].erase("survival_risks"); }), "results[0].survival_risks: missing");
 }
 
 }  // namespace
