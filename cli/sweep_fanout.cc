@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "cli/cluster_kinds.h"
 #include "cli/option_checks.h"
@@ -18,10 +19,10 @@ constexpr int kMaxShardReplicas = 1000;  // a completion's results stay within t
 
 std::string shard_id(std::size_t index) { return "shard-" + std::to_string(index); }
 
-// One batch: the shards of the comparison of `spec` as a run on the pool; every replica's result
-// in task order.
+// One batch: the shards of the comparison of `spec` as the run `name` on the pool; every
+// replica's result in task order.
 std::vector<sim::ReplicaResult> run_on_pool(SweepOptions& o, const std::string& bundle_sha256, const std::string& store,
-                                            const sim::ComparisonSpec& spec) {
+                                            const std::string& name, const sim::ComparisonSpec& spec) {
   const std::vector<sim::Shard> shards = sim::shards_of(spec, o.shard_replicas);
   const sim::ComparisonSelection selection = sim::selection_of(spec);
   std::vector<data::WorkItem> items;
@@ -42,6 +43,7 @@ std::vector<sim::ReplicaResult> run_on_pool(SweepOptions& o, const std::string& 
   cluster_adapter::RealRunOptions session;
   session.cluster = "kubernetes";
   session.common.store_path = store;
+  session.name = name;
   session.common.workers = o.pool_workers;
   session.common.policy = "fixed-pool";
   session.units = "shards";
@@ -113,7 +115,11 @@ void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store,
   std::cerr << "millrace: fanning the simulations out over " << o.pool_workers << " pool workers (bundle sha256 "
             << bundle.sha256 << ", " << bundle.text.size() << " bytes)\n";
   spec.threads = 1;
-  spec.elsewhere = [&o, sha = bundle.sha256, store](const sim::ComparisonSpec& s) { return run_on_pool(o, sha, store, s); };
+  // Each batch a run named after the sweep's bundle and its place: sweep-3f2a9c0d1e2b-1, -2, ...
+  // (one count shared by the copies of the spec a plan's search makes).
+  spec.elsewhere = [&o, sha = bundle.sha256, store, batches = std::make_shared<int>(0)](const sim::ComparisonSpec& s) {
+    return run_on_pool(o, sha, store, "sweep-" + sha.substr(0, 12) + "-" + std::to_string(++*batches), s);
+  };
 }
 
 }  // namespace millrace::cli

@@ -143,6 +143,14 @@ TEST_F(SweepFannedOut, APlanOverFourPoolWorkersAnswersAndDrawsTheLocalCurve) {
   const json curve = json::parse(result.out)["curve"];
   EXPECT_GE(trace.runs().size(), curve.size());
   EXPECT_EQ(server.record().jobs_created, static_cast<int>(trace.runs().size()));
+  // Each batch's run is named after the sweep's bundle and its place in the search.
+  const std::string said = "bundle sha256 ";
+  const std::size_t at = result.err.find(said);
+  ASSERT_NE(at, std::string::npos) << result.err;
+  const std::string sha12 = result.err.substr(at + said.size(), 12);
+  for (std::size_t i = 0; i < trace.runs().size(); ++i) {
+    EXPECT_EQ(trace.runs()[i].name, "sweep-" + sha12 + "-" + std::to_string(i + 1));
+  }
 }
 
 TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEveryShardCountedOnce) {

@@ -1,6 +1,7 @@
 #include "cluster_adapter/kubernetes/worker_pool/worker_pool_mode.h"
 
 #include <iostream>
+#include <utility>
 
 #include "cluster_adapter/kubernetes/worker_pool/worker_pool_cluster.h"
 #include "cluster_adapter/kubernetes/worker_pool/worker_pool_status.h"
@@ -25,7 +26,8 @@ class WorkerPoolRun : public KubernetesRunBase<WorkerPoolCluster> {
   }
   // The run over, workers are told to exit, else to wait for a resume; the pool's Job is deleted.
   void flush(bool run_over) override {
-    if (cluster_.status().completion_mode == "NonIndexed") {
+    static bool told_non_indexed = false;  // once a process: a fanned-out plan runs a pool per batch
+    if (cluster_.status().completion_mode == "NonIndexed" && !std::exchange(told_non_indexed, true)) {
       std::cerr << "millrace: the API server dropped the pool Job's completionMode (no Indexed Jobs before "
                    "Kubernetes 1.21): it ran as a Job of " << cluster_.capacity()
                 << " completions, its pods without a completion index\n";

@@ -16,7 +16,7 @@ class WorkerPoolMode : public KubernetesMode {
   explicit WorkerPoolMode(std::shared_ptr<SweepExchange> sweep = nullptr) : sweep_(std::move(sweep)) {}
   std::string name() const override { return "worker-pool"; }
   std::string summary() const override {
-    return "one Indexed Job of --workers pods that lease ranges over HTTP";
+    return "one Indexed Job of worker pods (--workers; a sweep's --pool-workers) that lease work over HTTP";
   }
   void add_options(CLI::App& command, const OptionChecks& checks) override;
   void check(const KubernetesSettings& settings, RunCommon& common) override;
