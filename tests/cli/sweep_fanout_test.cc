@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -205,10 +206,18 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, local);
   const std::vector<std::string> failures = expect_each_shard_once(1, 4);
-  ASSERT_EQ(failures.size(), 2u);
+  // The killed worker's lease and the frozen one's failed; a healthy worker starved of CPU past
+  // its 2 s lease on a loaded machine may lose one too, which changes nothing of the above.
+  ASSERT_GE(failures.size(), 2u);
   for (const std::string& reason : failures) {
     EXPECT_TRUE(reason == "lease-expired" || reason == "lease-abandoned") << reason;
   }
+  std::set<std::string> lost_by;
+  for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
+    if (a.outcome != data::Outcome::kSucceeded) lost_by.insert(a.worker);
+  }
+  EXPECT_TRUE(lost_by.count(killed)) << killed;
+  EXPECT_TRUE(lost_by.count(frozen)) << frozen;
 }
 
 TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndAJobPerItemModeAreRefusedNamingTheOption) {
