@@ -11,6 +11,8 @@
 #include "data/error.h"
 #include "data/model_file.h"
 #include "fuzz/entry_points.h"
+#include "sim/replica_result.h"
+#include "sim/sweep_shards.h"
 
 namespace millrace::fuzz {
 
@@ -93,6 +95,27 @@ void lease_request(std::string_view input, const InputFolder&) {
              const cluster_adapter::CompletionReport report = cluster_adapter::parse_completion_report(body);
              if (report.work_time && *report.work_time < 0) {
                throw ContractViolation("a completion accepted with a negative work time");
+             }
+           }});
+}
+
+void sweep_shard(std::string_view input, const InputFolder&) {
+  const std::string body(input);
+  run_all({[&] {
+             const cluster_adapter::CompletionReport report = cluster_adapter::parse_completion_report(body);
+             if (!report.results) return;
+             const std::vector<sim::ReplicaResult> results =
+                 sim::replica_results_from_json(*report.results, report.results->size(), "results");
+             const nlohmann::json again = sim::to_json(results);
+             if (sim::to_json(sim::replica_results_from_json(again, results.size(), "results")) != again) {
+               throw ContractViolation("shard results accepted that do not read back as written");
+             }
+           },
+           [&] {
+             const sim::ShardOrder order = sim::shard_order_from_payload(body, "payload");
+             const std::string payload = sim::payload_of(order);
+             if (sim::payload_of(sim::shard_order_from_payload(payload, "payload")) != payload) {
+               throw ContractViolation("a shard's payload accepted that does not read back as written");
              }
            }});
 }

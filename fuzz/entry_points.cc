@@ -27,6 +27,7 @@ const std::map<std::string, EntryPoint>& registry() {
       {"kubeconfig", kubeconfig},
       {"job_template", job_template},
       {"lease_request", lease_request},
+      {"sweep_shard", sweep_shard},
   };
   return all;
 }

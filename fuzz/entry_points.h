@@ -75,5 +75,9 @@ void cost_model_json(std::string_view input, const InputFolder& folder);
 void kubeconfig(std::string_view input, const InputFolder& folder);
 void job_template(std::string_view input, const InputFolder& folder);
 void lease_request(std::string_view input, const InputFolder& folder);
+// sweep_shard: a body as a shard's completion (its results read as the replica results of a
+// sweep, sim/replica_result.h) and as a shard's lease payload (sim/sweep_shards.h); accepted
+// results and payloads read back as they are written again.
+void sweep_shard(std::string_view input, const InputFolder& folder);
 
 }  // namespace millrace::fuzz
