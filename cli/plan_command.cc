@@ -104,14 +104,43 @@ void print_cheapest(const sim::CapacityQuestion& question, const sim::Comparison
   }
 }
 
-// The frontier of time against money over `evaluated`, then what the cheapest was chosen among.
+// The rows of `evaluated` meeting the question's target.
+std::vector<sim::ComparisonRow> meeting_target(const sim::CapacityQuestion& question,
+                                               const std::vector<sim::ComparisonRow>& evaluated) {
+  std::vector<sim::ComparisonRow> meeting;
+  for (const sim::ComparisonRow& r : evaluated) {
+    if (sim::meets(question, r)) meeting.push_back(r);
+  }
+  return meeting;
+}
+
+// The frontier of time against money over `evaluated`, in two parts: among the configurations
+// meeting the target (the cheapest, the answer, is on it, marked), then those of the whole
+// frontier that miss it (cheaper or sooner on average, but on target in too few replicas); then
+// what the cheapest was chosen among.
 void print_frontier(const sim::CapacityQuestion& question, const std::vector<sim::ComparisonRow>& evaluated,
                     const std::string& pool, const std::string& chosen_among, std::ostream& out) {
-  out << "time against money (the evaluated configurations no other beats on both mean makespan and mean cost):\n";
-  for (const sim::ComparisonRow& r : sim::time_money_frontier(evaluated)) {
+  const std::vector<sim::ComparisonRow> meeting = meeting_target(question, evaluated);
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, evaluated);
+  auto line = [&](const sim::ComparisonRow& r) {
     out << "  " << configuration(r, pool) << ": mean makespan " << data::readable_duration(r.makespan_mean)
-        << ", mean cost " << data::money_text(r.cost->mean, r.cost->currency)
-        << (sim::meets(question, r) ? ", meets the target" : ", misses the target") << "\n";
+        << ", mean cost " << data::money_text(r.cost->mean, r.cost->currency);
+  };
+  out << "time against money among the configurations meeting the target (none of them both sooner and cheaper "
+         "on average):\n";
+  for (const sim::ComparisonRow& r : sim::time_money_frontier(meeting)) {
+    line(r);
+    const bool answer = cheapest && configuration(r, pool) == configuration(*cheapest, pool);
+    out << (answer ? " (the answer)" : "") << "\n";
+  }
+  if (meeting.empty()) out << "  none\n";
+  bool told = false;
+  for (const sim::ComparisonRow& r : sim::time_money_frontier(evaluated)) {
+    if (sim::meets(question, r)) continue;
+    if (!told) out << "beyond the target (sooner or cheaper on average, on target in too few replicas):\n";
+    told = true;
+    line(r);
+    out << ", on target in " << std::lround(100 * *r.deadline_met) << "%\n";
   }
   out << "(the cheapest of " << chosen_among << ")\n";
 }
@@ -137,6 +166,8 @@ nlohmann::json cheapest_json(const sim::CapacityQuestion& question, const std::v
     }
   }
   out["frontier"] = sim::to_json(sim::Comparison{sim::time_money_frontier(evaluated)})["rows"];
+  const std::vector<sim::ComparisonRow> meeting = meeting_target(question, evaluated);
+  out["frontier_meeting"] = sim::to_json(sim::Comparison{sim::time_money_frontier(meeting)})["rows"];
   return out;
 }
 

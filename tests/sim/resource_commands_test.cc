@@ -2,6 +2,7 @@
 // pools by the CLI (hand-computed schedule), and the errors of the resource options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -417,6 +418,10 @@ TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
   EXPECT_TRUE(out["why_not_spot"].is_null());
   EXPECT_EQ(out["spot_risk"]["met_with_interruptions"], 1.0);
   for (const nlohmann::json& row : out["frontier"]) EXPECT_TRUE(row.contains("mix")) << row.dump();
+  // The answer is on the frontier of the configurations meeting the target.
+  EXPECT_NE(std::find(out["frontier_meeting"].begin(), out["frontier_meeting"].end(), out["cheapest"]),
+            out["frontier_meeting"].end())
+      << out["frontier_meeting"].dump();
 
   CommandResult text = run_cli(pools("5") + "--minimize cost");
   ASSERT_EQ(text.exit_code, 0) << text.output;
@@ -427,6 +432,15 @@ TEST_F(ResourceCommands, PlanMinimizingCostSearchesTheMixOfEveryPricedPool) {
       << text.output;
   EXPECT_NE(text.output.find("\nwhy not spot: spot alone meets makespan <= 200s with 1 spot node of pool 'cheap' (in "
                              "100% of 2 replicas) but costs 5.00 USD (mean) where the answer costs 3.00 USD\n"),
+            std::string::npos)
+      << text.output;
+  // The frontier among those meeting the target marks the answer; cheaper ones missing it come after.
+  EXPECT_NE(text.output.find("time against money among the configurations meeting the target (none of them both "
+                             "sooner and cheaper on average):\n"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("  1 on-demand node of pool 'standard': mean makespan 2.5 min, mean cost 3.00 USD "
+                             "(the answer)\n"),
             std::string::npos)
       << text.output;
 
