@@ -3,9 +3,11 @@
 // comparison heap: pushing appends to one of 65 buckets chosen by the highest bit in which the
 // time differs from the last time taken out, and taking out redistributes one bucket at a time.
 // Buckets are FIFO and events of equal time always share a bucket, so ties come out in
-// insertion order and runs are reproducible. Events are stored inline (Event should be a small
-// trivially copyable struct); cancellation bumps a per-slot generation so a cancelled entry is
-// dropped when reached. After warm-up, push, pop and cancel allocate nothing.
+// insertion order and runs are reproducible. A bucket's entry is 16 bytes (time, slot,
+// generation): the event itself (Event should be a small trivially copyable struct) stays in its
+// slot from push to pop, so the redistribution moves each entry without it. Cancellation bumps a
+// per-slot generation so a cancelled entry is dropped when reached. After warm-up, push, pop and
+// cancel allocate nothing.
 #pragma once
 
 #include <bit>
@@ -23,6 +25,7 @@ class EventQueue {
  public:
   void reserve(std::size_t n) {
     generation_.reserve(n);
+    events_.reserve(n);
     free_.reserve(n);
   }
 
@@ -36,14 +39,16 @@ class EventQueue {
     if (free_.empty()) {
       slot = static_cast<std::uint32_t>(generation_.size());
       generation_.push_back(0);
+      events_.push_back(event);
     } else {
       slot = free_.back();
       free_.pop_back();
+      events_[slot] = event;
     }
     std::uint32_t gen = generation_[slot];
     std::uint64_t key = at < 0 ? 0 : static_cast<std::uint64_t>(at);
     if (key < last_) rebase(key);
-    insert(Entry{key, slot, gen, event});
+    insert(Entry{key, slot, gen});
     ++live_;
     return static_cast<EventId>(gen) << 32 | slot;
   }
@@ -75,7 +80,7 @@ class EventQueue {
   data::Micros pop(Event& event) {
     refill();
     const Entry& e = buckets_[0][head_++];
-    event = e.event;
+    event = events_[e.slot];
     release(e.slot);
     return static_cast<data::Micros>(last_);
   }
@@ -85,7 +90,6 @@ class EventQueue {
     std::uint64_t at;
     std::uint32_t slot;
     std::uint32_t generation;
-    Event event;
   };
 
   bool stale(const Entry& e) const { return stale_ > 0 && generation_[e.slot] != e.generation; }
@@ -158,6 +162,7 @@ class EventQueue {
   std::size_t head_ = 0;                   // next entry of bucket 0
   std::uint64_t last_ = 0;                 // time of the last entry taken out (all times >= it)
   std::vector<std::uint32_t> generation_;  // per slot: generation of its current (or next) event
+  std::vector<Event> events_;              // per slot: its current event
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
   std::size_t stale_ = 0;                  // cancelled entries still in buckets
