@@ -24,8 +24,7 @@ template <typename Event>
 class EventQueue {
  public:
   void reserve(std::size_t n) {
-    generation_.reserve(n);
-    events_.reserve(n);
+    slots_.reserve(n);
     free_.reserve(n);
   }
 
@@ -37,15 +36,14 @@ class EventQueue {
   EventId push(data::Micros at, const Event& event) {
     std::uint32_t slot;
     if (free_.empty()) {
-      slot = static_cast<std::uint32_t>(generation_.size());
-      generation_.push_back(0);
-      events_.push_back(event);
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.push_back(Slot{event, 0});
     } else {
       slot = free_.back();
       free_.pop_back();
-      events_[slot] = event;
+      slots_[slot].event = event;
     }
-    std::uint32_t gen = generation_[slot];
+    std::uint32_t gen = slots_[slot].generation;
     std::uint64_t key = at < 0 ? 0 : static_cast<std::uint64_t>(at);
     if (key < last_) rebase(key);
     insert(Entry{key, slot, gen});
@@ -57,7 +55,7 @@ class EventQueue {
   bool cancel(EventId id) {
     auto slot = static_cast<std::uint32_t>(id);
     auto gen = static_cast<std::uint32_t>(id >> 32);
-    if (slot >= generation_.size() || generation_[slot] != gen) return false;
+    if (slot >= slots_.size() || slots_[slot].generation != gen) return false;
     release(slot);
     ++stale_;
     return true;
@@ -80,7 +78,7 @@ class EventQueue {
   data::Micros pop(Event& event) {
     refill();
     const Entry& e = buckets_[0][head_++];
-    event = events_[e.slot];
+    event = slots_[e.slot].event;
     release(e.slot);
     return static_cast<data::Micros>(last_);
   }
@@ -92,10 +90,17 @@ class EventQueue {
     std::uint32_t generation;
   };
 
-  bool stale(const Entry& e) const { return stale_ > 0 && generation_[e.slot] != e.generation; }
+  // An event's place from push to pop, reused after: its event and the generation of its
+  // current (or next) event, side by side.
+  struct Slot {
+    Event event;
+    std::uint32_t generation;
+  };
+
+  bool stale(const Entry& e) const { return stale_ > 0 && slots_[e.slot].generation != e.generation; }
 
   void release(std::uint32_t slot) {
-    ++generation_[slot];
+    ++slots_[slot].generation;
     free_.push_back(slot);
     --live_;
   }
@@ -161,8 +166,7 @@ class EventQueue {
   std::uint64_t least_[65] = {};           // least time in bucket b, when occupied
   std::size_t head_ = 0;                   // next entry of bucket 0
   std::uint64_t last_ = 0;                 // time of the last entry taken out (all times >= it)
-  std::vector<std::uint32_t> generation_;  // per slot: generation of its current (or next) event
-  std::vector<Event> events_;              // per slot: its current event
+  std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
   std::size_t stale_ = 0;                  // cancelled entries still in buckets
