@@ -45,12 +45,10 @@ void RunTally::ended(const AttemptSpan& a, bool start_reported) {
   }
   const bool on_worker = a.worker != AttemptSpan::kNoWorker;
   if (on_worker) {
-    if (a.worker >= worker_busy_.size()) {
-      worker_busy_.resize(a.worker + 1, 0);
-      worker_attempts_.resize(a.worker + 1, 0);
-    }
-    worker_busy_[a.worker] += a.end - a.start;
-    ++worker_attempts_[a.worker];
+    if (a.worker >= workers_.size()) workers_.resize(a.worker + 1);
+    WorkerTally& worker = workers_[a.worker];
+    worker.busy += a.end - a.start;
+    ++worker.attempts;
   }
 
   if (longest_count_ > 0) {
@@ -121,8 +119,8 @@ RunSummary RunTally::summary(const BusySweep& workers_profile) const {
   s.makespan = last_end_ - first_start_;
   s.items_without_success = items_ - succeeded_items_;
   std::vector<Micros> busy_times;
-  for (std::size_t w = 0; w < worker_busy_.size(); ++w) {
-    if (worker_attempts_[w] > 0) busy_times.push_back(worker_busy_[w]);
+  for (const WorkerTally& worker : workers_) {
+    if (worker.attempts > 0) busy_times.push_back(worker.busy);
   }
   s.workers = busy_times.size();
   if (s.workers == 0) return s;

@@ -39,9 +39,9 @@ class RunTally {
   std::size_t attempts() const { return attempts_; }
   Micros last_end() const { return last_end_; }
   // The workers (as numbered in the spans) that ran attempts: busy time and attempts each.
-  std::size_t worker_slots() const { return worker_busy_.size(); }
-  Micros worker_busy(std::size_t worker) const { return worker_busy_[worker]; }
-  std::size_t worker_attempts(std::size_t worker) const { return worker_attempts_[worker]; }
+  std::size_t worker_slots() const { return workers_.size(); }
+  Micros worker_busy(std::size_t worker) const { return workers_[worker].busy; }
+  std::size_t worker_attempts(std::size_t worker) const { return workers_[worker].attempts; }
   // The longest attempts, longest first (ties: the earlier start, then the lower item, worker and
   // position), each with its position in the order the attempts ended.
   const std::vector<std::pair<AttemptSpan, std::size_t>>& longest() const { return longest_; }
@@ -59,6 +59,12 @@ class RunTally {
   StragglerTail pods_tail() const;
 
  private:
+  // A worker's figures side by side: an attempt's end touches one cache line of them, not two.
+  struct WorkerTally {
+    Micros busy = 0;
+    std::size_t attempts = 0;
+  };
+
   [[gnu::noinline]] void keep_if_longest(const AttemptSpan& span, std::size_t position);
   void forget_early();  // what no tail will read, every so many attempts
 
@@ -70,8 +76,7 @@ class RunTally {
   std::size_t succeeded_items_ = 0;
   Micros total_work_ = 0;
   Micros first_start_ = 0, last_end_ = 0;  // over every attempt
-  std::vector<Micros> worker_busy_;
-  std::vector<std::size_t> worker_attempts_;
+  std::vector<WorkerTally> workers_;
   std::vector<std::pair<AttemptSpan, std::size_t>> longest_;
   std::vector<Micros> first_starts_;
   std::vector<std::uint8_t> succeeded_;    // bytes, not bits: set per attempt

@@ -24,27 +24,17 @@ class FlightTable {
   // newest added, none when nothing is in flight.
   std::size_t handles_covered() const { return place_of_.size(); }
 
-  // Adds the record of `handle` (not in the table) and returns it.
-  Record& insert(AttemptHandle handle, Record record) {
-    if (size_ == 0) {  // nothing in flight: the window starts over at this handle
-      place_of_.clear();
-      base_ = handle;
-    } else if (handle < base_) {  // older than the window (a resumed run's attempt): it reaches back
-      place_of_.insert(place_of_.begin(), base_ - handle, kAbsent);
-      base_ = handle;
-    }
+  // Adds the record of `handle` (not in the table) and returns it. The usual case (the next
+  // handle in sequence, a free place in the pool) is a few instructions inlined in the caller.
+  Record& insert(AttemptHandle handle, const Record& record) {
+    if (size_ == 0 || handle < base_) [[unlikely]] restart_window(handle);
     const std::size_t at = handle - base_;
     while (at >= place_of_.size()) place_of_.push_back(kAbsent);  // mostly once: handles come in sequence
     first_ = std::min(first_, at);
-    std::uint32_t place;
-    if (free_.empty()) {
-      place = static_cast<std::uint32_t>(pool_.size());
-      pool_.push_back(Entry{handle, std::move(record)});
-    } else {
-      place = free_.back();
-      free_.pop_back();
-      pool_[place] = Entry{handle, std::move(record)};
-    }
+    if (free_.empty()) [[unlikely]] grow_pool();
+    const std::uint32_t place = free_.back();
+    free_.pop_back();
+    pool_[place] = Entry{handle, record};
     place_of_[at] = place;
     ++size_;
     return pool_[place].record;
@@ -83,6 +73,22 @@ class FlightTable {
 
  private:
   static constexpr std::uint32_t kAbsent = UINT32_MAX;
+
+  // Nothing in flight: the window starts over at `handle`; or `handle` is older than the window
+  // (a resumed run's attempt): the window reaches back to it.
+  [[gnu::noinline]] void restart_window(AttemptHandle handle) {
+    if (size_ == 0) {
+      place_of_.clear();
+    } else {
+      place_of_.insert(place_of_.begin(), base_ - handle, kAbsent);
+    }
+    base_ = handle;
+  }
+  // A new place at the end of the pool, free.
+  [[gnu::noinline]] void grow_pool() {
+    free_.push_back(static_cast<std::uint32_t>(pool_.size()));
+    pool_.emplace_back();
+  }
   struct Entry {
     AttemptHandle handle;
     Record record;

@@ -199,7 +199,7 @@ void Scheduler::on_started(const AttemptEvent& event) {
   if (event.worker_key != AttemptEvent::kNoWorkerKey && !event.worker.empty()) {
     flight->worker = keyed_worker(event);
   } else if (!event.worker.empty() &&
-             (flight->worker == kNoWorkerRecord || workers_[flight->worker].name != event.worker)) {
+             (flight->worker == kNoWorkerRecord || worker_names_[flight->worker] != event.worker)) {
     flight->worker = worker_named(event.worker);
   } else if (flight->worker == kNoWorkerRecord) {
     flight->worker = worker_named("");
@@ -384,12 +384,15 @@ data::Attempt Scheduler::attempt(const data::AttemptSpan& span, std::size_t posi
 }
 
 const std::string& Scheduler::worker_name(std::uint32_t worker) const {
-  return worker == kNoWorkerRecord ? kNoName : workers_[worker].name;
+  return worker == kNoWorkerRecord ? kNoName : worker_names_[worker];
 }
 
 std::uint32_t Scheduler::worker_named(std::string_view name) {
   auto [found, added] = worker_index_.try_emplace(std::string(name), static_cast<std::uint32_t>(workers_.size()));
-  if (added) workers_.push_back(WorkerRecord{found->first});
+  if (added) {
+    workers_.push_back(WorkerRecord{.named = !name.empty()});
+    worker_names_.push_back(found->first);
+  }
   return found->second;
 }
 
@@ -453,10 +456,11 @@ StatusReport Scheduler::status() const {
     }
     if (r.state == ItemState::kInFlight) report.jobs_in_progress.push_back(end_count_label(i));
   }
-  for (const WorkerRecord& w : workers_) {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const WorkerRecord& w = workers_[i];
     if (!w.started) continue;
-    report.workers.push_back(
-        WorkerStatus{w.name, w.busy, w.busy ? label(w.item) : std::string(), w.busy_time, w.succeeded, w.failed});
+    report.workers.push_back(WorkerStatus{worker_names_[i], w.busy, w.busy ? label(w.item) : std::string(),
+                                          w.busy_time, w.succeeded, w.failed});
   }
   std::sort(report.workers.begin(), report.workers.end(),
             [](const WorkerStatus& a, const WorkerStatus& b) { return a.name < b.name; });

@@ -161,14 +161,16 @@ class Scheduler : public ClusterListener, private PolicyHost {
     std::uint32_t reason = 0;          // index into the reasons; 0 is "" (none)
     std::optional<data::Micros> work_time{};  // as reported, when reported
   };
+  // What an attempt's start and end update of its worker, in 24 bytes (its name is kept apart,
+  // in worker_names_): with thousands of workers a range touches one cache line of them.
   struct WorkerRecord {
-    std::string name;
-    bool started = false;              // has started an attempt (shown in the status)
-    bool busy = false;
-    std::size_t item = 0;              // what it runs, when busy
     data::Micros busy_time = 0;
+    std::uint32_t item = 0;            // what it runs, when busy
     int succeeded = 0;
     int failed = 0;
+    bool named = false;                // its name is not empty: its attempts are summarised under it
+    bool started = false;              // has started an attempt (shown in the status)
+    bool busy = false;
   };
   // Where and when a real cluster placed an attempt (AttemptEvent::placed, node), kept from its
   // start to its end for the observer only: a simulation, which has none, keeps nothing.
@@ -215,7 +217,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::uint32_t reason_named(std::string_view reason);
   // The worker an attempt on `worker` is summarised under: none when unnamed.
   std::uint32_t logged_worker(std::uint32_t worker) const {
-    return worker != kNoWorkerRecord && !workers_[worker].name.empty() ? worker : kNoWorkerRecord;
+    return worker != kNoWorkerRecord && workers_[worker].named ? worker : kNoWorkerRecord;
   }
   InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
   // Item `index` as the status report names it: its range as a person reads it (data::Range::text),
@@ -238,6 +240,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::unordered_map<std::uint32_t, ItemTrail> trails_;
   FlightTable<Flight> flights_;
   std::vector<WorkerRecord> workers_;
+  std::vector<std::string> worker_names_;    // by worker record
   std::unordered_map<std::string, std::uint32_t> worker_index_;
   std::vector<std::uint32_t> lane_workers_;  // pool lane -> its worker record, once known
   std::vector<std::uint32_t> keyed_workers_; // cluster's worker key -> its worker record, once known

@@ -3,9 +3,11 @@
 // comparison heap: pushing appends to one of 65 buckets chosen by the highest bit in which the
 // time differs from the last time taken out, and taking out redistributes one bucket at a time.
 // Buckets are FIFO and events of equal time always share a bucket, so ties come out in
-// insertion order and runs are reproducible. Events are stored inline (Event should be a small
-// trivially copyable struct); cancellation bumps a per-slot generation so a cancelled entry is
-// dropped when reached. After warm-up, push, pop and cancel allocate nothing.
+// insertion order and runs are reproducible. A bucket's entry is 16 bytes (time, slot,
+// generation): the event itself (Event should be a small trivially copyable struct) stays in its
+// slot from push to pop, so the redistribution moves each entry without it. Cancellation bumps a
+// per-slot generation so a cancelled entry is dropped when reached. After warm-up, push, pop and
+// cancel allocate nothing.
 #pragma once
 
 #include <bit>
@@ -22,7 +24,7 @@ template <typename Event>
 class EventQueue {
  public:
   void reserve(std::size_t n) {
-    generation_.reserve(n);
+    slots_.reserve(n);
     free_.reserve(n);
   }
 
@@ -34,16 +36,17 @@ class EventQueue {
   EventId push(data::Micros at, const Event& event) {
     std::uint32_t slot;
     if (free_.empty()) {
-      slot = static_cast<std::uint32_t>(generation_.size());
-      generation_.push_back(0);
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.push_back(Slot{event, 0});
     } else {
       slot = free_.back();
       free_.pop_back();
+      slots_[slot].event = event;
     }
-    std::uint32_t gen = generation_[slot];
+    std::uint32_t gen = slots_[slot].generation;
     std::uint64_t key = at < 0 ? 0 : static_cast<std::uint64_t>(at);
     if (key < last_) rebase(key);
-    insert(Entry{key, slot, gen, event});
+    insert(Entry{key, slot, gen});
     ++live_;
     return static_cast<EventId>(gen) << 32 | slot;
   }
@@ -52,7 +55,7 @@ class EventQueue {
   bool cancel(EventId id) {
     auto slot = static_cast<std::uint32_t>(id);
     auto gen = static_cast<std::uint32_t>(id >> 32);
-    if (slot >= generation_.size() || generation_[slot] != gen) return false;
+    if (slot >= slots_.size() || slots_[slot].generation != gen) return false;
     release(slot);
     ++stale_;
     return true;
@@ -75,7 +78,7 @@ class EventQueue {
   data::Micros pop(Event& event) {
     refill();
     const Entry& e = buckets_[0][head_++];
-    event = e.event;
+    event = slots_[e.slot].event;
     release(e.slot);
     return static_cast<data::Micros>(last_);
   }
@@ -85,13 +88,19 @@ class EventQueue {
     std::uint64_t at;
     std::uint32_t slot;
     std::uint32_t generation;
-    Event event;
   };
 
-  bool stale(const Entry& e) const { return stale_ > 0 && generation_[e.slot] != e.generation; }
+  // An event's place from push to pop, reused after: its event and the generation of its
+  // current (or next) event, side by side.
+  struct Slot {
+    Event event;
+    std::uint32_t generation;
+  };
+
+  bool stale(const Entry& e) const { return stale_ > 0 && slots_[e.slot].generation != e.generation; }
 
   void release(std::uint32_t slot) {
-    ++generation_[slot];
+    ++slots_[slot].generation;
     free_.push_back(slot);
     --live_;
   }
@@ -157,7 +166,7 @@ class EventQueue {
   std::uint64_t least_[65] = {};           // least time in bucket b, when occupied
   std::size_t head_ = 0;                   // next entry of bucket 0
   std::uint64_t last_ = 0;                 // time of the last entry taken out (all times >= it)
-  std::vector<std::uint32_t> generation_;  // per slot: generation of its current (or next) event
+  std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
   std::size_t stale_ = 0;                  // cancelled entries still in buckets

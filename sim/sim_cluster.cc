@@ -135,7 +135,7 @@ void SimCluster::submit(const scheduler::Submission& submission) {
     attempt.pod = pod_of(submission);
     Pod& pod = pods_[attempt.pod];
     bool created = !pod.exists;
-    if (created) pod = Pod{pod.name, true};
+    if (created) pod = Pod{true};
     pod.current = handle;
     if (pod.up) {
       start_after(worker_gap(attempt), handle, attempt);
@@ -161,7 +161,7 @@ void SimCluster::cancel(scheduler::AttemptHandle handle) {
 int SimCluster::name_pod(const scheduler::Submission& submission) {
   auto lane = static_cast<std::size_t>(submission.lane);
   auto [it, named] = pod_index_.try_emplace(std::string(submission.worker), static_cast<int>(pods_.size()));
-  if (named) pods_.push_back(Pod{it->first});
+  if (named) pods_.emplace_back();
   if (submission.lane >= 0) {
     if (lane >= lane_pods_.size()) lane_pods_.resize(lane + 1, -1);
     lane_pods_[lane] = it->second;
@@ -177,7 +177,7 @@ void SimCluster::retire_worker(const std::string& worker) {
 void SimCluster::remove_pod(int pod) {
   if (!pods_[pod].exists) return;
   int slot = pods_[pod].slot;
-  pods_[pod] = Pod{pods_[pod].name};
+  pods_[pod] = Pod{};
   if (slot >= 0) free_slot_later(slot);
 }
 
@@ -433,7 +433,7 @@ void SimCluster::lose_node(int node) {
       Pod& pod = pods_[s.pod];
       if (pod.exists) {
         if (pod.current != 0 && attempts_.find(pod.current) != nullptr) lost.push_back(pod.current);
-        pod = Pod{pod.name};
+        pod = Pod{};
       }
     }
   }

@@ -171,8 +171,8 @@ class SimCluster : public scheduler::Cluster {
     int node = -1;
     Demand room;
   };
+  // A worker's pod (Submission::worker; pod_index_ gives a name its pod), in 24 bytes.
   struct Pod {
-    std::string name;                  // the worker's name (Submission::worker)
     bool exists = false;               // created and not retired since
     int slot = -1;
     bool up = false;
