@@ -1,10 +1,7 @@
 #include "sim/replica_result.h"
 
-#include <cmath>
-#include <limits>
-#include <set>
-
 #include "data/error.h"
+#include "sim/json_fields.h"
 
 namespace millrace::sim {
 
@@ -12,68 +9,13 @@ namespace {
 
 using nlohmann::json;
 
-// The fields of one JSON object read one by one; finish() refuses any field not read.
-class Fields {
- public:
-  Fields(const json& object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object()) throw data::Error(where_, "must be a JSON object");
-  }
-  const json& at(const char* key) {
-    auto it = object_.find(key);
-    if (it == object_.end()) throw data::Error(where_ + "." + key, "missing");
-    read_.insert(key);
-    return *it;
-  }
-  bool has(const char* key) const { return object_.contains(key); }
-  std::int64_t count(const char* key) {
-    const json& value = at(key);
-    if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() >
-                                                                          static_cast<std::uint64_t>(kMaxInt)) ||
-        value.get<std::int64_t>() < 0) {
-      throw data::Error(where_ + "." + key, "must be an integer from 0 to " + std::to_string(kMaxInt));
-    }
-    return value.get<std::int64_t>();
-  }
-  double real(const char* key) {
-    const json& value = at(key);
-    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
-      throw data::Error(where_ + "." + key, "must be a finite number >= 0");
-    }
-    return value.get<double>();
-  }
-  bool flag(const char* key) {
-    const json& value = at(key);
-    if (!value.is_boolean()) throw data::Error(where_ + "." + key, "must be true or false");
-    return value.get<bool>();
-  }
-  std::string text(const char* key, std::size_t longest) {
-    const json& value = at(key);
-    if (!value.is_string() || value.get<std::string>().size() > longest) {
-      throw data::Error(where_ + "." + key, "must be a string of at most " + std::to_string(longest) + " characters");
-    }
-    return value.get<std::string>();
-  }
-  const std::string& where() const { return where_; }
-  void finish() const {
-    for (const auto& [key, value] : object_.items()) {
-      if (!read_.count(key)) throw data::Error(where_ + "." + key, "is not a field of a replica's result");
-    }
-  }
-
- private:
-  static constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
-  const json& object_;
-  std::string where_;
-  std::set<std::string> read_;
-};
-
 constexpr std::size_t kMaxCurrency = 16;
 constexpr std::size_t kMaxPools = 1024;    // a cost's parts, a replica's pools at risk
 constexpr std::size_t kMaxName = 256;      // a pool's name
 constexpr std::size_t kMaxWarning = 4096;  // a survival warning's text
 
 data::WaitSummary waits_of(const json& object, const std::string& where) {
-  Fields f(object, where);
+  JsonFields f(object, where);
   data::WaitSummary w;
   w.items = static_cast<std::size_t>(f.count("items"));
   w.p50 = f.count("p50_us");
@@ -81,7 +23,7 @@ data::WaitSummary waits_of(const json& object, const std::string& where) {
   w.p99 = f.count("p99_us");
   w.max = f.count("max_us");
   w.mean_pending = f.real("mean_pending");
-  f.finish();
+  f.finish("a replica's result");
   return w;
 }
 
@@ -94,19 +36,19 @@ const json& array_of(const json& value, const std::string& where, std::size_t lo
 }
 
 RunCost cost_of(const json& object, const std::string& where) {
-  Fields f(object, where);
+  JsonFields f(object, where);
   RunCost cost;
   cost.total.millionths = f.count("total_millionths");
   cost.currency = f.text("currency", kMaxCurrency);
   const json& pools = array_of(f.at("pools"), where + ".pools", kMaxPools);
   for (std::size_t i = 0; i < pools.size(); ++i) {
-    Fields pool(pools[i], where + ".pools[" + std::to_string(i) + "]");
+    JsonFields pool(pools[i], where + ".pools[" + std::to_string(i) + "]");
     PoolCost& part = cost.pools.emplace_back();
     part.name = pool.text("name", kMaxName);
     part.amount.millionths = pool.count("amount_millionths");
-    pool.finish();
+    pool.finish("a replica's result");
   }
-  f.finish();
+  f.finish("a replica's result");
   return cost;
 }
 
@@ -114,12 +56,12 @@ std::vector<SurvivalRisk> survival_risks_of(const json& value, const std::string
   const json& risks = array_of(value, where, kMaxPools);
   std::vector<SurvivalRisk> out;
   for (std::size_t i = 0; i < risks.size(); ++i) {
-    Fields f(risks[i], where + "[" + std::to_string(i) + "]");
+    JsonFields f(risks[i], where + "[" + std::to_string(i) + "]");
     SurvivalRisk& risk = out.emplace_back();
     risk.pool = static_cast<std::size_t>(f.count("pool"));
     risk.survival = f.real("survival");
     risk.warning = f.text("warning", kMaxWarning);
-    f.finish();
+    f.finish("a replica's result");
   }
   return out;
 }
@@ -164,7 +106,7 @@ std::vector<ReplicaResult> replica_results_from_json(const json& results, std::s
   std::vector<ReplicaResult> out;
   out.reserve(expected);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    Fields f(results[i], input + "[" + std::to_string(i) + "]");
+    JsonFields f(results[i], input + "[" + std::to_string(i) + "]");
     ReplicaResult r;
     r.makespan = f.count("makespan_us");
     r.utilisation = f.real("utilisation");
@@ -177,7 +119,7 @@ std::vector<ReplicaResult> replica_results_from_json(const json& results, std::s
     r.attempts_interrupted = static_cast<std::size_t>(f.count("attempts_interrupted"));
     if (f.has("cost")) r.cost = cost_of(f.at("cost"), f.where() + ".cost");
     r.survival_risks = survival_risks_of(f.at("survival_risks"), f.where() + ".survival_risks");
-    f.finish();
+    f.finish("a replica's result");
     out.push_back(std::move(r));
   }
   return out;

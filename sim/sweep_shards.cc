@@ -5,6 +5,7 @@
 
 #include "data/error.h"
 #include "data/importers/json_input.h"
+#include "sim/json_fields.h"
 
 namespace millrace::sim {
 
@@ -19,51 +20,12 @@ json params_json(const scheduler::PolicyParams& p) {
           {"type_limits", p.type_limits}, {"deadline_us", p.deadline},    {"scale_up_delay_us", p.scale_up_delay}};
 }
 
-// A field of a payload, checked as it is read (input.field: what is wrong).
-class Reader {
- public:
-  Reader(const json& object, std::string where) : object_(object), where_(std::move(where)) {
-    if (!object_.is_object()) throw data::Error(where_, "must be a JSON object");
-  }
-  const json& at(const char* key) const {
-    auto it = object_.find(key);
-    if (it == object_.end()) throw data::Error(where_ + "." + key, "missing");
-    return *it;
-  }
-  std::int64_t integer(const char* key, std::int64_t min, std::int64_t max) const {
-    const json& v = at(key);
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) ||
-        v.get<std::int64_t>() < min || v.get<std::int64_t>() > max) {
-      throw data::Error(where_ + "." + key, "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
-    }
-    return v.get<std::int64_t>();
-  }
-  std::vector<std::string> names(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_array() || v.size() > kMaxNames) {
-      throw data::Error(where_ + "." + key, "must be an array of at most " + std::to_string(kMaxNames) + " names");
-    }
-    std::vector<std::string> out;
-    for (const json& name : v) {
-      if (!name.is_string() || name.get<std::string>().empty()) {
-        throw data::Error(where_ + "." + key, "must hold non-empty strings");
-      }
-      out.push_back(name.get<std::string>());
-    }
-    return out;
-  }
-  const std::string& where() const { return where_; }
-
- private:
-  const json& object_;
-  std::string where_;
-};
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
 constexpr std::int64_t kMaxMicros = std::numeric_limits<std::int64_t>::max();
 
 scheduler::PolicyParams params_from(const json& object, const std::string& where) {
-  Reader r(object, where);
+  JsonFields r(object, where);
   scheduler::PolicyParams p;
   p.workers = static_cast<int>(r.integer("workers", 0, kMaxInt));
   p.min_workers = static_cast<int>(r.integer("min_workers", 0, kMaxInt));
@@ -82,7 +44,7 @@ scheduler::PolicyParams params_from(const json& object, const std::string& where
 }
 
 ComparisonSelection selection_from(const json& object, const std::string& where) {
-  Reader r(object, where);
+  JsonFields r(object, where);
   ComparisonSelection s;
   const json& workers = r.at("workers");
   if (!workers.is_array() || workers.empty() || workers.size() > kMaxNames) {
@@ -94,7 +56,7 @@ ComparisonSelection selection_from(const json& object, const std::string& where)
     }
     s.workers.push_back(w.get<int>());
   }
-  for (const std::string& order : r.names("orders")) {
+  for (const std::string& order : r.names("orders", kMaxNames)) {
     try {
       s.orders.push_back(scheduler::queue_order_from_string(order));
     } catch (const data::Error& e) {
@@ -102,8 +64,8 @@ ComparisonSelection selection_from(const json& object, const std::string& where)
     }
   }
   if (s.orders.empty()) throw data::Error(where + ".orders", "needs at least one queue order");
-  s.partitioners = r.names("partitioners");
-  s.listed = r.names("listed");
+  s.partitioners = r.names("partitioners", kMaxNames);
+  s.listed = r.names("listed", kMaxNames);
   const json& recorded = r.at("recorded");
   if (!recorded.is_boolean()) throw data::Error(where + ".recorded", "must be true or false");
   s.recorded = recorded.get<bool>();
@@ -183,7 +145,7 @@ std::string payload_of(const ShardOrder& order) {
 
 ShardOrder shard_order_from_payload(const std::string& text, const std::string& input) {
   const json payload = data::importers::parse_json_text(text, input);
-  Reader r(payload, input);
+  JsonFields r(payload, input);
   ShardOrder order;
   const json& sha = r.at("bundle_sha256");
   if (!sha.is_string() || !is_sha256_hex(sha.get<std::string>())) {
@@ -191,7 +153,7 @@ ShardOrder shard_order_from_payload(const std::string& text, const std::string& 
   }
   order.bundle_sha256 = sha.get<std::string>();
   order.selection = selection_from(r.at("selection"), input + ".selection");
-  Reader shard(r.at("shard"), input + ".shard");
+  JsonFields shard(r.at("shard"), input + ".shard");
   order.shard.combination = static_cast<std::size_t>(shard.integer("combination", 0, kMaxInt));
   order.shard.first_replica = static_cast<int>(shard.integer("first_replica", 0, kMaxInt));
   order.shard.replicas = static_cast<int>(shard.integer("replicas", 1, kMaxInt));
