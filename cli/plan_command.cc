@@ -117,11 +117,11 @@ std::vector<sim::ComparisonRow> meeting_target(const sim::CapacityQuestion& ques
 // The frontier of time against money over `evaluated`, in two parts: among the configurations
 // meeting the target (the cheapest, the answer, is on it, marked), then those of the whole
 // frontier that miss it (cheaper or sooner on average, but on target in too few replicas); then
-// what the cheapest was chosen among.
+// what the cheapest (null when none meets the target) was chosen among.
 void print_frontier(const sim::CapacityQuestion& question, const std::vector<sim::ComparisonRow>& evaluated,
-                    const std::string& pool, const std::string& chosen_among, std::ostream& out) {
+                    const sim::ComparisonRow* cheapest, const std::string& pool, const std::string& chosen_among,
+                    std::ostream& out) {
   const std::vector<sim::ComparisonRow> meeting = meeting_target(question, evaluated);
-  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, evaluated);
   auto line = [&](const sim::ComparisonRow& r) {
     out << "  " << configuration(r, pool) << ": mean makespan " << data::readable_duration(r.makespan_mean)
         << ", mean cost " << data::money_text(r.cost->mean, r.cost->currency);
@@ -148,10 +148,9 @@ void print_frontier(const sim::CapacityQuestion& question, const std::vector<sim
 // The cheapest of a count search's configurations, beside its fewest, and its frontier.
 void print_cheapest_of_counts(const sim::CapacityQuestion& question, const sim::CapacityAnswer& answer,
                               const std::string& pool, std::ostream& out) {
-  if (const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows)) {
-    print_cheapest(question, *cheapest, answer.best, pool, out);
-  }
-  print_frontier(question, answer.evaluated.rows, pool,
+  const std::optional<sim::ComparisonRow> cheapest = sim::cheapest_meeting(question, answer.evaluated.rows);
+  if (cheapest) print_cheapest(question, *cheapest, answer.best, pool, out);
+  print_frontier(question, answer.evaluated.rows, cheapest ? &*cheapest : nullptr, pool,
                  "the counts the search evaluated: the fewest meeting the target and the curve's", out);
 }
 
@@ -577,7 +576,7 @@ void print_mix(const sim::CapacityQuestion& question, const sim::MixAnswer& mix,
   for (std::size_t position = 0; position < mix.pools.size(); ++position) {
     if (position != mix.filler) grid_pools += (grid_pools.empty() ? "'" : " and '") + pools[mix.pools[position]].name + "'";
   }
-  print_frontier(question, mix.evaluated, "",
+  print_frontier(question, mix.evaluated, cheapest, "",
                  "the " + data::counted(static_cast<std::int64_t>(mix.evaluated.size()), "mix", "mixes") +
                      " evaluated: pool " + grid_pools + " at 0, the powers of two to " +
                      std::to_string(question.max_nodes) + " and its fewest alone, each beside the fewest nodes of " +
