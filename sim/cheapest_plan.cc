@@ -6,7 +6,7 @@
 
 #include "data/error.h"
 #include "data/readable_duration.h"
-#include "sim/node_lifetime.h"
+#include "sim/spot_capacity.h"
 
 namespace millrace::sim {
 
@@ -70,11 +70,15 @@ std::vector<WhyNotSpot> why_not_spot(const CapacityQuestion& question, const Mix
       cheapest_with_spot = row;
     }
   }
+  // The rates the simulations drew from: typed, from a lifetime distribution, or fitted.
+  const std::vector<InterruptionRate> rates =
+      interruption_rates(question.spec.base.cluster.pools.pools, question.spec.base.cluster.fitted.get());
   for (std::size_t position = 0; position < mix.pools.size(); ++position) {
     const NodePool& pool = question.spec.base.cluster.pools.pools[mix.pools[position]];
     if (!pool.spot || !mix.alone[position]) continue;
-    const double rate = pool.lifetime ? 1 / mean_hours(*pool.lifetime) : pool.interruption_rate.value_or(0);
-    out.push_back({pool.name, rate, pool.lifetime ? pool.lifetime->text : "", *mix.alone[position], cheapest_with_spot});
+    const InterruptionRate& rate = rates[mix.pools[position]];
+    out.push_back({pool.name, rate.per_node_hour, rate.lifetime ? rate.lifetime->text : "", *mix.alone[position],
+                   cheapest_with_spot});
   }
   return out;
 }

@@ -44,7 +44,7 @@ std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const Compar
 // target, if one does (no cheaper than the answer).
 struct WhyNotSpot {
   std::string pool;
-  double interruption_rate = 0;  // per node-hour (a lifetime distribution's: 1 / its mean life)
+  double interruption_rate = 0;  // per node-hour: typed, fitted, or a lifetime distribution's 1 / mean life
   std::string lifetime;          // the pool's lifetime distribution as given, when it has one
   ComparisonRow alone;
   std::optional<ComparisonRow> cheapest_with_spot;

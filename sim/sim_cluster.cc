@@ -79,10 +79,7 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
     std::sort(resources.begin(), resources.end());
     for (std::size_t r = 0; r < resources.size(); ++r) resource_index_[resources[r]] = r;
     pool_nodes_ = std::make_unique<PoolNodes>(config_.pools.pools, config_.pools.placement, std::move(resources));
-    const std::shared_ptr<const data::ClusterModel> fitted = config_.fitted;
-    interruption_rates_ = sim::interruption_rates(config_.pools.pools, [fitted](const std::string& pool) {
-      return fitted ? fitted->interruptions.rate_of(pool) : std::nullopt;
-    });
+    interruption_rates_ = sim::interruption_rates(config_.pools.pools, config_.fitted.get());
     nodes_interrupted_.assign(config_.pools.pools.size(), 0);
     // A spot pool's nodes up at the start each have their own life (and scale-down check:
     // watch_start_nodes()).

@@ -67,7 +67,7 @@ void read_spot_fields(NodePool& pool, const SpotFields& fields, const std::strin
   }
 }
 
-std::vector<InterruptionRate> interruption_rates(const std::vector<NodePool>& pools, const FittedRate& fitted) {
+std::vector<InterruptionRate> interruption_rates(const std::vector<NodePool>& pools, const data::ClusterModel* fitted) {
   std::vector<InterruptionRate> rates;
   for (const NodePool& pool : pools) {
     if (!pool.spot) {
@@ -82,7 +82,7 @@ std::vector<InterruptionRate> interruption_rates(const std::vector<NodePool>& po
       rates.push_back({1 / mean_hours(*pool.lifetime), "typed", pool.lifetime});
       continue;
     }
-    const std::optional<double> learned = fitted ? fitted(pool.name) : std::nullopt;
+    const std::optional<double> learned = fitted ? fitted->interruptions.rate_of(pool.name) : std::nullopt;
     if (!learned) {
       throw data::Error(pool.declared_at.empty() ? "--node-pools" : pool.declared_at,
                         "spot pool '" + pool.name +

@@ -18,13 +18,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "data/cluster_model.h"
 #include "data/time.h"
 #include "scheduler/planned_work.h"
 #include "sim/node_pools.h"
@@ -44,16 +44,15 @@ struct SpotFields {
 void read_spot_fields(NodePool& pool, const SpotFields& fields, const std::string& where);
 
 // Each pool's interruption rate per node-hour (0 for on-demand pools) and where it came from
-// ("typed", "fitted", "" for on-demand): the typed one, else `fitted(pool name)` when that gives
-// one; or the pool's lifetime distribution, its rate then one over the mean life. Throws
+// ("typed", "fitted", "" for on-demand): the typed one, or the pool's lifetime distribution, its
+// rate then one over the mean life; else the rate `fitted` (null: none) learned for the pool. Throws
 // data::Error naming the pool's file:line when a spot pool has none.
 struct InterruptionRate {
   double per_node_hour = 0;
   std::string source;
   std::optional<NodeLifetime> lifetime{};  // given instead of a rate
 };
-using FittedRate = std::function<std::optional<double>(const std::string& pool)>;
-std::vector<InterruptionRate> interruption_rates(const std::vector<NodePool>& pools, const FittedRate& fitted);
+std::vector<InterruptionRate> interruption_rates(const std::vector<NodePool>& pools, const data::ClusterModel* fitted);
 
 // The stream interruptions draw from, given the simulation's seed.
 std::uint64_t interruption_seed(std::uint64_t simulation_seed);
