@@ -139,10 +139,11 @@ TEST_F(SweepFannedOut, APlanOverFourPoolWorkersAnswersAndDrawsTheLocalCurve) {
   CliResult result = run(fanned(plan, server, 4));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, local);
-  // One run of shards (one batch) per count the search asked, each of them served by a pool Job.
+  // One run of shards per batch, each holding several counts the search asked, each run served
+  // by a pool Job.
   data::TraceStore trace = data::TraceStore::open(store);
   const json curve = json::parse(result.out)["curve"];
-  EXPECT_GE(trace.runs().size(), curve.size());
+  EXPECT_LT(trace.runs().size(), curve.size());
   EXPECT_EQ(server.record().jobs_created, static_cast<int>(trace.runs().size()));
   // Each batch's run is named after the sweep's bundle and its place in the search.
   const std::string said = "bundle sha256 ";
@@ -258,6 +259,43 @@ TEST_F(SweepFannedOut, ACompareReplayingARecordedRunCarriesTheStoreAndPrintsTheL
   for (const data::Attempt& a : data::TraceStore::open(store).attempts(2)) reasons += a.failure_reason + "\n";
   ASSERT_EQ(result.exit_code, 0) << result.err << reasons;
   EXPECT_EQ(result.out, local.out);
+}
+
+// A search of several rounds, one shard a count, over 4 workers: the awaited count goes to the
+// pool in one batch with the curve's counts and then with the counts the search may ask next,
+// so fewer batches (the store's runs) ran than counts the search asked, and several batches held
+// several counts; the JSON is the local plan's, byte for byte.
+TEST_F(SweepFannedOut, APlansCountsLookedAheadGoToThePoolInTheAwaitedCountsBatch) {
+  const std::vector<std::string> plan = {"plan", "--model", model, "--partitioners", "uniform", "--range-count", "60",
+                                         "--deadline", "30m", "--max-workers", "40", "--replicas", "4",
+                                         "--fail-prob", "0.2", "--seed", "5", "--json", "--quiet"};
+  const std::string local = here(plan);
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  CliResult result = run(fanned(plan, server, 4));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  std::set<int> asked;
+  const json printed = json::parse(result.out);
+  for (const json& point : printed["curve"]) asked.insert(point["workers"].get<int>());
+  data::TraceStore trace = data::TraceStore::open(store);
+  std::set<int> sent;
+  int batches_of_several = 0;
+  for (const data::Run& batch : trace.runs()) {
+    std::set<int> counts;  // the simulated worker counts of its shards
+    for (const data::WorkItem& shard : trace.items(batch.id)) {
+      counts.insert(json::parse(shard.payload)["selection"]["workers"][0].get<int>());
+    }
+    EXPECT_EQ(trace.items(batch.id).size(), counts.size()) << "one shard a count, each count sent once";
+    batches_of_several += counts.size() > 1;
+    for (int count : counts) EXPECT_TRUE(sent.insert(count).second) << count << " sent twice";
+  }
+  for (int count : asked) EXPECT_TRUE(sent.count(count)) << count << " asked, never sent";
+  EXPECT_GE(asked.size(), 8u);
+  EXPECT_LT(trace.runs().size(), asked.size());
+  EXPECT_GE(batches_of_several, 2);
+  std::cout << "plan fanned out: " << asked.size() << " counts asked, " << sent.size() << " sent in "
+            << trace.runs().size() << " batches" << std::endl;
 }
 
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
