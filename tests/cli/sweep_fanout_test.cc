@@ -326,5 +326,35 @@ TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
   }
 }
 
+// For bench/README, run by hand (--gtest_also_run_disabled_tests): a plan of several rounds
+// here, then fanned out over 4 workers; wall times, batches and counts printed, nothing timed
+// asserted.
+TEST_F(SweepFannedOut, DISABLED_MeasureAPlanFannedOut) {
+  const std::string big = (dir / "big-model.json").string();
+  data::CostModel({{{0, 100000}, 0, 1e6}}, "units", "synthetic").save(big);
+  const std::vector<std::string> plan = {"plan", "--model", big, "--partitioners", "uniform", "--range-count", "20000",
+                                         "--deadline", "2h", "--max-workers", "64", "--replicas", "8",
+                                         "--fail-prob", "0.1", "--json", "--quiet"};
+  const auto started = std::chrono::steady_clock::now();
+  const std::string local = here(plan);
+  const auto local_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  std::vector<std::string> args = fanned(plan, server, 4);
+  args.insert(args.end(), {"--shard-replicas", "8"});
+  const auto fanned_start = std::chrono::steady_clock::now();
+  CliResult result = run(args);
+  const auto fanned_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - fanned_start);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  std::size_t shards = 0;
+  data::TraceStore trace = data::TraceStore::open(store);
+  for (const data::Run& batch : trace.runs()) shards += trace.items(batch.id).size();
+  std::cout << "here " << local_ms.count() << " ms; fanned out " << fanned_ms.count() << " ms, "
+            << json::parse(result.out)["curve"].size() << " counts asked, " << shards << " sent in "
+            << trace.runs().size() << " batches" << std::endl;
+}
+
 }  // namespace
 }  // namespace millrace
