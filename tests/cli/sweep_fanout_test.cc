@@ -351,9 +351,11 @@ TEST_F(SweepFannedOut, DISABLED_MeasureAPlanFannedOut) {
   std::size_t shards = 0;
   data::TraceStore trace = data::TraceStore::open(store);
   for (const data::Run& batch : trace.runs()) shards += trace.items(batch.id).size();
-  std::cout << "here " << local_ms.count() << " ms; fanned out " << fanned_ms.count() << " ms, "
-            << json::parse(result.out)["curve"].size() << " counts asked, " << shards << " sent in "
-            << trace.runs().size() << " batches" << std::endl;
+  const json curve = json::parse(result.out)["curve"];
+  std::cout << "here " << local_ms.count() << " ms; fanned out " << fanned_ms.count() << " ms, " << curve.size()
+            << " counts asked (";
+  for (const json& point : curve) std::cout << " " << point["workers"];
+  std::cout << " ), " << shards << " sent in " << trace.runs().size() << " batches" << std::endl;
 }
 
 }  // namespace

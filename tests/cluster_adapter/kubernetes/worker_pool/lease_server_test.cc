@@ -311,13 +311,21 @@ TEST_F(LeaseServerTest, AskingAgainWhileHoldingALeaseAbandonsIt) {
   EXPECT_EQ(happened[1].event.reason, kLeaseAbandoned);
 }
 
-TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld) {
+// A book whose one item r0 pool-0 holds the lease of.
+class LeaseBookTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    item.id = "r0";
+    book.offer(test_support::loose_submission(1, item, 1, "w000"));
+    ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
+  }
+
   ManualClock clock{1 * kSecond};
-  LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s");
+  LeaseBook book{clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s"};
   data::WorkItem item;
-  item.id = "r0";
-  book.offer(test_support::loose_submission(1, item, 1, "w000"));
-  ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
+};
+
+TEST_F(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld) {
   auto idle_b = std::async(std::launch::async, [&] { return book.lease("pool-1").action; });
   auto idle_c = std::async(std::launch::async, [&] { return book.lease("pool-2").action; });
   while (book.status().workers_waiting < 2) std::this_thread::yield();
@@ -336,13 +344,7 @@ TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld)
 // asks again); a lane retires; pool-1, alive, asks again. Before, pool-2's request counted as the
 // idle worker kept, so pool-1 was told to exit at once; when pool-0's lease expired, its retry
 // went to no live worker: the run stalled. The worker heard from last is kept instead.
-TEST(LeaseBookTest, AWorkerFrozenWhileWaitingIsNotTheOneKeptSoTheRetryOfAnExpiredLeaseFindsALiveWorker) {
-  ManualClock clock{1 * kSecond};
-  LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s");
-  data::WorkItem item;
-  item.id = "r0";
-  book.offer(test_support::loose_submission(1, item, 1, "w000"));
-  ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
+TEST_F(LeaseBookTest, AWorkerFrozenWhileWaitingIsNotTheOneKeptSoTheRetryOfAnExpiredLeaseFindsALiveWorker) {
   auto frozen = std::async(std::launch::async, [&] { return book.lease("pool-2").action; });
   while (book.status().workers_waiting < 1) std::this_thread::yield();
   book.retire("w002");
