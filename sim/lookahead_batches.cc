@@ -1,6 +1,7 @@
 #include "sim/lookahead_batches.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "sim/sweep_shards.h"
@@ -28,30 +29,33 @@ std::vector<ReplicaResult> LookaheadBatches::take(int count) {
     kept_.erase(kept);
     return results;
   }
-  std::vector<int> batch{count};
-  for (int n : certain_) {
-    if (!kept_.count(n)) batch.push_back(n);
-  }
+  // The awaited count first (its shards leased first), then the certain, then the possible.
+  std::vector<int> batch;
+  std::vector<ComparisonSpec> specs;
   std::size_t shards = 0;
-  for (int n : batch) shards += shards_of_count(n);
+  // Adds count n to the batch when its shards keep the batch's within `room` (none: always).
+  auto send = [&](int n, std::optional<std::size_t> room) {
+    ComparisonSpec spec = spec_(n);
+    const std::size_t more = shards_of(spec, elsewhere_->replicas_per_shard).size();
+    if (room && shards + more > *room) return false;
+    batch.push_back(n);
+    specs.push_back(std::move(spec));
+    shards += more;
+    return true;
+  };
+  send(count, std::nullopt);
+  for (int n : certain_) {
+    if (!kept_.count(n)) send(n, std::nullopt);
+  }
   const std::size_t workers = static_cast<std::size_t>(std::max(1, elsewhere_->workers));
   const std::size_t room = (shards + workers - 1) / workers * workers;  // the rounds taken anyway
   for (int n : possible_) {
     if (std::find(batch.begin(), batch.end(), n) != batch.end() || kept_.count(n)) continue;
-    const std::size_t more = shards_of_count(n);
-    if (shards + more > room) break;
-    shards += more;
-    batch.push_back(n);
+    if (!send(n, room)) break;
   }
-  std::vector<ComparisonSpec> specs;
-  for (int n : batch) specs.push_back(spec_(n));
   std::vector<std::vector<ReplicaResult>> results = simulate_elsewhere(specs);
   for (std::size_t i = 1; i < batch.size(); ++i) kept_[batch[i]] = std::move(results[i]);
   return std::move(results.front());
-}
-
-std::size_t LookaheadBatches::shards_of_count(int count) const {
-  return shards_of(spec_(count), elsewhere_->replicas_per_shard).size();
 }
 
 }  // namespace millrace::sim

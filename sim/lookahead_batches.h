@@ -35,9 +35,6 @@ class LookaheadBatches {
   std::vector<ReplicaResult> take(int count);
 
  private:
-  // The shards `count`'s comparison is cut into.
-  std::size_t shards_of_count(int count) const;
-
   std::shared_ptr<const Elsewhere> elsewhere_;
   std::function<ComparisonSpec(int)> spec_;
   std::set<int> certain_;      // not yet asked
