@@ -298,6 +298,23 @@ TEST_F(SweepFannedOut, APlansCountsLookedAheadGoToThePoolInTheAwaitedCountsBatch
             << trace.runs().size() << " batches" << std::endl;
 }
 
+// --minimize cost searches through the same batches: the cheapest, the frontier and the curve's
+// costs are the local plan's, byte for byte, in fewer batches than counts.
+TEST_F(SweepFannedOut, APlanMinimizingCostFannedOutPrintsTheLocalJsonInFewerBatchesThanCounts) {
+  const std::vector<std::string> plan = {"plan", "--model", model, "--partitioners", "uniform", "--range-count", "60",
+                                         "--deadline", "45m", "--max-workers", "24", "--replicas", "4",
+                                         "--fail-prob", "0.2", "--worker-price", "0.90", "--minimize", "cost",
+                                         "--json", "--quiet"};
+  const std::string local = here(plan);
+  ASSERT_NE(local.find("\"cost\""), std::string::npos) << local;
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  CliResult result = run(fanned(plan, server, 4));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  EXPECT_LT(data::TraceStore::open(store).runs().size(), json::parse(result.out)["curve"].size());
+}
+
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
 // and fanned out over 4 workers in 2 to 64 shards; wall times printed, nothing timed asserted.
 TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {
