@@ -19,21 +19,24 @@ constexpr int kMaxShardReplicas = 1000;  // a completion's results stay within t
 
 std::string shard_id(std::size_t index) { return "shard-" + std::to_string(index); }
 
-// One batch: the shards of the comparison of `spec` as the run `name` on the pool; every
-// replica's result in task order.
-std::vector<sim::ReplicaResult> run_on_pool(SweepOptions& o, const std::string& bundle_sha256, const std::string& store,
-                                            const std::string& name, const sim::ComparisonSpec& spec) {
-  const std::vector<sim::Shard> shards = sim::shards_of(spec, o.shard_replicas);
-  const sim::ComparisonSelection selection = sim::selection_of(spec);
+// One batch: the shards of the comparisons of `specs` as the run `name` on the pool, numbered
+// across them; each comparison's replica results in task order.
+std::vector<std::vector<sim::ReplicaResult>> run_on_pool(SweepOptions& o, const std::string& bundle_sha256,
+                                                         const std::string& store, const std::string& name,
+                                                         const std::vector<sim::ComparisonSpec>& specs) {
   std::vector<data::WorkItem> items;
-  std::map<std::string, int> replicas_of;  // by item id
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    data::WorkItem& item = items.emplace_back();
-    item.id = shard_id(i);
-    item.range = data::Range{static_cast<std::int64_t>(i), 1};
-    item.type = "shard";
-    item.payload = sim::payload_of({bundle_sha256, selection, shards[i]});
-    replicas_of[item.id] = shards[i].replicas;
+  std::vector<std::vector<sim::Shard>> shards;  // by comparison
+  std::map<std::string, int> replicas_of;       // by item id
+  for (const sim::ComparisonSpec& spec : specs) {
+    const sim::ComparisonSelection selection = sim::selection_of(spec);
+    for (const sim::Shard& shard : shards.emplace_back(sim::shards_of(spec, o.shard_replicas))) {
+      data::WorkItem& item = items.emplace_back();
+      item.id = shard_id(items.size() - 1);
+      item.range = data::Range{static_cast<std::int64_t>(items.size() - 1), 1};
+      item.type = "shard";
+      item.payload = sim::payload_of({bundle_sha256, selection, shard});
+      replicas_of[item.id] = shard.replicas;
+    }
   }
   o.exchange->expect_results([replicas_of](const std::string& id, const nlohmann::json& results) {
     auto found = replicas_of.find(id);
@@ -47,7 +50,7 @@ std::vector<sim::ReplicaResult> run_on_pool(SweepOptions& o, const std::string& 
   session.common.workers = o.pool_workers;
   session.common.policy = "fixed-pool";
   session.units = "shards";
-  session.span = "0:" + std::to_string(shards.size() - 1);
+  session.span = "0:" + std::to_string(items.size() - 1);
   session.partitioner = "sweep shards";
   session.max_attempts = o.max_attempts;
   session.status_port = o.status_port;
@@ -56,13 +59,18 @@ std::vector<sim::ReplicaResult> run_on_pool(SweepOptions& o, const std::string& 
       .run([&items] { return items; }, [](const data::TraceStore&, std::int64_t) {});
   const std::map<std::string, nlohmann::json> kept = o.exchange->results();
   o.exchange->expect_results(nullptr);
-  std::vector<sim::ReplicaResult> out;
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    auto found = kept.find(shard_id(i));
-    if (found == kept.end()) throw data::Error(shard_id(i), "succeeded without results (a defect: please report it)");
-    for (sim::ReplicaResult& r : sim::replica_results_from_json(found->second, static_cast<std::size_t>(shards[i].replicas),
-                                                                shard_id(i) + " results")) {
-      out.push_back(std::move(r));
+  std::vector<std::vector<sim::ReplicaResult>> out;
+  std::size_t index = 0;
+  for (const std::vector<sim::Shard>& mine : shards) {
+    std::vector<sim::ReplicaResult>& results = out.emplace_back();
+    for (const sim::Shard& shard : mine) {
+      const std::string id = shard_id(index++);
+      auto found = kept.find(id);
+      if (found == kept.end()) throw data::Error(id, "succeeded without results (a defect: please report it)");
+      for (sim::ReplicaResult& r :
+           sim::replica_results_from_json(found->second, static_cast<std::size_t>(shard.replicas), id + " results")) {
+        results.push_back(std::move(r));
+      }
     }
   }
   return out;
@@ -114,12 +122,16 @@ void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store,
   o.exchange->add_bundle(bundle.sha256, bundle.text);
   std::cerr << "millrace: fanning the simulations out over " << o.pool_workers << " pool workers (bundle sha256 "
             << bundle.sha256 << ", " << bundle.text.size() << " bytes)\n";
-  spec.threads = 1;
   // Each batch a run named after the sweep's bundle and its place: sweep-3f2a9c0d1e2b-1, -2, ...
   // (one count shared by the copies of the spec a plan's search makes).
-  spec.elsewhere = [&o, sha = bundle.sha256, store, batches = std::make_shared<int>(0)](const sim::ComparisonSpec& s) {
-    return run_on_pool(o, sha, store, "sweep-" + sha.substr(0, 12) + "-" + std::to_string(++*batches), s);
+  auto elsewhere = std::make_shared<sim::Elsewhere>();
+  elsewhere->batch = [&o, sha = bundle.sha256, store, batches = std::make_shared<int>(0)](
+                         const std::vector<sim::ComparisonSpec>& specs) {
+    return run_on_pool(o, sha, store, "sweep-" + sha.substr(0, 12) + "-" + std::to_string(++*batches), specs);
   };
+  elsewhere->workers = o.pool_workers;
+  elsewhere->replicas_per_shard = o.shard_replicas;
+  spec.elsewhere = std::move(elsewhere);
 }
 
 }  // namespace millrace::cli

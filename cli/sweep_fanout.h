@@ -7,7 +7,8 @@
 // API and send each shard's results with its completion. A shard whose worker dies, whose lease
 // expires or that fails is retried by the scheduler core like any range; its results are kept
 // once. The rows are then summarised here from the results, as a local run does: the same JSON,
-// byte for byte. A plan's search asks its counts one at a time: each count is one run (a batch).
+// byte for byte. A plan's search sends the count it waits for with the counts it looks ahead in
+// one run (a batch: sim/capacity_plan.h), so the pool's workers simulate them side by side.
 // The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
 // pool's size as --pool-workers (--workers stays the simulated counts).
 #pragma once
@@ -40,8 +41,8 @@ struct SweepOptions {
 // Kubernetes kind's options, all in kFanOutGroup.
 void add_sweep_options(CLI::App* command, SweepOptions& options);
 
-// With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (and,
-// so that a plan's counts run one batch at a time, on one thread here). Without it, refuses the
+// With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (the
+// partitions and rows are still built here, on spec's threads). Without it, refuses the
 // other fan-out options, which would do nothing. `command`'s shared
 // comparison options make the bundle; `store` records the runs of shards. Throws data::Error
 // naming the option for what cannot fan out.

@@ -11,6 +11,7 @@
 #include "data/run_summary.h"
 #include "data/typed_duration.h"
 #include "sim/fewest_meeting.h"
+#include "sim/lookahead_batches.h"
 #include "sim/sweep_pool.h"
 
 namespace millrace::sim {
@@ -31,15 +32,23 @@ constexpr long kPossible = 2;
 // are evaluated in one pool of threads (sim/sweep_pool.h): while the search waits for one, the
 // others run the counts it will or may ask later; only the counts it asks make the answer, so
 // what it asks, in what order, and every figure are those of a search evaluating one count at a
-// time (each replica is seeded by what it is, never by when or where it runs).
+// time (each replica is seeded by what it is, never by when or where it runs). Fanned out
+// (spec.elsewhere), the replicas of the counts ahead go to the worker pool in the awaited count's
+// batch instead (sim/lookahead_batches.h), and the pool here only builds partitions and rows.
 class Evaluator {
  public:
   // spec(count): the comparison of a count; judged(count, comparison): its rows judged.
   Evaluator(const CapacityQuestion& q, const std::vector<int>& certain, std::function<ComparisonSpec(int)> spec,
             std::function<std::vector<ComparisonRow>(int, Comparison)> judged)
       : q_(q), spec_(std::move(spec)), judged_(std::move(judged)), pool_(q.spec.thread_count()) {
+    if (q.spec.elsewhere) batches_.emplace(q.spec.elsewhere, spec_);
     for (int count : certain) {
-      if (certain_.insert(count).second) pool_.queue(count, kCertain, make(count));
+      if (!certain_.insert(count).second) continue;
+      if (batches_) {
+        batches_->certain({count});
+      } else {
+        pool_.queue(count, kCertain, make(count));
+      }
     }
   }
 
@@ -55,7 +64,7 @@ class Evaluator {
       const auto reached = reached_.find(count);
       if (reached != reached_.end() && q_.spec.progress) q_.spec.progress(reached->second.first, reached->second.second);
     }
-    pool_.queue(count, kAwaited, make(count));
+    pool_.queue(count, kAwaited, batches_ ? make(count, batches_->take(count)) : make(count));
     std::vector<ComparisonRow> rows = judged_(count, pool_.wait(count));
     pool_.drop(count);
     best_.emplace(count, best_row(rows));
@@ -70,14 +79,16 @@ class Evaluator {
   }
 
   // The counts the search may ask next, nearest first, evaluated when the cores have nothing
-  // better to do; those foreseen before and not now are dropped. On one thread, none: the one
-  // thread would run them in the moment between one count's end and the search asking the next.
+  // better to do (fanned out: sent in the next batch while the pool has workers to spare); those
+  // foreseen before and not now are dropped. On one thread here, none: the one thread would run
+  // them in the moment between one count's end and the search asking the next.
   void foresee(const std::vector<int>& counts) {
-    if (q_.spec.thread_count() < 2) return;
+    if (!batches_ && q_.spec.thread_count() < 2) return;
     std::vector<int> possible;
     for (int count : counts) {
       if (!certain_.count(count) && !best_.count(count)) possible.push_back(count);
     }
+    if (batches_) return batches_->possible(possible);
     for (int count : possible_) {
       if (std::find(possible.begin(), possible.end(), count) == possible.end()) pool_.drop(count);
     }
@@ -103,15 +114,16 @@ class Evaluator {
 
  private:
   // The comparison of `count`, its simulations shown on the question's progress while the
-  // search waits for it.
-  SweepPool::MakeRun make(int count) {
-    return [this, count] {
+  // search waits for it; with `given`, its replicas' results simulated elsewhere.
+  SweepPool::MakeRun make(int count, std::optional<std::vector<ReplicaResult>> given = std::nullopt) {
+    return [this, count, given = std::move(given)]() mutable {
       ComparisonSpec spec = spec_(count);
       spec.progress = [this, count](std::int64_t done, std::int64_t total) {
         const std::lock_guard<std::mutex> guard(shown_);
         reached_[count] = {done, total};
         if (awaited_ == count && q_.spec.progress) q_.spec.progress(done, total);
       };
+      if (given) return std::make_unique<ComparisonRun>(std::move(spec), std::move(*given));
       return std::make_unique<ComparisonRun>(std::move(spec));
     };
   }
@@ -126,6 +138,7 @@ class Evaluator {
   std::mutex shown_;  // the question's progress, `awaited_` and `reached_`
   int awaited_ = 0;
   std::map<int, std::pair<std::int64_t, std::int64_t>> reached_;  // by count: simulations done, of total
+  std::optional<LookaheadBatches> batches_;  // fanned out: the counts sent ahead
   SweepPool pool_;  // last: its threads end before what they use
 };
 

@@ -25,7 +25,10 @@
 // count the search waits for, first the curve's counts (certainly asked later), then the counts
 // it may ask in its next steps, whatever the answers; those no longer reachable are dropped. The
 // answer holds only the counts the search asks, so it is the same, byte for byte, on any thread
-// count; what more threads cost is the simulations of counts foreseen and never asked.
+// count; what more threads cost is the simulations of counts foreseen and never asked. Fanned
+// out over a worker pool (spec.elsewhere), the count the search waits for goes to the pool in
+// one batch with the curve's counts and, while the pool has workers to spare, those it may ask
+// next (sim/lookahead_batches.h); the answer is again the same, byte for byte.
 #pragma once
 
 #include <functional>

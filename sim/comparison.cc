@@ -283,7 +283,7 @@ struct ComparisonRun::State {
   std::vector<char> build_taken;           // by build task
   std::size_t replicas = 0;
   std::vector<ReplicaResult> results;  // by replica task
-  std::vector<ReplicaResult> given;    // by replica task, simulated elsewhere (spec.elsewhere); else empty
+  std::vector<ReplicaResult> given;    // by replica task, simulated elsewhere; else empty
   std::optional<Shard> only;           // a shard's run: its replicas only
   std::vector<std::exception_ptr> errors;  // by task
   std::vector<char> taken;                 // by replica task
@@ -306,10 +306,33 @@ struct ComparisonRun::State {
   void simulate_replica(std::size_t i);
 };
 
-ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<State>()) {
+std::vector<std::vector<ReplicaResult>> simulate_elsewhere(const std::vector<ComparisonSpec>& specs) {
+  if (specs.empty()) return {};
+  for (const ComparisonSpec& spec : specs) validate(spec);
+  std::vector<std::vector<ReplicaResult>> results = specs.front().elsewhere->batch(specs);
+  if (results.size() != specs.size()) {
+    throw data::Error("the sweep's shards", "returned the results of " + std::to_string(results.size()) +
+                                                " comparisons of " + std::to_string(specs.size()));
+  }
+  return results;
+}
+
+namespace {
+
+// The comparison's replicas simulated elsewhere, sent alone; none when they are simulated here.
+std::vector<ReplicaResult> sent_alone(const ComparisonSpec& spec) {
+  if (!spec.elsewhere) return {};
+  return std::move(simulate_elsewhere({spec}).front());
+}
+
+}  // namespace
+
+ComparisonRun::ComparisonRun(ComparisonSpec spec) : ComparisonRun(spec, sent_alone(spec)) {}
+
+ComparisonRun::ComparisonRun(ComparisonSpec spec, std::vector<ReplicaResult> given) : state_(std::make_unique<State>()) {
   validate(spec);
   State& s = *state_;
-  if (spec.elsewhere) s.given = spec.elsewhere(spec);
+  s.given = std::move(given);
   s.spec = std::move(spec);
   const ComparisonSpec& c = s.spec;
   if (c.recorded_items) {

@@ -48,6 +48,19 @@ struct ListedPartition {
   std::vector<std::size_t> plan_order;
 };
 
+struct ComparisonSpec;
+
+// Where the replicas of comparisons are simulated when not here: a pool of workers, each running
+// one shard (a block of replicas of one combination, sim/sweep_shards.h) at a time.
+struct Elsewhere {
+  // Simulates the replicas of several comparisons in one batch (their shards all the items of one
+  // run): for each comparison, every replica's result in task order (combination-major, then
+  // replica).
+  std::function<std::vector<std::vector<ReplicaResult>>(const std::vector<ComparisonSpec>&)> batch;
+  int workers = 1;             // shards simulated at once
+  int replicas_per_shard = 1;  // the most replicas of one combination a shard holds
+};
+
 struct ComparisonSpec {
   const data::CostModel* model = nullptr;
   std::string cluster_source;  // where the simulated cluster's values come from, said in the output
@@ -75,11 +88,10 @@ struct ComparisonSpec {
   unsigned threads = 0;                          // 0: hardware concurrency
   // Simulations done out of all, after each one (from one thread at a time, in order).
   data::ProgressReport progress;
-  // Replicas simulated elsewhere (a sweep fanned out over a worker pool, sim/sweep_shards.h):
-  // called once, with this spec, when the comparison is made; it returns every replica's result
-  // in task order (combination-major, then replica) and the rows are summarised here from them,
-  // the partitions built here as without it. Null: every replica is simulated here.
-  std::function<std::vector<ReplicaResult>(const ComparisonSpec&)> elsewhere;
+  // Replicas simulated elsewhere (a sweep fanned out over a worker pool): when the comparison is
+  // made, it is sent alone as a batch, and the rows are summarised here from its results, the
+  // partitions built here as without it. Null: every replica is simulated here.
+  std::shared_ptr<const Elsewhere> elsewhere;
 
   // The threads the sweep runs on: `threads`, or one per hardware thread when it is 0.
   unsigned thread_count() const;
@@ -172,8 +184,13 @@ std::size_t combinations_of(const ComparisonSpec& spec);
 class ComparisonRun {
  public:
   // Validates the spec (throwing what run_comparison throws) and prepares the plans given as
-  // they are (the recorded run, listed partitions).
+  // they are (the recorded run, listed partitions); with spec.elsewhere, sends it there alone
+  // and keeps its replicas' results.
   explicit ComparisonRun(ComparisonSpec spec);
+  // The same with every replica's result already simulated elsewhere (one of the comparisons
+  // simulate_elsewhere sent), in task order: its replica tasks only take them. Throws
+  // data::Error when they are not one per replica.
+  ComparisonRun(ComparisonSpec spec, std::vector<ReplicaResult> given);
   // Only `shard`'s replicas, and only the partition they need: the other tasks count as ended.
   // Throws data::Error naming the shard when the spec has no such combination or replicas.
   ComparisonRun(ComparisonSpec spec, const Shard& shard);
@@ -200,6 +217,10 @@ class ComparisonRun {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// Validates every spec (throwing what run_comparison throws) and sends them all as one batch to
+// the first's `elsewhere`: each comparison's replica results, in the order of `specs`.
+std::vector<std::vector<ReplicaResult>> simulate_elsewhere(const std::vector<ComparisonSpec>& specs);
 
 // The results of `shard`'s replicas of a comparison of `spec`, simulated on this thread, each
 // exactly as run_comparison simulates it (the same seed, plan and draws).

@@ -32,7 +32,7 @@ new_store() {  # a trace store holds a plan's comparison: a one-range local run 
     --command true >/dev/null
 }
 plan=(plan --model "$work/model.json" --partitioners uniform --range-count 60 --deadline 2h --max-workers 12
-      --replicas 5 --fail-prob 0.2 --seed 3 --json --quiet)  # a batch a count asked, of 5 one-replica shards
+      --replicas 5 --fail-prob 0.2 --seed 3 --json --quiet)  # 5 one-replica shards a count, in 3 batches
 new_store "$work/here.db"
 "$millrace" "${plan[@]}" --store "$work/here.db" > "$work/here.json" || fail "the plan here failed"
 new_store "$work/fanned.db"

@@ -62,18 +62,21 @@ TEST(SweepShards, RowsFromShardsSimulatedApartEqualTheComparisonSimulatedWhole) 
   const ComparisonSpec whole = spec_on(model);
   ComparisonSpec apart = whole;
   int calls = 0;
-  apart.elsewhere = [&calls](const ComparisonSpec& spec) {
+  auto elsewhere = std::make_shared<Elsewhere>();
+  elsewhere->batch = [&calls](const std::vector<ComparisonSpec>& specs) {
     ++calls;
+    EXPECT_EQ(specs.size(), 1u);
     std::vector<ReplicaResult> results;
-    for (const Shard& shard : shards_of(spec, 2)) {
+    for (const Shard& shard : shards_of(specs.front(), 2)) {
       // Through JSON, as a worker sends them.
-      const std::vector<ReplicaResult> mine = run_shard(spec, shard);
+      const std::vector<ReplicaResult> mine = run_shard(specs.front(), shard);
       for (ReplicaResult& r : replica_results_from_json(json::parse(to_json(mine).dump()), mine.size(), "results")) {
         results.push_back(std::move(r));
       }
     }
-    return results;
+    return std::vector<std::vector<ReplicaResult>>{results};
   };
+  apart.elsewhere = elsewhere;
   EXPECT_EQ(to_json(run_comparison(apart)).dump(), to_json(run_comparison(whole)).dump());
   EXPECT_EQ(calls, 1);
 }

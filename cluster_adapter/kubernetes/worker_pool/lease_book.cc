@@ -83,7 +83,7 @@ LeaseBookStatus LeaseBook::status() const {
   LeaseBookStatus status;
   for (const auto& [id, lease] : leases_) status.leases.push_back(lease);
   status.offered = static_cast<int>(offered_.size());
-  status.workers_waiting = waiting_;
+  status.workers_waiting = static_cast<int>(waiters_.size());
   status.workers_released = released_;
   status.expired = expired_;
   status.closed = closed_;
@@ -103,11 +103,14 @@ LeaseOffer LeaseBook::lease(const std::string& worker) {
       break;
     }
   }
-  ++waiting_;
+  const std::uint64_t waiter = next_waiter_++;
+  waiters_.insert(waiter);
+  if (static_cast<int>(retired_.size()) > released_) changed_.notify_all();  // an older waiter may go now
   auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(terms_.wait);
-  changed_.wait_until(lock, until, [&] { return closed_ || not_waiting_ || !offered_.empty() || may_release(); });
-  bool release = may_release();  // counting this worker among those waiting
-  --waiting_;
+  changed_.wait_until(lock, until,
+                      [&] { return closed_ || not_waiting_ || !offered_.empty() || may_release(waiter); });
+  bool release = may_release(waiter);  // counting this worker among those waiting
+  waiters_.erase(waiter);
   LeaseOffer offer;
   if (closed_) {
     offer.action = LeaseOffer::Action::kExit;
@@ -189,12 +192,12 @@ LeaseReply LeaseBook::gone(const std::string& id) const {
   return it == ended_.end() ? LeaseReply::kUnknown : it->second;
 }
 
-// A worker may go when the scheduler retired more lanes than workers went, but never the last
-// idle one while leases are held or a failure is on its way to the scheduler (the retry of an
-// expired lease would find no worker).
-bool LeaseBook::may_release() const {
+// A worker may go when the scheduler retired more lanes than workers went, but never the idle
+// one heard from last while leases are held or a failure is on its way to the scheduler (the
+// retry of an expired lease would find no worker).
+bool LeaseBook::may_release(std::uint64_t waiter) const {
   return static_cast<int>(retired_.size()) > released_ &&
-         ((leases_.empty() && failures_unheard_ == 0) || waiting_ > 1);
+         ((leases_.empty() && failures_unheard_ == 0) || waiter != *waiters_.rbegin());
 }
 
 }  // namespace millrace::cluster_adapter

@@ -6,9 +6,11 @@
 // has lost it (its process restarted): that attempt fails at once ("lease-abandoned").
 //
 // Workers are told to exit when the run is over (close()) or when the scheduler retires pool
-// lanes, one idle worker per retired lane; while any lease is held one idle worker is always
-// kept, and none goes while a failure is on its way to the scheduler, so work coming back from
-// an expired lease (a retry) still finds a worker. Lease requests from
+// lanes, one idle worker per retired lane; while any lease is held or a failure is on its way to
+// the scheduler, the idle worker heard from last is kept, so work coming back from an expired
+// lease (a retry) still finds a worker. The last to ask, not any: a worker frozen (or gone) while
+// its request waits never asks again, so its request only ages while a live one asks anew after
+// every wait, and the worker kept is the one most surely alive. Lease requests from
 // the HTTP threads wait (long poll) until there is work, an exit, or the terms' wait passed.
 // Everything the scheduler must hear is queued as events for the poll thread. Thread-safe.
 #pragma once
@@ -119,7 +121,8 @@ class LeaseBook {
   void end(std::map<std::string, Lease>::iterator lease, LeaseEvent::Kind kind, int exit_code,
            const std::string& reason, std::optional<data::Micros> work_time, data::Micros at);
   LeaseReply gone(const std::string& id) const;
-  bool may_release() const;
+  // Whether the waiting request `waiter` may be told to exit.
+  bool may_release(std::uint64_t waiter) const;
 
   const scheduler::Clock& clock_;
   LeaseTerms terms_;
@@ -132,7 +135,8 @@ class LeaseBook {
   std::set<std::string> retired_;                   // lanes
   std::vector<LeaseEvent> events_;
   std::uint64_t next_id_ = 1;
-  int waiting_ = 0;
+  std::set<std::uint64_t> waiters_;  // lease requests waiting for work, by arrival
+  std::uint64_t next_waiter_ = 0;
   int released_ = 0;
   int failures_unheard_ = 0;    // failure events the scheduler may not have acted on yet
   int failures_delivered_ = 0;  // of which in the last batch wait_events() returned

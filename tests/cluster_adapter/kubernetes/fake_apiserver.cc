@@ -191,7 +191,9 @@ void FakeApiServer::start_http() {
   } else {
     http_ = std::make_unique<httplib::Server>();
   }
-  http_->new_task_queue = [] { return new httplib::ThreadPool(24); };
+  // A watch whose client went away keeps its thread until its next event or its timeout: a fanned
+  // out plan's runs (three watches each) would take the threads of 24 after eight batches.
+  http_->new_task_queue = [] { return new httplib::ThreadPool(96); };
   route();
   if (port_ == 0) {
     port_ = http_->bind_to_any_port("127.0.0.1");

@@ -2,7 +2,8 @@
 // moves: a lease carries the item's parameters; completing it reports started then succeeded or
 // failed; heartbeats keep it; a lease not extended expires into a failed attempt and whatever
 // its worker says later is refused (410); cancelled and unknown leases; malformed bodies named;
-// idle workers released as lanes retire but one kept while leases are held; exit at the end.
+// idle workers released as lanes retire but the one heard from last kept while leases are held
+// (a worker frozen while waiting is not the one kept); exit at the end.
 #include "cluster_adapter/kubernetes/worker_pool/lease_server.h"
 
 #include <gtest/gtest.h>
@@ -310,13 +311,21 @@ TEST_F(LeaseServerTest, AskingAgainWhileHoldingALeaseAbandonsIt) {
   EXPECT_EQ(happened[1].event.reason, kLeaseAbandoned);
 }
 
-TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld) {
+// A book whose one item r0 pool-0 holds the lease of.
+class LeaseBookTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    item.id = "r0";
+    book.offer(test_support::loose_submission(1, item, 1, "w000"));
+    ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
+  }
+
   ManualClock clock{1 * kSecond};
-  LeaseBook book(clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s");
+  LeaseBook book{clock, {10 * kSecond, 3 * kSecond, 200 * data::kMicrosPerMilli}, "s"};
   data::WorkItem item;
-  item.id = "r0";
-  book.offer(test_support::loose_submission(1, item, 1, "w000"));
-  ASSERT_EQ(book.lease("pool-0").action, LeaseOffer::Action::kWork);
+};
+
+TEST_F(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld) {
   auto idle_b = std::async(std::launch::async, [&] { return book.lease("pool-1").action; });
   auto idle_c = std::async(std::launch::async, [&] { return book.lease("pool-2").action; });
   while (book.status().workers_waiting < 2) std::this_thread::yield();
@@ -329,6 +338,29 @@ TEST(LeaseBookTest, RetiredLanesReleaseIdleWorkersButOneIsKeptWhileALeaseIsHeld)
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kExit);
   book.offer(test_support::loose_submission(2, item, 2, "w002"));  // a lane needed again
   EXPECT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kWork);
+}
+
+// pool-0 holds the one lease; pool-2 asks for work and freezes (its request waits; it never
+// asks again); a lane retires; pool-1, alive, asks again. Before, pool-2's request counted as the
+// idle worker kept, so pool-1 was told to exit at once; when pool-0's lease expired, its retry
+// went to no live worker: the run stalled. The worker heard from last is kept instead.
+TEST_F(LeaseBookTest, AWorkerFrozenWhileWaitingIsNotTheOneKeptSoTheRetryOfAnExpiredLeaseFindsALiveWorker) {
+  auto frozen = std::async(std::launch::async, [&] { return book.lease("pool-2").action; });
+  while (book.status().workers_waiting < 1) std::this_thread::yield();
+  book.retire("w002");
+  ASSERT_EQ(book.lease("pool-1").action, LeaseOffer::Action::kWait)
+      << "pool-1, the one live worker, told to exit: no worker would ask for the retry below";
+  EXPECT_EQ(frozen.get(), LeaseOffer::Action::kExit);  // read when it thaws
+  EXPECT_EQ(book.status().workers_released, 1);
+
+  clock.advance(12 * kSecond);  // pool-0 died holding its lease
+  const std::vector<LeaseEvent> expired = book.wait_events(0);
+  ASSERT_EQ(expired.size(), 2u);  // started, then failed
+  EXPECT_EQ(expired[1].event.reason, kLeaseExpired);
+  book.offer(test_support::loose_submission(2, item, 2, "w000"));  // the scheduler's retry
+  const LeaseOffer retry = book.lease("pool-1");
+  ASSERT_EQ(retry.action, LeaseOffer::Action::kWork);
+  EXPECT_EQ(retry.lease.submission.attempt, 2);
 }
 
 }  // namespace
