@@ -7,7 +7,9 @@
 // API and send each shard's results with its completion. A shard whose worker dies, whose lease
 // expires or that fails is retried by the scheduler core like any range; its results are kept
 // once. The rows are then summarised here from the results, as a local run does: the same JSON,
-// byte for byte. A plan's search asks its counts one at a time: each count is one run (a batch).
+// byte for byte. A plan's search asks its counts one at a time: each count is one run (a batch);
+// so is each comparison of a node search (its caps, mixes and spot risk: the shards carry the
+// node pools each has, sim/sweep_shards.h).
 // The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
 // pool's size as --pool-workers (--workers stays the simulated counts).
 #pragma once
@@ -17,6 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/sweep_bundle.h"
 #include "cluster_adapter/kubernetes/worker_pool/sweep_exchange.h"
 #include "cluster_adapter/realtime/cluster_kind.h"
 #include "sim/comparison.h"
@@ -43,8 +46,9 @@ void add_sweep_options(CLI::App* command, SweepOptions& options);
 // With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (and,
 // so that a plan's counts run one batch at a time, on one thread here). Without it, refuses the
 // other fan-out options, which would do nothing. `command`'s shared
-// comparison options make the bundle; `store` records the runs of shards. Throws data::Error
-// naming the option for what cannot fan out.
-void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec);
+// comparison options (and those `implied`, cli/sweep_bundle.h) make the bundle; `store` records
+// the runs of shards. Throws data::Error naming the option for what cannot fan out.
+void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec,
+             const ImpliedOptions& implied = {});
 
 }  // namespace millrace::cli
