@@ -697,7 +697,7 @@ void run_mix_plan(const PlanOptions& o, data::TraceStore& store, sim::CapacityQu
   }
 }
 
-void run_node_plan(PlanOptions o) {
+void run_node_plan(PlanOptions o, const CLI::App& command) {
   const std::string searched = o.common.resources.machine.empty() ? "--node-pools" : "--machine";
   if (o.common.run.empty()) {
     throw data::Error(searched, "a node search replays a recorded run (its items' requests, types and submit times): "
@@ -711,9 +711,14 @@ void run_node_plan(PlanOptions o) {
   }
   if (o.max_workers > 0) throw data::Error("--max-workers", "a node search searches nodes: give --max-nodes");
   if (o.max_nodes == 0) throw data::Error("--max-nodes", "required with " + searched + ": the largest node count searched");
-  if (!o.policy_given) o.common.policy = "job-per-item";
+  ImpliedOptions implied;
+  if (!o.policy_given) {
+    o.common.policy = "job-per-item";
+    implied.emplace_back("--policy", o.common.policy);
+  }
   data::TraceStore store = comparison_store(o.common);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
+  fan_out(o.sweep, command, o.common.store, question.spec, implied);
   const std::vector<std::size_t> pools = searched_pools(o, question.spec.base.cluster.pools.pools);
   if (pools.size() > 1) return run_mix_plan(o, store, std::move(question), pools);
   // Each count searched keeps its replicas' results: the curve's powers of two and a binary
@@ -787,8 +792,7 @@ void run_node_plan(PlanOptions o) {
 void run_plan(PlanOptions& o, const CLI::App& command) {
   const ResourceOptions& r = o.common.resources;
   if (r.node_pools.empty() && r.machine.empty()) return run_worker_plan(o, command);
-  if (!o.sweep.cluster.empty()) throw data::Error("--cluster", "fans out a worker search; a node search runs here");
-  run_node_plan(o);
+  run_node_plan(o, command);
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ std::set<std::string> shared_option_names() {
 
 }  // namespace
 
-SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_name) {
+SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_name, const ImpliedOptions& implied) {
   const std::set<std::string> shared = shared_option_names();
   json args = json::array();
   json files = json::array();
@@ -99,6 +99,9 @@ SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_n
                       {"file_name", std::filesystem::path(path).filename().string()}});
       files.push_back(std::move(text));
     }
+  }
+  for (const auto& [name, value] : implied) {
+    if (command.get_option(name)->count() == 0) args.push_back({{"option", name}, {"value", value}});
   }
   if (reads_store) {
     std::string store = store_snapshot(command.get_option("--store")->as<std::string>());
@@ -168,8 +171,10 @@ std::unique_ptr<BundledSpec> spec_from_bundle(const std::string& text, const std
   out->options.no_record = true;
   out->options.quiet = true;
   out->store = comparison_store(out->options);  // the bundle's copy with --run or --fit-runs, else none
-  out->model = comparison_model(out->options, out->store);
-  out->base = comparison_spec(out->options, out->store, &out->model->model);
+  if (!out->options.model_path.empty() || !out->options.fit_runs.empty()) {
+    out->model = comparison_model(out->options, out->store);
+  }
+  out->base = comparison_spec(out->options, out->store, out->model ? &out->model->model : nullptr);
   out->base.base.scheduler.plan_name = bundle.at("plan_name").get<std::string>();
   return out;
 }

@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -30,13 +32,19 @@ struct SweepBundle {
   std::string sha256;  // of `text`, hex
 };
 
-// The bundle of `command`'s shared comparison options, for base specs named `plan_name` (the
-// scheduler's plan name of the comparisons: their messages). Throws data::Error naming an option
-// the bundle cannot carry, or a file too large.
-SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_name);
+// Shared options a command set itself where they were not given (plan's node search: --policy
+// job-per-item), by name: carried as if given.
+using ImpliedOptions = std::vector<std::pair<std::string, std::string>>;
 
-// A bundle rebuilt on a worker: the options, the model, and the base spec (which points to the
-// model: keep this where it is).
+// The bundle of `command`'s shared comparison options (and those `implied` that it was not
+// given), for base specs named `plan_name` (the scheduler's plan name of the comparisons: their
+// messages). Throws data::Error naming an option the bundle cannot carry, or a file too large.
+SweepBundle make_sweep_bundle(const CLI::App& command, const std::string& plan_name,
+                              const ImpliedOptions& implied = {});
+
+// A bundle rebuilt on a worker: the options, the model (none when the command took none: a node
+// search replays a recorded run), and the base spec (which points to the model: keep this where
+// it is).
 struct BundledSpec {
   ComparisonOptions options;
   data::TraceStore store = data::TraceStore::in_memory();  // the bundle's copy when it carries one

@@ -8,7 +8,9 @@
 // expires or that fails is retried by the scheduler core like any range; its results are kept
 // once. The rows are then summarised here from the results, as a local run does: the same JSON,
 // byte for byte. A plan's search sends the count it waits for with the counts it looks ahead in
-// one run (a batch: sim/capacity_plan.h), so the pool's workers simulate them side by side.
+// one run (a batch: sim/capacity_plan.h), so the pool's workers simulate them side by side; a
+// node search's other comparisons (its caps, a mix's grid points, the spot risk) are a batch
+// each. The shards carry the node pools each comparison has (sim/sweep_shards.h).
 // The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
 // pool's size as --pool-workers (--workers stays the simulated counts).
 #pragma once
@@ -18,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/sweep_bundle.h"
 #include "cluster_adapter/kubernetes/worker_pool/sweep_exchange.h"
 #include "cluster_adapter/realtime/cluster_kind.h"
 #include "sim/comparison.h"
@@ -44,8 +47,9 @@ void add_sweep_options(CLI::App* command, SweepOptions& options);
 // With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (the
 // partitions and rows are still built here, on spec's threads). Without it, refuses the
 // other fan-out options, which would do nothing. `command`'s shared
-// comparison options make the bundle; `store` records the runs of shards. Throws data::Error
-// naming the option for what cannot fan out.
-void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec);
+// comparison options (and those `implied`, cli/sweep_bundle.h) make the bundle; `store` records
+// the runs of shards. Throws data::Error naming the option for what cannot fan out.
+void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec,
+             const ImpliedOptions& implied = {});
 
 }  // namespace millrace::cli

@@ -60,6 +60,12 @@ class Registry {
 
   const std::vector<std::pair<std::string, T>>& entries() const { return entries_; }
 
+  // The name `entry` is registered under ("?" when none), for entries that compare equal.
+  const char* name_of(const T& entry) const {
+    auto found = std::find_if(entries_.begin(), entries_.end(), [&](const auto& e) { return e.second == entry; });
+    return found == entries_.end() ? "?" : found->first.c_str();
+  }
+
  private:
   std::string what_;
   std::vector<std::pair<std::string, T>> entries_;

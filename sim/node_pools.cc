@@ -196,14 +196,11 @@ Placement placement_named(const std::string& name, const std::string& where) {
   return placements().find(name, where);
 }
 
-const char* to_string(Placement placement) {
-  for (const auto& [name, entry] : placements().entries()) {
-    if (entry == placement) return name.c_str();
-  }
-  return "?";
-}
+const char* to_string(Placement placement) { return placements().name_of(placement); }
 
 Expander expander_named(const std::string& name, const std::string& where) { return expanders().find(name, where); }
+
+const char* to_string(Expander expander) { return expanders().name_of(expander); }
 
 void check_node_pools(const std::vector<NodePool>& pools, const std::string& where) {
   std::set<std::string> names;

@@ -56,6 +56,7 @@ const char* to_string(Placement placement);
 enum class Expander { kFirst, kLeastWaste };
 
 Expander expander_named(const std::string& name, const std::string& where);
+const char* to_string(Expander expander);
 
 struct NodePool {
   std::string name;

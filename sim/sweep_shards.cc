@@ -6,6 +6,7 @@
 #include "data/error.h"
 #include "data/importers/json_input.h"
 #include "sim/json_fields.h"
+#include "sim/node_pools_json.h"
 
 namespace millrace::sim {
 
@@ -19,7 +20,6 @@ json params_json(const scheduler::PolicyParams& p) {
   return {{"workers", p.workers},         {"min_workers", p.min_workers}, {"max_in_flight", p.max_in_flight},
           {"type_limits", p.type_limits}, {"deadline_us", p.deadline},    {"scale_up_delay_us", p.scale_up_delay}};
 }
-
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
 constexpr std::int64_t kMaxMicros = std::numeric_limits<std::int64_t>::max();
@@ -76,6 +76,7 @@ ComparisonSelection selection_from(const json& object, const std::string& where)
   }
   s.seed = seed.get<std::uint64_t>();
   s.params = params_from(r.at("params"), where + ".params");
+  s.node_pools = node_pools_from_json(r.at("node_pools"), where + ".node_pools");
   return s;
 }
 
@@ -91,6 +92,7 @@ ComparisonSelection selection_of(const ComparisonSpec& spec) {
   s.replicas = spec.replicas;
   s.seed = spec.seed;
   s.params = spec.base.scheduler.params;
+  s.node_pools = spec.base.cluster.pools;
   return s;
 }
 
@@ -110,6 +112,7 @@ ComparisonSpec selected(ComparisonSpec base, const ComparisonSelection& s) {
   base.replicas = s.replicas;
   base.seed = s.seed;
   base.base.scheduler.params = s.params;
+  base.base.cluster.pools = s.node_pools;
   return base;
 }
 
@@ -136,7 +139,8 @@ std::string payload_of(const ShardOrder& order) {
                              {"recorded", s.recorded},
                              {"replicas", s.replicas},
                              {"seed", s.seed},
-                             {"params", params_json(s.params)}}},
+                             {"params", params_json(s.params)},
+                             {"node_pools", to_json(s.node_pools)}}},
               {"shard", {{"combination", order.shard.combination},
                          {"first_replica", order.shard.first_replica},
                          {"replicas", order.shard.replicas}}}}

@@ -2,9 +2,12 @@
 // a work item of a real run of the scheduler core (cli/sweep_fanout.h), and what a worker needs
 // to simulate it is its item's payload: the SHA-256 of the sweep's bundle (the options and files
 // the worker rebuilds the base spec from, cli/sweep_bundle.h), the selection (what of that base
-// this comparison keeps: the worker counts, orders and candidates of one count of a plan, the
-// scheduler's parameters, seed and replicas) and the shard (a combination, a block of replicas).
-// The worker rebuilds the very spec, so each replica is seeded and drawn as it would be here.
+// this comparison keeps or changes: the worker counts, orders and candidates of one count of a
+// plan, the scheduler's parameters with their type limits, seed and replicas, and the simulated
+// cluster's node pools as the comparison has them: a node search sizes them, leaves pools out of
+// a mix or makes spot pools on-demand, sim/node_pools_json.h) and the shard (a combination, a
+// block of replicas). The worker rebuilds the very spec, so each replica is seeded and drawn as it
+// would be here.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "scheduler/concurrency_policy.h"
 #include "scheduler/work_queue.h"
 #include "sim/comparison.h"
+#include "sim/node_pools.h"
 
 namespace millrace::sim {
 
@@ -28,6 +32,7 @@ struct ComparisonSelection {
   int replicas = 1;
   std::uint64_t seed = 1;
   scheduler::PolicyParams params;
+  NodePoolsConfig node_pools;  // replaces the base's (none: a cluster of slots)
 };
 
 ComparisonSelection selection_of(const ComparisonSpec& spec);

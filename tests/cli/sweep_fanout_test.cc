@@ -315,6 +315,108 @@ TEST_F(SweepFannedOut, APlanMinimizingCostFannedOutPrintsTheLocalJsonInFewerBatc
   EXPECT_LT(data::TraceStore::open(store).runs().size(), json::parse(result.out)["curve"].size());
 }
 
+// A plan's node search replays a recording of pods: the first 40 of the bundled pod trace
+// (render and encode pods asking for CPU and memory), imported as run `pods` of `store` and of
+// the store the command runs on here.
+class NodePlanFannedOut : public SweepFannedOut {
+ protected:
+  void SetUp() override {
+    SweepFannedOut::SetUp();
+    const std::vector<std::string> trace = cli_test::lines_of(cli_test::read_text(MILLRACE_SOURCE_DIR "/examples/pods.csv"));
+    std::ofstream pods_csv(dir / "pods.csv");
+    for (std::size_t i = 0; i <= 40; ++i) pods_csv << trace[i] << "\n";
+    pods_csv.close();
+    const CliResult imported =
+        run({"import", "--store", store, "--format", "csv", "--name", "pods", (dir / "pods.csv").string()});
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    std::filesystem::copy_file(store, dir / "here.db");
+  }
+
+  std::string pools_file(const std::string& name, const std::string& csv) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << csv;
+    return path;
+  }
+};
+
+// Every comparison the search makes fans out: the counts, the caps on the answer's nodes, the
+// cheapest of the counts and its spot risk (the pool simulated again on-demand). The pool's every
+// field is away from its default (autoscaled, a provisioning delay, priced, billed per minute,
+// spot with a lifetime distribution), and so are the cluster's placement, expander and
+// scale-down delay and the type limits: a field the shards did not carry would show in the JSON.
+TEST_F(NodePlanFannedOut, ASinglePoolNodePlanWithItsCapsOverFourPoolWorkersPrintsTheLocalJsonByteForByte) {
+  const std::string pools = pools_file("spot-pools.csv",
+                                       "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,"
+                                       "lifetime,price,billing\n"
+                                       "spot-a,1,0,4,45s,4,16Gi,spot,\"weibull:shape=0.8,scale=40h\",0.06,per-minute\n");
+  const std::vector<std::string> plan = {"plan", "--run", "pods", "--node-pools", pools, "--deadline", "2h",
+                                         "--max-nodes", "4", "--replicas", "4", "--minimize", "cost",
+                                         "--placement", "most-allocated", "--expander", "least-waste",
+                                         "--scale-down-delay", "5m", "--type-limit", "render=6",
+                                         "--startup-latency", "20s,30s,90s", "--seed", "5", "--json", "--quiet"};
+  const std::string local = here(plan);
+  ASSERT_NE(local.find("\"caps\""), std::string::npos) << local;
+  ASSERT_NE(local.find("\"spot_risk\""), std::string::npos) << local;
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  std::vector<std::string> args = fanned(plan, server, 4);
+  args.insert(args.end(), {"--shard-replicas", "2"});
+  const CliResult result = run(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  // Each comparison a batch: more runs of shards than the curve's counts (the caps and the
+  // on-demand copy ran there too), every shard of each counted once.
+  data::TraceStore trace = data::TraceStore::open(store);
+  const std::vector<data::Run> runs = trace.runs();
+  ASSERT_GT(runs.size(), 2 + json::parse(local)["curve"].size());
+  for (std::size_t i = 1; i < runs.size(); ++i) {  // runs[0]: the recording
+    EXPECT_EQ(runs[i].partitioner, "sweep shards");
+    EXPECT_TRUE(expect_each_shard_once(runs[i].id, trace.items(runs[i].id).size()).empty()) << runs[i].name;
+  }
+}
+
+// The mix of an on-demand and a spot pool, --minimize cost: each pool searched alone, the grid of
+// mixes (pools at 0 nodes left out of the cluster simulated), the spot risk of the answer.
+TEST_F(NodePlanFannedOut, ACheapestMixOfAnOnDemandAndASpotPoolOverFourPoolWorkersPrintsTheLocalJsonByteForByte) {
+  const std::string pools = pools_file("mix-pools.csv",
+                                       "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,"
+                                       "interruption_rate,price\n"
+                                       "standard,1,1,2,90s,4,16Gi,on-demand,,0.19\n"
+                                       "cheap,0,0,10,90s,4,16Gi,spot,0.5,0.06\n");
+  const std::vector<std::string> plan = {"plan", "--run", "pods", "--node-pools", pools, "--minimize", "cost",
+                                         "--deadline", "2h", "--max-nodes", "4", "--replicas", "3", "--seed", "2",
+                                         "--json", "--quiet"};
+  const std::string local = here(plan);
+  ASSERT_NE(local.find("\"mixes_evaluated\""), std::string::npos) << local;
+  FakeApiServer server(pool_pods());
+  cli_test::SweepWorkerPods pods(server, dir);
+  const CliResult result = run(fanned(plan, server, 4));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, local);
+  EXPECT_GT(data::TraceStore::open(store).runs().size(), 2u);
+}
+
+// Refused after the recording is read (its replay note comes first), before anything is simulated.
+TEST_F(NodePlanFannedOut, ANodePlansFanOutOptionsWithoutClusterOrInJobPerItemModeAreRefusedNamingTheOption) {
+  const std::vector<std::string> plan = {"plan", "--run", "pods", "--machine", "cpu=4,memory=16Gi", "--deadline", "2h",
+                                         "--max-nodes", "4", "--replicas", "2", "--store", store};
+  std::vector<std::string> alone = plan;
+  alone.insert(alone.end(), {"--pool-workers", "8"});
+  const CliResult refused = run(alone);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(cli_test::lines_of(refused.err).back(),
+            "millrace: --pool-workers: fans the simulations out: give --cluster kubernetes with it");
+  FakeApiServer server(pool_pods());
+  std::vector<std::string> job_per_item = plan;
+  job_per_item.insert(job_per_item.end(), {"--cluster", "kubernetes", "--kubeconfig", kubeconfig_for(server),
+                                           "--job-template", template_path});
+  const CliResult mode = run(job_per_item);
+  EXPECT_EQ(mode.exit_code, 1);
+  EXPECT_EQ(cli_test::lines_of(mode.err).back(),
+            "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool");
+  EXPECT_EQ(server.record().jobs_created, 0);
+}
+
 // For bench/README, run by hand (--gtest_also_run_disabled_tests): the same 64 simulations here
 // and fanned out over 4 workers in 2 to 64 shards; wall times printed, nothing timed asserted.
 TEST_F(SweepFannedOut, DISABLED_MeasureTheOverheadPerShard) {

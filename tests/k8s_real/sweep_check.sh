@@ -9,6 +9,9 @@
 #   frozen past its lease (it expires), a bundle with a byte flipped (its SHA-256 does not match:
 #   the worker refuses it and fails the shard). Every shard of every batch still succeeds exactly
 #   once, with those three failures on record.
+# - A plan's node search fanned out the same way (the faults acted out already): 3 recorded pods
+#   replayed on a spot pool priced per node-hour, --minimize cost, its caps: equal to the node
+#   plan here byte for byte (the shards carry the node pools each comparison has).
 # Usage: sweep_check.sh STATE_DIR MILLRACE_BINARY (of a started control-plane.sh)
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: sweep_check.sh STATE_DIR MILLRACE_BINARY" >&2; exit 2; }
@@ -64,3 +67,29 @@ grep -q "refused: its bytes hash to" "$state/logs/pods/${ns}_${tampered}_sweep-w
   || fail "the worker given a tampered bundle did not say it refused it: $(cat "$state/logs/pods/${ns}_${tampered}_sweep-worker.log")"
 echo "sweep_check: $batches batches, every shard succeeded exactly once through a killed worker," \
   "an expired lease and a refused bundle"
+
+# The node search: the first 3 pods of the bundled pod trace (all of one type: a batch per count
+# and per cap searched keeps this case to a few seconds).
+head -n 4 "$source_dir/examples/pods.csv" > "$work/pods.csv"
+cat > "$work/pools.csv" <<'CSV'
+pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,interruption_rate,price,billing
+cheap,1,0,3,45s,4,16Gi,spot,0.05,0.06,per-minute
+CSV
+for db in here-nodes fanned-nodes; do
+  "$millrace" import --store "$work/$db.db" --format csv --name pods "$work/pods.csv" >/dev/null
+done
+node_plan=(plan --run pods --node-pools "$work/pools.csv" --minimize cost --deadline 1h --max-nodes 2 --replicas 2
+           --startup-latency 20s,30s --seed 4 --json --quiet)
+"$millrace" "${node_plan[@]}" --store "$work/here-nodes.db" > "$work/here-nodes.json" || fail "the node plan here failed"
+started=$(date +%s.%N)
+"$millrace" "${node_plan[@]}" --store "$work/fanned-nodes.db" --cluster kubernetes --mode worker-pool \
+  --kubeconfig "$state/millrace.kubeconfig" --namespace "$ns" --job-template "$work/sweep-pool.json" \
+  --lease-address 127.0.0.1 --lease-port 0 --pool-workers 4 --shard-replicas 1 --lease-duration 4 --heartbeat 0.5 \
+  > "$work/fanned-nodes.json" 2> "$work/fanned-nodes.err" \
+  || { cat "$work/fanned-nodes.err" >&2; fail "the fanned-out node plan failed"; }
+cmp -s "$work/here-nodes.json" "$work/fanned-nodes.json" \
+  || { diff "$work/here-nodes.json" "$work/fanned-nodes.json" | head -20 >&2; fail "the fanned-out node plan differs"; }
+batches=$("$millrace" runs --store "$work/fanned-nodes.db" | grep -c '^[0-9]* *sweep-[0-9a-f]*-[0-9]* ' || true)
+[ "$batches" -ge 3 ] || fail "the node plan ran $batches batches of shards: $("$millrace" runs --store "$work/fanned-nodes.db")"
+echo "sweep_check: the node plan over 4 pool workers is the node plan here, byte for byte" \
+  "($(wc -c < "$work/here-nodes.json") bytes, $batches batches in $(echo "$(date +%s.%N) - $started" | bc) s)"

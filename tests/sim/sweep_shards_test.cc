@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "data/error.h"
+#include "sim/node_pools.h"
 
 namespace millrace::sim {
 namespace {
@@ -93,6 +94,18 @@ TEST(SweepShards, ASelectionNarrowsTheBaseToWhatAComparisonKeeps) {
   EXPECT_EQ(rebuilt.partitioners, std::vector<std::string>{"optimal"});
   EXPECT_EQ(rebuilt.seed, 12u);
   EXPECT_EQ(rebuilt.base.scheduler.params.deadline, 3600);
+  // The node pools as the comparison has them (a node search sizes them) replace the base's.
+  NodePool pool;
+  pool.name = "standard";
+  pool.count = pool.max = 3;
+  pool.capacity = {{"cpu", 4000}};
+  count.base.cluster.pools.pools = {pool};
+  count.base.cluster.pools.placement = Placement::kFirstFit;
+  const ComparisonSpec on_pool = selected(spec_on(model), selection_of(count));
+  ASSERT_EQ(on_pool.base.cluster.pools.pools.size(), 1u);
+  EXPECT_EQ(on_pool.base.cluster.pools.pools[0].count, 3);
+  EXPECT_EQ(on_pool.base.cluster.pools.placement, Placement::kFirstFit);
+  EXPECT_TRUE(selected(count, selection_of(spec_on(model))).base.cluster.pools.pools.empty());
   ComparisonSelection listed = selection_of(count);
   listed.listed = {"theirs"};
   EXPECT_EQ(error_of([&] { selected(spec_on(model), listed); }),
@@ -103,10 +116,18 @@ TEST(SweepShards, APayloadReadsBackAndAMalformedOneIsRefusedNamingTheField) {
   const data::CostModel model = tip_heavy_model();
   ShardOrder order{std::string(64, 'c'), selection_of(spec_on(model)), Shard{3, 2, 2}};
   order.selection.params.type_limits = {{"range", 4}};
+  NodePool pool;
+  pool.name = "cheap";
+  pool.capacity = {{"cpu", 2000}};
+  pool.spot = true;
+  pool.interruption_rate = 0.5;
+  order.selection.node_pools.pools = {pool};
   const ShardOrder back = shard_order_from_payload(payload_of(order), "payload");
   EXPECT_EQ(payload_of(back), payload_of(order));
   EXPECT_EQ(back.shard.combination, 3u);
   EXPECT_EQ(back.selection.params.type_limits.at("range"), 4);
+  ASSERT_EQ(back.selection.node_pools.pools.size(), 1u);  // every field: tests/sim/node_pools_json_test.cc
+  EXPECT_EQ(back.selection.node_pools.pools[0].interruption_rate, 0.5);
 
   json payload = json::parse(payload_of(order));
   auto refused = [&](const std::function<void(json&)>& spoil) {
@@ -121,6 +142,10 @@ TEST(SweepShards, APayloadReadsBackAndAMalformedOneIsRefusedNamingTheField) {
             "payload.selection.workers: must hold worker counts from 1 to 2147483647");
   EXPECT_EQ(refused([](json& p) { p["selection"]["orders"] = {"sideways"}; }),
             "payload.selection.orders: queue order 'sideways': unknown (known: plan, lpt, priority, tip-first)");
+  EXPECT_EQ(refused([](json& p) { p["selection"].erase("node_pools"); }), "payload.selection.node_pools: missing");
+  EXPECT_EQ(refused([](json& p) { p["selection"]["node_pools"]["pools"][0]["max"] = 0; }),
+            "payload.selection.node_pools.pools: pool 'cheap' needs 0 <= min <= count <= max and max >= 1 (has count 1, "
+            "min 0, max 0)");
   EXPECT_EQ(refused([](json& p) { p["shard"]["replicas"] = 0; }),
             "payload.shard.replicas: must be an integer from 1 to 2147483647");
   EXPECT_EQ(error_of([] { shard_order_from_payload("not json", "payload"); }).substr(0, 9), "payload: ");

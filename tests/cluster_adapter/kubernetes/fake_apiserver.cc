@@ -160,6 +160,7 @@ struct FakeApiServer::WatchState {
   std::uint64_t drop_generation = 0;
   std::uint64_t expire_generation = 0;
   data::Micros deadline = 0;
+  data::Micros last_written = 0;  // steady time of the last write: a blank line keeps it alive
 };
 
 FakeApiServer::FakeApiServer(FakeApiServerOptions options) : options_(std::move(options)) {
@@ -191,9 +192,7 @@ void FakeApiServer::start_http() {
   } else {
     http_ = std::make_unique<httplib::Server>();
   }
-  // A watch whose client went away keeps its thread until its next event or its timeout: a fanned
-  // out plan's runs (three watches each) would take the threads of 24 after eight batches.
-  http_->new_task_queue = [] { return new httplib::ThreadPool(96); };
+  http_->new_task_queue = [] { return new httplib::ThreadPool(24); };
   route();
   if (port_ == 0) {
     port_ = http_->bind_to_any_port("127.0.0.1");
@@ -522,6 +521,7 @@ void FakeApiServer::watch(const std::string& resource, const std::string& ns, co
   state->selector = parse_selector(req.get_param_value("labelSelector"));
   state->field_name = field_selector_name(req);
   std::string timeout = req.get_param_value("timeoutSeconds");
+  state->last_written = steady_now();
   if (!timeout.empty()) state->deadline = steady_now() + std::stoll(timeout) * data::kMicrosPerSecond;
   std::string rv = req.get_param_value("resourceVersion");
   {
@@ -586,7 +586,16 @@ void FakeApiServer::watch(const std::string& resource, const std::string& ns, co
     for (const auto& [type, object] : batch) {
       if (!send(type, object)) return false;
     }
-    if (state->deadline != 0 && steady_now() >= state->deadline) sink.done();
+    // A client that went away is noticed only by a write failing (its connection then ends and
+    // frees its thread, as the real API server frees a watch whose client closed): a blank line,
+    // which a watch client skips, once a second of silence.
+    const data::Micros now = steady_now();
+    if (!batch.empty()) state->last_written = now;
+    if (now - state->last_written >= data::kMicrosPerSecond) {
+      if (!sink.write("\n", 1)) return false;
+      state->last_written = now;
+    }
+    if (state->deadline != 0 && now >= state->deadline) sink.done();
     return true;
   });
 }
