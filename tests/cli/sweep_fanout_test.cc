@@ -364,8 +364,8 @@ TEST_F(NodePlanFannedOut, ASinglePoolNodePlanWithItsCapsOverFourPoolWorkersPrint
   const CliResult result = run(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, local);
-  // Each comparison a batch: more runs of shards than the curve's counts (the caps and the
-  // on-demand copy ran there too), every shard of each counted once.
+  // The counts go in look-ahead batches, each cap and the on-demand copy in a batch of its own:
+  // more runs of shards than the curve's counts, every shard of each counted once.
   data::TraceStore trace = data::TraceStore::open(store);
   const std::vector<data::Run> runs = trace.runs();
   ASSERT_GT(runs.size(), 2 + json::parse(local)["curve"].size());

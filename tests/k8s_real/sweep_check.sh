@@ -68,8 +68,8 @@ grep -q "refused: its bytes hash to" "$state/logs/pods/${ns}_${tampered}_sweep-w
 echo "sweep_check: $batches batches, every shard succeeded exactly once through a killed worker," \
   "an expired lease and a refused bundle"
 
-# The node search: the first 3 pods of the bundled pod trace (all of one type: a batch per count
-# and per cap searched keeps this case to a few seconds).
+# The node search: the first 3 pods of the bundled pod trace (all of one type: its counts in
+# look-ahead batches and a batch per cap searched keep this case to a few seconds).
 head -n 4 "$source_dir/examples/pods.csv" > "$work/pods.csv"
 cat > "$work/pools.csv" <<'CSV'
 pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,interruption_rate,price,billing
