@@ -677,6 +677,10 @@ void run_mix_plan(const PlanOptions& o, data::TraceStore& store, sim::CapacityQu
       for (const sim::MixPart& part : row.mix) mix_by_row.back().push_back(part.nodes);
     }
     parameters["mix_by_row"] = mix_by_row;
+    if (cheapest) {
+      parameters["answer_mix"] = nlohmann::json::array();
+      for (const sim::MixPart& part : cheapest->mix) parameters["answer_mix"].push_back(part.nodes);
+    }
     stored = sim::record_comparison(store, {"plan", "", question.spec.span, parameters, o.common.experiment},
                                     sim::Comparison{mix.evaluated});
   }

@@ -29,15 +29,49 @@ std::string worker_counts_text(const std::vector<int>& workers) {
   return CLI::detail::join(counts, ", ") + (workers.size() == 1 && workers[0] == 1 ? " worker" : " workers");
 }
 
-// What a stored comparison compared: its candidates on which worker counts in which queue orders,
-// for which run and model; for a plan also the deadline it searched for and its answer.
+// "pool 'machine'", or "pools 'standard', 'cheap'".
+std::string pools_text(const std::vector<std::string>& pools) {
+  std::vector<std::string> quoted;
+  for (const std::string& pool : pools) quoted.push_back("'" + pool + "'");
+  return (pools.size() == 1 ? "pool " : "pools ") + CLI::detail::join(quoted, ", ");
+}
+
+// What a node plan searched: "1 to 16 nodes of pool 'machine' (6 counts)", or for a mix
+// "24 mixes of pools 'standard', 'cheap' (1 to 9 nodes in all)".
+std::string node_counts_text(const sim::StoredComparison& c) {
+  const std::string range = c.node_counts.empty() ? "no nodes"
+                                                  : std::to_string(c.node_counts.front()) + " to " +
+                                                        std::to_string(c.node_counts.back()) + " nodes";
+  if (c.pools.size() > 1) {
+    return data::counted(static_cast<int>(c.rows), "mix", "mixes") + " of " + pools_text(c.pools) + " (" + range + " in all)";
+  }
+  return range + " of " + pools_text(c.pools) + " (" + data::counted(static_cast<int>(c.node_counts.size()), "count") + ")";
+}
+
+// A plan's answer: "answer 96 workers", "answer 3 nodes", "answer 1 node of pool 'standard' and
+// 4 of pool 'cheap'", or "no answer".
+std::string answer_text(const sim::StoredComparison& c) {
+  if (c.pools.empty()) return c.answer_workers ? "answer " + std::to_string(*c.answer_workers) + " workers" : "no answer";
+  if (c.answer_nodes.empty()) return "no answer";
+  if (c.pools.size() == 1) return "answer " + data::counted(c.answer_nodes.front(), "node");
+  std::string text;
+  for (std::size_t i = 0; i < c.pools.size(); ++i) {
+    if (c.answer_nodes[i] == 0) continue;
+    text += (text.empty() ? data::counted(c.answer_nodes[i], "node") : " and " + std::to_string(c.answer_nodes[i])) +
+            " of pool '" + c.pools[i] + "'";
+  }
+  return "answer " + text;
+}
+
+// What a stored comparison compared: its candidates on which worker counts (a node plan: node
+// counts of which pools) in which queue orders, for which run and model; for a plan also the
+// deadline it searched for and its answer.
 std::string compared_text(const sim::StoredComparison& c) {
-  std::string text = CLI::detail::join(c.candidates, ", ") + " on " + worker_counts_text(c.workers) + ", " +
+  std::string text = CLI::detail::join(c.candidates, ", ") + " on " +
+                     (c.pools.empty() ? worker_counts_text(c.workers) : node_counts_text(c)) + ", " +
                      (c.orders.size() == 1 ? "queue order " : "queue orders ") + CLI::detail::join(c.orders, ", ");
   if (c.deadline > 0) text += "; deadline " + data::readable_duration(c.deadline);
-  if (c.kind == "plan") {
-    text += c.answer_workers ? "; answer " + std::to_string(*c.answer_workers) + " workers" : "; no answer";
-  }
+  if (c.kind == "plan") text += "; " + answer_text(c);
   if (!c.run.empty()) text += "; run " + c.run;
   return text + "; model " + (c.model.empty() ? "(none: a replay)" : c.model);
 }

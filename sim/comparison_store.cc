@@ -102,6 +102,58 @@ std::int64_t record_comparison(data::TraceStore& store, const ComparisonHeader& 
   return id;
 }
 
+namespace {
+
+// The whole numbers of `value` (an array; a number alone is one), summed when `value` is an
+// array of arrays (a mix's nodes per pool): what a node plan stored of its rows and answer.
+std::vector<int> node_totals(const nlohmann::json& value) {
+  if (value.is_number_integer()) return {value.get<int>()};
+  std::vector<int> out;
+  if (!value.is_array()) return out;
+  for (const nlohmann::json& entry : value) {
+    if (entry.is_number_integer()) {
+      out.push_back(entry.get<int>());
+    } else if (entry.is_array()) {
+      int sum = 0;
+      for (const nlohmann::json& nodes : entry) sum += nodes.is_number_integer() ? nodes.get<int>() : 0;
+      out.push_back(sum);
+    }
+  }
+  return out;
+}
+
+// A node plan's pools, counts and answer from its parameters: "pool", "nodes_by_row" and
+// "answer_nodes" of one pool's search; "pools", "mix_by_row" and "answer_mix" of a mix's.
+void read_node_plan(const nlohmann::json& parameters, StoredComparison& c) {
+  const bool mix = parameters.contains("pools") && parameters["pools"].is_array();
+  if (mix) {
+    for (const nlohmann::json& pool : parameters["pools"]) {
+      if (pool.is_string()) c.pools.push_back(pool.get<std::string>());
+    }
+  } else if (parameters.contains("pool") && parameters["pool"].is_string()) {
+    c.pools.push_back(parameters["pool"].get<std::string>());
+  }
+  if (c.pools.empty()) return;
+  const std::string rows = mix ? "mix_by_row" : "nodes_by_row";
+  if (parameters.contains(rows)) {
+    const std::vector<int> totals = node_totals(parameters[rows]);
+    const std::set<int> counts(totals.begin(), totals.end());
+    c.node_counts.assign(counts.begin(), counts.end());
+  }
+  const std::string answer = mix ? "answer_mix" : "answer_nodes";
+  if (parameters.contains(answer)) {
+    const nlohmann::json& given = parameters[answer];
+    if (mix && given.is_array()) {
+      for (const nlohmann::json& nodes : given) c.answer_nodes.push_back(nodes.is_number_integer() ? nodes.get<int>() : 0);
+    } else {
+      c.answer_nodes = node_totals(given);
+    }
+    if (c.answer_nodes.size() != c.pools.size()) c.answer_nodes.clear();
+  }
+}
+
+}  // namespace
+
 std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store) {
   data::Statement select(store.handle(), store.path(),
                          "SELECT c.id, c.kind, c.created_us, "
@@ -127,6 +179,7 @@ std::vector<StoredComparison> stored_comparisons(const data::TraceStore& store) 
       if (parameters.contains("answer_workers") && parameters["answer_workers"].is_number_integer()) {
         c.answer_workers = parameters["answer_workers"].get<int>();
       }
+      read_node_plan(parameters, c);
     }
   }
   const auto add_new = [](std::vector<std::string>& seen, const std::string& value) {

@@ -55,6 +55,11 @@ struct StoredComparison {
   std::string run;
   data::Micros deadline = 0;
   std::optional<int> answer_workers;
+  // A node plan's: the pools it searched (one, or a mix's), the node counts of its rows (a mix's
+  // nodes in all) ascending, and its answer's nodes per pool searched (empty: no answer).
+  std::vector<std::string> pools;
+  std::vector<int> node_counts;
+  std::vector<int> answer_nodes;
 };
 
 // Every stored comparison, oldest first.

@@ -220,6 +220,37 @@ TEST_F(ResourceCommands, PlanFindsTheFewestMachinesAndTheCaps) {
   EXPECT_NE(text.output.find("saturation curves"), std::string::npos) << text.output;
 }
 
+// `runs` says what a stored node plan searched and answered in nodes of its pools, never as the
+// worker counts of its rows (a node plan's rows run every pod at once: "on 4 workers").
+TEST_F(ResourceCommands, RunsSaysAStoredNodePlansNodesAndAnswer) {
+  ASSERT_EQ(run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 120s "
+                    "--max-nodes 4 --confidence 1 --max-attempts 1").exit_code, 0);
+  ASSERT_NE(run_cli("plan --store " + store() + " --run pods --machine cpu=4,memory=16Gi --deadline 10s "
+                    "--max-nodes 2 --confidence 1 --max-attempts 1").exit_code, 0);
+  write("mix.csv", "pool,count,min,max,provision_delay,capacity.cpu,capacity.memory,capacity_type,"
+                   "interruption_rate,price,billing\n"
+                   "standard,1,1,1,0,4,16Gi,on-demand,,3,per-hour\n"
+                   "cheap,1,1,1,0,4,16Gi,spot,0.000001,1,per-hour\n");
+  ASSERT_EQ(run_cli("plan --store " + store() + " --run pods --node-pools " + file("mix.csv") +
+                    " --max-nodes 2 --confidence 1 --max-attempts 1 --deadline 120s --minimize cost").exit_code, 0);
+  const CommandResult runs = run_cli("runs --store " + store());
+  ASSERT_EQ(runs.exit_code, 0) << runs.output;
+  // 120 s: a (3 CPU, 100 s) and b (2 CPU, 50 s) start together only on two machines (100 s; one
+  // takes 150 s); 10 s is met by none. The mix: two spot machines (2.00) are the cheapest meeting it,
+  // its six mixes from one node to three.
+  EXPECT_NE(runs.output.find("compared recorded on 1 to 4 nodes of pool 'machine' (3 counts), queue order plan; "
+                             "deadline 2.0 min; answer 2 nodes; run pods"),
+            std::string::npos) << runs.output;
+  EXPECT_NE(runs.output.find("compared recorded on 1 to 2 nodes of pool 'machine' (2 counts), queue order plan; "
+                             "deadline 10.0 s; no answer; run pods"),
+            std::string::npos) << runs.output;
+  EXPECT_NE(runs.output.find("compared recorded on 6 mixes of pools 'standard', 'cheap' (1 to 3 nodes in all), queue "
+                             "order plan; deadline 2.0 min; "
+                             "answer 2 nodes of pool 'cheap'; run pods"),
+            std::string::npos) << runs.output;
+  EXPECT_EQ(runs.output.find("workers"), std::string::npos) << runs.output;
+}
+
 // On node pools a "worker" of the summary is a node running several pods at once: its busy time
 // sums them and may exceed the makespan, so it is named for what it is, never "worker busy".
 TEST_F(ResourceCommands, ANodesPodTimeIsNotCalledAWorkersBusyTime) {
