@@ -40,6 +40,7 @@ scheduler::PolicyParams params_from(const json& object, const std::string& where
     }
     p.type_limits[type] = limit.get<int>();
   }
+  r.finish("a scheduler's parameters");
   return p;
 }
 
@@ -77,6 +78,7 @@ ComparisonSelection selection_from(const json& object, const std::string& where)
   s.seed = seed.get<std::uint64_t>();
   s.params = params_from(r.at("params"), where + ".params");
   s.node_pools = node_pools_from_json(r.at("node_pools"), where + ".node_pools");
+  r.finish("a shard's selection");
   return s;
 }
 
@@ -161,6 +163,8 @@ ShardOrder shard_order_from_payload(const std::string& text, const std::string& 
   order.shard.combination = static_cast<std::size_t>(shard.integer("combination", 0, kMaxInt));
   order.shard.first_replica = static_cast<int>(shard.integer("first_replica", 0, kMaxInt));
   order.shard.replicas = static_cast<int>(shard.integer("replicas", 1, kMaxInt));
+  shard.finish("a shard");
+  r.finish("a shard's payload");
   return order;
 }
 

@@ -149,6 +149,15 @@ TEST(SweepShards, APayloadReadsBackAndAMalformedOneIsRefusedNamingTheField) {
   EXPECT_EQ(refused([](json& p) { p["shard"]["replicas"] = 0; }),
             "payload.shard.replicas: must be an integer from 1 to 2147483647");
   EXPECT_EQ(error_of([] { shard_order_from_payload("not json", "payload"); }).substr(0, 9), "payload: ");
+  // A field this worker does not know (a coordinator of another version) is refused, never
+  // ignored: the shard would be simulated without it.
+  EXPECT_EQ(refused([](json& p) { p["priority"] = 1; }), "payload.priority: is not a field of a shard's payload");
+  EXPECT_EQ(refused([](json& p) { p["selection"]["gpus"] = 2; }),
+            "payload.selection.gpus: is not a field of a shard's selection");
+  EXPECT_EQ(refused([](json& p) { p["selection"]["params"]["burst"] = 2; }),
+            "payload.selection.params.burst: is not a field of a scheduler's parameters");
+  EXPECT_EQ(refused([](json& p) { p["shard"]["last_replica"] = 2; }),
+            "payload.shard.last_replica: is not a field of a shard");
   // A shard outside the comparison is refused before anything is simulated.
   EXPECT_EQ(error_of([&] { run_shard(spec_on(model), Shard{4, 0, 1}); }),
             "shard of combination 4, replicas 0+1: outside the comparison's 4 combinations of 5 replicas");
