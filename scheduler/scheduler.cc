@@ -44,6 +44,7 @@ Scheduler::Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions o
   }
   for (std::size_t i = 0; i < work_.size(); ++i) remaining_predicted_ += work_.predicted(i);
   cluster_.set_listener(this);
+  cluster_.share_flights(flights_);
 }
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
@@ -81,8 +82,13 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
     std::uint32_t worker = f.worker.empty() ? kNoWorkerRecord : worker_named(f.worker);
-    flights_.insert(f.handle, Flight{static_cast<std::uint32_t>(index), policy_->acquire(work_.type(index)),
-                                     f.attempt, worker, f.submitted, f.started});
+    Flight& flight = flights_.insert(f.handle, Flight{});
+    flight.item = static_cast<std::uint32_t>(index);
+    flight.lane = policy_->acquire(work_.type(index));
+    flight.attempt = f.attempt;
+    flight.worker = worker;
+    flight.submitted = f.submitted;
+    flight.started = f.started;
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
@@ -173,9 +179,14 @@ void Scheduler::launch(std::size_t index) {
   ++record.attempts;
   const int attempt = static_cast<int>(record.attempts);
   const data::Micros now = clock_.now();
-  const Flight& flight = flights_.insert(handle, Flight{static_cast<std::uint32_t>(index), lane, attempt, worker, now, {}});
+  Flight& flight = flights_.insert(handle, Flight{});
+  flight.item = static_cast<std::uint32_t>(index);
+  flight.lane = lane;
+  flight.attempt = attempt;
+  flight.worker = worker;
+  flight.submitted = now;
   if (observer_) notify(handle, flight, data::Outcome::kRunning, now, nullptr);
-  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane};
+  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane, &flight};
   if (lane != kNoLane) submission.worker = policy_->worker_name(lane);
   cluster_.submit(submission);
 }
@@ -183,7 +194,7 @@ void Scheduler::launch(std::size_t index) {
 // Events of attempts no longer in flight (a late or repeated report of an attempt already
 // finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
 // A handle never handed out is a cluster reporting an attempt that does not exist: an error.
-Scheduler::Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
+Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
   if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] {
     throw_never_submitted(options_.plan_name, event.handle, next_handle_, kind);
   }

@@ -19,6 +19,7 @@
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/flight.h"
 #include "scheduler/flight_table.h"
 #include "scheduler/planned_work.h"
 #include "scheduler/retry_policy.h"
@@ -179,14 +180,6 @@ class Scheduler : public ClusterListener, private PolicyHost {
     std::string node;
     std::optional<data::Micros> unschedulable;
   };
-  struct Flight {
-    std::uint32_t item = 0;
-    int lane = kNoLane;
-    int attempt = 1;
-    std::uint32_t worker = kNoWorkerRecord;  // submitted-to worker, then the one that started it
-    data::Micros submitted = 0;
-    std::optional<data::Micros> started;
-  };
 
   Clock& clock() override { return clock_; }
   int cluster_capacity() const override { return cluster_.capacity(); }
@@ -238,7 +231,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<ItemRecord> records_;
   std::vector<std::uint32_t> waiting_on_;    // predecessors not yet succeeded; empty without dependencies
   std::unordered_map<std::uint32_t, ItemTrail> trails_;
-  FlightTable<Flight> flights_;
+  Flights flights_;                          // shared with the cluster (Cluster::share_flights)
   std::vector<WorkerRecord> workers_;
   std::vector<std::string> worker_names_;    // by worker record
   std::unordered_map<std::string, std::uint32_t> worker_index_;
