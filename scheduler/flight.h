@@ -50,13 +50,17 @@ class ClusterRoom {
   alignas(8) std::byte bytes_[kBytes] = {};
 };
 
-struct Flight {
+// The scheduler core's part of the record.
+struct CoreFlight {
   std::uint32_t item = 0;              // its position in the plan
   int lane = kNoLane;                  // the pool lane it runs on
   int attempt = 1;                     // 1-based attempt number of the item
   std::uint32_t worker = data::AttemptSpan::kNoWorker;  // the scheduler's worker record: submitted-to, then started-on
   data::Micros submitted = 0;
   std::optional<data::Micros> started;
+};
+
+struct Flight : CoreFlight {
   ClusterRoom cluster;                 // the cluster's, when it shares the table
 };
 

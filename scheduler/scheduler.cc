@@ -82,13 +82,8 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
     std::uint32_t worker = f.worker.empty() ? kNoWorkerRecord : worker_named(f.worker);
-    Flight& flight = flights_.insert(f.handle, Flight{});
-    flight.item = static_cast<std::uint32_t>(index);
-    flight.lane = policy_->acquire(work_.type(index));
-    flight.attempt = f.attempt;
-    flight.worker = worker;
-    flight.submitted = f.submitted;
-    flight.started = f.started;
+    flights_.insert(f.handle, Flight{{static_cast<std::uint32_t>(index), policy_->acquire(work_.type(index)),
+                                      f.attempt, worker, f.submitted, f.started}, {}});
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
@@ -179,12 +174,8 @@ void Scheduler::launch(std::size_t index) {
   ++record.attempts;
   const int attempt = static_cast<int>(record.attempts);
   const data::Micros now = clock_.now();
-  Flight& flight = flights_.insert(handle, Flight{});
-  flight.item = static_cast<std::uint32_t>(index);
-  flight.lane = lane;
-  flight.attempt = attempt;
-  flight.worker = worker;
-  flight.submitted = now;
+  Flight& flight = flights_.add(handle);  // the cluster's room is the cluster's to fill
+  static_cast<CoreFlight&>(flight) = CoreFlight{static_cast<std::uint32_t>(index), lane, attempt, worker, now, {}};
   if (observer_) notify(handle, flight, data::Outcome::kRunning, now, nullptr);
   Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane, &flight};
   if (lane != kNoLane) submission.worker = policy_->worker_name(lane);
@@ -244,7 +235,7 @@ void Scheduler::on_capacity_changed(int slots, data::Micros) {
 
 void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Outcome outcome) {
   if (found == nullptr) return;
-  Flight flight = *found;
+  CoreFlight flight = *found;  // the scheduler's part, not the cluster's room
   flights_.erase(event.handle);
   const bool start_reported = flight.started.has_value();
   // A success whose start was never reported (lost, or overtaken by the end) ran nonetheless:
@@ -333,7 +324,7 @@ void Scheduler::settle(std::size_t index, ItemState state) {
 
 // Tells the observer (a real run's recorder) of an attempt's transition. Callers check there is
 // one first: a simulation has none, and building the attempt would cost it on every transition.
-void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+void Scheduler::notify(AttemptHandle handle, const CoreFlight& flight, data::Outcome outcome, data::Micros end,
                        const AttemptEvent* event) {
   bool done = outcome != data::Outcome::kRunning;
   data::Attempt attempt;
@@ -428,7 +419,7 @@ std::uint32_t Scheduler::reason_named(std::string_view reason) {
   return found->second;
 }
 
-InFlight Scheduler::in_flight_record(AttemptHandle handle, const Flight& flight) const {
+InFlight Scheduler::in_flight_record(AttemptHandle handle, const CoreFlight& flight) const {
   return InFlight{handle, work_.id(flight.item), flight.attempt, worker_name(flight.worker), flight.submitted,
                   flight.started};
 }

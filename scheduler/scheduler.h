@@ -195,7 +195,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void finish(const Flight* flight, const AttemptEvent& event, data::Outcome outcome);
   void give_up(std::size_t index);
   void settle(std::size_t index, ItemState state);
-  void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+  void notify(AttemptHandle handle, const CoreFlight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
   std::uint32_t worker_named(std::string_view name);
   // The worker record of a pool lane, named on the lane's first attempt.
@@ -212,7 +212,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::uint32_t logged_worker(std::uint32_t worker) const {
     return worker != kNoWorkerRecord && workers_[worker].named ? worker : kNoWorkerRecord;
   }
-  InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
+  InFlight in_flight_record(AttemptHandle handle, const CoreFlight& flight) const;
   // Item `index` as the status report names it: its range as a person reads it (data::Range::text),
   // or in the END/COUNT form of a catch-up monitor's jobs_in_progress; the item id for other work.
   std::string label(std::size_t index) const;

@@ -123,7 +123,7 @@ void SimCluster::submit(const scheduler::Submission& submission) {
   scheduler::AttemptHandle handle = submission.handle;
   plan_ = submission.plan;
   scheduler::Flight& flight =
-      flights_ == &own_flights_ ? own_flights_.insert(handle, scheduler::Flight{}) : *submission.flight;
+      flights_ == &own_flights_ ? own_flights_.add(handle) : *submission.flight;
   Attempt& attempt = flight.cluster.emplace<Attempt>(Attempt{.item = submission.index, .number = submission.attempt});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
   if (!submission.worker.empty() && pool_nodes_) {
