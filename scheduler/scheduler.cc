@@ -10,17 +10,16 @@ namespace millrace::scheduler {
 namespace {
 constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
 const std::string kNoName;
-
-// Out of line: the check of every event's handle stays small enough to inline.
-[[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(const std::string& plan_name, AttemptHandle handle,
-                                                                   AttemptHandle next_handle, const char* kind) {
-  throw data::Error(plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
-                                   std::to_string(handle) + ", which was never submitted (handles so far: 1 to " +
-                                   std::to_string(next_handle - 1) + ")");
-}
 }  // namespace
 
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
+
+// Out of line: the check of every event's handle stays small enough to inline.
+void Scheduler::throw_never_submitted(AttemptHandle handle, const char* kind) const {
+  throw data::Error(options_.plan_name,
+                    std::string("the cluster reported '") + kind + "' for attempt handle " + std::to_string(handle) +
+                        ", which was never submitted (handles so far: 1 to " + std::to_string(next_handle_ - 1) + ")");
+}
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
     : Scheduler(std::make_shared<const PlannedWork>(plan, options.plan_name), options, cluster, clock) {}
@@ -182,16 +181,6 @@ void Scheduler::launch(std::size_t index) {
   cluster_.submit(submission);
 }
 
-// Events of attempts no longer in flight (a late or repeated report of an attempt already
-// finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
-// A handle never handed out is a cluster reporting an attempt that does not exist: an error.
-Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
-  if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] {
-    throw_never_submitted(options_.plan_name, event.handle, next_handle_, kind);
-  }
-  return flights_.find(event.handle);
-}
-
 void Scheduler::on_started(const AttemptEvent& event) {
   Flight* flight = flight_of(event, "started");
   // The first report of a start holds: a repeated one (a re-attached cluster reporting what it
@@ -251,9 +240,9 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   if (keep_spans_) attempt_spans_.push_back(span);
   if (tally_ != nullptr) tally_->ended(span, start_reported);
   work_time_ += event.work_time.value_or(0);
-  const AttemptDetail detail{finished_attempts_++, flight.attempt, event.exit_code, reason, event.work_time};
-  if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.work_time) {
-    attempt_details_.push_back(detail);
+  const std::size_t position = finished_attempts_++;
+  if (flight.attempt != 1 || event.exit_code != 0 || reason != 0 || event.work_time) {
+    attempt_details_.push_back(AttemptDetail{position, flight.attempt, event.exit_code, reason, event.work_time});
   }
   if (flight.started && flight.worker != kNoWorkerRecord) {
     WorkerRecord& w = workers_[flight.worker];

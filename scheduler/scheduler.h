@@ -191,7 +191,14 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void enqueue(std::size_t index);
   void dispatch();
   void launch(std::size_t index);
-  Flight* flight_of(const AttemptEvent& event, const char* kind);
+  // Events of attempts no longer in flight (a late or repeated report of an attempt already
+  // finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
+  // A handle never handed out is a cluster reporting an attempt that does not exist: an error.
+  Flight* flight_of(const AttemptEvent& event, const char* kind) {
+    if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] throw_never_submitted(event.handle, kind);
+    return flights_.find(event.handle);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(AttemptHandle handle, const char* kind) const;
   void finish(const Flight* flight, const AttemptEvent& event, data::Outcome outcome);
   void give_up(std::size_t index);
   void settle(std::size_t index, ItemState state);
