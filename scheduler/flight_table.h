@@ -46,7 +46,7 @@ class FlightTable {
   // The record of `handle`, or nullptr when it is not in flight.
   Record* find(AttemptHandle handle) {
     const std::size_t at = handle - base_;  // wraps past the end for a handle below the window
-    if (handle < base_ || at >= place_of_.size() || place_of_[at] == kAbsent) return nullptr;
+    if (at >= place_of_.size() || place_of_[at] == kAbsent) return nullptr;
     return &pool_[place_of_[at]].record;
   }
   const Record* find(AttemptHandle handle) const { return const_cast<FlightTable*>(this)->find(handle); }

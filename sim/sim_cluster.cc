@@ -358,9 +358,8 @@ void SimCluster::start(scheduler::AttemptHandle handle, Attempt& attempt) {
 void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   Attempt* found = attempt_of(handle);
   if (found == nullptr) return;
-  int slot = found->pod >= 0 ? -1 : found->slot;
-  int reported = found->node >= 0 ? pool_nodes_->number(found->node) : slot;
-  if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
+  const int slot = found->pod >= 0 ? -1 : found->slot;  // a Job's: freed with its pod
+  const int reported = record_timeline_ ? timeline_slot(*found) : -1;
   if (found->node >= 0) {
     engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
                SimEvent{SimEvent::Kind::kFreeNode, static_cast<std::uint32_t>(found->node),
@@ -387,6 +386,12 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   }
   note(TimelineEntry::Kind::kFailed, handle, reported);
   listener_->on_failed(event);
+}
+
+int SimCluster::timeline_slot(const Attempt& attempt) const {
+  if (attempt.node >= 0) return pool_nodes_->number(attempt.node);
+  if (attempt.pod < 0) return attempt.slot;
+  return pods_[attempt.pod].exists ? pods_[attempt.pod].slot : -1;
 }
 
 void SimCluster::free_slot_later(int slot) {

@@ -213,6 +213,8 @@ class SimCluster : public scheduler::Cluster {
   void lose_node(int node);
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
+  // The slot (a pool node's number on pools) the timeline names for the attempt's end, -1 for none.
+  int timeline_slot(const Attempt& attempt) const;
   scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
   // Only called when some item has a recording (config_.recorded_ends not empty).
   const RecordedEnd* recorded_end(const Attempt& attempt) const;
