@@ -145,7 +145,9 @@ class Cluster {
   // The submitter's table of the attempts in flight (scheduler/flight.h), offered before the
   // first submission: a cluster may keep its own state of each attempt in the record's room
   // instead of in a table of its own. The table outlives the submissions; a record is there from
-  // the submission until the cluster reports the attempt's end. Other clusters ignore it.
+  // the submission until the cluster reports the attempt's end, so the offer is only for a cluster
+  // whose reports reach the submitter (a wrapper that filters them does not pass it on). Other
+  // clusters ignore it.
   virtual void share_flights(FlightTable<Flight>& /*flights*/) {}
 };
 
