@@ -36,6 +36,10 @@ namespace millrace::scheduler {
 
 using AttemptHandle = std::uint64_t;
 
+struct Flight;  // scheduler/flight.h
+template <typename Record>
+class FlightTable;  // scheduler/flight_table.h
+
 // The lane of an attempt that has no pool worker (job-per-item).
 inline constexpr int kNoLane = -1;
 
@@ -52,6 +56,9 @@ struct Submission {
   // The pool worker's lane, fixed with its name for the whole run, so a cluster may index its
   // per-worker state by it; kNoLane when `worker` is empty or the submitter has no lane.
   int lane = kNoLane;
+  // The submitter's record of the attempt, in the table it shares with the cluster
+  // (Cluster::share_flights), valid during the call; null when it shares none.
+  Flight* flight = nullptr;
 
   // The item, whole (built from the plan's columns), and the parts clusters often read alone.
   data::WorkItem item() const { return plan->item(index); }
@@ -135,6 +142,13 @@ class Cluster {
   // work: the cluster may free what it holds (its pod, its slot). Clusters without long-lived
   // workers ignore it.
   virtual void retire_worker(const std::string& /*worker*/) {}
+  // The submitter's table of the attempts in flight (scheduler/flight.h), offered before the
+  // first submission: a cluster may keep its own state of each attempt in the record's room
+  // instead of in a table of its own. The table outlives the submissions; a record is there from
+  // the submission until the cluster reports the attempt's end, so the offer is only for a cluster
+  // whose reports reach the submitter (a wrapper that filters them does not pass it on). Other
+  // clusters ignore it.
+  virtual void share_flights(FlightTable<Flight>& /*flights*/) {}
 };
 
 }  // namespace millrace::scheduler

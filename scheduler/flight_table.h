@@ -24,9 +24,12 @@ class FlightTable {
   // newest added, none when nothing is in flight.
   std::size_t handles_covered() const { return place_of_.size(); }
 
-  // Adds the record of `handle` (not in the table) and returns it. The usual case (the next
+  // Adds the record of `handle` (not in the table) and returns it.
+  Record& insert(AttemptHandle handle, const Record& record) { return add(handle) = record; }
+  // Adds `handle` (not in the table) and returns its place for the caller to fill in: it holds
+  // what an earlier handle's record left there, or a default record. The usual case (the next
   // handle in sequence, a free place in the pool) is a few instructions inlined in the caller.
-  Record& insert(AttemptHandle handle, const Record& record) {
+  Record& add(AttemptHandle handle) {
     if (size_ == 0 || handle < base_) [[unlikely]] restart_window(handle);
     const std::size_t at = handle - base_;
     while (at >= place_of_.size()) place_of_.push_back(kAbsent);  // mostly once: handles come in sequence
@@ -34,7 +37,7 @@ class FlightTable {
     if (free_.empty()) [[unlikely]] grow_pool();
     const std::uint32_t place = free_.back();
     free_.pop_back();
-    pool_[place] = Entry{handle, record};
+    pool_[place].handle = handle;
     place_of_[at] = place;
     ++size_;
     return pool_[place].record;
@@ -43,7 +46,7 @@ class FlightTable {
   // The record of `handle`, or nullptr when it is not in flight.
   Record* find(AttemptHandle handle) {
     const std::size_t at = handle - base_;  // wraps past the end for a handle below the window
-    if (handle < base_ || at >= place_of_.size() || place_of_[at] == kAbsent) return nullptr;
+    if (at >= place_of_.size() || place_of_[at] == kAbsent) return nullptr;
     return &pool_[place_of_[at]].record;
   }
   const Record* find(AttemptHandle handle) const { return const_cast<FlightTable*>(this)->find(handle); }

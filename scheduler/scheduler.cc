@@ -10,17 +10,16 @@ namespace millrace::scheduler {
 namespace {
 constexpr const char* kStateNames[] = {"waiting", "ready", "in-flight", "succeeded", "failed", "blocked"};
 const std::string kNoName;
-
-// Out of line: the check of every event's handle stays small enough to inline.
-[[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(const std::string& plan_name, AttemptHandle handle,
-                                                                   AttemptHandle next_handle, const char* kind) {
-  throw data::Error(plan_name, std::string("the cluster reported '") + kind + "' for attempt handle " +
-                                   std::to_string(handle) + ", which was never submitted (handles so far: 1 to " +
-                                   std::to_string(next_handle - 1) + ")");
-}
 }  // namespace
 
 const char* to_string(ItemState state) { return kStateNames[static_cast<int>(state)]; }
+
+// Out of line: the check of every event's handle stays small enough to inline.
+void Scheduler::throw_never_submitted(AttemptHandle handle, const char* kind) const {
+  throw data::Error(options_.plan_name,
+                    std::string("the cluster reported '") + kind + "' for attempt handle " + std::to_string(handle) +
+                        ", which was never submitted (handles so far: 1 to " + std::to_string(next_handle_ - 1) + ")");
+}
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock)
     : Scheduler(std::make_shared<const PlannedWork>(plan, options.plan_name), options, cluster, clock) {}
@@ -44,6 +43,7 @@ Scheduler::Scheduler(std::shared_ptr<const PlannedWork> plan, SchedulerOptions o
   }
   for (std::size_t i = 0; i < work_.size(); ++i) remaining_predicted_ += work_.predicted(i);
   cluster_.set_listener(this);
+  cluster_.share_flights(flights_);
 }
 
 Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options, Cluster& cluster, Clock& clock,
@@ -81,8 +81,8 @@ Scheduler::Scheduler(std::vector<data::WorkItem> plan, SchedulerOptions options,
     std::size_t index = index_of.at(f.item_id);
     records_[index].state = ItemState::kInFlight;
     std::uint32_t worker = f.worker.empty() ? kNoWorkerRecord : worker_named(f.worker);
-    flights_.insert(f.handle, Flight{static_cast<std::uint32_t>(index), policy_->acquire(work_.type(index)),
-                                     f.attempt, worker, f.submitted, f.started});
+    flights_.insert(f.handle, Flight{{static_cast<std::uint32_t>(index), policy_->acquire(work_.type(index)),
+                                      f.attempt, worker, f.submitted, f.started}, {}});
   }
   next_handle_ = resume.next_handle;
   run_failed_ = resume.run_failed;
@@ -173,21 +173,12 @@ void Scheduler::launch(std::size_t index) {
   ++record.attempts;
   const int attempt = static_cast<int>(record.attempts);
   const data::Micros now = clock_.now();
-  const Flight& flight = flights_.insert(handle, Flight{static_cast<std::uint32_t>(index), lane, attempt, worker, now, {}});
+  Flight& flight = flights_.add(handle);  // the cluster's room is the cluster's to fill
+  static_cast<CoreFlight&>(flight) = CoreFlight{static_cast<std::uint32_t>(index), lane, attempt, worker, now, {}};
   if (observer_) notify(handle, flight, data::Outcome::kRunning, now, nullptr);
-  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane};
+  Submission submission{handle, &work_, static_cast<std::uint32_t>(index), attempt, {}, lane, &flight};
   if (lane != kNoLane) submission.worker = policy_->worker_name(lane);
   cluster_.submit(submission);
-}
-
-// Events of attempts no longer in flight (a late or repeated report of an attempt already
-// finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
-// A handle never handed out is a cluster reporting an attempt that does not exist: an error.
-Scheduler::Flight* Scheduler::flight_of(const AttemptEvent& event, const char* kind) {
-  if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] {
-    throw_never_submitted(options_.plan_name, event.handle, next_handle_, kind);
-  }
-  return flights_.find(event.handle);
 }
 
 void Scheduler::on_started(const AttemptEvent& event) {
@@ -233,7 +224,7 @@ void Scheduler::on_capacity_changed(int slots, data::Micros) {
 
 void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Outcome outcome) {
   if (found == nullptr) return;
-  Flight flight = *found;
+  CoreFlight flight = *found;  // the scheduler's part, not the cluster's room
   flights_.erase(event.handle);
   const bool start_reported = flight.started.has_value();
   // A success whose start was never reported (lost, or overtaken by the end) ran nonetheless:
@@ -249,9 +240,9 @@ void Scheduler::finish(const Flight* found, const AttemptEvent& event, data::Out
   if (keep_spans_) attempt_spans_.push_back(span);
   if (tally_ != nullptr) tally_->ended(span, start_reported);
   work_time_ += event.work_time.value_or(0);
-  const AttemptDetail detail{finished_attempts_++, flight.attempt, event.exit_code, reason, event.work_time};
-  if (detail.number != 1 || detail.exit_code != 0 || detail.reason != 0 || detail.work_time) {
-    attempt_details_.push_back(detail);
+  const std::size_t position = finished_attempts_++;
+  if (flight.attempt != 1 || event.exit_code != 0 || reason != 0 || event.work_time) {
+    attempt_details_.push_back(AttemptDetail{position, flight.attempt, event.exit_code, reason, event.work_time});
   }
   if (flight.started && flight.worker != kNoWorkerRecord) {
     WorkerRecord& w = workers_[flight.worker];
@@ -322,7 +313,7 @@ void Scheduler::settle(std::size_t index, ItemState state) {
 
 // Tells the observer (a real run's recorder) of an attempt's transition. Callers check there is
 // one first: a simulation has none, and building the attempt would cost it on every transition.
-void Scheduler::notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+void Scheduler::notify(AttemptHandle handle, const CoreFlight& flight, data::Outcome outcome, data::Micros end,
                        const AttemptEvent* event) {
   bool done = outcome != data::Outcome::kRunning;
   data::Attempt attempt;
@@ -417,7 +408,7 @@ std::uint32_t Scheduler::reason_named(std::string_view reason) {
   return found->second;
 }
 
-InFlight Scheduler::in_flight_record(AttemptHandle handle, const Flight& flight) const {
+InFlight Scheduler::in_flight_record(AttemptHandle handle, const CoreFlight& flight) const {
   return InFlight{handle, work_.id(flight.item), flight.attempt, worker_name(flight.worker), flight.submitted,
                   flight.started};
 }

@@ -19,6 +19,7 @@
 #include "scheduler/clock.h"
 #include "scheduler/cluster.h"
 #include "scheduler/concurrency_policy.h"
+#include "scheduler/flight.h"
 #include "scheduler/flight_table.h"
 #include "scheduler/planned_work.h"
 #include "scheduler/retry_policy.h"
@@ -179,14 +180,6 @@ class Scheduler : public ClusterListener, private PolicyHost {
     std::string node;
     std::optional<data::Micros> unschedulable;
   };
-  struct Flight {
-    std::uint32_t item = 0;
-    int lane = kNoLane;
-    int attempt = 1;
-    std::uint32_t worker = kNoWorkerRecord;  // submitted-to worker, then the one that started it
-    data::Micros submitted = 0;
-    std::optional<data::Micros> started;
-  };
 
   Clock& clock() override { return clock_; }
   int cluster_capacity() const override { return cluster_.capacity(); }
@@ -198,11 +191,18 @@ class Scheduler : public ClusterListener, private PolicyHost {
   void enqueue(std::size_t index);
   void dispatch();
   void launch(std::size_t index);
-  Flight* flight_of(const AttemptEvent& event, const char* kind);
+  // Events of attempts no longer in flight (a late or repeated report of an attempt already
+  // finished, cancelled or retried) are ignored: an attempt ends once and an item is settled once.
+  // A handle never handed out is a cluster reporting an attempt that does not exist: an error.
+  Flight* flight_of(const AttemptEvent& event, const char* kind) {
+    if (event.handle == 0 || event.handle >= next_handle_) [[unlikely]] throw_never_submitted(event.handle, kind);
+    return flights_.find(event.handle);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_never_submitted(AttemptHandle handle, const char* kind) const;
   void finish(const Flight* flight, const AttemptEvent& event, data::Outcome outcome);
   void give_up(std::size_t index);
   void settle(std::size_t index, ItemState state);
-  void notify(AttemptHandle handle, const Flight& flight, data::Outcome outcome, data::Micros end,
+  void notify(AttemptHandle handle, const CoreFlight& flight, data::Outcome outcome, data::Micros end,
               const AttemptEvent* event);
   std::uint32_t worker_named(std::string_view name);
   // The worker record of a pool lane, named on the lane's first attempt.
@@ -219,7 +219,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::uint32_t logged_worker(std::uint32_t worker) const {
     return worker != kNoWorkerRecord && workers_[worker].named ? worker : kNoWorkerRecord;
   }
-  InFlight in_flight_record(AttemptHandle handle, const Flight& flight) const;
+  InFlight in_flight_record(AttemptHandle handle, const CoreFlight& flight) const;
   // Item `index` as the status report names it: its range as a person reads it (data::Range::text),
   // or in the END/COUNT form of a catch-up monitor's jobs_in_progress; the item id for other work.
   std::string label(std::size_t index) const;
@@ -238,7 +238,7 @@ class Scheduler : public ClusterListener, private PolicyHost {
   std::vector<ItemRecord> records_;
   std::vector<std::uint32_t> waiting_on_;    // predecessors not yet succeeded; empty without dependencies
   std::unordered_map<std::uint32_t, ItemTrail> trails_;
-  FlightTable<Flight> flights_;
+  Flights flights_;                          // shared with the cluster (Cluster::share_flights)
   std::vector<WorkerRecord> workers_;
   std::vector<std::string> worker_names_;    // by worker record
   std::unordered_map<std::string, std::uint32_t> worker_index_;

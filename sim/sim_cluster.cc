@@ -121,8 +121,10 @@ SimCluster::SimCluster(SimEngine& engine, SimClusterConfig config, const std::ve
 
 void SimCluster::submit(const scheduler::Submission& submission) {
   scheduler::AttemptHandle handle = submission.handle;
-  Attempt& attempt = attempts_.insert(handle, Attempt{submission.plan, submission.index, -1, submission.attempt,
-                                                      Phase::kCreating, -1, -1, 0, 0});
+  plan_ = submission.plan;
+  scheduler::Flight& flight =
+      flights_ == &own_flights_ ? own_flights_.add(handle) : *submission.flight;
+  Attempt& attempt = flight.cluster.emplace<Attempt>(Attempt{.item = submission.index, .number = submission.attempt});
   note(TimelineEntry::Kind::kSubmitted, handle, -1);
   if (!submission.worker.empty() && pool_nodes_) {
     throw data::Error("simulated cluster", "node pools run one Job per item (policy job-per-item), not long-lived "
@@ -145,7 +147,7 @@ void SimCluster::submit(const scheduler::Submission& submission) {
 }
 
 void SimCluster::cancel(scheduler::AttemptHandle handle) {
-  Attempt* attempt = attempts_.find(handle);
+  Attempt* attempt = attempt_of(handle);
   if (attempt == nullptr) return;
   engine_.cancel(attempt->next);
   if (attempt->pod >= 0 && attempt->phase != Phase::kRunning) {
@@ -211,7 +213,7 @@ data::Micros SimCluster::api_ready(data::Micros at) const {
 
 data::Micros SimCluster::draw_startup(const Attempt& attempt) {
   if (config_.fitted && config_.fitted->startup.identified()) {
-    return config_.fitted->startup.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+    return config_.fitted->startup.draw(plan_->type(attempt.item), unit_draw(rng_));
   }
   const auto& samples = config_.startup.samples;
   if (samples.empty()) return config_.startup.constant;
@@ -220,7 +222,7 @@ data::Micros SimCluster::draw_startup(const Attempt& attempt) {
 
 data::Micros SimCluster::placement_delay(const Attempt& attempt) {
   if (!config_.fitted || !config_.fitted->placement.identified()) return 0;
-  return config_.fitted->placement.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+  return config_.fitted->placement.draw(plan_->type(attempt.item), unit_draw(rng_));
 }
 
 data::Micros SimCluster::provision_delay(std::size_t p) {
@@ -233,11 +235,11 @@ data::Micros SimCluster::provision_delay(std::size_t p) {
 
 data::Micros SimCluster::worker_gap(const Attempt& attempt) {
   if (!config_.fitted || !config_.fitted->worker_gap.identified()) return 0;
-  return config_.fitted->worker_gap.draw(attempt.plan->type(attempt.item), unit_draw(rng_));
+  return config_.fitted->worker_gap.draw(plan_->type(attempt.item), unit_draw(rng_));
 }
 
 std::uint32_t SimCluster::draw_fitted_failure(const Attempt& attempt, data::Micros& duration) {
-  const data::TypeFailures& failures = config_.fitted->failures.of_type(attempt.plan->type(attempt.item));
+  const data::TypeFailures& failures = config_.fitted->failures.of_type(plan_->type(attempt.item));
   double u = unit_draw(rng_);
   for (std::size_t m = 0; m < failures.modes.size(); ++m) {
     const data::FailureMode& mode = failures.modes[m];
@@ -252,7 +254,7 @@ std::uint32_t SimCluster::draw_fitted_failure(const Attempt& attempt, data::Micr
 }
 
 void SimCluster::place(scheduler::AttemptHandle handle) {
-  Attempt* attempt = attempts_.find(handle);
+  Attempt* attempt = attempt_of(handle);
   if (attempt == nullptr) return;
   if (pool_nodes_) {
     place_on_pool(handle, *attempt);
@@ -307,18 +309,19 @@ void SimCluster::start_after(data::Micros delay, scheduler::AttemptHandle handle
 
 void SimCluster::run_starts(std::vector<scheduler::AttemptHandle>& starts) {
   for (scheduler::AttemptHandle handle : starts) {  // a start adds no start
-    const Attempt* attempt = attempts_.find(handle);
+    Attempt* attempt = attempt_of(handle);
     if (attempt == nullptr || attempt->next != kDueStart) continue;  // cancelled or lost meanwhile
     ++starts_without_event_;
-    start(handle);
+    start(handle, *attempt);
   }
   starts.clear();
 }
 
 void SimCluster::start(scheduler::AttemptHandle handle) {
-  Attempt* found = attempts_.find(handle);
-  if (found == nullptr) return;
-  Attempt& attempt = *found;
+  if (Attempt* attempt = attempt_of(handle)) start(handle, *attempt);
+}
+
+void SimCluster::start(scheduler::AttemptHandle handle, Attempt& attempt) {
   int slot = attempt.slot;
   if (attempt.pod >= 0) {
     Pod& pod = pods_[attempt.pod];
@@ -353,11 +356,10 @@ void SimCluster::start(scheduler::AttemptHandle handle) {
 }
 
 void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
-  Attempt* found = attempts_.find(handle);
+  Attempt* found = attempt_of(handle);
   if (found == nullptr) return;
-  int slot = found->pod >= 0 ? -1 : found->slot;
-  int reported = found->node >= 0 ? pool_nodes_->number(found->node) : slot;
-  if (found->pod >= 0 && pods_[found->pod].exists) reported = pods_[found->pod].slot;
+  const int slot = found->pod >= 0 ? -1 : found->slot;  // a Job's: freed with its pod
+  const int reported = record_timeline_ ? timeline_slot(*found) : -1;
   if (found->node >= 0) {
     engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
                SimEvent{SimEvent::Kind::kFreeNode, static_cast<std::uint32_t>(found->node),
@@ -365,7 +367,7 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   }
   scheduler::AttemptEvent event = event_for(handle);
   const RecordedEnd* recorded = ending == kRecorded ? recorded_end(*found) : nullptr;
-  attempts_.erase(handle);
+  forget(handle);
   if (slot >= 0) free_slot_later(slot);
   if (ending == kOk) {
     note(TimelineEntry::Kind::kSucceeded, handle, reported);
@@ -386,6 +388,12 @@ void SimCluster::end(scheduler::AttemptHandle handle, std::uint32_t ending) {
   listener_->on_failed(event);
 }
 
+int SimCluster::timeline_slot(const Attempt& attempt) const {
+  if (attempt.node >= 0) return pool_nodes_->number(attempt.node);
+  if (attempt.pod < 0) return attempt.slot;
+  return pods_[attempt.pod].exists ? pods_[attempt.pod].slot : -1;
+}
+
 void SimCluster::free_slot_later(int slot) {
   engine_.at(api_ready(engine_.now()) + config_.delete_overhead,
              SimEvent{SimEvent::Kind::kFreeSlot, static_cast<std::uint32_t>(slot), 0});
@@ -402,7 +410,7 @@ void SimCluster::free_slot(int slot) {
   free_slots_.push(slot);
   while (!waiting_.empty()) {
     scheduler::AttemptHandle handle = waiting_.front();
-    Attempt* found = attempts_.find(handle);
+    Attempt* found = attempt_of(handle);
     if (found == nullptr || found->phase != Phase::kPending) {
       waiting_.pop_front();
       continue;
@@ -429,7 +437,7 @@ void SimCluster::lose_node(int node) {
     } else {
       Pod& pod = pods_[s.pod];
       if (pod.exists) {
-        if (pod.current != 0 && attempts_.find(pod.current) != nullptr) lost.push_back(pod.current);
+        if (pod.current != 0 && attempt_of(pod.current) != nullptr) lost.push_back(pod.current);
         pod = Pod{};
       }
     }
@@ -440,7 +448,7 @@ void SimCluster::lose_node(int node) {
 }
 
 void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
-  Attempt* found = attempts_.find(handle);
+  Attempt* found = attempt_of(handle);
   if (found == nullptr) return;
   engine_.cancel(found->next);
   int slot = found->slot;
@@ -448,12 +456,12 @@ void SimCluster::fail_now(scheduler::AttemptHandle handle, const char* reason) {
   event.reason = reason;
   event.exit_code = -1;
   note(TimelineEntry::Kind::kFailed, handle, slot);
-  attempts_.erase(handle);
+  forget(handle);
   listener_->on_failed(event);
 }
 
 const RecordedEnd* SimCluster::recorded_end(const Attempt& attempt) const {
-  auto found = config_.recorded_ends.find(attempt.plan->id(attempt.item));
+  auto found = config_.recorded_ends.find(plan_->id(attempt.item));
   if (found == config_.recorded_ends.end() || found->second.empty()) return nullptr;
   const std::size_t index = std::min<std::size_t>(attempt.number, found->second.size()) - 1;
   return &found->second[index];
@@ -499,7 +507,7 @@ std::uint32_t SimCluster::shape_of(const scheduler::PlannedWork& plan, std::size
 // pods are still waiting.
 bool SimCluster::drop_stale(Shape& shape) {
   while (!shape.waiting.empty()) {
-    const Attempt* waiting = attempts_.find(shape.waiting.front().second);
+    const Attempt* waiting = attempt_of(shape.waiting.front().second);
     if (waiting != nullptr && waiting->phase == Phase::kPending) return true;
     shape.waiting.pop_front();
   }
@@ -509,7 +517,7 @@ bool SimCluster::drop_stale(Shape& shape) {
 // A pod goes to the best node where its requests fit. Pods of a shape that is already waiting
 // fit no node (a shape waits only while no up node has room for it), so they queue behind.
 void SimCluster::place_on_pool(scheduler::AttemptHandle handle, Attempt& attempt) {
-  attempt.shape = shape_of(*attempt.plan, attempt.item);
+  attempt.shape = shape_of(*plan_, attempt.item);
   Shape& shape = shapes_[attempt.shape];
   if (!drop_stale(shape)) {
     const int node = pool_nodes_->best_node(shape.demand);
@@ -556,7 +564,7 @@ void SimCluster::place_waiting_on(int node) {
     if (pick == nullptr) return;
     const scheduler::AttemptHandle handle = pick->waiting.front().second;
     pick->waiting.pop_front();
-    occupy_node(node, handle, *attempts_.find(handle));
+    occupy_node(node, handle, *attempt_of(handle));
   }
 }
 
@@ -635,8 +643,8 @@ void SimCluster::interrupt(int node, std::uint64_t incarnation) {
   if (!pool_nodes_->up(node) || pool_nodes_->incarnation(node) != incarnation) return;
   const auto pool = static_cast<std::size_t>(pool_nodes_->pool_of(node));
   std::vector<scheduler::AttemptHandle> lost;
-  attempts_.for_each([&](scheduler::AttemptHandle handle, const Attempt& attempt) {
-    if (attempt.node == node) lost.push_back(handle);
+  flights_->for_each([&](scheduler::AttemptHandle handle, const scheduler::Flight& flight) {
+    if (flight.cluster.as<Attempt>().node == node) lost.push_back(handle);
   });
   std::sort(lost.begin(), lost.end());
   pool_nodes_->advance(engine_.now());

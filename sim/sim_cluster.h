@@ -20,7 +20,7 @@
 
 #include "data/cluster_model.h"
 #include "scheduler/cluster.h"
-#include "scheduler/flight_table.h"
+#include "scheduler/flight.h"
 #include "sim/duration_model.h"
 #include "sim/node_pools.h"
 #include "sim/pool_nodes.h"
@@ -103,6 +103,9 @@ class SimCluster : public scheduler::Cluster {
   void cancel(scheduler::AttemptHandle handle) override;
   int capacity() const override { return alive_slots_; }
   void retire_worker(const std::string& worker) override;
+  // Keeps each attempt's state in the submitter's flight records: without it (a test driving the
+  // cluster alone) the cluster keeps a table of its own.
+  void share_flights(scheduler::Flights& flights) override { flights_ = &flights; }
 
   // Handles a cluster event (any kind but kTimer).
   void handle(const SimEvent& event);
@@ -149,16 +152,16 @@ class SimCluster : public scheduler::Cluster {
   enum class Phase : std::uint8_t { kCreating, kPending, kStarting, kRunning };
   // kFitted + i: the i-th of fitted_modes_.
   enum Ending : std::uint32_t { kOk = 0, kExit = 1, kCancelled = 2, kRecorded = 3, kFitted = 4 };
+  // The cluster's state of an attempt, kept in the attempt's flight record (ClusterRoom).
   struct Attempt {
-    const scheduler::PlannedWork* plan = nullptr;
+    EventId next = 0;                  // its pending event
     std::uint32_t item = 0;            // its position in the plan
     int pod = -1;                      // long-lived worker pod running it, -1 for a Job
     int number = 1;                    // attempt number
-    Phase phase = Phase::kCreating;
     int slot = -1;                     // jobs: the slot of its pod
     int node = -1;                     // pools: the node of its pod
     std::uint32_t shape = 0;           // pools: its requests (shapes_)
-    EventId next = 0;                  // its pending event
+    Phase phase = Phase::kCreating;
   };
   // Pods with the same requests: those waiting for room, in the order they came.
   struct Shape {
@@ -202,6 +205,7 @@ class SimCluster : public scheduler::Cluster {
   static constexpr EventId kDueStart = ~EventId{0};  // Attempt::next of a start in due_starts_
   void start_after(data::Micros delay, scheduler::AttemptHandle handle, Attempt& attempt);
   void start(scheduler::AttemptHandle handle);
+  void start(scheduler::AttemptHandle handle, Attempt& attempt);
   void run_starts(std::vector<scheduler::AttemptHandle>& starts);
   void end(scheduler::AttemptHandle handle, std::uint32_t ending);
   void free_slot_later(int slot);
@@ -209,6 +213,8 @@ class SimCluster : public scheduler::Cluster {
   void lose_node(int node);
   void fail_now(scheduler::AttemptHandle handle, const char* reason);
   void note(TimelineEntry::Kind kind, scheduler::AttemptHandle handle, int slot);
+  // The slot (a pool node's number on pools) the timeline names for the attempt's end, -1 for none.
+  int timeline_slot(const Attempt& attempt) const;
   scheduler::AttemptEvent event_for(scheduler::AttemptHandle handle) const;
   // Only called when some item has a recording (config_.recorded_ends not empty).
   const RecordedEnd* recorded_end(const Attempt& attempt) const;
@@ -236,6 +242,16 @@ class SimCluster : public scheduler::Cluster {
                                                                                       : name_pod(submission);
   }
   int name_pod(const scheduler::Submission& submission);
+  // The state of attempt `handle`, nullptr when it is not in flight.
+  Attempt* attempt_of(scheduler::AttemptHandle handle) {
+    scheduler::Flight* flight = flights_->find(handle);
+    return flight == nullptr ? nullptr : &flight->cluster.as<Attempt>();
+  }
+  // The attempt's end is being reported: its record goes, from the cluster's own table (a shared
+  // record goes when the submitter has heard of the end).
+  void forget(scheduler::AttemptHandle handle) {
+    if (flights_ == &own_flights_) own_flights_.erase(handle);
+  }
   void remove_pod(int pod);
 
   SimEngine& engine_;
@@ -249,7 +265,9 @@ class SimCluster : public scheduler::Cluster {
   std::vector<std::string> slot_names_;
   std::priority_queue<int, std::vector<int>, std::greater<int>> free_slots_;
   std::deque<scheduler::AttemptHandle> waiting_;  // created pods waiting for a slot
-  scheduler::FlightTable<Attempt> attempts_;
+  scheduler::Flights own_flights_;                 // the attempts, when no submitter shares its table
+  scheduler::Flights* flights_ = &own_flights_;
+  const scheduler::PlannedWork* plan_ = nullptr;   // the submissions' plan (one per run)
   std::vector<Pod> pods_;                          // by index, kept for the run (a name keeps its index)
   std::unordered_map<std::string, int> pod_index_;
   std::vector<int> lane_pods_;                     // Submission::lane -> pod, once seen

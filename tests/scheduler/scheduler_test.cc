@@ -38,6 +38,49 @@ TEST(Scheduler, FixedPoolSubmitsOneItemPerWorkerInPlanOrder) {
   EXPECT_EQ(cluster.submitted[0].worker, "w000") << "a submission's worker stays valid for the whole run";
 }
 
+// A cluster that keeps its state of each attempt in the scheduler's flight record (as the
+// simulated cluster does): the record is handed with the submission, found by handle while the
+// attempt runs, its room as the cluster left it, and gone once the end is reported.
+TEST(Scheduler, AClusterSharingTheFlightsFindsItsStateOfEachAttemptUntilItsEndIsReported) {
+  struct Kept {
+    std::uint64_t tag = 0;
+    int slot = -1;
+  };
+  struct SharingCluster : ManualCluster {
+    using ManualCluster::ManualCluster;
+    void share_flights(Flights& shared) override { flights = &shared; }
+    void submit(const Submission& submission) override {
+      ManualCluster::submit(submission);
+      ASSERT_NE(submission.flight, nullptr);
+      EXPECT_EQ(submission.flight, flights->find(submission.handle));
+      submission.flight->cluster.emplace<Kept>(Kept{1000 + submission.handle, static_cast<int>(submission.index)});
+    }
+    Flights* flights = nullptr;
+  };
+  ManualClock clock;
+  SharingCluster cluster(clock);
+  Scheduler core(ranges(3), pool(2), cluster, clock);
+  ASSERT_NE(cluster.flights, nullptr) << "offered before the first submission";
+  core.start();
+  ASSERT_EQ(cluster.submitted.size(), 2u);
+  clock.advance(5);
+  cluster.start(2, "w001");
+  const Flight* second = cluster.flights->find(2);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->item, 1u);
+  EXPECT_EQ(second->started, 5);
+  EXPECT_EQ(second->cluster.as<Kept>().tag, 1002u);
+  EXPECT_EQ(second->cluster.as<Kept>().slot, 1);
+  cluster.succeed(2);  // item r2 goes to w001 under handle 3
+  EXPECT_EQ(cluster.flights->find(2), nullptr);
+  ASSERT_NE(cluster.flights->find(3), nullptr);
+  EXPECT_EQ(cluster.flights->find(3)->cluster.as<Kept>().tag, 1003u);
+  EXPECT_EQ(cluster.flights->find(1)->cluster.as<Kept>().tag, 1001u) << "the others keep theirs";
+  cluster.fail(1, "exit");
+  EXPECT_EQ(cluster.flights->find(1), nullptr);
+  EXPECT_EQ(cluster.flights->size(), 2u) << "handle 3 and item r0's retry";
+}
+
 // On a plan of plain range items (ids derived from the ranges), a submission gives its item back
 // whole, and a retried attempt keeps its number, exit code and reason beside the plain ones.
 TEST(Scheduler, SubmissionsGiveTheirPlainItemBackAndRetriesKeepTheirDetail) {
