@@ -8,20 +8,13 @@
 #include <functional>
 
 #include "data/error.h"
+#include "tests/support/error_message.h"
 
 namespace millrace::sim {
 namespace {
 
 using nlohmann::json;
-
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const data::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 // Three pools whose every field differs from NodePool's defaults and from each other's.
 NodePoolsConfig unusual_pools() {

@@ -9,12 +9,14 @@
 #include <cmath>
 
 #include "data/error.h"
+#include "tests/support/error_message.h"
 #include "sim/node_pools.h"
 
 namespace millrace::sim {
 namespace {
 
 using nlohmann::json;
+using test_support::error_of;
 
 // 1 s/unit on [0, 800), 4 s/unit on [800, 1000).
 data::CostModel tip_heavy_model() {
@@ -32,15 +34,6 @@ ComparisonSpec spec_on(const data::CostModel& model) {
   spec.base.cluster.fail_prob = 0.3;  // replicas differ
   spec.partition.ranges = 12;
   return spec;
-}
-
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const data::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(SweepShards, ShardsCoverEveryReplicaOfEveryCombinationOnceInTaskOrder) {
