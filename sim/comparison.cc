@@ -327,9 +327,16 @@ std::vector<ReplicaResult> sent_alone(const ComparisonSpec& spec) {
 
 }  // namespace
 
-ComparisonRun::ComparisonRun(ComparisonSpec spec) : ComparisonRun(spec, sent_alone(spec)) {}
+ComparisonRun::ComparisonRun(ComparisonSpec spec) : state_(std::make_unique<State>()) {
+  std::vector<ReplicaResult> given = sent_alone(spec);
+  prepare(std::move(spec), std::move(given));
+}
 
 ComparisonRun::ComparisonRun(ComparisonSpec spec, std::vector<ReplicaResult> given) : state_(std::make_unique<State>()) {
+  prepare(std::move(spec), std::move(given));
+}
+
+void ComparisonRun::prepare(ComparisonSpec spec, std::vector<ReplicaResult> given) {
   validate(spec);
   State& s = *state_;
   s.given = std::move(given);

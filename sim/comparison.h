@@ -215,6 +215,9 @@ class ComparisonRun {
 
  private:
   struct State;
+  // What the first two constructors share: `spec` validated and its plans and tasks laid out,
+  // `given` (when not empty) kept as its replicas' results.
+  void prepare(ComparisonSpec spec, std::vector<ReplicaResult> given);
   std::unique_ptr<State> state_;
 };
 
