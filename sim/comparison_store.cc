@@ -142,12 +142,7 @@ void read_node_plan(const nlohmann::json& parameters, StoredComparison& c) {
   }
   const std::string answer = mix ? "answer_mix" : "answer_nodes";
   if (parameters.contains(answer)) {
-    const nlohmann::json& given = parameters[answer];
-    if (mix && given.is_array()) {
-      for (const nlohmann::json& nodes : given) c.answer_nodes.push_back(nodes.is_number_integer() ? nodes.get<int>() : 0);
-    } else {
-      c.answer_nodes = node_totals(given);
-    }
+    c.answer_nodes = node_totals(parameters[answer]);  // a number, or a mix's nodes per pool
     if (c.answer_nodes.size() != c.pools.size()) c.answer_nodes.clear();
   }
 }
