@@ -2,13 +2,16 @@
 // to end on the loopback Kubernetes API test server: the pool Job's pods run as real `millrace
 // sweep-worker` processes (tests/cli/sweep_worker_pods.h). The reference is the same command run
 // here, without --cluster: its JSON must come back byte for byte. Also: a worker killed mid-shard
-// and a worker frozen past its lease (its late answer refused) leave every shard counted once.
+// and the worker of its retry frozen past its lease (its pod replaced) leave every shard counted
+// once.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -155,13 +158,17 @@ TEST_F(SweepFannedOut, APlanOverFourPoolWorkersAnswersAndDrawsTheLocalCurve) {
   }
 }
 
-TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEveryShardCountedOnce) {
-  // 4 shards of 12 simulations of 40,000 ranges each: a shard lasts seconds, so a lease /status
-  // shows held for less than one is caught mid-shard.
+// A double fault on one shard: its worker killed mid-shard, then the worker its retry went to
+// frozen past its lease. Each fault is made sure of: a worker is stopped while /status shows it
+// holding a lease, and only taken as caught mid-shard if the lease is still held 300 ms later
+// (a completion on its way would have landed). The frozen worker's pod is deleted by millrace
+// when its lease expires, its Job makes a new one, and the shard's third attempt succeeds.
+TEST_F(SweepFannedOut, AShardsWorkerKilledAndItsRetrysWorkerFrozenLeaveEveryShardCountedOnce) {
+  // 4 shards of 12 simulations of 160,000 ranges each: about half a second a shard here.
   const std::string big = (dir / "big-model.json").string();
-  data::CostModel({{{0, 100000}, 0, 1e6}}, "units", "synthetic").save(big);
+  data::CostModel({{{0, 400000}, 0, 1e6}}, "units", "synthetic").save(big);
   const std::vector<std::string> compare = {"compare", "--model", big, "--partitioners", "uniform", "--range-count",
-                                            "40000", "--workers", "16,32", "--replicas", "24", "--fail-prob", "0.1",
+                                            "160000", "--workers", "16,32", "--replicas", "24", "--fail-prob", "0.1",
                                             "--json", "--quiet"};
   const std::string local = here(compare);
   FakeApiServer server(pool_pods());
@@ -180,30 +187,48 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   ASSERT_NE(port, 0);
   httplib::Client status("127.0.0.1", port);
   status.set_read_timeout(2, 0);
-  std::string killed, frozen;
-  pid_t frozen_pid = 0;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (frozen.empty() && std::chrono::steady_clock::now() < give_up) {
-    usleep(5'000);
+  auto leases_held = [&] {
     auto answer = status.Get("/status");
-    if (!answer || answer->status != 200) continue;
-    const json document = json::parse(answer->body, nullptr, false);
-    if (!document.is_object() || !document.contains("cluster")) continue;
-    for (const json& lease : document["cluster"].value("leases", json::array())) {
-      const std::string pod = lease.value("worker", "");
-      if (lease.value("held_for_us", 0) > 1'000'000) continue;  // it may be about to finish
-      if (killed.empty()) {
-        if (pods.kill_worker(pod)) killed = pod;
-      } else if (pod != killed && frozen.empty()) {
-        frozen_pid = pods.stop_worker(pod);
-        if (frozen_pid != 0) frozen = pod;
+    const json document = answer && answer->status == 200 ? json::parse(answer->body, nullptr, false) : json();
+    return document.is_object() && document.contains("cluster") ? document["cluster"].value("leases", json::array())
+                                                                : json::array();
+  };
+  auto held = [&](const std::string& id) {
+    for (const json& lease : leases_held()) {
+      if (lease.value("id", "") == id) return true;
+    }
+    return false;
+  };
+  // Stops the worker of a lease `wanted` picks, caught holding it mid-shard: the lease; null if
+  // none was caught within a minute.
+  struct Caught {
+    json lease;
+    pid_t pid = 0;
+  };
+  auto stop_mid_shard = [&](const std::function<bool(const json&)>& wanted) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < give_up) {
+      usleep(5'000);
+      for (const json& lease : leases_held()) {
+        if (!wanted(lease)) continue;
+        const pid_t pid = pods.stop_worker(lease.value("worker", ""));
+        if (pid == 0) continue;
+        usleep(300'000);
+        if (held(lease.value("id", ""))) return Caught{lease, pid};
+        kill(pid, SIGCONT);  // it had finished: let it go on
       }
     }
-  }
-  ASSERT_FALSE(killed.empty()) << cli_test::read_text(dir / "stderr");
-  ASSERT_FALSE(frozen.empty()) << cli_test::read_text(dir / "stderr");
+    return Caught{};
+  };
+  const Caught killed = stop_mid_shard([](const json&) { return true; });
+  ASSERT_NE(killed.pid, 0) << cli_test::read_text(dir / "stderr");
+  const std::string shard = killed.lease["item"];
+  const std::string killed_pod = killed.lease["worker"];
+  ASSERT_TRUE(pods.kill_worker(killed_pod));
+  const Caught frozen = stop_mid_shard([&](const json& lease) { return lease["item"] == shard && lease["attempt"] == 2; });
+  ASSERT_NE(frozen.pid, 0) << cli_test::read_text(dir / "stderr");
+  const std::string frozen_pod = frozen.lease["worker"];
   CliResult result = finish(coordinator);
-  kill(frozen_pid, SIGCONT);  // its late completion (or heartbeat) is refused: the run is over
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, local);
   const std::vector<std::string> failures = expect_each_shard_once(1, 4);
@@ -213,12 +238,21 @@ TEST_F(SweepFannedOut, AWorkerKilledMidShardAndOneFrozenPastItsLeaseLeaveEverySh
   for (const std::string& reason : failures) {
     EXPECT_TRUE(reason == "lease-expired" || reason == "lease-abandoned") << reason;
   }
-  std::set<std::string> lost_by;
+  std::vector<std::string> shard_attempts;
   for (const data::Attempt& a : data::TraceStore::open(store).attempts(1)) {
-    if (a.outcome != data::Outcome::kSucceeded) lost_by.insert(a.worker);
+    if (a.item_id == shard) shard_attempts.push_back(a.worker + " " + (a.outcome == data::Outcome::kSucceeded ? "ok" : a.failure_reason));
   }
-  EXPECT_TRUE(lost_by.count(killed)) << killed;
-  EXPECT_TRUE(lost_by.count(frozen)) << frozen;
+  ASSERT_EQ(shard_attempts.size(), 3u);
+  EXPECT_EQ(shard_attempts[0], killed_pod + " lease-expired");
+  EXPECT_EQ(shard_attempts[1], frozen_pod + " lease-expired");
+  EXPECT_EQ(shard_attempts[2].substr(shard_attempts[2].size() - 3), " ok");
+  // The frozen worker's pod was deleted while the run went on (its worker killed), and said so;
+  // the killed one's ended by itself, so its Job had replaced it already.
+  const std::vector<std::string> deleted = pods.deleted();
+  EXPECT_NE(std::find(deleted.begin(), deleted.end(), frozen_pod), deleted.end()) << frozen_pod;
+  EXPECT_EQ(std::find(deleted.begin(), deleted.end(), killed_pod), deleted.end()) << killed_pod;
+  EXPECT_NE(result.err.find("millrace: replaced "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(frozen_pod + " (its lease expired)"), std::string::npos) << result.err;
 }
 
 TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndAJobPerItemModeAreRefusedNamingTheOption) {

@@ -2,7 +2,9 @@
 // kubelet would run the pool Job's container: for each pool pod the server shows Running, a
 // `millrace sweep-worker` process (MILLRACE_CLI) with the pod's environment (MILLRACE_LEASE_URL,
 // MILLRACE_LEASE_TOKEN, and POD_NAME set to the pod's name, as the downward API would); when the
-// process exits, its pod ends with its exit code. A test may SIGKILL a pod's worker or SIGSTOP it.
+// process exits, its pod ends with its exit code; a pod deleted from the server while its worker
+// runs and its Job lives (not by the Job's deletion) has its worker SIGKILLed, as the kubelet does
+// for a pod deleted with no grace period. A test may SIGKILL a pod's worker or SIGSTOP it.
 #pragma once
 
 #include <signal.h>
@@ -10,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -75,6 +78,11 @@ class SweepWorkerPods {
     return 0;
   }
   int started() const { return started_; }
+  // The pods deleted from the server while their worker ran (their workers killed), in order.
+  std::vector<std::string> deleted() const {
+    std::lock_guard lock(mutex_);
+    return deleted_;
+  }
   // The exit codes of the workers that ended, by pod.
   std::map<std::string, int> exits() const {
     std::lock_guard lock(mutex_);
@@ -85,8 +93,11 @@ class SweepWorkerPods {
   void watch() {
     std::set<std::string> seen;
     while (!stop_) {
+      std::set<std::string> present;
       for (const nlohmann::json& pod : server_.objects("pods")) {
         const std::string name = pod["metadata"]["name"];
+        present.insert(name);
+        job_of_[name] = pod["metadata"]["labels"].value("batch.kubernetes.io/job-name", "");
         if (pod["status"].value("phase", "") != "Running" || !seen.insert(name).second) continue;
         // TMPDIR: the bundles a worker writes stay in the test's folder, even when it is killed.
         std::vector<std::string> env = {"POD_NAME=" + name, "PATH=/usr/bin:/bin", "TMPDIR=" + logs_.string()};
@@ -95,6 +106,9 @@ class SweepWorkerPods {
         }
         spawn(name, env);
       }
+      std::set<std::string> jobs;  // listed after the pods: a Job here outlived its pods missing there
+      for (const nlohmann::json& job : server_.objects("jobs")) jobs.insert(job["metadata"]["name"].get<std::string>());
+      kill_deleted(present, jobs);
       reap();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -105,6 +119,20 @@ class SweepWorkerPods {
     std::lock_guard lock(mutex_);
     running_[pid] = pod;
     ++started_;
+  }
+
+  // Kills the workers of pods gone from the server while their Job is still there.
+  void kill_deleted(const std::set<std::string>& present, const std::set<std::string>& jobs) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [pid, pod] : running_) {
+      if (present.count(pod) || !jobs.count(job_of_[pod]) ||
+          std::find(deleted_.begin(), deleted_.end(), pod) != deleted_.end()) {
+        continue;
+      }
+      kill(pid, SIGKILL);
+      kill(pid, SIGCONT);
+      deleted_.push_back(pod);
+    }
   }
 
   void reap() {
@@ -131,6 +159,8 @@ class SweepWorkerPods {
   mutable std::mutex mutex_;
   std::map<pid_t, std::string> running_;
   std::map<std::string, int> exits_;
+  std::vector<std::string> deleted_;
+  std::map<std::string, std::string> job_of_;  // pod -> its Job's name (watch thread only)
   std::atomic<int> started_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -1,8 +1,9 @@
 // The RBAC Role the README documents for the Kubernetes adapter, against a real kube-apiserver
 // v1.20 with RBAC authorization (RealApiServer fixture): bound to the user `millrace`, it is
-// enough for a job-per-item run (create, list, watch and delete Jobs; list and watch pods), and
-// it grants nothing the adapter does not use: with any one of its verbs removed, the run shows a
-// clear message naming the verb and the resource, as the API server's Forbidden Status gives them.
+// enough for a job-per-item run (create, list, watch and delete Jobs; list and watch pods), and,
+// but for a worker pool's pod deletes, it grants nothing such a run does not use: with any one of
+// its verbs removed, the run shows a clear message naming the verb and the resource, as the API
+// server's Forbidden Status gives them.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -28,13 +29,19 @@ struct MissingVerb {
   std::string verb;
 };
 
-// Every verb the documented Role grants, each on its own: each one must be needed.
+// Every verb the documented Role grants, each on its own: each one must be needed by a
+// job-per-item run. But for deleting pods: only a worker pool does that (a lost worker's pod, so
+// that its Job makes a new one); sweep_check.sh shows it done under this Role, and the loopback
+// WorkerPoolOnLoopbackServer.OnlyARunningPodOfThePool... test a refused delete told.
 std::vector<MissingVerb> documented_verbs() {
   std::vector<MissingVerb> verbs;
   const json role = documented_role();
   for (const json& rule : role["rules"]) {
     for (const json& resource : rule["resources"]) {
-      for (const json& verb : rule["verbs"]) verbs.push_back({resource.get<std::string>(), verb.get<std::string>()});
+      for (const json& verb : rule["verbs"]) {
+        if (resource == "pods" && verb == "delete") continue;
+        verbs.push_back({resource.get<std::string>(), verb.get<std::string>()});
+      }
     }
   }
   return verbs;

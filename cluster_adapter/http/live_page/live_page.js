@@ -184,6 +184,15 @@
         figures.push(['pods', Object.entries(cluster.pods).map(([phase, n]) => phase + ' ' + n).join(', ') || 'none']);
       }
       if (cluster.held_by_cap !== undefined) figures.push(['held by the cap', cluster.held_by_cap]);
+      const replaced = cluster.workers_replaced || [];
+      const replacing = replaced.filter((w) => w.state !== 'refused');
+      if (replacing.length) {
+        figures.push(['workers replaced', replacing.length + ': ' +
+          replacing.map((w) => 'pod ' + w.pod + ' ' + w.state + ', ' + w.why).join('; ')]);
+      }
+      for (const w of replaced.filter((r) => r.state === 'refused')) {
+        figures.push(['could not replace ' + w.pod, w.why + '; deleting its pod was refused: ' + w.error, 'error']);
+      }
       figures.push(['API requests pending', cluster.requests_pending]);
       if (cluster.trouble) figures.push(['trouble', cluster.trouble, 'error']);
       box.append(definitions(figures));

@@ -10,7 +10,9 @@
 // the scheduler, the idle worker heard from last is kept, so work coming back from an expired
 // lease (a retry) still finds a worker. The last to ask, not any: a worker frozen (or gone) while
 // its request waits never asks again, so its request only ages while a live one asks anew after
-// every wait, and the worker kept is the one most surely alive. Lease requests from
+// every wait, and the worker kept is the one most surely alive. If that one is lost in turn
+// holding the retry, the book has no worker left to offer it to: the pool replaces lost workers
+// (worker_pool_cluster.h), so one asks again. Lease requests from
 // the HTTP threads wait (long poll) until there is work, an exit, or the terms' wait passed.
 // Everything the scheduler must hear is queued as events for the poll thread. Thread-safe.
 #pragma once

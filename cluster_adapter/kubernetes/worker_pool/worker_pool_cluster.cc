@@ -167,6 +167,38 @@ bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
   return requests_.flush(max_wait);
 }
 
+void WorkerPoolCluster::replace_worker(const std::string& worker, const std::string& why) {
+  std::lock_guard lock(mutex_);
+  auto pod = pod_phases_.find(worker);
+  if (shutting_down_ || pod == pod_phases_.end() || (pod->second != "Running" && pod->second != "Pending")) return;
+  replaced_.push_back({worker, clock_.now(), why});
+  requests_.push([this, at = replaced_.size() - 1](std::stop_token stop) { delete_pod(at, stop); });
+}
+
+// No grace period: the worker lost its lease and holds nothing worth waiting for.
+void WorkerPoolCluster::delete_pod(std::size_t replaced, std::stop_token stop) {
+  std::string pod;
+  {
+    std::lock_guard lock(mutex_);
+    pod = replaced_[replaced].pod;
+  }
+  auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
+  std::string error;
+  try {
+    client_.call("DELETE", client_.pods_path() + "/" + pod + "?gracePeriodSeconds=0", std::nullopt, stop, on_retry);
+    health_.answered("requests");
+  } catch (const KubeApiError& failure) {
+    if (failure.reason() == "Stopped") throw;
+    if (failure.status() != 404) {  // gone meanwhile: nothing to replace
+      health_.rejected("requests", failure.what());
+      error = failure.what();
+    }
+  }
+  std::lock_guard lock(mutex_);
+  replaced_[replaced].state = error.empty() ? "deleted" : "refused";
+  replaced_[replaced].error = error;
+}
+
 // ---- what the watches say (reflector threads) ----------------------------------------------------
 
 // Only the pool's own Job counts (by uid): not an earlier session's, being deleted to be made again.
@@ -214,6 +246,9 @@ void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
 
 void WorkerPoolCluster::poll(data::Micros max_wait) {
   for (const LeaseEvent& e : book_.wait_events(max_wait)) {
+    if (e.kind == LeaseEvent::Kind::kFailed && e.event.reason == kLeaseExpired) {
+      replace_worker(e.event.worker, "its lease expired");
+    }
     if (!listener_) continue;
     switch (e.kind) {
       case LeaseEvent::Kind::kStarted: listener_->on_started(e.event.view()); break;
@@ -236,6 +271,7 @@ WorkerPoolStatus WorkerPoolCluster::status() const {
   status.job_state = job_state_;
   status.completion_mode = completion_mode_;
   for (const auto& [name, phase] : pod_phases_) ++status.pods[phase];
+  status.replaced = replaced_;
   for (const auto& [name, pending] : pods_pending_) {
     if (now - pending.pending_since > options_.unschedulable_after) status.unschedulable.push_back(pending);
   }

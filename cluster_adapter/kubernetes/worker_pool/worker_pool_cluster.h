@@ -14,6 +14,12 @@
 // kept). At a resume, a pool Job still running in the cluster is adopted (409 AlreadyExists on
 // create); a finished one is deleted and made again.
 //
+// A worker whose lease expired is lost (frozen, or cut off), and its pod is deleted if the watch
+// shows it as one of the pool's pods still running (or pending): its Job then makes a new pod,
+// so work that comes back (the retry) always finds a worker, however many workers were let go
+// and however many faults befall the same work. A worker naming a pod the pool does not have is
+// never acted on, and a worker that ended (killed: the Job replaces it already) is left alone.
+//
 // The lease API requires a token of its callers: one per session (random unless given), handed
 // to the pods as MILLRACE_LEASE_TOKEN in the pool Job; an adopted Job's token is accepted too,
 // since its pods carry the token of the session that made it.
@@ -62,6 +68,15 @@ struct PendingPod {
   std::string reason;              // the scheduler's message (PodScheduled=False), if any
 };
 
+// A pool pod deleted (or being deleted) so that its Job makes a new one.
+struct ReplacedWorker {
+  std::string pod;
+  data::Micros at = 0;
+  std::string why;                  // "its lease expired"
+  std::string state = "deleting";   // then "deleted" (or found gone), or "refused"
+  std::string error = "";           // the API server's answer, when refused
+};
+
 struct WorkerPoolStatus {
   ApiHealthStatus api;
   std::string job;                 // the Indexed Job's name
@@ -75,6 +90,7 @@ struct WorkerPoolStatus {
   int workers = 0;
   std::map<std::string, int> pods;  // by phase: Pending, Running, Succeeded, Failed
   std::vector<PendingPod> unschedulable;
+  std::vector<ReplacedWorker> replaced;  // in the order they were replaced
   LeaseBookStatus leases;
   int requests_pending = 0;
   std::string trouble;             // why the pool cannot serve the run (empty: it can)
@@ -113,6 +129,9 @@ class WorkerPoolCluster : public PolledCluster {
   void adopt(const nlohmann::json& job);  // the pool's Job, made or found running
   void observe_jobs(const std::vector<nlohmann::json>& jobs, bool whole_list);
   void observe_pod(const std::string& type, const nlohmann::json& pod);
+  // Deletes the pool pod of `worker`, lost for `why`, if the pool has it running or pending.
+  void replace_worker(const std::string& worker, const std::string& why);
+  void delete_pod(std::size_t replaced, std::stop_token stop);  // replaced_[replaced]'s pod
 
   KubeClient client_;
   WorkerPoolOptions options_;
@@ -132,6 +151,7 @@ class WorkerPoolCluster : public PolledCluster {
   bool shutting_down_ = false;
   std::map<std::string, PendingPod> pods_pending_;     // by pod name
   std::map<std::string, std::string> pod_phases_;     // by pod name
+  std::vector<ReplacedWorker> replaced_;
 
   std::unique_ptr<LeaseServer> server_;
   ApiRequestQueue requests_;  // after what its requests use: destroyed (joined) before it

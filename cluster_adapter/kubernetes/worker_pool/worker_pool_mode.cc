@@ -32,9 +32,30 @@ class WorkerPoolRun : public KubernetesRunBase<WorkerPoolCluster> {
                    "Kubernetes 1.21): it ran as a Job of " << cluster_.capacity()
                 << " completions, its pods without a completion index\n";
     }
+    tell_replaced(cluster_.status().replaced);
     if (!cluster_.shut_down(run_over, std::min(kFlushWait, patience_))) {
       std::cerr << "millrace: the delete of the worker pool Job did not reach the Kubernetes API; a --resume of "
                    "the run takes its workers back\n";
+    }
+  }
+
+ private:
+  // The workers lost (their lease expired) whose pods were deleted so that the Job made new ones,
+  // and those whose delete the API server refused.
+  static void tell_replaced(const std::vector<ReplacedWorker>& replaced) {
+    std::string deleted;
+    int count = 0;
+    for (const ReplacedWorker& worker : replaced) {
+      if (worker.state == "refused") {
+        std::cerr << "millrace: the pod " << worker.pod << " of a worker lost (" << worker.why
+                  << ") was not deleted, so its Job made no new worker: " << worker.error << "\n";
+      } else {
+        deleted += (count++ ? ", " : "") + worker.pod + " (" + worker.why + ")";
+      }
+    }
+    if (count > 0) {
+      std::cerr << "millrace: replaced " << count << (count == 1 ? " lost pool worker" : " lost pool workers")
+                << " (pods deleted, the Job made new ones): " << deleted << "\n";
     }
   }
 };

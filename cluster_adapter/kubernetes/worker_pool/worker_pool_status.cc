@@ -14,6 +14,11 @@ nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
     unschedulable.push_back({{"pod", pod.pod}, {"index", pod.index}, {"pending_since_us", pod.pending_since},
                              {"pending_for_us", now - pod.pending_since}, {"reason", pod.reason}});
   }
+  nlohmann::json replaced = nlohmann::json::array();
+  for (const ReplacedWorker& worker : status.replaced) {
+    replaced.push_back({{"pod", worker.pod}, {"at_us", worker.at}, {"why", worker.why}, {"state", worker.state},
+                        {"error", worker.error}});
+  }
   return {{"kind", "kubernetes"},
           {"mode", "worker-pool"},
           {"api", to_json(status.api, now)},
@@ -26,6 +31,7 @@ nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
           {"offered", status.leases.offered},
           {"workers_waiting", status.leases.workers_waiting},
           {"workers_released", status.leases.workers_released},
+          {"workers_replaced", replaced},
           {"leases_expired", status.leases.expired},
           {"requests_pending", status.requests_pending},
           {"trouble", status.trouble}};
@@ -44,6 +50,9 @@ void write_metrics(PrometheusWriter& out, const WorkerPoolStatus& status, data::
   out.gauge("millrace_pool_workers_waiting", "Workers waiting for work now.", status.leases.workers_waiting);
   out.family("millrace_pool_leases_expired_total", "counter", "Leases that expired (their attempt failed).");
   out.sample("millrace_pool_leases_expired_total", status.leases.expired);
+  out.family("millrace_pool_workers_replaced_total", "counter",
+             "Pool pods deleted so that their Job makes new ones (their worker's lease expired).");
+  out.sample("millrace_pool_workers_replaced_total", static_cast<std::int64_t>(status.replaced.size()));
 }
 
 }  // namespace millrace::cluster_adapter

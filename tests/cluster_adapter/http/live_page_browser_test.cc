@@ -24,6 +24,7 @@
 
 #include "cluster_adapter/http/status_server.h"
 #include "cluster_adapter/kubernetes/kubernetes_status.h"
+#include "cluster_adapter/kubernetes/worker_pool/worker_pool_status.h"
 #include "cluster_adapter/realtime/attempt_timeline.h"
 #include "cluster_adapter/realtime/live_status.h"
 #include "tests/cli/cli_process.h"
@@ -154,8 +155,42 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedCredentialsMaskedAndTheClusterStateS
   EXPECT_TRUE(attribute(tag_by_id(dom, "eta-note"), "hidden").has_value()) << tag_by_id(dom, "eta-note");
 }
 
-// A run with a model: the makespan it was predicted beside its progress, and what the run learnt
-// of the model when it runs outside the model's band.
+// A worker pool's lost workers: the pods deleted so that the Job makes new ones, each with why,
+// and a delete the API server refused, in the colour of an error with its reason.
+TEST_F(LivePageTest, AWorkerPoolsReplacedWorkersAreNamedAndARefusedDeleteIsAnError) {
+  scheduler::StatusReport status;
+  status.at = 10'000'000;
+  status.policy = "fixed-pool";
+  status.target = 4;
+  status.num_items = 4;
+  status.num_remain = 1;
+  nlohmann::json document = scheduler::to_json(status);
+  cluster_adapter::add_live_figures(document, status,
+                                    cluster_adapter::LiveFigures{std::nullopt, 1, 0, nlohmann::json::array()},
+                                    [](const std::string&, int) { return std::vector<std::string>{}; });
+  cluster_adapter::WorkerPoolStatus pool;
+  pool.api.reachable = true;
+  pool.job = "pool-sweep";
+  pool.job_state = "running";
+  pool.workers = 4;
+  pool.replaced = {{"pool-sweep-1-0", 3'000'000, "its lease expired", "deleted", ""},
+                   {"pool-sweep-3-0", 5'000'000, "its lease expired", "deleting", ""},
+                   {"pool-sweep-2-1", 6'000'000, "its lease expired", "refused",
+                    "403 Forbidden: pods \"pool-sweep-2-1\" is forbidden"}};
+  document["cluster"] = to_json(pool, status.at);
+  cluster_adapter::StatusServer server(0);
+  server.publish({document.dump(), ""});
+  const std::string dom = browser->dump_dom(url(server.port()));
+  EXPECT_NE(dom.find("<dt>workers replaced</dt><dd>2: pod pool-sweep-1-0 deleted, its lease expired; "
+                     "pod pool-sweep-3-0 deleting, its lease expired</dd>"),
+            std::string::npos)
+      << dom;
+  EXPECT_NE(dom.find("<dt>could not replace pool-sweep-2-1</dt><dd class=\"error\">its lease expired; deleting its "
+                     "pod was refused: 403 Forbidden: pods \"pool-sweep-2-1\" is forbidden</dd>"),
+            std::string::npos)
+      << dom;
+}
+
 TEST_F(LivePageTest, ThePredictedMakespanAndARunOutsideItsModelAreShownBesideProgress) {
   scheduler::StatusReport status;
   status.policy = "fixed-pool";

@@ -3,9 +3,11 @@
 // thread that speaks the lease protocol at the pod's MILLRACE_LEASE_URL with its
 // MILLRACE_LEASE_TOKEN, as the pod's container would (lease, heartbeat while "working",
 // complete; drop a range whose heartbeat is refused; wait and ask again; exit when told). When
-// the worker returns, its pod ends with that exit code. A test may make a worker misbehave: a
-// worker told to hang on its Nth lease stops heartbeating and completing, until release_hung(),
-// then tries to complete that lease anyway and notes the answer.
+// the worker returns, its pod ends with that exit code. A test may make workers misbehave: the
+// worker of one pod index told to hang on its Nth lease, or every worker leasing one item while
+// that item's first N leases last, stops heartbeating and completing, until release_hung(), then
+// tries to complete that lease anyway and notes the answer. A hung worker hangs on after its pod
+// is deleted, as one on a node cut off from the cluster does.
 #pragma once
 
 #include <atomic>
@@ -32,6 +34,8 @@ class SimulatedPool {
     int hang_index = -1;          // the pod index whose worker hangs, -1: none
     int hang_on_lease = 1;        // on its Nth lease
     int work_ms_per_100 = 5;      // work time per 100 units of a range
+    std::string hang_item = "";   // the item whose leases hang, empty: none
+    int hang_item_leases = 0;     // how many of its leases (the first ones)
   };
 
   SimulatedPool(FakeApiServer& server, Options options) : server_(server), options_(options) {
@@ -51,11 +55,16 @@ class SimulatedPool {
     std::lock_guard lock(mutex_);
     return first_env_;
   }
+  // The pods whose workers hung, in the order they hung.
+  std::vector<std::string> hung_pods() const {
+    std::lock_guard lock(mutex_);
+    return hung_pods_;
+  }
   std::string hung_pod() const {
     std::lock_guard lock(mutex_);
-    return hung_pod_;
+    return hung_pods_.empty() ? "" : hung_pods_.front();
   }
-  // HTTP status of the hung worker's late completion (0 until it tried).
+  // HTTP status of the last hung worker's late completion (0 until one tried).
   int late_completion_status() const { return late_status_; }
   int workers_started() const { return started_; }
   int workers_exited() const { return exited_; }
@@ -102,11 +111,7 @@ class SimulatedPool {
       if (offer["action"] == "exit") return 0;
       if (offer["action"] != "work") continue;
       std::string lease = "/v1/leases/" + offer["lease"]["id"].get<std::string>();
-      if (index == options_.hang_index && ++leases == options_.hang_on_lease) {
-        {
-          std::lock_guard lock(mutex_);
-          hung_pod_ = pod;
-        }
+      if (hangs(pod, index, ++leases, offer["item"].value("id", ""))) {
         while (!hung_released_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         auto late = client.Post((lease + "/complete").c_str(), R"({"exit_code": 0})", "application/json");
         late_status_ = late ? late->status : -1;
@@ -129,11 +134,24 @@ class SimulatedPool {
     return 0;
   }
 
+  // Whether the worker of `pod` (of `index`) hangs on its lease number `lease`, of `item` (noted).
+  bool hangs(const std::string& pod, int index, int lease, const std::string& item) {
+    std::lock_guard lock(mutex_);
+    bool hang = (index == options_.hang_index && lease == options_.hang_on_lease) ||
+                (!item.empty() && item == options_.hang_item && item_leases_hung_ < options_.hang_item_leases);
+    if (hang) {
+      item_leases_hung_ += item == options_.hang_item;
+      hung_pods_.push_back(pod);
+    }
+    return hang;
+  }
+
   FakeApiServer& server_;
   Options options_;
   mutable std::mutex mutex_;
   std::map<std::string, std::string> first_env_;
-  std::string hung_pod_;
+  std::vector<std::string> hung_pods_;
+  int item_leases_hung_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<bool> hung_released_{false};
   std::atomic<int> late_status_{0};
