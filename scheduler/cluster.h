@@ -97,14 +97,14 @@ struct AttemptEvent {
 struct KeptAttemptEvent {
   AttemptHandle handle = 0;
   data::Micros at = 0;
-  std::string worker;
+  std::string worker = "";
   int exit_code = 0;
-  std::string reason;
-  std::optional<data::Micros> work_time;
+  std::string reason = "";
+  std::optional<data::Micros> work_time = std::nullopt;
   std::uint32_t worker_key = AttemptEvent::kNoWorkerKey;
-  std::optional<data::Micros> placed;
-  std::string node;
-  std::optional<data::Micros> unschedulable;
+  std::optional<data::Micros> placed = std::nullopt;
+  std::string node = "";
+  std::optional<data::Micros> unschedulable = std::nullopt;
 
   // The event to report, viewing this one's texts.
   AttemptEvent view() const {
