@@ -8,7 +8,8 @@
 # (expired or cancelled) it stops the command and asks for new work.
 #   pool-worker.sh catchup --from-env
 # Needs curl and jq. Reads MILLRACE_LEASE_URL and MILLRACE_LEASE_TOKEN (set by millrace) and
-# POD_NAME (else the host name, which in a pod is its name). The token goes to curl on its
+# POD_NAME (else the host name: a pod's name, or JOB-INDEX in an Indexed Job's pod, which millrace
+# knows its pod by too). The token goes to curl on its
 # standard input, never on a command line other processes could read.
 set -u
 url=${MILLRACE_LEASE_URL:?MILLRACE_LEASE_URL is not set}

@@ -6,10 +6,10 @@
 # - The plan's JSON equals the same plan run here, without --cluster, byte for byte.
 # - Three pods act out a fault once (pod_fault_shim.py): a worker killed before its first
 #   completion got out (its work lost: the lease is abandoned when it asks again), a worker
-#   frozen past its lease (it expires, and millrace deletes its pod so that the Job makes a new
-#   one: the run says which), a bundle with a byte flipped (its SHA-256 does not match:
-#   the worker refuses it and fails the shard). Every shard of every batch still succeeds exactly
-#   once, with those three failures on record.
+#   frozen past its lease (it expires; a live worker runs the retry, and the batch may end before
+#   millrace replaces the frozen one: pool_worker_check.sh shows that), a bundle with a byte
+#   flipped (its SHA-256 does not match: the worker refuses it and fails the shard). Every shard
+#   of every batch still succeeds exactly once, with those three failures on record.
 # - A plan's node search fanned out the same way (the faults acted out already): 3 recorded pods
 #   replayed on a spot pool priced per node-hour, --minimize cost, its caps: equal to the node
 #   plan here byte for byte (the shards carry the node pools each comparison has).
@@ -63,14 +63,11 @@ once=$(awk '/^  items: / {items = $2; whole = ($3 == "(0")}
 grep -q 'lease-abandoned (exit -1) x 1' <<< "$shown" && grep -q 'lease-expired (exit -1) x 1' <<< "$shown" &&
   grep -q 'bundle [0-9a-f]\{8\}' <<< "$shown" \
   || { echo "$shown" >&2; fail "the store does not show the killed, frozen and refused-bundle attempts"; }
-stalled=$(ls "$work/claims/stall")
-grep -qE "^millrace: replaced [0-9]+ lost pool workers? \(pods deleted, the Job made new ones\): .*$stalled \(its lease expired\)" \
-  "$work/fanned.err" || { cat "$work/fanned.err" >&2; fail "the frozen worker's pod $stalled was not said replaced"; }
 tampered=$(ls "$work/claims/tamper")
 grep -q "refused: its bytes hash to" "$state/logs/pods/${ns}_${tampered}_sweep-worker.log" \
   || fail "the worker given a tampered bundle did not say it refused it: $(cat "$state/logs/pods/${ns}_${tampered}_sweep-worker.log")"
 echo "sweep_check: $batches batches, every shard succeeded exactly once through a killed worker," \
-  "an expired lease (its frozen worker's pod replaced) and a refused bundle"
+  "an expired lease and a refused bundle"
 
 # The node search: the first 3 pods of the bundled pod trace (all of one type: its counts in
 # look-ahead batches and a batch per cap searched keep this case to a few seconds).

@@ -184,13 +184,17 @@
         figures.push(['pods', Object.entries(cluster.pods).map(([phase, n]) => phase + ' ' + n).join(', ') || 'none']);
       }
       if (cluster.held_by_cap !== undefined) figures.push(['held by the cap', cluster.held_by_cap]);
-      const replaced = cluster.workers_replaced || [];
-      const replacing = replaced.filter((w) => w.state !== 'refused');
-      if (replacing.length) {
-        figures.push(['workers replaced', replacing.length + ': ' +
-          replacing.map((w) => 'pod ' + w.pod + ' ' + w.state + ', ' + w.why).join('; ')]);
+      const lost = cluster.workers_lost || [];
+      const replaced = lost.filter((w) => w.state === 'deleting' || w.state === 'deleted');
+      if (replaced.length) {
+        figures.push(['workers replaced', replaced.length + ': ' +
+          replaced.map((w) => 'pod ' + w.pod + ' ' + w.state + ', ' + w.why).join('; ')]);
       }
-      for (const w of replaced.filter((r) => r.state === 'refused')) {
+      const waiting = lost.filter((w) => w.state === 'lost');
+      if (waiting.length) {
+        figures.push(['workers lost', waiting.map((w) => w.worker + ' (' + w.why + ', not heard from since)').join('; ')]);
+      }
+      for (const w of lost.filter((r) => r.state === 'refused')) {
         figures.push(['could not replace ' + w.pod, w.why + '; deleting its pod was refused: ' + w.error, 'error']);
       }
       figures.push(['API requests pending', cluster.requests_pending]);

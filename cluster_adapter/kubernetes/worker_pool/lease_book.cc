@@ -33,7 +33,7 @@ void LeaseBook::withdraw(scheduler::AttemptHandle handle) {
   auto held = std::find_if(leases_.begin(), leases_.end(),
                            [&](const auto& entry) { return entry.second.submission.handle == handle; });
   if (held == leases_.end()) return;
-  ended_[held->first] = LeaseReply::kCancelled;
+  ended_[held->first] = {LeaseReply::kCancelled, held->second.worker};
   end(held, LeaseEvent::Kind::kFailed, 0, "cancelled", std::nullopt, now);
 }
 
@@ -78,6 +78,13 @@ std::vector<LeaseEvent> LeaseBook::wait_events(data::Micros max_wait) {
   return events;
 }
 
+std::optional<data::Micros> LeaseBook::last_heard(const std::string& worker) const {
+  std::lock_guard lock(mutex_);
+  auto it = heard_.find(worker);
+  if (it == heard_.end()) return std::nullopt;
+  return it->second;
+}
+
 LeaseBookStatus LeaseBook::status() const {
   std::lock_guard lock(mutex_);
   LeaseBookStatus status;
@@ -95,10 +102,11 @@ LeaseBookStatus LeaseBook::status() const {
 LeaseOffer LeaseBook::lease(const std::string& worker) {
   std::unique_lock lock(mutex_);
   data::Micros now = clock_.now();
+  heard_[worker] = now;
   sweep(now);
   for (auto it = leases_.begin(); it != leases_.end(); ++it) {
     if (it->second.worker == worker) {
-      ended_[it->first] = LeaseReply::kExpired;
+      ended_[it->first] = {LeaseReply::kExpired, worker};
       end(it, LeaseEvent::Kind::kFailed, -1, kLeaseAbandoned, std::nullopt, now);
       break;
     }
@@ -143,6 +151,7 @@ LeaseReply LeaseBook::heartbeat(const std::string& id, data::Micros* expires) {
   sweep(now);
   auto it = leases_.find(id);
   if (it == leases_.end()) return gone(id);
+  heard_[it->second.worker] = now;
   it->second.expires = now + terms_.duration;
   if (expires) *expires = it->second.expires;
   return LeaseReply::kOk;
@@ -156,9 +165,10 @@ LeaseReply LeaseBook::complete(const std::string& id, int exit_code, const std::
   sweep(now);
   auto it = leases_.find(id);
   if (it == leases_.end()) return gone(id);  // a repeated completion: what the first recorded
+  heard_[it->second.worker] = now;
   bool ok = exit_code == 0;
   const LeaseReply recorded = ok ? LeaseReply::kSucceeded : LeaseReply::kFailed;
-  ended_[id] = recorded;
+  ended_[id] = {recorded, it->second.worker};
   if (ok && on_success) on_success(it->second.submission.item().id);
   end(it, ok ? LeaseEvent::Kind::kSucceeded : LeaseEvent::Kind::kFailed, exit_code,
       ok ? "" : (reason.empty() ? "exit" : reason), work_time, now);
@@ -171,7 +181,7 @@ void LeaseBook::sweep(data::Micros now) {
   for (auto it = leases_.begin(); it != leases_.end();) {
     auto next = std::next(it);
     if (it->second.expires <= now) {
-      ended_[it->first] = LeaseReply::kExpired;
+      ended_[it->first] = {LeaseReply::kExpired, it->second.worker};
       ++expired_;
       end(it, LeaseEvent::Kind::kFailed, -1, kLeaseExpired, std::nullopt, it->second.expires);
     }
@@ -187,9 +197,11 @@ void LeaseBook::end(std::map<std::string, Lease>::iterator lease, LeaseEvent::Ki
   changed_.notify_all();
 }
 
-LeaseReply LeaseBook::gone(const std::string& id) const {
+LeaseReply LeaseBook::gone(const std::string& id) {
   auto it = ended_.find(id);
-  return it == ended_.end() ? LeaseReply::kUnknown : it->second;
+  if (it == ended_.end()) return LeaseReply::kUnknown;
+  heard_[it->second.worker] = clock_.now();
+  return it->second.reply;
 }
 
 // A worker may go when the scheduler retired more lanes than workers went, but never the idle

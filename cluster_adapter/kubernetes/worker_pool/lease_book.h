@@ -103,6 +103,10 @@ class LeaseBook {
   std::vector<LeaseEvent> wait_events(data::Micros max_wait);
   LeaseBookStatus status() const;
 
+  // When `worker` was last heard from (a lease request, a heartbeat or completion of a lease it
+  // held, even one that had expired); nothing if never.
+  std::optional<data::Micros> last_heard(const std::string& worker) const;
+
   // ---- the workers' side (HTTP threads)
   LeaseOffer lease(const std::string& worker);
   // The item id of the lease `id` while it is held.
@@ -122,7 +126,11 @@ class LeaseBook {
   void sweep(data::Micros now);
   void end(std::map<std::string, Lease>::iterator lease, LeaseEvent::Kind kind, int exit_code,
            const std::string& reason, std::optional<data::Micros> work_time, data::Micros at);
-  LeaseReply gone(const std::string& id) const;
+  struct EndedLease {
+    LeaseReply reply;
+    std::string worker;
+  };
+  LeaseReply gone(const std::string& id);  // notes its worker heard from
   // Whether the waiting request `waiter` may be told to exit.
   bool may_release(std::uint64_t waiter) const;
 
@@ -133,7 +141,8 @@ class LeaseBook {
   std::condition_variable changed_;
   std::deque<scheduler::Submission> offered_;
   std::map<std::string, Lease> leases_;             // by id
-  std::map<std::string, LeaseReply> ended_;         // ids of leases no longer held: why
+  std::map<std::string, EndedLease> ended_;         // ids of leases no longer held: why, whose
+  std::map<std::string, data::Micros> heard_;       // by worker: when last heard from
   std::set<std::string> retired_;                   // lanes
   std::vector<LeaseEvent> events_;
   std::uint64_t next_id_ = 1;

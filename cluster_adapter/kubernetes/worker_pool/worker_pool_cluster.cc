@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -9,6 +10,7 @@
 #include "cluster_adapter/kubernetes/job_deletion.h"
 #include "cluster_adapter/kubernetes/job_view.h"
 #include "cluster_adapter/kubernetes/json_fields.h"
+#include "data/readable_duration.h"
 
 namespace millrace::cluster_adapter {
 
@@ -82,12 +84,10 @@ WorkerPoolCluster::WorkerPoolCluster(KubeClient client, const JobTemplate& job_t
   pods_ = std::make_unique<Reflector>(
       client_, client_.pods_path(),
       run_selector + "," + kPoolLabel + "=true",
-      ReflectorHandlers{[this](std::vector<json> items) {
-                          {
-                            std::lock_guard lock(mutex_);
-                            pod_phases_.clear();
-                          }
-                          for (const json& pod : items) observe_pod("ADDED", pod);
+      ReflectorHandlers{[this](std::vector<json> items) {  // the pods all at once: none seen missing
+                          std::lock_guard lock(mutex_);
+                          pool_pods_.clear();
+                          for (const json& pod : items) observe_pod_locked("ADDED", pod);
                         },
                         [this](const std::string& type, const json& pod) { observe_pod(type, pod); },
                         trouble("watch pods")},
@@ -167,36 +167,78 @@ bool WorkerPoolCluster::shut_down(bool run_over, data::Micros max_wait) {
   return requests_.flush(max_wait);
 }
 
-void WorkerPoolCluster::replace_worker(const std::string& worker, const std::string& why) {
+// Poll thread. The deletes go to the request thread. (The lease book's mutex is taken inside this
+// one's, never the other way round.)
+void WorkerPoolCluster::replace_lost(data::Micros now) {
+  const LeaseBookStatus leases = book_.status();
   std::lock_guard lock(mutex_);
-  auto pod = pod_phases_.find(worker);
-  if (shutting_down_ || pod == pod_phases_.end() || (pod->second != "Running" && pod->second != "Pending")) return;
-  replaced_.push_back({worker, clock_.now(), why});
-  requests_.push([this, at = replaced_.size() - 1](std::stop_token stop) { delete_pod(at, stop); });
+  bool unreplaced = false;
+  for (std::size_t i = 0; i < lost_.size(); ++i) {
+    LostWorker& lost = lost_[i];
+    unreplaced |= lost.state == "refused";
+    if (lost.state != "lost") continue;
+    std::optional<data::Micros> heard = book_.last_heard(lost.worker);
+    if (heard && *heard > lost.lost_at) {
+      lost.state = "came back";
+      continue;
+    }
+    unreplaced = true;
+    // A worker whose heartbeats are only late (a loaded machine, the run paused) is heard from
+    // within a heartbeat period or two.
+    if (shutting_down_ || now - lost.noticed < 2 * options_.lease.heartbeat) continue;
+    auto pod = pool_pods_.find(lost.worker);
+    if (pod == pool_pods_.end()) {  // a worker without POD_NAME names its hostname, JOB-INDEX
+      pod = std::find_if(pool_pods_.begin(), pool_pods_.end(), [&](const auto& entry) {
+        return entry.second.index >= 0 && job_name_ + "-" + std::to_string(entry.second.index) == lost.worker;
+      });
+    }
+    if (pod == pool_pods_.end() || job_uid_.empty() || pod->second.job_uid != job_uid_) continue;
+    if (pod->second.phase != "Running" && pod->second.phase != "Pending") {
+      lost.state = "ended";
+      continue;
+    }
+    lost.state = "deleting";
+    lost.pod = pod->first;
+    requests_.push([this, i, uid = pod->second.uid](std::stop_token stop) { delete_pod(i, uid, stop); });
+  }
+  // Starved: work offered, no worker asking or holding a lease, none on its way (pending), and
+  // some lost worker not replaced.
+  const bool starved = unreplaced && leases.offered > 0 && leases.workers_waiting == 0 && leases.leases.empty() &&
+                       std::none_of(pool_pods_.begin(), pool_pods_.end(),
+                                    [](const auto& entry) { return entry.second.phase == "Pending"; });
+  if (!starved) {
+    starved_since_.reset();
+  } else if (!starved_since_) {
+    starved_since_ = now;
+  }
 }
 
-// No grace period: the worker lost its lease and holds nothing worth waiting for.
-void WorkerPoolCluster::delete_pod(std::size_t replaced, std::stop_token stop) {
+// The pod of that uid only (not one made since under the same name), with a second's grace: the
+// worker holds nothing worth waiting for, and the Job makes a new pod as soon as this one is
+// terminating.
+void WorkerPoolCluster::delete_pod(std::size_t lost, std::string uid, std::stop_token stop) {
   std::string pod;
   {
     std::lock_guard lock(mutex_);
-    pod = replaced_[replaced].pod;
+    pod = lost_[lost].pod;
   }
+  const json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"gracePeriodSeconds", 1},
+                        {"preconditions", {{"uid", uid}}}};
   auto on_retry = [this](const KubeApiError& error, data::Micros) { health_.failed("requests", error.what()); };
   std::string error;
   try {
-    client_.call("DELETE", client_.pods_path() + "/" + pod + "?gracePeriodSeconds=0", std::nullopt, stop, on_retry);
+    client_.call("DELETE", client_.pods_path() + "/" + pod, options, stop, on_retry);
     health_.answered("requests");
   } catch (const KubeApiError& failure) {
     if (failure.reason() == "Stopped") throw;
-    if (failure.status() != 404) {  // gone meanwhile: nothing to replace
+    if (failure.status() != 404 && failure.status() != 409) {  // gone meanwhile (or made anew): nothing to delete
       health_.rejected("requests", failure.what());
       error = failure.what();
     }
   }
   std::lock_guard lock(mutex_);
-  replaced_[replaced].state = error.empty() ? "deleted" : "refused";
-  replaced_[replaced].error = error;
+  lost_[lost].state = error.empty() ? "deleted" : "refused";
+  lost_[lost].error = error;
 }
 
 // ---- what the watches say (reflector threads) ----------------------------------------------------
@@ -223,21 +265,30 @@ void WorkerPoolCluster::observe_jobs(const std::vector<json>& jobs, bool whole_l
 }
 
 void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
+  std::lock_guard lock(mutex_);
+  observe_pod_locked(type, pod);
+}
+
+void WorkerPoolCluster::observe_pod_locked(const std::string& type, const json& pod) {
   const PodView view = view_pod(pod);
   const std::string& name = view.name;
   const std::string& phase = view.phase;
-  std::lock_guard lock(mutex_);
   if (type == "DELETED" || phase != "Pending") pods_pending_.erase(name);
   if (type == "DELETED") {
-    pod_phases_.erase(name);
+    pool_pods_.erase(name);
     return;
   }
-  pod_phases_[name] = phase;
-  if (phase != "Pending") return;
+  const json& metadata = object_field(pod, "metadata");
   std::string index_text =
-      text_field(object_field(object_field(pod, "metadata"), "annotations"), "batch.kubernetes.io/job-completion-index");
+      text_field(object_field(metadata, "annotations"), "batch.kubernetes.io/job-completion-index");
   int index = -1;
   std::from_chars(index_text.data(), index_text.data() + index_text.size(), index);
+  std::string job_uid;
+  for (const json& owner : array_field(metadata, "ownerReferences")) {
+    if (owner.is_object() && owner.value("controller", false) == true) job_uid = text_field(owner, "uid");
+  }
+  pool_pods_[name] = {phase, text_field(metadata, "uid"), job_uid, index};
+  if (phase != "Pending") return;
   auto [it, first] = pods_pending_.try_emplace(name, PendingPod{name, index, clock_.now(), ""});
   it->second.reason = view.scheduling_problem;
 }
@@ -247,7 +298,11 @@ void WorkerPoolCluster::observe_pod(const std::string& type, const json& pod) {
 void WorkerPoolCluster::poll(data::Micros max_wait) {
   for (const LeaseEvent& e : book_.wait_events(max_wait)) {
     if (e.kind == LeaseEvent::Kind::kFailed && e.event.reason == kLeaseExpired) {
-      replace_worker(e.event.worker, "its lease expired");
+      std::lock_guard lock(mutex_);
+      auto known = std::find_if(lost_.begin(), lost_.end(), [&](const LostWorker& w) {
+        return w.worker == e.event.worker && (w.state == "lost" || w.state == "deleting");
+      });
+      if (known == lost_.end()) lost_.push_back({e.event.worker, e.event.at, clock_.now(), "its lease expired"});
     }
     if (!listener_) continue;
     switch (e.kind) {
@@ -256,6 +311,7 @@ void WorkerPoolCluster::poll(data::Micros max_wait) {
       case LeaseEvent::Kind::kFailed: listener_->on_failed(e.event.view()); break;
     }
   }
+  replace_lost(clock_.now());
 }
 
 WorkerPoolStatus WorkerPoolCluster::status() const {
@@ -270,8 +326,8 @@ WorkerPoolStatus WorkerPoolCluster::status() const {
   std::lock_guard lock(mutex_);
   status.job_state = job_state_;
   status.completion_mode = completion_mode_;
-  for (const auto& [name, phase] : pod_phases_) ++status.pods[phase];
-  status.replaced = replaced_;
+  for (const auto& [name, pod] : pool_pods_) ++status.pods[pod.phase];
+  status.lost = lost_;
   for (const auto& [name, pending] : pods_pending_) {
     if (now - pending.pending_since > options_.unschedulable_after) status.unschedulable.push_back(pending);
   }
@@ -282,6 +338,16 @@ WorkerPoolStatus WorkerPoolCluster::status() const {
   } else if (!shutting_down_ && work_waits && job_state_ != "creating" && job_state_ != "running") {
     status.trouble = "the worker pool Job " + job_name_ + " can serve no more work (" + job_state_ +
                      "); resume the run to make it again";
+  } else if (!shutting_down_ && starved_since_ &&
+             now - *starved_since_ > options_.lease.duration + options_.lease.wait) {
+    std::string unreplaced;
+    for (const LostWorker& w : lost_) {
+      if (w.state == "lost") unreplaced += (unreplaced.empty() ? "" : ", ") + w.worker + " (no such pod of the pool)";
+      if (w.state == "refused") unreplaced += (unreplaced.empty() ? "" : ", ") + w.pod + " (" + w.error + ")";
+    }
+    status.trouble = "work has waited " + data::readable_duration(now - *starved_since_) +
+                     " with no worker of the pool left to take it, and lost workers could not be replaced: " +
+                     unreplaced + "; delete their pods (or the Job " + job_name_ + ") and resume the run";
   }
   return status;
 }

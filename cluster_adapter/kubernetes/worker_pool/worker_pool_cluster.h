@@ -14,11 +14,14 @@
 // kept). At a resume, a pool Job still running in the cluster is adopted (409 AlreadyExists on
 // create); a finished one is deleted and made again.
 //
-// A worker whose lease expired is lost (frozen, or cut off), and its pod is deleted if the watch
-// shows it as one of the pool's pods still running (or pending): its Job then makes a new pod,
-// so work that comes back (the retry) always finds a worker, however many workers were let go
-// and however many faults befall the same work. A worker naming a pod the pool does not have is
-// never acted on, and a worker that ended (killed: the Job replaces it already) is left alone.
+// A worker whose lease expired is taken for lost unless it is heard from again (a late heartbeat,
+// a new lease request). Not heard from for two heartbeat periods after its lease was found
+// expired, its pod (the pool pod of that name, or of hostname JOB-INDEX, that the pods watch shows
+// running or pending in the pool's own Job) is deleted, so that its Job makes a new one: work
+// that comes back (the retry) finds a worker, however many workers were let go and however many
+// faults befall the same work. A worker naming no such pod is never acted on, nor one whose pod
+// ended by itself. If work then waits with no worker left to take it (lost workers not replaced:
+// a delete refused, a name matching no pod), that is trouble(), naming them, not a silent stall.
 //
 // The lease API requires a token of its callers: one per session (random unless given), handed
 // to the pods as MILLRACE_LEASE_TOKEN in the pool Job; an adopted Job's token is accepted too,
@@ -68,13 +71,18 @@ struct PendingPod {
   std::string reason;              // the scheduler's message (PodScheduled=False), if any
 };
 
-// A pool pod deleted (or being deleted) so that its Job makes a new one.
-struct ReplacedWorker {
-  std::string pod;
-  data::Micros at = 0;
-  std::string why;                  // "its lease expired"
-  std::string state = "deleting";   // then "deleted" (or found gone), or "refused"
-  std::string error = "";           // the API server's answer, when refused
+// A worker of the pool taken for lost (its lease expired) and what became of it.
+struct LostWorker {
+  std::string worker;            // as it named itself (its pod's name)
+  data::Micros lost_at = 0;      // when its lease expired
+  data::Micros noticed = 0;      // when the run learnt of it
+  std::string why;               // "its lease expired"
+  // lost: not heard from since (waiting a little for a late heartbeat, or for the pods watch to
+  // show its pod); came back: heard from again; ended: its pod ended by itself; deleting, deleted:
+  // its pod, so that its Job makes a new one; refused: the delete, with the API server's answer.
+  std::string state = "lost";
+  std::string pod = "";          // the pool pod it was found to be
+  std::string error = "";
 };
 
 struct WorkerPoolStatus {
@@ -90,7 +98,7 @@ struct WorkerPoolStatus {
   int workers = 0;
   std::map<std::string, int> pods;  // by phase: Pending, Running, Succeeded, Failed
   std::vector<PendingPod> unschedulable;
-  std::vector<ReplacedWorker> replaced;  // in the order they were replaced
+  std::vector<LostWorker> lost;  // in the order their leases were found expired
   LeaseBookStatus leases;
   int requests_pending = 0;
   std::string trouble;             // why the pool cannot serve the run (empty: it can)
@@ -129,9 +137,11 @@ class WorkerPoolCluster : public PolledCluster {
   void adopt(const nlohmann::json& job);  // the pool's Job, made or found running
   void observe_jobs(const std::vector<nlohmann::json>& jobs, bool whole_list);
   void observe_pod(const std::string& type, const nlohmann::json& pod);
-  // Deletes the pool pod of `worker`, lost for `why`, if the pool has it running or pending.
-  void replace_worker(const std::string& worker, const std::string& why);
-  void delete_pod(std::size_t replaced, std::stop_token stop);  // replaced_[replaced]'s pod
+  void observe_pod_locked(const std::string& type, const nlohmann::json& pod);
+  // Lost workers not heard from again have their pods deleted; notes when work starves for want
+  // of workers while some lost ones are not replaced.
+  void replace_lost(data::Micros now);
+  void delete_pod(std::size_t lost, std::string uid, std::stop_token stop);  // lost_[lost].pod
 
   KubeClient client_;
   WorkerPoolOptions options_;
@@ -150,8 +160,15 @@ class WorkerPoolCluster : public PolledCluster {
   std::string trouble_;
   bool shutting_down_ = false;
   std::map<std::string, PendingPod> pods_pending_;     // by pod name
-  std::map<std::string, std::string> pod_phases_;     // by pod name
-  std::vector<ReplacedWorker> replaced_;
+  struct PoolPod {
+    std::string phase;
+    std::string uid;
+    std::string job_uid;  // of the Job controlling it
+    int index = -1;       // its completion index, -1 when it has none
+  };
+  std::map<std::string, PoolPod> pool_pods_;           // by pod name
+  std::vector<LostWorker> lost_;
+  std::optional<data::Micros> starved_since_;          // work waiting, no worker left to take it
 
   std::unique_ptr<LeaseServer> server_;
   ApiRequestQueue requests_;  // after what its requests use: destroyed (joined) before it

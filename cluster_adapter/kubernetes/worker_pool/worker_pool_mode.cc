@@ -32,30 +32,30 @@ class WorkerPoolRun : public KubernetesRunBase<WorkerPoolCluster> {
                    "Kubernetes 1.21): it ran as a Job of " << cluster_.capacity()
                 << " completions, its pods without a completion index\n";
     }
-    tell_replaced(cluster_.status().replaced);
     if (!cluster_.shut_down(run_over, std::min(kFlushWait, patience_))) {
       std::cerr << "millrace: the delete of the worker pool Job did not reach the Kubernetes API; a --resume of "
                    "the run takes its workers back\n";
     }
+    tell_replaced(cluster_.status().lost);  // after the flush: every delete sent has its answer
   }
 
  private:
-  // The workers lost (their lease expired) whose pods were deleted so that the Job made new ones,
-  // and those whose delete the API server refused.
-  static void tell_replaced(const std::vector<ReplacedWorker>& replaced) {
+  // The lost workers whose pods were deleted so that the Job made new ones, and those whose
+  // delete the API server refused.
+  static void tell_replaced(const std::vector<LostWorker>& lost) {
     std::string deleted;
     int count = 0;
-    for (const ReplacedWorker& worker : replaced) {
+    for (const LostWorker& worker : lost) {
       if (worker.state == "refused") {
-        std::cerr << "millrace: the pod " << worker.pod << " of a worker lost (" << worker.why
+        std::cerr << "millrace: the pod " << worker.pod << " of a lost worker (" << worker.why
                   << ") was not deleted, so its Job made no new worker: " << worker.error << "\n";
-      } else {
+      } else if (worker.state == "deleted") {
         deleted += (count++ ? ", " : "") + worker.pod + " (" + worker.why + ")";
       }
     }
     if (count > 0) {
       std::cerr << "millrace: replaced " << count << (count == 1 ? " lost pool worker" : " lost pool workers")
-                << " (pods deleted, the Job made new ones): " << deleted << "\n";
+                << " (pods deleted so that the Job makes new ones): " << deleted << "\n";
     }
   }
 };

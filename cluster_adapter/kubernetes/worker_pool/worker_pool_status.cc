@@ -1,5 +1,7 @@
 #include "cluster_adapter/kubernetes/worker_pool/worker_pool_status.h"
 
+#include <algorithm>
+
 namespace millrace::cluster_adapter {
 
 nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
@@ -14,10 +16,10 @@ nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
     unschedulable.push_back({{"pod", pod.pod}, {"index", pod.index}, {"pending_since_us", pod.pending_since},
                              {"pending_for_us", now - pod.pending_since}, {"reason", pod.reason}});
   }
-  nlohmann::json replaced = nlohmann::json::array();
-  for (const ReplacedWorker& worker : status.replaced) {
-    replaced.push_back({{"pod", worker.pod}, {"at_us", worker.at}, {"why", worker.why}, {"state", worker.state},
-                        {"error", worker.error}});
+  nlohmann::json lost = nlohmann::json::array();
+  for (const LostWorker& worker : status.lost) {
+    lost.push_back({{"worker", worker.worker}, {"lost_at_us", worker.lost_at}, {"why", worker.why},
+                    {"state", worker.state}, {"pod", worker.pod}, {"error", worker.error}});
   }
   return {{"kind", "kubernetes"},
           {"mode", "worker-pool"},
@@ -31,7 +33,7 @@ nlohmann::json to_json(const WorkerPoolStatus& status, data::Micros now) {
           {"offered", status.leases.offered},
           {"workers_waiting", status.leases.workers_waiting},
           {"workers_released", status.leases.workers_released},
-          {"workers_replaced", replaced},
+          {"workers_lost", lost},
           {"leases_expired", status.leases.expired},
           {"requests_pending", status.requests_pending},
           {"trouble", status.trouble}};
@@ -51,8 +53,10 @@ void write_metrics(PrometheusWriter& out, const WorkerPoolStatus& status, data::
   out.family("millrace_pool_leases_expired_total", "counter", "Leases that expired (their attempt failed).");
   out.sample("millrace_pool_leases_expired_total", status.leases.expired);
   out.family("millrace_pool_workers_replaced_total", "counter",
-             "Pool pods deleted so that their Job makes new ones (their worker's lease expired).");
-  out.sample("millrace_pool_workers_replaced_total", static_cast<std::int64_t>(status.replaced.size()));
+             "Pool pods deleted so that their Job makes new ones (their worker lost: its lease expired).");
+  out.sample("millrace_pool_workers_replaced_total",
+             static_cast<std::int64_t>(std::count_if(status.lost.begin(), status.lost.end(),
+                                                     [](const LostWorker& w) { return w.state == "deleted"; })));
 }
 
 }  // namespace millrace::cluster_adapter

@@ -1,7 +1,8 @@
 // How a worker-pool run's cluster state appears to the operator: the "cluster" part of GET
 // /status (API reachability and what is being retried, the pool Job's state, its pods by phase
 // and those waiting too long for a node, the leases held with their worker, item and expiry,
-// work waiting for a worker, the lost workers' pods deleted to be replaced) and the millrace_pool_* / millrace_kubernetes_api_* metrics.
+// work waiting for a worker, the lost workers and their pods replaced) and the millrace_pool_* /
+// millrace_kubernetes_api_* metrics.
 #pragma once
 
 #include <nlohmann/json.hpp>

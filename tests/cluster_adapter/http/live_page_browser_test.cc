@@ -155,9 +155,10 @@ TEST_F(LivePageTest, TextFromTheRunIsEscapedCredentialsMaskedAndTheClusterStateS
   EXPECT_TRUE(attribute(tag_by_id(dom, "eta-note"), "hidden").has_value()) << tag_by_id(dom, "eta-note");
 }
 
-// A worker pool's lost workers: the pods deleted so that the Job makes new ones, each with why,
-// and a delete the API server refused, in the colour of an error with its reason.
-TEST_F(LivePageTest, AWorkerPoolsReplacedWorkersAreNamedAndARefusedDeleteIsAnError) {
+// A worker pool's lost workers: the pods deleted (or being deleted) so that the Job makes new
+// ones, each with why, a worker lost and not heard from since, and a delete the API server
+// refused, in the colour of an error with its reason; a worker that came back is not shown.
+TEST_F(LivePageTest, AWorkerPoolsLostAndReplacedWorkersAreNamedAndARefusedDeleteIsAnError) {
   scheduler::StatusReport status;
   status.at = 10'000'000;
   status.policy = "fixed-pool";
@@ -173,10 +174,13 @@ TEST_F(LivePageTest, AWorkerPoolsReplacedWorkersAreNamedAndARefusedDeleteIsAnErr
   pool.job = "pool-sweep";
   pool.job_state = "running";
   pool.workers = 4;
-  pool.replaced = {{"pool-sweep-1-0", 3'000'000, "its lease expired", "deleted", ""},
-                   {"pool-sweep-3-0", 5'000'000, "its lease expired", "deleting", ""},
-                   {"pool-sweep-2-1", 6'000'000, "its lease expired", "refused",
-                    "403 Forbidden: pods \"pool-sweep-2-1\" is forbidden"}};
+  using cluster_adapter::LostWorker;
+  pool.lost = {LostWorker{"pool-sweep-1-0", 3'000'000, 3'100'000, "its lease expired", "deleted", "pool-sweep-1-0"},
+               LostWorker{"pool-sweep-3-0", 5'000'000, 5'100'000, "its lease expired", "deleting", "pool-sweep-3-0"},
+               LostWorker{"pool-sweep-0-0", 5'500'000, 5'600'000, "its lease expired", "came back"},
+               LostWorker{"pool-sweep-4", 5'800'000, 5'900'000, "its lease expired", "lost"},
+               LostWorker{"pool-sweep-2-1", 6'000'000, 6'100'000, "its lease expired", "refused", "pool-sweep-2-1",
+                          "403 Forbidden: pods \"pool-sweep-2-1\" is forbidden"}};
   document["cluster"] = to_json(pool, status.at);
   cluster_adapter::StatusServer server(0);
   server.publish({document.dump(), ""});
@@ -185,6 +189,10 @@ TEST_F(LivePageTest, AWorkerPoolsReplacedWorkersAreNamedAndARefusedDeleteIsAnErr
                      "pod pool-sweep-3-0 deleting, its lease expired</dd>"),
             std::string::npos)
       << dom;
+  EXPECT_NE(dom.find("<dt>workers lost</dt><dd>pool-sweep-4 (its lease expired, not heard from since)</dd>"),
+            std::string::npos)
+      << dom;
+  EXPECT_EQ(dom.find("pool-sweep-0-0"), std::string::npos) << dom;  // it came back: nothing to say
   EXPECT_NE(dom.find("<dt>could not replace pool-sweep-2-1</dt><dd class=\"error\">its lease expired; deleting its "
                      "pod was refused: 403 Forbidden: pods \"pool-sweep-2-1\" is forbidden</dd>"),
             std::string::npos)

@@ -697,6 +697,7 @@ void FakeApiServer::remove(const std::string& resource, const std::string& ns, c
   }
   json object = it->second;
   if (resource == "pods") {
+    record_.pods_deleted.push_back(name);
     erase(resource, key);
     return reply(res, 200, object);
   }

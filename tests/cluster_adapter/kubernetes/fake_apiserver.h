@@ -89,6 +89,7 @@ struct FakeApiRecord {
   int lists = 0;
   int injected_errors_served = 0;
   int malformed_answers = 0;      // answers of the wrong shape served (answer_malformed)
+  std::vector<std::string> pods_deleted;  // pods a client deleted (not a Job's deletion), in order
 };
 
 class FakeApiServer {

@@ -47,6 +47,15 @@ std::vector<data::WorkItem> plan() {
   return items;
 }
 
+// The pods the cluster deleted to replace lost workers, in order.
+std::vector<std::string> deleted_pods(const WorkerPoolCluster& cluster) {
+  std::vector<std::string> pods;
+  for (const LostWorker& worker : cluster.status().lost) {
+    if (worker.state == "deleted") pods.push_back(worker.pod);
+  }
+  return pods;
+}
+
 bool has_pod(const FakeApiServer& server, const std::string& name) {
   for (const json& pod : server.objects("pods")) {
     if (pod["metadata"]["name"] == name) return true;
@@ -122,10 +131,10 @@ TEST(WorkerPoolOnLoopbackServer, EveryRangeSucceedsOnceAnExpiredLeaseIsRunAgainE
   EXPECT_EQ(env["MILLRACE_LEASE_URL"], cluster.lease_url());
   EXPECT_EQ(env["MILLRACE_RUN"], "pool");
   EXPECT_EQ(env["MILLRACE_WORKERS"], std::to_string(kWorkers));
-  // Its pod was deleted, once the lease expired, and its Job made a new one for the index.
-  ASSERT_EQ(cluster.status().replaced.size(), 1u);
-  EXPECT_EQ(cluster.status().replaced[0].pod, pool.hung_pod());
-  EXPECT_TRUE(poll_until(cluster, [&] { return cluster.status().replaced[0].state == "deleted"; }));
+  // Its pod was deleted, once the lease expired and nothing was heard of it, and its Job made a
+  // new one for the index. (A worker whose heartbeat was only late came back: its pod is kept.)
+  ASSERT_TRUE(poll_until(cluster, [&] { return deleted_pods(cluster) == std::vector<std::string>{pool.hung_pod()}; }))
+      << to_json(cluster.status(), clock.now()).dump();
   EXPECT_FALSE(has_pod(server, pool.hung_pod()));
   EXPECT_TRUE(poll_until(cluster, [&] { return has_pod(server, next_pod_of_its_index(pool.hung_pod())); }));
 
@@ -164,8 +173,7 @@ TEST(WorkerPoolOnLoopbackServer, ARetrysWorkerHungAfterTheOthersWentIsReplacedAn
   scheduler.start();
   RealRunLoop loop(clock, cluster, 20 * data::kMicrosPerMilli);
   loop.run_until([&] { return scheduler.finished() || std::chrono::steady_clock::now() > give_up_at; }, [] {});
-  const WorkerPoolStatus status = cluster.status();
-  ASSERT_TRUE(scheduler.finished()) << "stalled: " << to_json(status, clock.now()).dump();
+  ASSERT_TRUE(scheduler.finished()) << "stalled: " << to_json(cluster.status(), clock.now()).dump();
   EXPECT_FALSE(scheduler.run_failed());
 
   std::map<std::string, int> successes;
@@ -185,22 +193,23 @@ TEST(WorkerPoolOnLoopbackServer, ARetrysWorkerHungAfterTheOthersWentIsReplacedAn
   ASSERT_EQ(hung.size(), 2u);
   EXPECT_EQ(lost_by, hung);
   // Both hung pods were deleted (the server has them no more) and said so; their Job made new ones.
-  std::vector<std::string> replaced;
-  for (const ReplacedWorker& worker : status.replaced) replaced.push_back(worker.pod);
-  EXPECT_EQ(replaced, hung);
+  ASSERT_TRUE(poll_until(cluster, [&] { return deleted_pods(cluster) == hung; }))
+      << to_json(cluster.status(), clock.now()).dump();
   for (const std::string& pod : hung) EXPECT_FALSE(has_pod(server, pod)) << pod;
   for (const std::string& pod : hung) {
     EXPECT_TRUE(poll_until(cluster, [&] { return has_pod(server, next_pod_of_its_index(pod)); })) << pod;
   }
-  ASSERT_TRUE(poll_until(cluster, [&] {
-    const auto replaced = cluster.status().replaced;
-    return !replaced.empty() && replaced.back().state == "deleted";
-  }));
   const json shown = to_json(cluster.status(), clock.now());
-  ASSERT_EQ(shown["workers_replaced"].size(), 2u);
-  EXPECT_EQ(shown["workers_replaced"][0]["pod"], hung[0]);
-  EXPECT_EQ(shown["workers_replaced"][0]["why"], "its lease expired");
-  EXPECT_EQ(shown["workers_replaced"][1]["state"], "deleted");
+  std::vector<std::string> shown_deleted;
+  for (const json& worker : shown["workers_lost"]) {
+    if (worker["state"] == "deleted") {
+      EXPECT_EQ(worker["why"], "its lease expired");
+      EXPECT_EQ(worker["worker"], worker["pod"]);
+      shown_deleted.push_back(worker["pod"]);
+    }
+  }
+  EXPECT_EQ(shown_deleted, hung);
+  EXPECT_EQ(shown["trouble"], "");
   ASSERT_TRUE(cluster.shut_down(true, 10 * data::kMicrosPerSecond));
 }
 
@@ -246,10 +255,12 @@ TEST(WorkerPoolOnLoopbackServer, FailedPoolJobIsTroubleWhileWorkWaitsForIt) {
   EXPECT_EQ(cluster.status().leases.offered, 1);
 }
 
-// Only a pod the pool's watch shows running is ever deleted: a lease whose worker names no pod
-// of the pool expires and nothing else happens; one naming a running pool pod gets it replaced.
-// A refused delete is told on the status, with the API server's reason.
-TEST(WorkerPoolOnLoopbackServer, OnlyARunningPodOfThePoolIsDeletedWhenItsWorkersLeaseExpires) {
+// Only a pod the pool's watch shows running in the pool's Job is deleted, and only for a worker
+// not heard from since its lease expired: a worker naming no pod of the pool is never acted on,
+// one whose heartbeat comes late came back, and one named by its hostname (JOB-INDEX, a worker
+// without POD_NAME) is found. A refused delete is told, and work then waiting with no worker
+// left to take it is trouble naming the lost worker's pod.
+TEST(WorkerPoolOnLoopbackServer, OnlyARunningPodOfThePoolIsDeletedForAWorkerNotHeardFromSinceItsLeaseExpired) {
   FakeApiServer server({[](const json&) { return PodPlan{0, kUntilEnded}; }, 1 * data::kMicrosPerMilli});
   WallClock clock;
   WorkerPoolOptions options = small_pool();
@@ -259,26 +270,68 @@ TEST(WorkerPoolOnLoopbackServer, OnlyARunningPodOfThePoolIsDeletedWhenItsWorkers
   ASSERT_TRUE(poll_until(cluster, [&] { return cluster.status().pods["Running"] == 2; }));
   httplib::Client worker("127.0.0.1", cluster.lease_port());
   worker.set_bearer_token_auth("pool-token");
-  auto lease_as = [&](const std::string& name, int item) {
-    cluster.submit(test_support::loose_submission(item + 1, plan()[item], 1, "w000"));
+  int items = 0;
+  auto lease_as = [&](const std::string& name) {
+    cluster.submit(test_support::loose_submission(items + 1, plan()[items], 1, "w000"));
+    ++items;
     auto answer = worker.Post("/v1/lease", json{{"worker", name}}.dump(), "application/json");
-    return answer && answer->status == 200 && json::parse(answer->body)["action"] == "work";
+    return answer && answer->status == 200 ? json::parse(answer->body)["lease"].value("id", "") : "";
+  };
+  auto state_of = [&](const std::string& name) {
+    std::string state;
+    for (const LostWorker& w : cluster.status().lost) {
+      if (w.worker == name) state = w.state;
+    }
+    return state;
+  };
+  auto settled = [&](const std::string& name) {
+    return poll_until(cluster, [&] {
+      const std::string state = state_of(name);
+      return !state.empty() && state != "lost" && state != "deleting";
+    });
   };
 
-  ASSERT_TRUE(lease_as("pool-pool-9-0", 0));  // no such pod: never acted on
-  ASSERT_TRUE(poll_until(cluster, [&] { return cluster.status().leases.expired == 1; }));
-  EXPECT_TRUE(cluster.status().replaced.empty());
-  EXPECT_EQ(server.objects("pods").size(), 2u);
+  ASSERT_NE(lease_as("pool-pool-9-0"), "");  // no such pod: never acted on
+  // A late heartbeat: the lease is gone (410) but its worker came back, its pod kept.
+  const std::string late = lease_as("pool-pool-0-0");
+  ASSERT_NE(late, "");
+  ASSERT_TRUE(poll_until(cluster, [&] { return cluster.status().leases.expired == 2; }));
+  auto beat = worker.Post(("/v1/leases/" + late + "/heartbeat").c_str(), "{}", "application/json");
+  ASSERT_TRUE(beat);
+  EXPECT_EQ(beat->status, 410);
+  ASSERT_TRUE(settled("pool-pool-0-0"));
+  EXPECT_EQ(state_of("pool-pool-0-0"), "came back");
+  EXPECT_EQ(state_of("pool-pool-9-0"), "lost");
+  EXPECT_TRUE(has_pod(server, "pool-pool-0-0"));
 
-  const std::string pod = server.objects("pods")[0]["metadata"]["name"];
+  // Named by its hostname, JOB-INDEX: its pod is found, and deleted.
+  ASSERT_NE(lease_as("pool-pool-1"), "");
+  ASSERT_TRUE(settled("pool-pool-1"));
+  EXPECT_EQ(state_of("pool-pool-1"), "deleted");
+  EXPECT_FALSE(has_pod(server, "pool-pool-1-0"));
+  EXPECT_EQ(cluster.status().lost.back().pod, "pool-pool-1-0");
+
+  // Refused: said, with the server's reason; then the next item waits with nobody to take it.
   server.inject_errors(1, 403, 0, "DELETE");
-  ASSERT_TRUE(lease_as(pod, 1));
+  ASSERT_NE(lease_as("pool-pool-0-0"), "");  // lost a second time
   ASSERT_TRUE(poll_until(cluster, [&] {
-    auto replaced = cluster.status().replaced;
-    return !replaced.empty() && replaced[0].state == "refused";
+    const std::vector<LostWorker> lost = cluster.status().lost;
+    return lost.size() == 4 && lost.back().state != "lost" && lost.back().state != "deleting";
   }));
-  EXPECT_NE(cluster.status().replaced[0].error.find("403"), std::string::npos) << cluster.status().replaced[0].error;
-  EXPECT_TRUE(has_pod(server, pod));
+  const LostWorker refused = cluster.status().lost.back();
+  EXPECT_EQ(refused.state, "refused");
+  EXPECT_NE(refused.error.find("403"), std::string::npos) << refused.error;
+  EXPECT_TRUE(has_pod(server, "pool-pool-0-0"));
+  EXPECT_EQ(cluster.status().trouble, "");
+  cluster.submit(test_support::loose_submission(items + 1, plan()[items], 1, "w000"));
+  ASSERT_TRUE(poll_until(cluster, [&] { return !cluster.status().trouble.empty(); }));
+  const std::string trouble = cluster.status().trouble;
+  EXPECT_EQ(trouble.find("work has waited "), 0u) << trouble;
+  EXPECT_NE(trouble.find(" with no worker of the pool left to take it, and lost workers could not be replaced: "
+                         "pool-pool-9-0 (no such pod of the pool), pool-pool-0-0 (" + refused.error +
+                         "); delete their pods (or the Job pool-pool) and resume the run"),
+            std::string::npos)
+      << trouble;
 }
 
 }  // namespace
