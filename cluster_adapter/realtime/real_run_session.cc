@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -201,9 +202,15 @@ void RealRunSession::build_scheduler() {
 }
 
 // Publishing walks every item: at most every kPublishEvery (and at the end), so an attempt
-// costs the same whatever the size of the plan.
+// costs the same whatever the size of the plan. A report skipped as too soon is owed: a timer
+// wakes the loop when it is due, so what changed (a lease granted) shows within kPublishEvery
+// even if nothing else happens until then.
 void RealRunSession::report() {
-  if (clock_.now() - published_ < kPublishEvery && !scheduler_->finished() && !scheduler_->stopped()) return;
+  if (clock_.now() - published_ < kPublishEvery && !scheduler_->finished() && !scheduler_->stopped()) {
+    if (!std::exchange(publish_owed_, true)) clock_.call_at(published_ + kPublishEvery, [] {});
+    return;
+  }
+  publish_owed_ = false;
   scheduler::StatusReport status = scheduler_->status();
   recorder_->settle_given_up(status);
   const int slots = o_.common.workers;

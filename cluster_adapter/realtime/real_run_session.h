@@ -109,6 +109,7 @@ class RealRunSession {
   std::optional<ProgressLine> progress_;
   std::string trouble_;
   data::Micros published_ = 0;
+  bool publish_owed_ = false;  // a report skipped as too soon: a timer wakes the loop to publish
 };
 
 }  // namespace millrace::cluster_adapter
