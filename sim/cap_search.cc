@@ -155,12 +155,18 @@ class CapSearch {
 // Runs `searches` side by side until none asks: at each step every running search's next cap
 // replayed (fanned out, in one batch, with what the searches may ask in their next steps, the
 // nearest of each first). `first` is replayed with the first step; `ended(i)` is told when search
-// i has its answer, and may append searches (run from the next step).
+// i has its answer, and may append searches (asked from that step on).
 void run_side_by_side(CapRows& rows, std::vector<CapSearch>& searches, const CapReplay& first,
                       const std::function<void(std::size_t)>& ended) {
-  std::vector<bool> done(searches.size(), false);
+  std::vector<bool> done;
   std::vector<CapReplay> asked{first};
-  for (bool any = true; any;) {
+  while (true) {
+    for (std::size_t i = 0; i < searches.size(); ++i) {  // those ended() appends too
+      if (i == done.size()) done.push_back(false);
+      if (done[i] || searches[i].next()) continue;
+      done[i] = true;
+      ended(i);
+    }
     std::vector<std::vector<CapReplay>> ahead;
     for (std::size_t i = 0; i < searches.size(); ++i) {
       if (done[i]) continue;
@@ -168,25 +174,15 @@ void run_side_by_side(CapRows& rows, std::vector<CapSearch>& searches, const Cap
       std::vector<CapReplay>& replays = ahead.emplace_back();
       for (int cap : searches[i].possible(kStepsAhead)) replays.push_back(searches[i].replay_of(cap));
     }
-    const std::vector<CapReplay> possible = nearest_first(ahead);
-    rows.replay(asked, possible);
+    if (asked.empty()) return;
+    rows.replay(asked, nearest_first(ahead));
     asked.clear();
-    any = false;
-    const std::size_t running = searches.size();
-    for (std::size_t i = 0; i < running; ++i) {
-      if (done[i]) continue;
-      searches[i].tell(rows.at(searches[i].replay_of(*searches[i].next())));
-      if (searches[i].next()) {
-        any = true;
-        continue;
-      }
-      done[i] = true;
-      ended(i);
+    for (std::size_t i = 0; i < searches.size(); ++i) {
+      if (!done[i]) searches[i].tell(rows.at(searches[i].replay_of(*searches[i].next())));
     }
-    done.resize(searches.size(), false);
-    any = any || running < searches.size();
   }
 }
+
 
 }  // namespace
 

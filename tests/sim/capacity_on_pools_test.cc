@@ -145,6 +145,19 @@ nlohmann::json caps_json(const CapAnswer& caps) {
   return out;
 }
 
+// The caps on 2 nodes for a 150 s deadline, found over a pool double of `workers` (one replica a
+// shard), equal to those found here; the comparisons of each batch.
+std::vector<std::size_t> caps_batches_over(int workers) {
+  CapacityQuestion q = question();
+  q.deadline = 150 * kSecond;
+  const CapAnswer here = find_caps(q, 2);
+  std::vector<std::size_t> batches;
+  q.spec.elsewhere = test_support::pool_double(
+      workers, 1, [&batches](const std::vector<ComparisonSpec>& specs) { batches.push_back(specs.size()); });
+  EXPECT_EQ(caps_json(find_caps(q, 2)).dump(), caps_json(here).dump());
+  return batches;
+}
+
 // Fanned out over a pool of one worker (no room to look ahead), the searches run side by side.
 // By hand, from the schedules at the top (deadline 150 s; "saturated": within 1.2 s of 120 s in
 // makespan and of 60 s in wait p90), each search's questions:
@@ -160,30 +173,35 @@ nlohmann::json caps_json(const CapAnswer& caps) {
 // render 2 and then 3 beside it: 7 batches, where one replay at a time made 26 (each search's
 // own distinct caps, the saturation curves' powers, the uncapped replay).
 TEST(CapacityOnPools, CapsFannedOutRunTheirSearchesSideBySideInFewerBatchesAndAnswerAsHere) {
-  CapacityQuestion q = question();
-  q.deadline = 150 * kSecond;
-  const CapAnswer here = find_caps(q, 2);
-  std::vector<std::size_t> batches;
-  q.spec.elsewhere =
-      test_support::pool_double(1, 1, [&batches](const std::vector<ComparisonSpec>& specs) { batches.push_back(specs.size()); });
-  const CapAnswer fanned = find_caps(q, 2);
-  EXPECT_EQ(caps_json(fanned).dump(), caps_json(here).dump());
-  EXPECT_EQ(batches, (std::vector<std::size_t>{13, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(caps_batches_over(1), (std::vector<std::size_t>{13, 1, 1, 1, 1, 1, 1}));
 }
 
 // With room to look ahead (8 workers: the first batch's 13 shards take two rounds, room for 3
 // more), the same answer in fewer batches still.
 TEST(CapacityOnPools, CapsFannedOutLookAheadInTheRoundsTheirBatchesTakeAnyway) {
-  CapacityQuestion q = question();
-  q.deadline = 150 * kSecond;
-  const CapAnswer here = find_caps(q, 2);
-  std::vector<std::size_t> batches;
-  q.spec.elsewhere =
-      test_support::pool_double(8, 1, [&batches](const std::vector<ComparisonSpec>& specs) { batches.push_back(specs.size()); });
-  EXPECT_EQ(caps_json(find_caps(q, 2)).dump(), caps_json(here).dump());
+  const std::vector<std::size_t> batches = caps_batches_over(8);
   ASSERT_FALSE(batches.empty());
   EXPECT_EQ(batches.front(), 16u);
   EXPECT_LT(batches.size(), 7u);
+}
+
+// A type of one item: its saturation search asks nothing (cap 1 is its only cap), here and
+// fanned out, beside the searches that do ask.
+TEST(CapacityOnPools, ATypeOfOneItemSaturatesAtOneWithoutAReplayHereOrFannedOut) {
+  CapacityQuestion q = question();
+  data::WorkItem& solo = q.spec.recorded_items->emplace_back();
+  solo.id = "s1";
+  solo.type = "solo";
+  solo.requests = {{"cpu", 1000}};
+  q.spec.recorded_durations.push_back(10 * kSecond);
+  q.deadline = 150 * kSecond;
+  const CapAnswer here = find_caps(q, 2);
+  ASSERT_EQ(here.types.size(), 3u);
+  EXPECT_EQ(here.types[2].type, "solo");
+  EXPECT_EQ(here.types[2].saturating, 1);
+  EXPECT_TRUE(here.types[2].curve.empty());
+  q.spec.elsewhere = test_support::pool_double(4, 1, [](const std::vector<ComparisonSpec>&) {});
+  EXPECT_EQ(caps_json(find_caps(q, 2)).dump(), caps_json(here).dump());
 }
 
 TEST(CapacityOnPools, AGivenTypeLimitHoldsInTheNodeSearchAndBoundsItsCap) {
