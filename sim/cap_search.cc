@@ -38,6 +38,7 @@ struct CapReplay {
   int total = 0;
   std::map<std::string, int> limits;
   bool operator<(const CapReplay& other) const { return std::tie(total, limits) < std::tie(other.total, other.limits); }
+  bool operator==(const CapReplay& other) const = default;
 };
 
 // Every replay the caps' searches ask, each once (a search for a type's fewest cap and its
@@ -72,11 +73,7 @@ class CapRows {
   std::vector<CapReplay> unknown(const std::vector<CapReplay>& replays) const {
     std::vector<CapReplay> out;
     for (const CapReplay& r : replays) {
-      if (!rows_.count(r) && std::find_if(out.begin(), out.end(), [&](const CapReplay& o) {
-                               return !(o < r) && !(r < o);
-                             }) == out.end()) {
-        out.push_back(r);
-      }
+      if (!rows_.count(r) && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
     }
     return out;
   }
