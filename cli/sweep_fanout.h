@@ -13,8 +13,9 @@
 // it may ask next (sim/capacity_plan.h); a node plan's cap searches side by side, each step's caps
 // in one batch with what they may ask next, and the spot risk's on-demand copy in the first
 // (sim/cap_search.h); a mix's grid points in one batch, its filler searches' certain counts in
-// the next (sim/pool_mix.h). The shards carry the node pools each comparison has
-// (sim/sweep_shards.h).
+// the next (sim/pool_mix.h). What needs an answer first goes after it: a type's fewest cap after
+// the types before it, a mix's spot risk after the mix. The shards carry the node pools each
+// comparison has (sim/sweep_shards.h).
 // The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
 // pool's size as --pool-workers (--workers stays the simulated counts).
 #pragma once
