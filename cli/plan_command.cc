@@ -40,6 +40,7 @@
 #include "sim/capacity_plan.h"
 #include "sim/cheapest_plan.h"
 #include "sim/comparison_store.h"
+#include "sim/lookahead_batches.h"
 #include "sim/sweep_pool.h"
 
 namespace millrace::cli {
@@ -743,6 +744,18 @@ void run_node_plan(PlanOptions o, const CLI::App& command) {
   const sim::CapacityAnswer answer = sim::plan_capacity(question);
   const int nodes = answer.best ? answer.best->nodes : o.max_nodes;
   progress.relabel("plan, caps on " + std::to_string(nodes) + " nodes");
+  // Fanned out, the cheapest's spot risk (its on-demand copy, asked when the answer is printed)
+  // goes to the pool with the caps' first batch.
+  std::optional<sim::LookaheadBatches> ahead;
+  const std::optional<sim::ComparisonRow> cheapest =
+      o.minimize == "cost" ? sim::cheapest_meeting(question, answer.evaluated.rows) : std::nullopt;
+  if (question.spec.elsewhere && cheapest) {
+    if (const std::optional<sim::ComparisonSpec> copy = sim::spot_risk_comparison(question, *cheapest)) {
+      ahead.emplace(question.spec.elsewhere);
+      ahead->certain({*copy});
+      question.spec.elsewhere = ahead->elsewhere();
+    }
+  }
   const sim::CapAnswer caps = sim::find_caps(question, nodes);
   progress.finish();
   std::cerr << sim::survival_warnings(sim::survival_risks(answer.evaluated));

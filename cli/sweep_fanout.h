@@ -7,10 +7,15 @@
 // API and send each shard's results with its completion. A shard whose worker dies, whose lease
 // expires or that fails is retried by the scheduler core like any range; its results are kept
 // once. The rows are then summarised here from the results, as a local run does: the same JSON,
-// byte for byte. A plan's search sends the count it waits for with the counts it looks ahead in
-// one run (a batch: sim/capacity_plan.h), so the pool's workers simulate them side by side; a
-// node search's other comparisons (its caps, a mix's grid points, the spot risk) are a batch
-// each. The shards carry the node pools each comparison has (sim/sweep_shards.h).
+// byte for byte. One run (a batch) holds every comparison the plan knows it will need, whatever
+// the results (sim/lookahead_batches.h), so the pool's workers simulate them side by side: the
+// count a search waits for with the curve's counts and, in the rounds the batch takes anyway, those
+// it may ask next (sim/capacity_plan.h); a node plan's cap searches side by side, each step's caps
+// in one batch with what they may ask next, and the spot risk's on-demand copy in the first
+// (sim/cap_search.h); a mix's grid points in one batch, its filler searches' certain counts in
+// the next (sim/pool_mix.h). What needs an answer first goes after it: a type's fewest cap after
+// the types before it, a mix's spot risk after the mix. The shards carry the node pools each
+// comparison has (sim/sweep_shards.h).
 // The options are the run command's own (the Kubernetes kind and its worker-pool mode), the
 // pool's size as --pool-workers (--workers stays the simulated counts).
 #pragma once

@@ -11,6 +11,12 @@
 //    the replicas and 1% of the uncapped mean makespan (identical replicas have no spread).
 // Each search is fewest_meeting over [1, items of the type], checked against cap - 1; a
 // saturation curve is reported monotone when its mean makespan never rose with a higher cap.
+// The searches that do not need one another's answers run side by side, a step each at a time:
+// every saturation search, the total's fewest meeting, and the types' fewest meeting one type
+// after another (each needs the caps found before it). Each replay is made once, whichever
+// searches ask it. Fanned out (spec.elsewhere), a step's replays go to the pool in one batch, the
+// first with the saturation curves' powers of two and, in the batch's spare room, the replays
+// the searches may ask in their next steps (sim/lookahead_batches.h); the answer is the same.
 #pragma once
 
 #include <optional>

@@ -18,10 +18,6 @@ namespace millrace::sim {
 
 namespace {
 
-// Counts the search looks ahead (sim/fewest_meeting.h's possible()): its next question and the
-// counts of the two after it, whatever the answers (at most 1 + 2 + 4).
-constexpr int kStepsAhead = 3;
-
 // Ranks in the pool: the count the search waits for, then the counts it will certainly ask (the
 // curve's), then those it may ask, nearest first.
 constexpr long kAwaited = 0;
@@ -41,11 +37,11 @@ class Evaluator {
   Evaluator(const CapacityQuestion& q, const std::vector<int>& certain, std::function<ComparisonSpec(int)> spec,
             std::function<std::vector<ComparisonRow>(int, Comparison)> judged)
       : q_(q), spec_(std::move(spec)), judged_(std::move(judged)), pool_(q.spec.thread_count()) {
-    if (q.spec.elsewhere) batches_.emplace(q.spec.elsewhere, spec_);
+    if (q.spec.elsewhere) batches_.emplace(q.spec.elsewhere);
     for (int count : certain) {
       if (!certain_.insert(count).second) continue;
       if (batches_) {
-        batches_->certain({count});
+        batches_->certain({spec_(count)});
       } else {
         pool_.queue(count, kCertain, make(count));
       }
@@ -64,7 +60,7 @@ class Evaluator {
       const auto reached = reached_.find(count);
       if (reached != reached_.end() && q_.spec.progress) q_.spec.progress(reached->second.first, reached->second.second);
     }
-    pool_.queue(count, kAwaited, batches_ ? make(count, batches_->take(count)) : make(count));
+    pool_.queue(count, kAwaited, batches_ ? make(count, std::move(batches_->take({spec_(count)}).front())) : make(count));
     std::vector<ComparisonRow> rows = judged_(count, pool_.wait(count));
     pool_.drop(count);
     best_.emplace(count, best_row(rows));
@@ -88,7 +84,11 @@ class Evaluator {
     for (int count : counts) {
       if (!certain_.count(count) && !best_.count(count)) possible.push_back(count);
     }
-    if (batches_) return batches_->possible(possible);
+    if (batches_) {
+      std::vector<ComparisonSpec> specs;
+      for (int count : possible) specs.push_back(spec_(count));
+      return batches_->possible(specs);
+    }
     for (int count : possible_) {
       if (std::find(possible.begin(), possible.end(), count) == possible.end()) pool_.drop(count);
     }
@@ -166,16 +166,6 @@ void validate(const CapacityQuestion& q) {
   if (*q.node_pool >= q.spec.base.cluster.pools.pools.size()) {
     throw data::Error("--node-pools", "no pool " + std::to_string(*q.node_pool) + " to search the size of");
   }
-}
-
-// The question's recording replayed on `nodes` nodes of its pool under a total cap and type limits.
-ComparisonSpec spec_on_pool(const CapacityQuestion& q, int nodes, int cap, const std::map<std::string, int>& type_limits) {
-  ComparisonSpec spec = q.spec;
-  NodePool& pool = spec.base.cluster.pools.pools.at(*q.node_pool);
-  pool = pool_sized(pool, nodes);
-  spec.workers = {cap};
-  spec.base.scheduler.params.type_limits = type_limits;
-  return spec;
 }
 
 // The best of a replay's rows (one per queue order), judged, with its node count.
@@ -274,9 +264,34 @@ int pod_cap(const CapacityQuestion& q) {
   return q.spec.workers.empty() ? static_cast<int>(q.spec.recorded_items->size()) : q.spec.workers.front();
 }
 
+ComparisonSpec spec_on_pool(const CapacityQuestion& q, int nodes, int cap, const std::map<std::string, int>& type_limits) {
+  ComparisonSpec spec = q.spec;
+  NodePool& pool = spec.base.cluster.pools.pools.at(*q.node_pool);
+  pool = pool_sized(pool, nodes);
+  spec.workers = {cap};
+  spec.base.scheduler.params.type_limits = type_limits;
+  return spec;
+}
+
 ComparisonRow replay_on_pool(const CapacityQuestion& q, int nodes, int cap,
                              const std::map<std::string, int>& type_limits) {
   return best_on_pool(q, nodes, run_comparison(spec_on_pool(q, nodes, cap, type_limits)));
+}
+
+ComparisonSpec count_comparison(const CapacityQuestion& q, int count) {
+  if (q.node_pool) return spec_on_pool(q, count, pod_cap(q), q.spec.base.scheduler.params.type_limits);
+  ComparisonSpec s = q.spec;
+  s.workers = {count};
+  s.recorded_items.reset();
+  return s;
+}
+
+std::vector<int> certain_counts(const CapacityQuestion& q) {
+  const int lo = q.node_pool ? q.min_nodes : q.min_workers;
+  const int hi = q.node_pool ? q.max_nodes : q.max_workers;
+  std::vector<int> certain{hi};
+  for (int n = lo; n < hi; n *= 2) certain.push_back(n);
+  return certain;
 }
 
 CapacityAnswer plan_capacity(const CapacityQuestion& q) {
@@ -284,24 +299,13 @@ CapacityAnswer plan_capacity(const CapacityQuestion& q) {
   const bool nodes = q.node_pool.has_value();
   const int lo = nodes ? q.min_nodes : q.min_workers;
   const int hi = nodes ? q.max_nodes : q.max_workers;
-  std::vector<int> curve;  // besides the searched counts: powers of two from lo below hi
-  for (int n = lo; n < hi; n *= 2) curve.push_back(n);
-  std::vector<int> certain{hi};
-  certain.insert(certain.end(), curve.begin(), curve.end());
-
-  std::function<ComparisonSpec(int)> spec = [&q](int workers) {
-    ComparisonSpec s = q.spec;
-    s.workers = {workers};
-    s.recorded_items.reset();
-    return s;
-  };
+  const std::vector<int> certain = certain_counts(q);
+  const std::function<ComparisonSpec(int)> spec = [&q](int count) { return count_comparison(q, count); };
   std::function<std::vector<ComparisonRow>(int, Comparison)> judged = [&q](int, Comparison c) {
     for (ComparisonRow& row : c.rows) judge(q, row);
     return std::move(c.rows);
   };
   if (nodes) {
-    const int cap = pod_cap(q);
-    spec = [&q, cap](int n) { return spec_on_pool(q, n, cap, q.spec.base.scheduler.params.type_limits); };
     judged = [&q](int n, Comparison c) { return std::vector<ComparisonRow>{best_on_pool(q, n, std::move(c))}; };
   }
   Evaluator eval(q, certain, spec, judged);
@@ -320,7 +324,7 @@ CapacityAnswer plan_capacity(const CapacityQuestion& q) {
     found = search.answer();
   }
   eval.foresee({});
-  for (int n : curve) eval.best(n);
+  for (int n : certain) eval.best(n);
   const ComparisonRow at_max = eval.best(hi);
   CapacityAnswer answer = eval.answer();
   answer.best_at_max = at_max;

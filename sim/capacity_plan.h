@@ -35,6 +35,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/comparison.h"
 
@@ -87,7 +88,13 @@ struct CapacityAnswer {
 // and whatever run_comparison throws.
 CapacityAnswer plan_capacity(const CapacityQuestion& question);
 
-// What follows is shared with sim/cap_search.h.
+// What follows is shared with sim/cap_search.h, sim/pool_mix.h and sim/cheapest_plan.h.
+
+// The comparison plan_capacity makes of a count: workers, or nodes of the question's pool.
+ComparisonSpec count_comparison(const CapacityQuestion& question, int count);
+// The counts plan_capacity asks whatever the answers: the largest, then the curve's powers of two
+// from the smallest up.
+std::vector<int> certain_counts(const CapacityQuestion& question);
 
 // "makespan <= 4h, wait p90 <= 30m"
 std::string target_text(const CapacityQuestion& question);
@@ -107,8 +114,13 @@ NodePool pool_sized(NodePool pool, int nodes);
 // The cap on pods at once of a pool question: spec.workers[0], else the recorded items' count.
 int pod_cap(const CapacityQuestion& question);
 
-// The pool question's recording replayed on `nodes` nodes of its pool (pool_sized) under a total
-// cap and type limits, judged (the best queue order's row, `nodes` set).
+// The comparison of the pool question's recording on `nodes` nodes of its pool (pool_sized) under
+// a total cap and type limits.
+ComparisonSpec spec_on_pool(const CapacityQuestion& question, int nodes, int cap,
+                            const std::map<std::string, int>& type_limits);
+
+// That comparison simulated (or sent elsewhere: spec.elsewhere), judged (the best queue order's
+// row, `nodes` set).
 ComparisonRow replay_on_pool(const CapacityQuestion& question, int nodes, int cap,
                              const std::map<std::string, int>& type_limits);
 

@@ -22,6 +22,23 @@ data::Money mean_cost(const ComparisonRow& row) {
 
 int count_of(const ComparisonRow& row) { return row.nodes > 0 ? row.nodes : row.workers; }
 
+// Whether spot_risk has a figure for `judged`: some pool is spot, and so is some node of a mix.
+bool at_spot_risk(const CapacityQuestion& question, const ComparisonRow& judged) {
+  const std::vector<NodePool>& pools = question.spec.base.cluster.pools.pools;
+  const bool mix = !judged.mix.empty();
+  return !(mix && spot_nodes(judged) == 0) && (mix || question.node_pool) &&
+         std::any_of(pools.begin(), pools.end(), [](const NodePool& p) { return p.spot; });
+}
+
+CapacityQuestion all_on_demand(CapacityQuestion question) {
+  for (NodePool& pool : question.spec.base.cluster.pools.pools) {
+    pool.spot = false;
+    pool.interruption_rate.reset();
+    pool.lifetime.reset();
+  }
+  return question;
+}
+
 }  // namespace
 
 void require_priced(const CapacityQuestion& question) {
@@ -40,22 +57,19 @@ std::optional<ComparisonRow> cheapest_meeting(const CapacityQuestion& question, 
 }
 
 std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const ComparisonRow& judged) {
-  const std::vector<NodePool>& pools = question.spec.base.cluster.pools.pools;
-  const bool mix = !judged.mix.empty();
-  if ((mix && spot_nodes(judged) == 0) || (!mix && !question.node_pool) ||
-      std::none_of(pools.begin(), pools.end(), [](const NodePool& p) { return p.spot; })) {
-    return std::nullopt;
-  }
-  CapacityQuestion on_demand = question;
-  for (NodePool& pool : on_demand.spec.base.cluster.pools.pools) {
-    pool.spot = false;
-    pool.interruption_rate.reset();
-    pool.lifetime.reset();
-  }
+  if (!at_spot_risk(question, judged)) return std::nullopt;
+  const CapacityQuestion on_demand = all_on_demand(question);
   const ComparisonRow without =
-      mix ? replay_mix(on_demand, judged.mix)
+      !judged.mix.empty()
+          ? replay_mix(on_demand, judged.mix)
           : replay_on_pool(on_demand, judged.nodes, pod_cap(question), question.spec.base.scheduler.params.type_limits);
   return SpotRisk{*judged.deadline_met, *without.deadline_met};
+}
+
+std::optional<ComparisonSpec> spot_risk_comparison(const CapacityQuestion& question, const ComparisonRow& judged) {
+  if (!judged.mix.empty() || !at_spot_risk(question, judged)) return std::nullopt;
+  return spec_on_pool(all_on_demand(question), judged.nodes, pod_cap(question),
+                      question.spec.base.scheduler.params.type_limits);
 }
 
 std::vector<WhyNotSpot> why_not_spot(const CapacityQuestion& question, const MixAnswer& mix,

@@ -37,6 +37,9 @@ struct SpotRisk {
   double without_interruptions = 0;
 };
 std::optional<SpotRisk> spot_risk(const CapacityQuestion& question, const ComparisonRow& judged);
+// The comparison spot_risk simulates for a single pool's row (its nodes, every pool on-demand), to
+// send ahead when fanned out; none when spot_risk has no figure or `judged` is a mix's.
+std::optional<ComparisonSpec> spot_risk_comparison(const CapacityQuestion& question, const ComparisonRow& judged);
 
 // Why the cheapest mix has no spot node though a spot pool was searched, from the simulations:
 // the spot pool alone at its best (its fewest nodes meeting the target, else its max nodes, with

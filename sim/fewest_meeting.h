@@ -15,6 +15,10 @@
 
 namespace millrace::sim {
 
+// How far a search evaluated side by side (on threads, or fanned out in batches) looks ahead:
+// its next question and the counts of the two after it, whatever the answers (at most 1 + 2 + 4).
+inline constexpr int kStepsAhead = 3;
+
 class FewestMeetingSearch {
  public:
   FewestMeetingSearch(int lo, int hi) : floor_(lo), lo_(lo), hi_(hi) {}

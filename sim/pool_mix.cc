@@ -8,6 +8,8 @@
 
 #include "data/error.h"
 #include "data/quantity.h"
+#include "sim/fewest_meeting.h"
+#include "sim/lookahead_batches.h"
 
 namespace millrace::sim {
 
@@ -87,10 +89,40 @@ void label(ComparisonRow& row, const CapacityQuestion& q, const std::vector<std:
   row.nodes = std::accumulate(counts.begin(), counts.end(), 0);
 }
 
-// The mixes a plan simulates, each once, by their counts.
+// The mixes a plan simulates, each once, by their counts. Fanned out (spec.elsewhere), what is
+// told ahead (a grid point's mix, a search's certain counts) goes to the pool with the next batch
+// (sim/lookahead_batches.h).
 class MixRows {
  public:
-  MixRows(const CapacityQuestion& q, const std::vector<std::size_t>& pools) : q_(q), pools_(pools) {}
+  MixRows(const CapacityQuestion& q, const std::vector<std::size_t>& pools) : q_(q), pools_(pools) {
+    if (!q.spec.elsewhere) return;
+    batches_.emplace(q.spec.elsewhere);
+    q_.spec.elsewhere = batches_->elsewhere();
+  }
+
+  // The mix of `counts`, which of() will ask: fanned out, sent with the next batch unless simulated.
+  void of_ahead(const Counts& counts) {
+    if (!batches_ || rows_.count(counts)) return;
+    if (const std::optional<OnMix> mix = on_mix(counts)) batches_->certain({count_comparison(mix->question, mix->nodes)});
+  }
+  // The searches search() will make, each of a pool's position beside counts: fanned out, the
+  // counts each will ask whatever the answers go with the next batch, and the counts each may ask
+  // first (nearest first) in the batch's spare room.
+  void searches_ahead(const std::vector<std::pair<Counts, std::size_t>>& searches) {
+    if (!batches_) return;
+    std::vector<std::vector<ComparisonSpec>> ahead;
+    for (const auto& [counts, position] : searches) {
+      const CapacityQuestion on_mix = sized(q_, pools_, counts, position);
+      if (!fits_every_item(on_mix)) continue;
+      const std::vector<int> certain = certain_counts(on_mix);
+      for (int n : certain) batches_->certain({count_comparison(on_mix, n)});
+      std::vector<ComparisonSpec>& specs = ahead.emplace_back();
+      for (int n : FewestMeetingSearch(on_mix.min_nodes, on_mix.max_nodes).possible(kStepsAhead)) {
+        if (std::find(certain.begin(), certain.end(), n) == certain.end()) specs.push_back(count_comparison(on_mix, n));
+      }
+    }
+    batches_->possible(nearest_first(ahead));
+  }
 
   const ComparisonRow& keep(const Counts& counts, ComparisonRow row) {
     label(row, q_, pools_, counts);
@@ -101,12 +133,10 @@ class MixRows {
   std::optional<ComparisonRow> of(const Counts& counts) {
     const auto found = rows_.find(counts);
     if (found != rows_.end()) return found->second;
-    const auto first = std::find_if(counts.begin(), counts.end(), [](int n) { return n > 0; });
-    if (first == counts.end()) return std::nullopt;
-    const std::size_t position = static_cast<std::size_t>(first - counts.begin());
-    const CapacityQuestion on_mix = sized(q_, pools_, counts, position);
-    if (!fits_every_item(on_mix)) return std::nullopt;
-    return keep(counts, replay_on_pool(on_mix, *first, pod_cap(on_mix), on_mix.spec.base.scheduler.params.type_limits));
+    const std::optional<OnMix> mix = on_mix(counts);
+    if (!mix) return std::nullopt;
+    return keep(counts, replay_on_pool(mix->question, mix->nodes, pod_cap(mix->question),
+                                       mix->question.spec.base.scheduler.params.type_limits));
   }
   // The search of the pool at `position` over 1..max beside `counts` (its own entry ignored),
   // every count it asked kept; none when its pools fit not every item.
@@ -133,9 +163,24 @@ class MixRows {
   }
 
  private:
-  const CapacityQuestion& q_;
+  // A mix as a pool question: its first pool with nodes searched, at `nodes`.
+  struct OnMix {
+    CapacityQuestion question;
+    int nodes = 0;
+  };
+  // None when the mix has no node or its pools fit not every item.
+  std::optional<OnMix> on_mix(const Counts& counts) const {
+    const auto first = std::find_if(counts.begin(), counts.end(), [](int n) { return n > 0; });
+    if (first == counts.end()) return std::nullopt;
+    CapacityQuestion question = sized(q_, pools_, counts, static_cast<std::size_t>(first - counts.begin()));
+    if (!fits_every_item(question)) return std::nullopt;
+    return OnMix{std::move(question), *first};
+  }
+
+  CapacityQuestion q_;
   const std::vector<std::size_t>& pools_;
   std::map<Counts, ComparisonRow> rows_;
+  std::optional<LookaheadBatches> batches_;
 };
 
 // A grid pool's counts: 0, the powers of two below max, max and its fewest alone.
@@ -178,6 +223,12 @@ MixAnswer plan_mix(const CapacityQuestion& q, const std::vector<std::size_t>& po
   answer.alone.resize(pools.size());
   MixRows rows(q, pools);
   std::vector<std::vector<int>> grids(pools.size(), std::vector<int>{0});
+  // Fanned out, the first batch of one grid pool's search carries the others' certain counts.
+  std::vector<std::pair<Counts, std::size_t>> alone_searches;
+  for (std::size_t position = 0; position < pools.size(); ++position) {
+    if (position != answer.filler) alone_searches.emplace_back(Counts(pools.size(), 0), position);
+  }
+  rows.searches_ahead(alone_searches);
   for (std::size_t position = 0; position < pools.size(); ++position) {
     if (position == answer.filler) continue;
     const std::optional<CapacityAnswer> alone = rows.search(Counts(pools.size(), 0), position);
@@ -185,16 +236,27 @@ MixAnswer plan_mix(const CapacityQuestion& q, const std::vector<std::size_t>& po
     answer.alone[position] = alone->best.value_or(alone->best_at_max);
     grids[position] = grid_of(q.max_nodes, alone->best);
   }
-  for (const Counts& counts : combinations(grids)) {
+  // Every grid point's mix without filler nodes is known now: one batch when fanned out. Then the
+  // filler's searches beside the points missing the target, their certain counts in one batch.
+  const std::vector<Counts> points = combinations(grids);
+  const auto has_nodes = [](const Counts& counts) { return std::any_of(counts.begin(), counts.end(), [](int n) { return n > 0; }); };
+  for (const Counts& counts : points) {
+    if (has_nodes(counts)) rows.of_ahead(counts);
+  }
+  for (const Counts& counts : points) {
     MixGridPoint& point = answer.grid.emplace_back(MixGridPoint{counts, std::nullopt});
-    if (std::any_of(counts.begin(), counts.end(), [](int n) { return n > 0; })) {
-      const std::optional<ComparisonRow> without_filler = rows.of(counts);
-      if (without_filler && meets(q, *without_filler)) {
-        point.fewest = without_filler;
-        continue;
-      }
-    }
-    if (const std::optional<CapacityAnswer> filled = rows.search(counts, answer.filler)) point.fewest = filled->best;
+    if (!has_nodes(counts)) continue;
+    const std::optional<ComparisonRow> without_filler = rows.of(counts);
+    if (without_filler && meets(q, *without_filler)) point.fewest = without_filler;
+  }
+  std::vector<std::pair<Counts, std::size_t>> filler_searches;
+  for (const MixGridPoint& point : answer.grid) {
+    if (!point.fewest) filler_searches.emplace_back(point.counts, answer.filler);
+  }
+  rows.searches_ahead(filler_searches);
+  for (MixGridPoint& point : answer.grid) {
+    if (point.fewest) continue;
+    if (const std::optional<CapacityAnswer> filled = rows.search(point.counts, answer.filler)) point.fewest = filled->best;
   }
   answer.evaluated = rows.all();
   for (const ComparisonRow& row : answer.evaluated) {

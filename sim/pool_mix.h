@@ -16,6 +16,10 @@
 // money. A searched pool at 0 nodes is left out of the cluster; a mix whose pools leave some item
 // no machine to fit is not simulated (it could never finish). The other pools of the question
 // stay as given. Every searched pool ranges over 0..max_nodes (min_nodes must be 1).
+// Fanned out (spec.elsewhere, sim/lookahead_batches.h): the pools' searches alone carry each
+// other's certain counts; every grid point's mix goes in one batch; then the filler's searches
+// beside the points missing the target send all their certain counts (max and the curve's) in one
+// batch, with the counts each may ask first in its spare room. The answer is the same.
 //
 // Cost, in node counts simulated (each the question's replicas), with m = floor(log2(max)) and g
 // grid pools: about g (2m + 2) for the pools alone, then (m + 3)^g - 1 grid points (m + 2 when a

@@ -18,6 +18,7 @@
 #include "data/error.h"
 #include "sim/cap_search.h"
 #include "sim/capacity_plan.h"
+#include "tests/support/pool_double.h"
 
 namespace millrace::sim {
 namespace {
@@ -129,6 +130,78 @@ TEST(CapacityOnPools, CapsMeetingTheDeadlineAndSaturatingCaps) {
       EXPECT_EQ(p.row.makespan_mean, 4 * 100 * kSecond + 6 * 60 * kSecond);
     }
   }
+}
+
+// Every figure of a caps answer, for comparing two.
+nlohmann::json caps_json(const CapAnswer& caps) {
+  auto finding = [](const CapFinding& f) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const CapPoint& p : f.curve) curve.push_back({{"cap", p.cap}, {"row", to_json(Comparison{{p.row}})}});
+    return nlohmann::json{{"type", f.type}, {"items", f.items}, {"fewest", f.fewest_meeting ? *f.fewest_meeting : -1},
+                          {"saturating", f.saturating}, {"monotone", f.monotone}, {"curve", curve}};
+  };
+  nlohmann::json out{{"nodes", caps.nodes}, {"uncapped", to_json(Comparison{{caps.uncapped}})}, {"total", finding(caps.total)}};
+  for (const CapFinding& f : caps.types) out["types"].push_back(finding(f));
+  return out;
+}
+
+// The caps on 2 nodes for a 150 s deadline, found over a pool double of `workers` (one replica a
+// shard), equal to those found here; the comparisons of each batch.
+std::vector<std::size_t> caps_batches_over(int workers) {
+  CapacityQuestion q = question();
+  q.deadline = 150 * kSecond;
+  const CapAnswer here = find_caps(q, 2);
+  std::vector<std::size_t> batches;
+  q.spec.elsewhere = test_support::pool_double(
+      workers, 1, [&batches](const std::vector<ComparisonSpec>& specs) { batches.push_back(specs.size()); });
+  EXPECT_EQ(caps_json(find_caps(q, 2)).dump(), caps_json(here).dump());
+  return batches;
+}
+
+// Fanned out over a pool of one worker (no room to look ahead), the searches run side by side.
+// By hand, from the schedules at the top (deadline 150 s; "saturated": within 1.2 s of 120 s in
+// makespan and of 60 s in wait p90), each search's questions:
+//   ingest's saturation over [1, 6]: 3 yes, 2 no, then 2 again (the walk down)      -> 3
+//   render's saturation over [1, 4]: 2 no, 3 no, then 3 again                       -> 4
+//   the total's saturation over [1, 10]: 5 (160 s) no, 8 yes, 7 yes, 6 no, 6 again -> 7
+//   the total's fewest meeting: 10 (the uncapped replay) yes, then 5, 8, 7, 6, 6 as above -> 7
+//   ingest's fewest meeting: 6 yes, 3 yes, 2 no, 2 again -> 3; then render's, ingest at 3:
+//   4 yes, 2 no, 3 no, 3 again -> 4.
+// Batch 1: the uncapped replay, ingest 3 and 6, render 2, total 5 (each search's first), and the
+// saturation curves' powers of two (ingest 1, 2, 4; render 1; total 1, 2, 4, 8): 13. Then one new
+// replay a step: render 3; total 7; total 6; render 4 beside ingest 3 (ingest's fewest found);
+// render 2 and then 3 beside it: 7 batches, where one replay at a time made 26 (each search's
+// own distinct caps, the saturation curves' powers, the uncapped replay).
+TEST(CapacityOnPools, CapsFannedOutRunTheirSearchesSideBySideInFewerBatchesAndAnswerAsHere) {
+  EXPECT_EQ(caps_batches_over(1), (std::vector<std::size_t>{13, 1, 1, 1, 1, 1, 1}));
+}
+
+// With room to look ahead (8 workers: the first batch's 13 shards take two rounds, room for 3
+// more), the same answer in fewer batches still.
+TEST(CapacityOnPools, CapsFannedOutLookAheadInTheRoundsTheirBatchesTakeAnyway) {
+  const std::vector<std::size_t> batches = caps_batches_over(8);
+  ASSERT_FALSE(batches.empty());
+  EXPECT_EQ(batches.front(), 16u);
+  EXPECT_LT(batches.size(), 7u);
+}
+
+// A type of one item: its saturation search asks nothing (cap 1 is its only cap), here and
+// fanned out, beside the searches that do ask.
+TEST(CapacityOnPools, ATypeOfOneItemSaturatesAtOneWithoutAReplayHereOrFannedOut) {
+  CapacityQuestion q = question();
+  data::WorkItem& solo = q.spec.recorded_items->emplace_back();
+  solo.id = "s1";
+  solo.type = "solo";
+  solo.requests = {{"cpu", 1000}};
+  q.spec.recorded_durations.push_back(10 * kSecond);
+  q.deadline = 150 * kSecond;
+  const CapAnswer here = find_caps(q, 2);
+  ASSERT_EQ(here.types.size(), 3u);
+  EXPECT_EQ(here.types[2].type, "solo");
+  EXPECT_EQ(here.types[2].saturating, 1);
+  EXPECT_TRUE(here.types[2].curve.empty());
+  q.spec.elsewhere = test_support::pool_double(4, 1, [](const std::vector<ComparisonSpec>&) {});
+  EXPECT_EQ(caps_json(find_caps(q, 2)).dump(), caps_json(here).dump());
 }
 
 TEST(CapacityOnPools, AGivenTypeLimitHoldsInTheNodeSearchAndBoundsItsCap) {

@@ -13,7 +13,7 @@
 
 #include "data/error.h"
 #include "sim/capacity_plan.h"
-#include "sim/sweep_shards.h"
+#include "tests/support/pool_double.h"
 
 namespace millrace::sim {
 namespace {
@@ -39,24 +39,12 @@ struct FlatPlan {
   }
 };
 
-// A pool of `workers` simulating each batch here, shard by shard; the counts of every batch.
+// A pool of `workers` simulating each batch here, two replicas a shard; the counts of every batch.
 std::shared_ptr<Elsewhere> pool_double(int workers, std::vector<std::vector<int>>& batches) {
-  auto pool = std::make_shared<Elsewhere>();
-  pool->workers = workers;
-  pool->replicas_per_shard = 2;
-  pool->batch = [&batches](const std::vector<ComparisonSpec>& specs) {
-    std::vector<std::vector<ReplicaResult>> results;
+  return test_support::pool_double(workers, 2, [&batches](const std::vector<ComparisonSpec>& specs) {
     std::vector<int>& counts = batches.emplace_back();
-    for (const ComparisonSpec& spec : specs) {
-      counts.push_back(spec.workers.at(0));
-      std::vector<ReplicaResult>& mine = results.emplace_back();
-      for (const Shard& shard : shards_of(spec, 2)) {
-        for (ReplicaResult& r : run_shard(spec, shard)) mine.push_back(std::move(r));
-      }
-    }
-    return results;
-  };
-  return pool;
+    for (const ComparisonSpec& spec : specs) counts.push_back(spec.workers.at(0));
+  });
 }
 
 nlohmann::json answer_json(const CapacityAnswer& a) {

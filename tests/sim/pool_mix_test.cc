@@ -15,6 +15,7 @@
 #include "sim/cheapest_plan.h"
 #include "sim/node_lifetime.h"
 #include "sim/pool_mix.h"
+#include "tests/support/pool_double.h"
 
 namespace millrace::sim {
 namespace {
@@ -250,6 +251,28 @@ TEST(PoolMix, TheMixesEvaluatedAreTheSameOnAnyThreadCount) {
   const std::string one = to_json(Comparison{plan_mix(q, kBoth).evaluated}).dump();
   q.spec.threads = 4;
   EXPECT_EQ(to_json(Comparison{plan_mix(q, kBoth).evaluated}).dump(), one);
+}
+
+// Fanned out over one worker (no room to look ahead; 20 replicas a shard, so a shard a mix):
+// batch 1 holds the spot pool's search alone at its certain counts 4, 1 and 2 (at 4 it misses the
+// target: no count between is asked), so its grid is 0, 1, 2 and 4, whose mixes without 'big' are
+// those same three rows; none meets, so 'big' is searched beside each of the four, and batch 2
+// holds the certain counts (4, 1, 2) of all four searches: 12. Their bisections over [1, 4] ask
+// 2 and then 1 (2 big nodes meet it beside any grid count), already sent: 2 batches for 15 mixes,
+// where a batch per search made 5; the same mixes and figures as here.
+TEST(PoolMix, AMixFannedOutSendsItsFillerSearchesCertainCountsInOneBatchAndAnswersAsHere) {
+  CapacityQuestion q = question(6, {pool("small", 1, "1.00", 0.3), pool("big", 2, "1.50", std::nullopt)}, 4);
+  const MixAnswer here = plan_mix(q, kBoth);
+  ASSERT_TRUE(here.alone[0].has_value());
+  EXPECT_FALSE(meets(q, *here.alone[0]));
+  EXPECT_EQ(nodes_of(*here.alone[0], "small"), 4);
+  std::vector<std::size_t> batches;
+  q.spec.elsewhere = test_support::pool_double(
+      1, 20, [&batches](const std::vector<ComparisonSpec>& specs) { batches.push_back(specs.size()); });
+  const MixAnswer fanned = plan_mix(q, kBoth);
+  EXPECT_EQ(to_json(Comparison{fanned.evaluated}).dump(), to_json(Comparison{here.evaluated}).dump());
+  EXPECT_EQ(here.evaluated.size(), 15u);
+  EXPECT_EQ(batches, (std::vector<std::size_t>{3, 12}));
 }
 
 TEST(PoolMix, AMixOfFewerThanTwoPoolsOrFromMoreThanOneNodeIsRefusedNamingTheOption) {
