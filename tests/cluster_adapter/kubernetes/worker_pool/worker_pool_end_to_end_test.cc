@@ -69,26 +69,36 @@ std::string next_pod_of_its_index(const std::string& pod) {
   return pod.substr(0, dash + 1) + std::to_string(std::stoi(pod.substr(dash + 1)) + 1);
 }
 
-TEST(WorkerPoolOnLoopbackServer, EveryRangeSucceedsOnceAnExpiredLeaseIsRunAgainElsewhereAndTheJobIsDeleted) {
-  FakeApiServer server({[](const json&) { return PodPlan{5 * data::kMicrosPerMilli, kUntilEnded}; },
-                        1 * data::kMicrosPerMilli});
-  SimulatedPool pool(server, {.hang_index = 1, .hang_on_lease = 2, .work_ms_per_100 = 8});
-  WallClock clock;
+// The pool of kWorkers of the end-to-end runs: leases of 300 ms, heartbeats every 50 ms, 200 ms waits.
+WorkerPoolOptions pool_of_short_leases() {
   WorkerPoolOptions options;
   options.run = "pool";
   options.workers = kWorkers;
   options.lease_host = "127.0.0.1";
   options.lease = {300 * data::kMicrosPerMilli, 50 * data::kMicrosPerMilli, 200 * data::kMicrosPerMilli};
   options.backoff = fast_backoff();
-  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(), options, clock);
+  return options;
+}
+
+scheduler::SchedulerOptions fixed_pool_of_three_attempts() {
+  scheduler::SchedulerOptions options;
+  options.plan_name = "pool";
+  options.policy = "fixed-pool";
+  options.params.workers = kWorkers;
+  options.retry.max_attempts = 3;
+  return options;
+}
+
+TEST(WorkerPoolOnLoopbackServer, EveryRangeSucceedsOnceAnExpiredLeaseIsRunAgainElsewhereAndTheJobIsDeleted) {
+  FakeApiServer server({[](const json&) { return PodPlan{5 * data::kMicrosPerMilli, kUntilEnded}; },
+                        1 * data::kMicrosPerMilli});
+  SimulatedPool pool(server, {.hang_index = 1, .hang_on_lease = 2, .work_ms_per_100 = 8});
+  WallClock clock;
+  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(),
+                            pool_of_short_leases(), clock);
   EXPECT_EQ(cluster.lease_url(), "http://127.0.0.1:" + std::to_string(cluster.lease_port()));
 
-  scheduler::SchedulerOptions scheduler_options;
-  scheduler_options.plan_name = "pool";
-  scheduler_options.policy = "fixed-pool";
-  scheduler_options.params.workers = kWorkers;
-  scheduler_options.retry.max_attempts = 3;
-  scheduler::Scheduler scheduler(plan(), scheduler_options, cluster, clock);
+  scheduler::Scheduler scheduler(plan(), fixed_pool_of_three_attempts(), cluster, clock);
   auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // hang guard
   json indexed_job;
   scheduler.start();
@@ -156,19 +166,9 @@ TEST(WorkerPoolOnLoopbackServer, ARetrysWorkerHungAfterTheOthersWentIsReplacedAn
   const std::string last = "r" + std::to_string(kItems - 1);
   SimulatedPool pool(server, {.work_ms_per_100 = 2, .hang_item = last, .hang_item_leases = 2});
   WallClock clock;
-  WorkerPoolOptions options;
-  options.run = "pool";
-  options.workers = kWorkers;
-  options.lease_host = "127.0.0.1";
-  options.lease = {300 * data::kMicrosPerMilli, 50 * data::kMicrosPerMilli, 200 * data::kMicrosPerMilli};
-  options.backoff = fast_backoff();
-  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(), options, clock);
-  scheduler::SchedulerOptions scheduler_options;
-  scheduler_options.plan_name = "pool";
-  scheduler_options.policy = "fixed-pool";
-  scheduler_options.params.workers = kWorkers;
-  scheduler_options.retry.max_attempts = 3;
-  scheduler::Scheduler scheduler(plan(), scheduler_options, cluster, clock);
+  WorkerPoolCluster cluster(KubeClient(test_server_config(server), fast_backoff()), pool_template(),
+                            pool_of_short_leases(), clock);
+  scheduler::Scheduler scheduler(plan(), fixed_pool_of_three_attempts(), cluster, clock);
   auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // a stall guard
   scheduler.start();
   RealRunLoop loop(clock, cluster, 20 * data::kMicrosPerMilli);
