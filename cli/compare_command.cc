@@ -46,6 +46,7 @@ std::string added_orders(const sim::Comparison& comparison, const QueueOrderChoi
 }
 
 void run_compare(CompareOptions& o, const CLI::App& command) {
+  check_fan_out(o.sweep, command, o.common.store);
   const std::vector<int> workers = parse_workers(o.workers, "--workers");
   data::TraceStore store = comparison_store(o.common);
   const DigestedModel read = comparison_model(o.common, store);

@@ -441,6 +441,7 @@ std::int64_t row_position(const sim::Comparison& evaluated, const sim::Compariso
 void run_worker_plan(PlanOptions& o, const CLI::App& command) {
   if (o.max_workers == 0) throw data::Error("--max-workers", "required: the largest worker count searched");
   if (o.max_nodes > 0) throw data::Error("--max-nodes", "searching nodes needs --node-pools or --machine (and --run)");
+  check_fan_out(o.sweep, command, o.common.store);
   data::TraceStore store = comparison_store(o.common);
   const DigestedModel read = comparison_model(o.common, store);
   const data::CostModel& model = read.model;
@@ -721,6 +722,7 @@ void run_node_plan(PlanOptions o, const CLI::App& command) {
     o.common.policy = "job-per-item";
     implied.emplace_back("--policy", o.common.policy);
   }
+  check_fan_out(o.sweep, command, o.common.store);
   data::TraceStore store = comparison_store(o.common);
   sim::CapacityQuestion question = question_of(o, comparison_spec(o.common, store, nullptr));
   fan_out(o.sweep, command, o.common.store, question.spec, implied);

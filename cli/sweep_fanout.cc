@@ -102,8 +102,7 @@ void add_sweep_options(CLI::App* cmd, SweepOptions& o) {
   for (std::size_t i = before; i < cmd->get_options().size(); ++i) cmd->get_options()[i]->group(kFanOutGroup);
 }
 
-void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec,
-             const ImpliedOptions& implied) {
+void check_fan_out(const SweepOptions& o, const CLI::App& command, const std::string& store) {
   if (o.cluster.empty()) {
     for (const CLI::Option* option : command.get_options()) {
       if (option->get_group() == kFanOutGroup && option->count() > 0) {
@@ -119,6 +118,12 @@ void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store,
                       "a sweep fans out over a pool of workers: --mode worker-pool");
   }
   if (store.empty()) throw data::Error("--store", "required with --cluster: the sweep's runs of shards are recorded in it");
+}
+
+void fan_out(SweepOptions& o, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec,
+             const ImpliedOptions& implied) {
+  check_fan_out(o, command, store);
+  if (o.cluster.empty()) return;
   const SweepBundle bundle = make_sweep_bundle(command, spec.base.scheduler.plan_name, implied);
   o.exchange->add_bundle(bundle.sha256, bundle.text);
   std::cerr << "millrace: fanning the simulations out over " << o.pool_workers << " pool workers (bundle sha256 "

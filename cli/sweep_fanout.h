@@ -49,9 +49,14 @@ struct SweepOptions {
 // Kubernetes kind's options, all in kFanOutGroup.
 void add_sweep_options(CLI::App* command, SweepOptions& options);
 
-// With --cluster: checks the options and sets `spec` to simulate its replicas on the pool (the
-// partitions and rows are still built here, on spec's threads). Without it, refuses the
-// other fan-out options, which would do nothing. `command`'s shared
+// Without --cluster, refuses the other fan-out options, which would do nothing; with it, refuses
+// a mode other than worker-pool and a missing --store. Cheap: the commands call it before any
+// work or note, so a sweep that cannot fan out is refused at once. Throws data::Error naming the
+// option.
+void check_fan_out(const SweepOptions& options, const CLI::App& command, const std::string& store);
+
+// With --cluster: checks the options (check_fan_out) and sets `spec` to simulate its replicas on
+// the pool (the partitions and rows are still built here, on spec's threads). `command`'s shared
 // comparison options (and those `implied`, cli/sweep_bundle.h) make the bundle; `store` records
 // the runs of shards. Throws data::Error naming the option for what cannot fan out.
 void fan_out(SweepOptions& options, const CLI::App& command, const std::string& store, sim::ComparisonSpec& spec,

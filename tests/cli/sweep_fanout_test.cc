@@ -275,6 +275,15 @@ TEST_F(SweepFannedOut, FanOutOptionsWithoutClusterAndAJobPerItemModeAreRefusedNa
   EXPECT_EQ(job_per_item.exit_code, 1);
   EXPECT_EQ(job_per_item.err, "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool\n");
   EXPECT_EQ(server.record().jobs_created, 0);
+  // A worker plan fanned out without a store to record its runs of shards in: refused before it
+  // reads the model or says anything else.
+  CliResult no_store = run({"plan", "--model", model, "--deadline", "4h", "--max-workers", "64", "--cluster",
+                            "kubernetes", "--mode", "worker-pool", "--kubeconfig", kubeconfig_for(server),
+                            "--job-template", template_path});
+  EXPECT_EQ(no_store.exit_code, 1);
+  EXPECT_EQ(no_store.err,
+            "millrace: --store: required with --cluster: the sweep's runs of shards are recorded in it\n");
+  EXPECT_EQ(server.record().jobs_created, 0);
 }
 
 // --run reads the store: the bundle carries a copy of it, and the recorded run's rows, its order
@@ -456,24 +465,22 @@ TEST_F(NodePlanFannedOut, ACheapestMixOfAnOnDemandAndASpotPoolOverFourPoolWorker
   std::cout << "mix plan fanned out: " << comparisons << " comparisons in " << batches << " batches" << std::endl;
 }
 
-// Refused after the recording is read (its replay note comes first), before anything is simulated.
-TEST_F(NodePlanFannedOut, ANodePlansFanOutOptionsWithoutClusterOrInJobPerItemModeAreRefusedNamingTheOption) {
+// Refused at once: before the recording is read (no replay note), before anything is simulated.
+TEST_F(NodePlanFannedOut, ANodePlansFanOutOptionsWithoutClusterOrInJobPerItemModeAreRefusedBeforeAnyNote) {
   const std::vector<std::string> plan = {"plan", "--run", "pods", "--machine", "cpu=4,memory=16Gi", "--deadline", "2h",
                                          "--max-nodes", "4", "--replicas", "2", "--store", store};
   std::vector<std::string> alone = plan;
   alone.insert(alone.end(), {"--pool-workers", "8"});
   const CliResult refused = run(alone);
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_EQ(cli_test::lines_of(refused.err).back(),
-            "millrace: --pool-workers: fans the simulations out: give --cluster kubernetes with it");
+  EXPECT_EQ(refused.err, "millrace: --pool-workers: fans the simulations out: give --cluster kubernetes with it\n");
   FakeApiServer server(pool_pods());
   std::vector<std::string> job_per_item = plan;
   job_per_item.insert(job_per_item.end(), {"--cluster", "kubernetes", "--kubeconfig", kubeconfig_for(server),
                                            "--job-template", template_path});
   const CliResult mode = run(job_per_item);
   EXPECT_EQ(mode.exit_code, 1);
-  EXPECT_EQ(cli_test::lines_of(mode.err).back(),
-            "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool");
+  EXPECT_EQ(mode.err, "millrace: --mode job-per-item: a sweep fans out over a pool of workers: --mode worker-pool\n");
   EXPECT_EQ(server.record().jobs_created, 0);
 }
 
