@@ -146,7 +146,7 @@ std::map<std::string, Setting> settings_of(CLI::App& command, const YAML::Node& 
 // `message` ("--KEY: problem", "--KEY 'value': problem" or another input's "input: problem")
 // without the option's name, which the key stands for.
 std::string without_option_name(std::string message, const std::string& key) {
-  for (const std::string prefix : {"--" + key + ": ", "--" + key + " "}) {
+  for (const std::string& prefix : {"--" + key + ": ", "--" + key + " "}) {
     if (message.starts_with(prefix)) return message.erase(0, prefix.size());
   }
   return message;

@@ -72,7 +72,7 @@ struct Attempt {
   std::string node;                    // the node or slot it was placed on, "" when not recorded
   // when the scheduler first said its pod fits on no node (Kubernetes: PodScheduled=False,
   // reason Unschedulable), when recorded: what makes an autoscaler order a node
-  std::optional<Micros> unschedulable;
+  std::optional<Micros> unschedulable{};
 
   Micros duration() const { return end - start; }
   friend bool operator==(const Attempt&, const Attempt&) = default;

@@ -23,7 +23,7 @@ struct RunSpread {
   static constexpr std::size_t kMinRuns = 3;
 
   std::vector<double> factors;  // one per fitted run: its ranges' observed over predicted time
-  std::string unidentified;     // why there are no factors (the fit's report; not stored)
+  std::string unidentified{};   // why there are no factors (the fit's report; not stored)
 
   bool identified() const { return factors.size() >= kMinRuns; }
   // The scale of a new run's log factor: the runs' sample sd of log factors times sqrt(1 + 1/K)

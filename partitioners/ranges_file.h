@@ -45,7 +45,7 @@ struct RangesFile {
   // million ranges mostly repeats one or two), the first the empty one.
   std::vector<data::Quantities> request_sets{{}};
   // Positions in `ranges` in the order the file lists them: the plan order.
-  std::vector<std::size_t> file_order;
+  std::vector<std::size_t> file_order{};
 
   // "file:line" of a range, as errors name it (kept as a number per range: 32 bytes a range,
   // where a "file:line" string took 56 and, past 15 characters, 32 more on the heap).

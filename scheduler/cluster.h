@@ -85,11 +85,11 @@ struct AttemptEvent {
   // Started events, when the cluster knows them: when the attempt was placed (pod bound to a
   // node, local slot granted), at or before `at`, and the node or slot's name. A real run's
   // recorded attempt keeps them (data::Attempt::placed, node); simulations leave them empty.
-  std::optional<data::Micros> placed;
-  std::string_view node;
+  std::optional<data::Micros> placed{};
+  std::string_view node{};
   // Started events, when the cluster knows it: when its scheduler first said the attempt fits on
   // no node (what makes an autoscaler order one), at or before `placed` (data::Attempt::unschedulable).
-  std::optional<data::Micros> unschedulable;
+  std::optional<data::Micros> unschedulable{};
 };
 
 // An AttemptEvent kept past the moment it happened (queued to be reported later, recorded by a

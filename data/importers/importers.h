@@ -29,7 +29,7 @@ namespace millrace::data::importers {
 struct ImportOptions {
   std::string name;             // run or profile name; default: the file's stem (profile: per series)
   std::string series = "size";  // ethereum only: size | gas
-  std::string nodes_file;       // the run's node arrivals (node_arrivals_csv.h), "" when none
+  std::string nodes_file{};     // the run's node arrivals (node_arrivals_csv.h), "" when none
 };
 
 struct ImportResult {

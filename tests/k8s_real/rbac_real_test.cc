@@ -31,7 +31,7 @@ struct MissingVerb {
 
 // Every verb the documented Role grants, each on its own: each one must be needed by a
 // job-per-item run. But for deleting pods: only a worker pool does that (a lost worker's pod, so
-// that its Job makes a new one); sweep_check.sh shows it done under this Role, and the loopback
+// that its Job makes a new one); pool_worker_check.sh shows it done under this Role, and the loopback
 // WorkerPoolOnLoopbackServer.OnlyARunningPodOfThePool... test a refused delete told.
 std::vector<MissingVerb> documented_verbs() {
   std::vector<MissingVerb> verbs;

@@ -88,7 +88,9 @@ TEST(PoolMix, SpotAtAThirdOfThePriceWithRareInterruptionsIsChosenForAThirdOfTheC
   EXPECT_EQ(mix.fewest->cost->mean, four_node_hours_on_demand);
   // Every on-demand-only mix meeting the target costs three times the answer.
   for (const ComparisonRow& row : mix.evaluated) {
-    if (spot_nodes(row) == 0 && meets(q, row)) EXPECT_EQ(row.cost->mean, four_node_hours_on_demand) << mix_text(row);
+    if (spot_nodes(row) == 0 && meets(q, row)) {
+      EXPECT_EQ(row.cost->mean, four_node_hours_on_demand) << mix_text(row);
+    }
   }
   EXPECT_TRUE(why_not_spot(q, mix, *cheapest).empty());
   const std::optional<SpotRisk> risk = spot_risk(q, *cheapest);
