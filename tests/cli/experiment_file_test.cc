@@ -116,7 +116,7 @@ TEST_F(ExperimentFile, TheStoredTextRunAgainGivesByteIdenticalResults) {
   const std::size_t compared = runs.find("\n      compared ");
   ASSERT_NE(compared, std::string::npos) << runs;
   const std::string compare_line = runs.substr(compared + 1, runs.find('\n', compared + 1) - compared - 1);
-  for (const std::string& part : {"uniform", "cost-balanced", "theirs", " on 2, 4 workers, queue orders plan, lpt"}) {
+  for (const char* part : {"uniform", "cost-balanced", "theirs", " on 2, 4 workers, queue orders plan, lpt"}) {
     EXPECT_NE(compare_line.find(part), std::string::npos) << part << ": " << compare_line;
   }
   EXPECT_TRUE(compare_line.ends_with("; model " + model_)) << compare_line;
